@@ -1,0 +1,110 @@
+#include "common/record/record_decoder.h"
+
+#include <cstring>
+
+#include "absl/strings/str_cat.h"
+
+namespace protond::record {
+namespace {
+
+template <typename T>
+T Load(std::span<const uint8_t> bytes, size_t offset) {
+  T value;
+  std::memcpy(&value, bytes.data() + offset, sizeof(T));
+  return value;
+}
+
+absl::Status WrongSize(const Record& r, size_t expected) {
+  return absl::InvalidArgumentError(absl::StrCat("record kind ", static_cast<int>(r.kind),
+                                                 " has size ", r.size_bytes, ", expected ",
+                                                 expected));
+}
+
+absl::Status DecodeNamed(std::span<const uint8_t> bytes, Record& r) {
+  if (r.size_bytes < sizeof(NamedRecordPrefix)) return WrongSize(r, sizeof(NamedRecordPrefix));
+  const uint32_t first = Load<uint32_t>(bytes, 8);
+  const uint32_t second = Load<uint32_t>(bytes, 12);
+  const uint32_t name_bytes = r.kind == Kind::kContextDef ? second : first;
+  if (name_bytes > kMaxNameBytes) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("name of ", name_bytes, " bytes exceeds the limit of ", kMaxNameBytes));
+  }
+  if (NamedRecordBytes(name_bytes) != r.size_bytes) {
+    return WrongSize(r, NamedRecordBytes(name_bytes));
+  }
+  if (r.kind == Kind::kContextDef) {
+    if (r.aux == kRootContextId) {
+      return absl::InvalidArgumentError("context definition redefines ROOT (id 0)");
+    }
+    r.ref_id = first;
+  } else if (r.flags < static_cast<uint8_t>(NameClass::kInt64Metric) ||
+             r.flags > static_cast<uint8_t>(NameClass::kState)) {
+    return absl::InvalidArgumentError(absl::StrCat("name definition has class ", r.flags));
+  }
+  r.name = std::string_view(reinterpret_cast<const char*>(bytes.data()) +
+                                sizeof(NamedRecordPrefix), name_bytes);
+  return absl::OkStatus();
+}
+
+absl::Status DecodeMetric(std::span<const uint8_t> bytes, Record& r) {
+  if (r.size_bytes != sizeof(MetricRecord)) return WrongSize(r, sizeof(MetricRecord));
+  if (r.flags != static_cast<uint8_t>(NameClass::kInt64Metric) &&
+      r.flags != static_cast<uint8_t>(NameClass::kDoubleMetric)) {
+    return absl::InvalidArgumentError(absl::StrCat("metric has value type ", r.flags));
+  }
+  r.ref_id = Load<uint32_t>(bytes, 8);
+  r.value = Load<uint64_t>(bytes, 16);
+  return absl::OkStatus();
+}
+
+absl::Status DecodeBody(std::span<const uint8_t> bytes, Record& r) {
+  switch (r.kind) {
+    case Kind::kThreadBegin:
+      return r.size_bytes == kHeaderBytes ? absl::OkStatus() : WrongSize(r, kHeaderBytes);
+    case Kind::kSessionBegin:
+    case Kind::kScopeEnter:
+    case Kind::kScopeExit:
+    case Kind::kStateEnter:
+    case Kind::kStateExit:
+      if (r.size_bytes != sizeof(TimedRecord)) return WrongSize(r, sizeof(TimedRecord));
+      r.value = Load<uint64_t>(bytes, 8);
+      return absl::OkStatus();
+    case Kind::kContextDef:
+    case Kind::kNameDef:
+      return DecodeNamed(bytes, r);
+    case Kind::kMetric:
+      return DecodeMetric(bytes, r);
+  }
+  return absl::InternalError("unreachable record kind");
+}
+
+}  // namespace
+
+absl::StatusOr<Record> DecodeRecord(std::span<const uint8_t> bytes_untrusted) {
+  if (bytes_untrusted.size() < kHeaderBytes) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("truncated record header: ", bytes_untrusted.size(), " bytes left"));
+  }
+  const auto header = Load<Header>(bytes_untrusted, 0);
+  Record r{static_cast<Kind>(header.kind), header.flags, header.size_bytes, header.aux};
+  if (r.size_bytes < kHeaderBytes || r.size_bytes % kAlignment != 0) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("record size ", r.size_bytes, " is not a positive multiple of 8"));
+  }
+  if (r.size_bytes > bytes_untrusted.size()) {
+    return absl::InvalidArgumentError(absl::StrCat("record of ", r.size_bytes,
+                                                   " bytes overruns the ", bytes_untrusted.size(),
+                                                   " bytes left in the lane"));
+  }
+  if (header.kind == 0) {
+    return absl::InvalidArgumentError("record kind 0 (zeroed or overwritten memory)");
+  }
+  if (header.kind > kMaxKnownKind) {
+    r.unknown_kind = true;
+    return r;
+  }
+  if (absl::Status s = DecodeBody(bytes_untrusted.first(r.size_bytes), r); !s.ok()) return s;
+  return r;
+}
+
+}  // namespace protond::record

@@ -1,0 +1,113 @@
+#include "common/record/record_decoder.h"
+
+#include <vector>
+
+#include "gtest/gtest.h"
+
+namespace protond::record {
+namespace {
+
+template <typename T>
+std::vector<uint8_t> Bytes(const T& value) {
+  const auto* p = reinterpret_cast<const uint8_t*>(&value);
+  return std::vector<uint8_t>(p, p + sizeof(T));
+}
+
+std::vector<uint8_t> ContextDef(uint32_t id, uint32_t parent, std::string_view name) {
+  std::vector<uint8_t> out(NamedRecordBytes(name.size()));
+  EncodeContextDef(id, parent, name, out.data());
+  return out;
+}
+
+TEST(RecordDecoderTest, DecodesEveryKind) {
+  auto enter = DecodeRecord(Bytes(MakeTimed(Kind::kScopeEnter, 7, 123)));
+  ASSERT_TRUE(enter.ok()) << enter.status();
+  EXPECT_EQ(enter->kind, Kind::kScopeEnter);
+  EXPECT_EQ(enter->aux, 7u);
+  EXPECT_EQ(enter->value, 123u);
+
+  auto def = DecodeRecord(ContextDef(4, 1, "matmul"));
+  ASSERT_TRUE(def.ok()) << def.status();
+  EXPECT_EQ(def->ref_id, 1u);
+  EXPECT_EQ(def->name, "matmul");
+
+  auto metric = DecodeRecord(Bytes(MakeInt64Metric(4, 2, 99)));
+  ASSERT_TRUE(metric.ok()) << metric.status();
+  EXPECT_EQ(metric->ref_id, 2u);
+  EXPECT_EQ(static_cast<int64_t>(metric->value), 99);
+
+  auto thread = DecodeRecord(Bytes(MakeThreadBegin(77)));
+  ASSERT_TRUE(thread.ok()) << thread.status();
+  EXPECT_EQ(thread->aux, 77u);
+}
+
+TEST(RecordDecoderTest, UnknownKindIsSkippableNotAnError) {
+  auto bytes = Bytes(MakeTimed(Kind::kScopeEnter, 1, 1));
+  bytes[0] = 200;
+  auto r = DecodeRecord(bytes);
+  ASSERT_TRUE(r.ok()) << r.status();
+  EXPECT_TRUE(r->unknown_kind);
+  EXPECT_EQ(r->size_bytes, 16u);
+}
+
+TEST(RecordDecoderTest, Malicious_SizePastTheEnd) {
+  auto bytes = Bytes(MakeTimed(Kind::kScopeEnter, 1, 1));
+  bytes[2] = 32;
+  auto r = DecodeRecord(bytes);
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.status().message(), "record of 32 bytes overruns the 16 bytes left in the lane");
+}
+
+TEST(RecordDecoderTest, Malicious_ZeroOrUnalignedSize) {
+  auto bytes = Bytes(MakeTimed(Kind::kScopeEnter, 1, 1));
+  bytes[2] = 0;
+  EXPECT_FALSE(DecodeRecord(bytes).ok());
+  bytes[2] = 12;
+  EXPECT_FALSE(DecodeRecord(bytes).ok());
+}
+
+TEST(RecordDecoderTest, Malicious_TruncatedHeader) {
+  std::vector<uint8_t> bytes = {5, 0, 16};
+  EXPECT_FALSE(DecodeRecord(bytes).ok());
+}
+
+TEST(RecordDecoderTest, Malicious_ZeroKind) {
+  std::vector<uint8_t> bytes(16, 0);
+  bytes[2] = 16;
+  EXPECT_FALSE(DecodeRecord(bytes).ok());
+}
+
+TEST(RecordDecoderTest, Malicious_NameLengthDisagreesWithSize) {
+  auto bytes = ContextDef(4, 1, "matmul");
+  bytes[12] = 200;  // name_bytes
+  auto r = DecodeRecord(bytes);
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.status().message(), "record kind 3 has size 24, expected 216");
+}
+
+TEST(RecordDecoderTest, Malicious_HugeNameLength) {
+  auto bytes = ContextDef(4, 1, "matmul");
+  bytes[15] = 0x7f;
+  EXPECT_FALSE(DecodeRecord(bytes).ok());
+}
+
+TEST(RecordDecoderTest, Malicious_RootRedefined) {
+  EXPECT_FALSE(DecodeRecord(ContextDef(0, 0, "ROOT")).ok());
+}
+
+TEST(RecordDecoderTest, Malicious_WrongFixedSize) {
+  auto bytes = Bytes(MakeInt64Metric(1, 1, 1));
+  bytes[2] = 16;
+  EXPECT_FALSE(DecodeRecord(bytes).ok());
+}
+
+TEST(RecordDecoderTest, Malicious_BadMetricType) {
+  auto bytes = Bytes(MakeInt64Metric(1, 1, 1));
+  bytes[1] = 3;
+  auto r = DecodeRecord(bytes);
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.status().message(), "metric has value type 3");
+}
+
+}  // namespace
+}  // namespace protond::record

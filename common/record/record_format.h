@@ -1,0 +1,167 @@
+// The binary record format that the shim writes into shared-memory lanes and the daemon decodes.
+// It is the contract between both sides and is documented in docs/record-format.md; any change
+// bumps kRecordFormatVersion. Encoding lives here (inline: it is on the shim's hot path); decoding
+// of untrusted bytes lives in record_decoder.h.
+//
+// Every record starts with an 8-byte header and is a multiple of 8 bytes long, little-endian:
+//
+//   0        1        2                 4                                  8
+//   +--------+--------+-----------------+----------------------------------+
+//   | kind   | flags  | size_bytes (u16)| aux (u32): context/name/thread id |
+//   +--------+--------+-----------------+----------------------------------+
+//   | payload (size_bytes - 8 bytes), zero-padded to a multiple of 8      ...
+//
+// Kinds and payloads:
+//   kSessionBegin  aux=0             u64 session_id: later records of the lane belong to it
+//   kThreadBegin   aux=tid           (none): a new thread took the lane; open scopes are void
+//   kContextDef    aux=context_id    u32 parent_context_id, u32 name_bytes, name, padding
+//   kNameDef       aux=name_id       u32 name_bytes, u32 0, name, padding; flags = NameClass
+//   kScopeEnter    aux=context_id    u64 timestamp_ns (CLOCK_MONOTONIC)
+//   kScopeExit     aux=context_id    u64 timestamp_ns
+//   kMetric        aux=context_id    u32 name_id, u32 0, u64 value bits; flags = NameClass
+//   kStateEnter    aux=name_id       u64 timestamp_ns
+//   kStateExit     aux=name_id       u64 timestamp_ns
+//
+// Context ids name interned scope paths: context 0 is ROOT and is never defined; every other id
+// is defined (kContextDef) in a lane before that lane first uses it. Name ids (metrics, states)
+// likewise. Both are process-wide and stable for the life of the process.
+#ifndef PROTOND_COMMON_RECORD_RECORD_FORMAT_H_
+#define PROTOND_COMMON_RECORD_RECORD_FORMAT_H_
+
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+#include <string_view>
+
+namespace protond::record {
+
+inline constexpr uint32_t kRecordFormatVersion = 1;
+inline constexpr size_t kHeaderBytes = 8;
+inline constexpr size_t kAlignment = 8;
+// Names longer than this are truncated by the writer and rejected by the reader.
+inline constexpr size_t kMaxNameBytes = 4096;
+inline constexpr uint32_t kRootContextId = 0;
+
+enum class Kind : uint8_t {
+  kSessionBegin = 1,
+  kThreadBegin = 2,
+  kContextDef = 3,
+  kNameDef = 4,
+  kScopeEnter = 5,
+  kScopeExit = 6,
+  kMetric = 7,
+  kStateEnter = 8,
+  kStateExit = 9,
+};
+inline constexpr uint8_t kMaxKnownKind = 9;
+
+// What a kNameDef names, and the value type of a kMetric.
+enum class NameClass : uint8_t {
+  kInt64Metric = 1,
+  kDoubleMetric = 2,
+  kState = 3,
+};
+
+struct Header {
+  uint8_t kind;
+  uint8_t flags;
+  uint16_t size_bytes;
+  uint32_t aux;
+};
+static_assert(sizeof(Header) == kHeaderBytes);
+static_assert(offsetof(Header, size_bytes) == 2 && offsetof(Header, aux) == 4);
+
+// Fixed-size records, as laid out in memory.
+struct TimedRecord {  // kScopeEnter, kScopeExit, kStateEnter, kStateExit
+  Header header;
+  uint64_t timestamp_ns;
+};
+struct SessionBeginRecord {
+  Header header;
+  uint64_t session_id;
+};
+struct MetricRecord {
+  Header header;
+  uint32_t name_id;
+  uint32_t reserved;
+  uint64_t value_bits;  // int64 or IEEE-754 double, as the flags say
+};
+struct NamedRecordPrefix {  // kContextDef (first = parent id) and kNameDef (first = name bytes)
+  Header header;
+  uint32_t first;
+  uint32_t second;
+};
+static_assert(sizeof(TimedRecord) == 16 && sizeof(SessionBeginRecord) == 16);
+static_assert(sizeof(MetricRecord) == 24 && offsetof(MetricRecord, value_bits) == 16);
+static_assert(sizeof(NamedRecordPrefix) == 16);
+
+constexpr size_t AlignUp(size_t n) { return (n + kAlignment - 1) & ~(kAlignment - 1); }
+
+// Size of a kContextDef or kNameDef record carrying a name of `name_bytes`.
+constexpr size_t NamedRecordBytes(size_t name_bytes) {
+  return AlignUp(sizeof(NamedRecordPrefix) + name_bytes);
+}
+inline constexpr size_t kMaxRecordBytes = NamedRecordBytes(kMaxNameBytes);
+static_assert(kMaxRecordBytes <= UINT16_MAX);
+
+constexpr Header MakeHeader(Kind kind, uint8_t flags, size_t size_bytes, uint32_t aux) {
+  return Header{static_cast<uint8_t>(kind), flags, static_cast<uint16_t>(size_bytes), aux};
+}
+
+inline TimedRecord MakeTimed(Kind kind, uint32_t id, uint64_t timestamp_ns) {
+  return TimedRecord{MakeHeader(kind, 0, sizeof(TimedRecord), id), timestamp_ns};
+}
+
+inline SessionBeginRecord MakeSessionBegin(uint64_t session_id) {
+  return SessionBeginRecord{MakeHeader(Kind::kSessionBegin, 0, sizeof(SessionBeginRecord), 0),
+                            session_id};
+}
+
+inline Header MakeThreadBegin(uint32_t tid) {
+  return MakeHeader(Kind::kThreadBegin, 0, kHeaderBytes, tid);
+}
+
+inline MetricRecord MakeInt64Metric(uint32_t context_id, uint32_t name_id, int64_t value) {
+  MetricRecord r{MakeHeader(Kind::kMetric, static_cast<uint8_t>(NameClass::kInt64Metric),
+                            sizeof(MetricRecord), context_id),
+                 name_id, 0, 0};
+  std::memcpy(&r.value_bits, &value, sizeof(value));
+  return r;
+}
+
+inline MetricRecord MakeDoubleMetric(uint32_t context_id, uint32_t name_id, double value) {
+  MetricRecord r{MakeHeader(Kind::kMetric, static_cast<uint8_t>(NameClass::kDoubleMetric),
+                            sizeof(MetricRecord), context_id),
+                 name_id, 0, 0};
+  std::memcpy(&r.value_bits, &value, sizeof(value));
+  return r;
+}
+
+// Writes a kContextDef into `out`, which must hold NamedRecordBytes(name.size()) bytes (names
+// are truncated to kMaxNameBytes first by the caller). Returns the bytes written.
+inline size_t EncodeContextDef(uint32_t context_id, uint32_t parent_id, std::string_view name,
+                               uint8_t* out) {
+  const size_t size = NamedRecordBytes(name.size());
+  NamedRecordPrefix prefix{MakeHeader(Kind::kContextDef, 0, size, context_id), parent_id,
+                           static_cast<uint32_t>(name.size())};
+  std::memset(out, 0, size);
+  std::memcpy(out, &prefix, sizeof(prefix));
+  std::memcpy(out + sizeof(prefix), name.data(), name.size());
+  return size;
+}
+
+inline size_t EncodeNameDef(uint32_t name_id, NameClass name_class, std::string_view name,
+                            uint8_t* out) {
+  const size_t size = NamedRecordBytes(name.size());
+  NamedRecordPrefix prefix{
+      MakeHeader(Kind::kNameDef, static_cast<uint8_t>(name_class), size, name_id),
+      static_cast<uint32_t>(name.size()), 0};
+  std::memset(out, 0, size);
+  std::memcpy(out, &prefix, sizeof(prefix));
+  std::memcpy(out + sizeof(prefix), name.data(), name.size());
+  return size;
+}
+
+}  // namespace protond::record
+
+#endif  // PROTOND_COMMON_RECORD_RECORD_FORMAT_H_

@@ -1,0 +1,97 @@
+#include "shim/ring/ring_reader.h"
+
+#include <fcntl.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include <vector>
+
+#include "gtest/gtest.h"
+#include "shim/ring/ring_writer.h"
+
+namespace protond::ring {
+namespace {
+
+constexpr RegionGeometry kSmall{2, kMinLaneDataBytes};
+
+absl::StatusOr<RegionReader> AttachTo(const WritableRegion& region) {
+  return RegionReader::Attach(dup(region.fd()), region.bytes());
+}
+
+TEST(RingReaderTest, CopiesWhatWasWrittenAcrossTheWrap) {
+  auto region = WritableRegion::Create(kSmall);
+  ASSERT_TRUE(region.ok());
+  auto reader = AttachTo(*region);
+  ASSERT_TRUE(reader.ok()) << reader.status();
+  LaneWriter writer = region->ClaimLane(1);
+  std::vector<uint8_t> filler(kMinLaneDataBytes - 8, 0xee);
+  ASSERT_TRUE(writer.TryWrite(filler.data(), filler.size()));
+  std::vector<uint8_t> out;
+  auto end = reader->CopyLane(0, 0, out);
+  ASSERT_TRUE(end.ok());
+  EXPECT_EQ(*end, filler.size());
+  reader->ReleaseLane(0, *end);
+  const uint8_t record[16] = {1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16};
+  ASSERT_TRUE(writer.TryWrite(record, 16));
+  out.clear();
+  end = reader->CopyLane(0, filler.size(), out);
+  ASSERT_TRUE(end.ok());
+  EXPECT_EQ(out, std::vector<uint8_t>(record, record + 16));
+}
+
+TEST(RingReaderTest, Malicious_WritePositionBehindReadPosition) {
+  auto region = WritableRegion::Create(kSmall);
+  auto reader = AttachTo(*region);
+  ASSERT_TRUE(reader.ok());
+  LaneHeaderAt(region->base(), 0)->write_pos.store(8);
+  std::vector<uint8_t> out;
+  auto end = reader->CopyLane(0, 16, out);
+  ASSERT_FALSE(end.ok());
+  EXPECT_EQ(end.status().message(), "write position 8 is behind the read position 16");
+}
+
+TEST(RingReaderTest, Malicious_WritePositionJumpsPastTheCapacity) {
+  auto region = WritableRegion::Create(kSmall);
+  auto reader = AttachTo(*region);
+  LaneHeaderAt(region->base(), 1)->write_pos.store(kMinLaneDataBytes + 8);
+  std::vector<uint8_t> out;
+  EXPECT_FALSE(reader->CopyLane(1, 0, out).ok());
+  EXPECT_TRUE(out.empty());
+}
+
+TEST(RingReaderTest, Malicious_MisalignedWritePosition) {
+  auto region = WritableRegion::Create(kSmall);
+  auto reader = AttachTo(*region);
+  LaneHeaderAt(region->base(), 0)->write_pos.store(12);
+  std::vector<uint8_t> out;
+  EXPECT_FALSE(reader->CopyLane(0, 0, out).ok());
+}
+
+TEST(RingReaderTest, Malicious_WrongMagicOrVersionOrSize) {
+  auto region = WritableRegion::Create(kSmall);
+  auto* header = static_cast<RegionHeader*>(region->base());
+  EXPECT_FALSE(RegionReader::Attach(dup(region->fd()), region->bytes() - 8).ok());
+  header->layout_version = 99;
+  auto wrong_version = AttachTo(*region);
+  ASSERT_FALSE(wrong_version.ok());
+  EXPECT_EQ(wrong_version.status().message(),
+            "region has layout version 99 and record format version 1; this daemon reads 1 and 1");
+  header->layout_version = kRegionLayoutVersion;
+  header->magic = 0;
+  EXPECT_FALSE(AttachTo(*region).ok());
+  header->magic = kRegionMagic;
+  header->lane_count = 3;  // geometry no longer matches the file size
+  EXPECT_FALSE(AttachTo(*region).ok());
+}
+
+TEST(RingReaderTest, Malicious_UnsealedRegionIsRefused) {
+  const int fd = memfd_create("unsealed", MFD_CLOEXEC);
+  ASSERT_GE(fd, 0);
+  ASSERT_EQ(ftruncate(fd, RegionBytes(2, kMinLaneDataBytes)), 0);
+  auto reader = RegionReader::Attach(fd, RegionBytes(2, kMinLaneDataBytes));
+  ASSERT_FALSE(reader.ok());
+  EXPECT_NE(reader.status().message().find("not sealed"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace protond::ring
