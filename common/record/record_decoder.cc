@@ -86,7 +86,11 @@ absl::StatusOr<Record> DecodeRecord(std::span<const uint8_t> bytes_untrusted) {
         absl::StrCat("truncated record header: ", bytes_untrusted.size(), " bytes left"));
   }
   const auto header = Load<Header>(bytes_untrusted, 0);
-  Record r{static_cast<Kind>(header.kind), header.flags, header.size_bytes, header.aux};
+  Record r;
+  r.kind = static_cast<Kind>(header.kind);
+  r.flags = header.flags;
+  r.size_bytes = header.size_bytes;
+  r.aux = header.aux;
   if (r.size_bytes < kHeaderBytes || r.size_bytes % kAlignment != 0) {
     return absl::InvalidArgumentError(
         absl::StrCat("record size ", r.size_bytes, " is not a positive multiple of 8"));

@@ -39,14 +39,20 @@ class LaneWriter {
   // the lane lacks the space.
   bool TryWrite(const void* record, size_t bytes) {
     if (!HasSpace(bytes)) {
-      header_->dropped_records.store(header_->dropped_records.load(std::memory_order_relaxed) + 1,
-                                     std::memory_order_relaxed);
+      CountDropped();
       return false;
     }
     Copy(static_cast<const uint8_t*>(record), bytes);
     write_pos_ += bytes;
     header_->write_pos.store(write_pos_, std::memory_order_release);
     return true;
+  }
+
+  // Counts a record the caller gave up on before writing (for example, its definition did not
+  // fit), so that loss stays exact.
+  void CountDropped() {
+    header_->dropped_records.store(header_->dropped_records.load(std::memory_order_relaxed) + 1,
+                                   std::memory_order_relaxed);
   }
 
   // Gives the lane back for another thread; records already written stay for the daemon.

@@ -1,0 +1,85 @@
+#include "client-lib/cpp/client.h"
+
+#include <sys/stat.h>
+
+#include "absl/strings/str_cat.h"
+#include "grpcpp/create_channel.h"
+#include "grpcpp/security/credentials.h"
+
+namespace protond::client {
+
+std::shared_ptr<grpc::Channel> ConnectUnix(const std::string& socket_path) {
+  grpc::ChannelArguments args;
+  // Reconnect promptly after a daemon restart instead of backing off for up to two minutes.
+  args.SetInt(GRPC_ARG_INITIAL_RECONNECT_BACKOFF_MS, 100);
+  args.SetInt(GRPC_ARG_MAX_RECONNECT_BACKOFF_MS, 1000);
+  return grpc::CreateCustomChannel("unix:" + socket_path, grpc::InsecureChannelCredentials(),
+                                   args);
+}
+
+absl::Status FromGrpc(const grpc::Status& status, const std::string& socket_path) {
+  const auto code = static_cast<absl::StatusCode>(status.error_code());
+  if (status.error_code() == grpc::StatusCode::UNAVAILABLE) {
+    struct stat st;
+    const bool exists = stat(socket_path.c_str(), &st) == 0;
+    return absl::UnavailableError(absl::StrCat(
+        exists ? "protond at " : "no protond is listening at ", socket_path,
+        exists ? " does not answer (" + status.error_message() + ")" : "",
+        "; start one with: protond --socket ", socket_path,
+        " --state-dir DIR (or set PROTOND_SOCKET / --socket to the daemon you use)"));
+  }
+  if (status.error_code() == grpc::StatusCode::DEADLINE_EXCEEDED) {
+    return absl::DeadlineExceededError(
+        absl::StrCat("protond at ", socket_path, " did not answer in time"));
+  }
+  return absl::Status(code, status.error_message());
+}
+
+Client::Client(std::string socket_path, std::chrono::milliseconds deadline)
+    : socket_path_(std::move(socket_path)),
+      deadline_(deadline),
+      channel_(ConnectUnix(socket_path_)),
+      sessions_(v1::Sessions::NewStub(channel_)),
+      query_(v1::Query::NewStub(channel_)) {}
+
+template <typename Stub, typename Request, typename Response>
+absl::StatusOr<Response> Client::Call(
+    Stub* stub, grpc::Status (Stub::*method)(grpc::ClientContext*, const Request&, Response*),
+    const Request& request) const {
+  grpc::ClientContext context;
+  context.set_deadline(std::chrono::system_clock::now() + deadline_);
+  Response response;
+  grpc::Status status = (stub->*method)(&context, request, &response);
+  if (!status.ok()) return FromGrpc(status, socket_path_);
+  return response;
+}
+
+absl::StatusOr<v1::Session> Client::StartSession(const std::string& name) {
+  v1::StartSessionRequest request;
+  request.set_name(name);
+  return Call(sessions_.get(), &v1::Sessions::Stub::StartSession, request);
+}
+
+absl::StatusOr<v1::Session> Client::StopSession(uint64_t session_id) {
+  v1::StopSessionRequest request;
+  request.set_session_id(session_id);
+  return Call(sessions_.get(), &v1::Sessions::Stub::StopSession, request);
+}
+
+absl::StatusOr<v1::Session> Client::FlushSession(uint64_t session_id) {
+  v1::FlushSessionRequest request;
+  request.set_session_id(session_id);
+  return Call(sessions_.get(), &v1::Sessions::Stub::FlushSession, request);
+}
+
+absl::StatusOr<v1::ListSessionsResponse> Client::ListSessions() {
+  return Call(sessions_.get(), &v1::Sessions::Stub::ListSessions, v1::ListSessionsRequest());
+}
+
+absl::StatusOr<v1::Tree> Client::GetTree(uint64_t session_id) {
+  v1::GetTreeRequest request;
+  request.set_session_id(session_id);
+  return Call(query_.get(), &v1::Query::Stub::GetTree, request);
+}
+
+}  // namespace protond::client

@@ -1,0 +1,51 @@
+// A C++ client of protond's gRPC API over its unix socket, used by protonctl, the shim and
+// schedulers. Each call has a deadline; errors are absl::Status with a message a user can act on
+// (for example, no daemon at the socket path and how to start one).
+#ifndef PROTOND_CLIENT_LIB_CPP_CLIENT_H_
+#define PROTOND_CLIENT_LIB_CPP_CLIENT_H_
+
+#include <chrono>
+#include <memory>
+#include <string>
+
+#include "absl/status/statusor.h"
+#include "grpcpp/channel.h"
+#include "protond.grpc.pb.h"
+
+namespace protond::client {
+
+// A channel to the daemon at the unix socket `socket_path`.
+std::shared_ptr<grpc::Channel> ConnectUnix(const std::string& socket_path);
+
+// Turns a failed RPC into a Status; UNAVAILABLE names the socket and how to start a daemon.
+absl::Status FromGrpc(const grpc::Status& status, const std::string& socket_path);
+
+class Client {
+ public:
+  explicit Client(std::string socket_path,
+                  std::chrono::milliseconds deadline = std::chrono::seconds(30));
+
+  const std::string& socket_path() const { return socket_path_; }
+
+  absl::StatusOr<v1::Session> StartSession(const std::string& name);
+  absl::StatusOr<v1::Session> StopSession(uint64_t session_id);
+  absl::StatusOr<v1::Session> FlushSession(uint64_t session_id);
+  absl::StatusOr<v1::ListSessionsResponse> ListSessions();
+  absl::StatusOr<v1::Tree> GetTree(uint64_t session_id);
+
+ private:
+  template <typename Stub, typename Request, typename Response>
+  absl::StatusOr<Response> Call(
+      Stub* stub, grpc::Status (Stub::*method)(grpc::ClientContext*, const Request&, Response*),
+      const Request& request) const;
+
+  std::string socket_path_;
+  std::chrono::milliseconds deadline_;
+  std::shared_ptr<grpc::Channel> channel_;
+  std::unique_ptr<v1::Sessions::Stub> sessions_;
+  std::unique_ptr<v1::Query::Stub> query_;
+};
+
+}  // namespace protond::client
+
+#endif  // PROTOND_CLIENT_LIB_CPP_CLIENT_H_

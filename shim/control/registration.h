@@ -1,0 +1,57 @@
+// The shim's control channel: a background thread that registers the process with protond
+// (pid, uid, the region's memfd, command line) over the Register stream and keeps that stream
+// open, reconnecting with backoff when the daemon goes away. Application threads never wait on
+// it, except at exit, for a bounded time, so that a short program's records reach the daemon.
+#ifndef PROTOND_SHIM_CONTROL_REGISTRATION_H_
+#define PROTOND_SHIM_CONTROL_REGISTRATION_H_
+
+#include <chrono>
+#include <condition_variable>
+#include <cstdint>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <thread>
+
+#include "protond.grpc.pb.h"
+
+namespace protond::shim {
+
+class Registration {
+ public:
+  Registration(std::string socket_path, v1::RegisterRequest request);
+  ~Registration();  // Stop()s
+
+  void Start();
+  // Cancels the stream and joins the thread, waiting at most `timeout`; the thread is left
+  // detached (and harmless) if it does not finish in time.
+  void Stop(std::chrono::milliseconds timeout);
+
+  // Waits until the daemon has acknowledged the registration, at most `timeout`.
+  bool WaitRegistered(std::chrono::milliseconds timeout);
+  bool registered();
+  const std::string& socket_path() const { return socket_path_; }
+  // Why the daemon refused this process (empty while not refused).
+  std::string refusal();
+
+ private:
+  void Run();
+  // One Register stream, until it ends. Returns false when retrying is pointless (refused).
+  bool RegisterOnce();
+  void SleepBackoff(std::chrono::milliseconds delay);
+
+  const std::string socket_path_;
+  const v1::RegisterRequest request_;
+  std::mutex mutex_;
+  std::condition_variable changed_;
+  bool stopping_ = false;
+  bool registered_ = false;
+  bool finished_ = false;
+  std::string refusal_;
+  grpc::ClientContext* active_context_ = nullptr;  // guarded by mutex_, for cancellation
+  std::thread thread_;
+};
+
+}  // namespace protond::shim
+
+#endif  // PROTOND_SHIM_CONTROL_REGISTRATION_H_

@@ -1,0 +1,65 @@
+/* protond's shim: the C interface a profiled process uses to record scopes, metrics and states
+ * into protond. libprotond_shim.so exports only these functions; it is loaded by LD_PRELOAD
+ * (protonctl run), CUDA_INJECTION64_PATH, or dlopen (the Python package).
+ *
+ * Every function may be called from any thread at any time, returns quickly, never blocks on the
+ * daemon (except session_start/stop/flush, which talk to it with a deadline), and never fails the
+ * program: with no session running, recording calls do nothing and return PROTOND_INACTIVE. */
+#ifndef PROTOND_SHIM_H_
+#define PROTOND_SHIM_H_
+
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define PROTOND_SHIM_ABI_VERSION 1
+
+typedef enum protond_result {
+  PROTOND_OK = 0,
+  PROTOND_INACTIVE = 1,               /* no session is running: nothing was recorded */
+  PROTOND_DROPPED = 2,                /* the thread's lane was full: dropped and counted */
+  PROTOND_ERR_INVALID_ARGUMENT = 3,   /* a NULL or empty name, or a bad session id */
+  PROTOND_ERR_METRIC_TYPE = 4,        /* the metric name was first given with another type */
+  PROTOND_ERR_SCOPE_MISMATCH = 5,     /* exit names a scope that is not the innermost one */
+  PROTOND_ERR_NO_SCOPE = 6,           /* exit or state exit with nothing open */
+  PROTOND_ERR_UNAVAILABLE = 7,        /* the daemon could not be reached or refused */
+} protond_result;
+
+/* PROTOND_SHIM_ABI_VERSION of the loaded library. */
+int protond_abi_version(void);
+
+/* Scopes nest per thread; a scope's node in the call tree is its path from ROOT. `name` is
+ * copied; exit's name may be NULL, else it must equal the innermost open scope's name. */
+protond_result protond_scope_enter(const char* name);
+protond_result protond_scope_exit(const char* name);
+
+/* Adds a value to the innermost open scope (ROOT if none). Suffixes as in Proton: "(exc)"
+ * exclusive, "(pty)" property (last value wins), none or "(inc)" summed. A name keeps the type it
+ * was first given in this process. */
+protond_result protond_metric_int64(const char* name, int64_t value);
+protond_result protond_metric_double(const char* name, double value);
+
+/* One state per thread (entering replaces the current one), as Proton's state(). */
+protond_result protond_state_enter(const char* name);
+protond_result protond_state_exit(void);
+
+/* Starts a session in the daemon for this process and records into it; stops it. */
+protond_result protond_session_start(const char* name, uint64_t* session_id);
+protond_result protond_session_stop(uint64_t session_id);
+
+/* Waits until the daemon has stored everything this process wrote so far. */
+protond_result protond_flush(void);
+
+/* The session this process records into, 0 when none. */
+uint64_t protond_current_session(void);
+
+/* A message about the calling thread's last error, "" if none. Valid until the next call. */
+const char* protond_last_error(void);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* PROTOND_SHIM_H_ */

@@ -1,0 +1,53 @@
+// Process-wide interning of scope paths (contexts) and of metric and state names. Ids are small,
+// dense and stable for the life of the process, so records carry 4-byte ids instead of strings.
+// Thread-safe; every call takes a mutex, so callers cache results (see recorder.cc): the hot
+// path only comes here the first time a thread sees a (parent, name) pair.
+#ifndef PROTOND_SHIM_SCOPES_NAME_TABLE_H_
+#define PROTOND_SHIM_SCOPES_NAME_TABLE_H_
+
+#include <cstdint>
+#include <deque>
+#include <mutex>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+
+#include "common/record/record_format.h"
+
+namespace protond::shim {
+
+struct ContextEntry {
+  uint32_t parent_id;
+  std::string name;  // its address is stable for the life of the table
+};
+
+struct NameEntry {
+  record::NameClass name_class;  // the class (metric type) the name was first given
+  std::string name;
+};
+
+class NameTable {
+ public:
+  NameTable();
+
+  // The id of the context `name` under `parent_id`; context 0 is ROOT.
+  uint32_t InternContext(uint32_t parent_id, std::string_view name);
+  // A copy of a context's parent and a pointer to its name (stable).
+  ContextEntry* Context(uint32_t context_id);
+
+  // The id of a metric or state name; `*first_class` receives the class it was first given.
+  uint32_t InternName(std::string_view name, record::NameClass name_class,
+                      record::NameClass* first_class);
+  NameEntry* Name(uint32_t name_id);
+
+ private:
+  std::mutex mutex_;
+  std::deque<ContextEntry> contexts_;  // index = context id
+  std::unordered_map<std::string, uint32_t> context_ids_;  // key: parent id bytes + name
+  std::deque<NameEntry> names_;        // index = name id; 0 is unused
+  std::unordered_map<std::string, uint32_t> name_ids_;
+};
+
+}  // namespace protond::shim
+
+#endif  // PROTOND_SHIM_SCOPES_NAME_TABLE_H_

@@ -1,0 +1,57 @@
+// The shim's recording half: per-thread scope stacks and states, encoded as records into the
+// calling thread's lane of the shared-memory region. Everything here runs on application threads:
+// no lock after a thread's first use of a name, no allocation after warm-up, no system call
+// except the vDSO clock. Activation (which session is recorded) is one atomic the control thread
+// flips.
+#ifndef PROTOND_SHIM_SCOPES_RECORDER_H_
+#define PROTOND_SHIM_SCOPES_RECORDER_H_
+
+#include <atomic>
+#include <cstdint>
+#include <string>
+
+#include "protond/shim.h"
+#include "shim/ring/ring_writer.h"
+#include "shim/scopes/name_table.h"
+
+namespace protond::shim {
+
+class Recorder {
+ public:
+  // `region` must outlive the recorder.
+  explicit Recorder(ring::WritableRegion* region) : region_(region) {}
+
+  // Records go to `session_id` from now on (0 stops recording). Any thread.
+  void Activate(uint64_t session_id) { session_id_.store(session_id, std::memory_order_release); }
+  uint64_t session_id() const { return session_id_.load(std::memory_order_acquire); }
+  // In a forked child the region is shared with the parent: never write again.
+  void DisableForever() {
+    disabled_.store(true, std::memory_order_release);
+    session_id_.store(0, std::memory_order_release);
+  }
+  bool disabled() const { return disabled_.load(std::memory_order_acquire); }
+
+  protond_result EnterScope(const char* name);
+  protond_result ExitScope(const char* name);
+  protond_result AddInt64Metric(const char* name, int64_t value);
+  protond_result AddDoubleMetric(const char* name, double value);
+  protond_result EnterState(const char* name);
+  protond_result ExitState();
+
+  NameTable& names() { return names_; }
+  ring::WritableRegion* region() { return region_; }
+
+ private:
+  ring::WritableRegion* region_;
+  NameTable names_;
+  std::atomic<uint64_t> session_id_{0};
+  std::atomic<bool> disabled_{false};
+};
+
+// The calling thread's last error message ("" if none), and setting it.
+const char* LastError();
+void SetLastError(std::string message);
+
+}  // namespace protond::shim
+
+#endif  // PROTOND_SHIM_SCOPES_RECORDER_H_

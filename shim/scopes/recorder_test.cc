@@ -1,0 +1,159 @@
+#include "shim/scopes/recorder.h"
+
+#include <unistd.h>
+
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "common/record/record_decoder.h"
+#include "gtest/gtest.h"
+#include "shim/ring/ring_reader.h"
+
+namespace protond::shim {
+namespace {
+
+using record::Kind;
+
+// Thread state is per thread and bound to one region, so each case records on a fresh thread.
+template <typename F>
+void OnNewThread(F f) {
+  std::thread(f).join();
+}
+
+std::vector<record::Record> ReadLane(const ring::WritableRegion& region, uint32_t lane,
+                                     std::vector<uint8_t>& bytes) {
+  auto reader = ring::RegionReader::Attach(dup(region.fd()), region.bytes());
+  EXPECT_TRUE(reader.ok()) << reader.status();
+  EXPECT_TRUE(reader->CopyLane(lane, 0, bytes).ok());
+  std::vector<record::Record> records;
+  std::span<const uint8_t> rest(bytes);
+  while (!rest.empty()) {
+    auto r = record::DecodeRecord(rest);
+    EXPECT_TRUE(r.ok()) << r.status();
+    if (!r.ok()) break;
+    records.push_back(*r);
+    rest = rest.subspan(r->size_bytes);
+  }
+  return records;
+}
+
+std::vector<Kind> Kinds(const std::vector<record::Record>& records) {
+  std::vector<Kind> kinds;
+  for (const auto& r : records) kinds.push_back(r.kind);
+  return kinds;
+}
+
+TEST(RecorderTest, WritesDefinitionsOnceThenEnterExitAndMetrics) {
+  auto region = ring::WritableRegion::Create({4, 1u << 16});
+  ASSERT_TRUE(region.ok());
+  Recorder recorder(&*region);
+  recorder.Activate(7);
+  OnNewThread([&] {
+    for (int i = 0; i < 2; ++i) {
+      EXPECT_EQ(recorder.EnterScope("a"), PROTOND_OK);
+      EXPECT_EQ(recorder.EnterScope("b"), PROTOND_OK);
+      EXPECT_EQ(recorder.AddInt64Metric("flops", 10), PROTOND_OK);
+      EXPECT_EQ(recorder.ExitScope("b"), PROTOND_OK);
+      EXPECT_EQ(recorder.ExitScope(nullptr), PROTOND_OK);
+    }
+  });
+  std::vector<uint8_t> bytes;
+  const auto records = ReadLane(*region, 0, bytes);
+  const std::vector<Kind> first_pass = {Kind::kThreadBegin, Kind::kSessionBegin, Kind::kContextDef,
+                                        Kind::kScopeEnter,  Kind::kContextDef,   Kind::kScopeEnter,
+                                        Kind::kNameDef,     Kind::kMetric,       Kind::kScopeExit,
+                                        Kind::kScopeExit};
+  std::vector<Kind> expected = first_pass;
+  expected.insert(expected.end(), {Kind::kScopeEnter, Kind::kScopeEnter, Kind::kMetric,
+                                   Kind::kScopeExit, Kind::kScopeExit});
+  EXPECT_EQ(Kinds(records), expected);
+  EXPECT_EQ(records[1].value, 7u);
+  EXPECT_EQ(records[2].name, "a");
+  EXPECT_EQ(records[4].name, "b");
+  EXPECT_EQ(records[4].ref_id, records[2].aux);  // b's parent is a
+  EXPECT_EQ(records[7].aux, records[4].aux);     // the metric lands on b
+  EXPECT_EQ(records[6].name, "flops");
+  EXPECT_LE(records[3].value, records[9].value);
+}
+
+TEST(RecorderTest, InactiveRecordsNothingButKeepsTheStack) {
+  auto region = ring::WritableRegion::Create({4, 1u << 16});
+  Recorder recorder(&*region);
+  OnNewThread([&] {
+    EXPECT_EQ(recorder.EnterScope("outer"), PROTOND_INACTIVE);
+    recorder.Activate(3);
+    EXPECT_EQ(recorder.EnterScope("inner"), PROTOND_OK);
+    EXPECT_EQ(recorder.ExitScope("inner"), PROTOND_OK);
+    // outer's enter was never written, so its exit is not either.
+    EXPECT_EQ(recorder.ExitScope("outer"), PROTOND_INACTIVE);
+  });
+  std::vector<uint8_t> bytes;
+  const auto records = ReadLane(*region, 0, bytes);
+  EXPECT_EQ(Kinds(records),
+            (std::vector<Kind>{Kind::kThreadBegin, Kind::kSessionBegin, Kind::kContextDef,
+                               Kind::kContextDef, Kind::kScopeEnter, Kind::kScopeExit}));
+}
+
+TEST(RecorderTest, ScopeMismatchAndMissingScopeAreErrorsWithMessages) {
+  auto region = ring::WritableRegion::Create({4, 1u << 16});
+  Recorder recorder(&*region);
+  recorder.Activate(1);
+  OnNewThread([&] {
+    EXPECT_EQ(recorder.ExitScope(nullptr), PROTOND_ERR_NO_SCOPE);
+    recorder.EnterScope("a");
+    EXPECT_EQ(recorder.ExitScope("b"), PROTOND_ERR_SCOPE_MISMATCH);
+    EXPECT_STREQ(LastError(), "Scope name mismatch: exiting 'b' but the innermost scope is 'a'");
+    EXPECT_EQ(recorder.ExitScope("a"), PROTOND_OK);
+    EXPECT_EQ(recorder.EnterScope(""), PROTOND_ERR_INVALID_ARGUMENT);
+    EXPECT_EQ(recorder.ExitState(), PROTOND_ERR_NO_SCOPE);
+  });
+}
+
+TEST(RecorderTest, MetricKeepsItsFirstType) {
+  auto region = ring::WritableRegion::Create({4, 1u << 16});
+  Recorder recorder(&*region);
+  recorder.Activate(1);
+  OnNewThread([&] {
+    EXPECT_EQ(recorder.AddDoubleMetric("a", 1.5), PROTOND_OK);
+    EXPECT_EQ(recorder.AddInt64Metric("a", 1), PROTOND_ERR_METRIC_TYPE);
+    EXPECT_STREQ(LastError(), "Metric value type mismatch for valueId 1 (a): current=double, new=int64_t");
+  });
+}
+
+TEST(RecorderTest, FullLaneDropsAreCountedExactly) {
+  auto region = ring::WritableRegion::Create({1, ring::kMinLaneDataBytes});
+  Recorder recorder(&*region);
+  recorder.Activate(1);
+  int written = 0;
+  int dropped = 0;
+  OnNewThread([&] {
+    for (int i = 0; i < 1000; ++i) {
+      (recorder.EnterScope("s") == PROTOND_OK ? written : dropped)++;
+      const protond_result exit = recorder.ExitScope("s");
+      if (exit == PROTOND_OK) written++;
+      if (exit == PROTOND_DROPPED) dropped++;
+    }
+  });
+  auto* lane = ring::LaneHeaderAt(region->base(), 0);
+  EXPECT_GT(dropped, 0);
+  // Each failed enter costs exactly one counted record; an exit whose enter was lost is not
+  // written and not counted, since it never was a record.
+  EXPECT_EQ(lane->dropped_records.load(), static_cast<uint64_t>(dropped));
+  EXPECT_EQ(lane->write_pos.load(), ring::kMinLaneDataBytes);
+  (void)written;
+}
+
+TEST(RecorderTest, ThreadsUseSeparateLanesAndReleaseThemAtExit) {
+  auto region = ring::WritableRegion::Create({2, 1u << 16});
+  Recorder recorder(&*region);
+  recorder.Activate(1);
+  for (int i = 0; i < 5; ++i) {
+    OnNewThread([&] { EXPECT_EQ(recorder.EnterScope("t"), PROTOND_OK); });
+  }
+  EXPECT_EQ(ring::LaneHeaderAt(region->base(), 0)->claim.load(), ring::kLaneFree);
+  EXPECT_EQ(static_cast<ring::RegionHeader*>(region->base())->no_lane_dropped_records.load(), 0u);
+}
+
+}  // namespace
+}  // namespace protond::shim
