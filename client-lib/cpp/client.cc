@@ -12,6 +12,7 @@ std::shared_ptr<grpc::Channel> ConnectUnix(const std::string& socket_path) {
   grpc::ChannelArguments args;
   // Reconnect promptly after a daemon restart instead of backing off for up to two minutes.
   args.SetInt(GRPC_ARG_INITIAL_RECONNECT_BACKOFF_MS, 100);
+  args.SetInt(GRPC_ARG_MIN_RECONNECT_BACKOFF_MS, 100);
   args.SetInt(GRPC_ARG_MAX_RECONNECT_BACKOFF_MS, 1000);
   return grpc::CreateCustomChannel("unix:" + socket_path, grpc::InsecureChannelCredentials(),
                                    args);

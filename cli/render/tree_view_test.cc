@@ -1,0 +1,142 @@
+#include "cli/render/tree_view.h"
+
+#include <string>
+#include <vector>
+
+#include "gtest/gtest.h"
+
+namespace protond::cli {
+namespace {
+
+v1::TreeNode* AddNode(v1::Tree* tree, uint32_t id, uint32_t parent_id, const std::string& name,
+                      uint64_t count, uint64_t sum_ns, uint64_t min_ns, uint64_t max_ns) {
+  v1::TreeNode* node = tree->add_nodes();
+  node->set_id(id);
+  node->set_parent_id(parent_id);
+  node->set_name(name);
+  node->set_count(count);
+  node->set_duration_ns_sum(sum_ns);
+  node->set_duration_ns_min(min_ns);
+  node->set_duration_ns_max(max_ns);
+  return node;
+}
+
+void AddInt(v1::TreeNode* node, const std::string& name, v1::Metric::Aggregation aggregation,
+            int64_t value) {
+  v1::Metric* metric = node->add_metrics();
+  metric->set_name(name);
+  metric->set_aggregation(aggregation);
+  metric->set_int_value(value);
+}
+
+void AddDouble(v1::TreeNode* node, const std::string& name, double value) {
+  v1::Metric* metric = node->add_metrics();
+  metric->set_name(name);
+  metric->set_aggregation(v1::Metric::INCLUSIVE);
+  metric->set_double_value(value);
+}
+
+// ROOT -> compute -> {matmul, reduce}; ROOT -> io. Ids differ from positions on purpose.
+v1::Tree SampleTree() {
+  v1::Tree tree;
+  AddNode(&tree, 0, 0, "ROOT", 0, 0, 0, 0);
+  v1::TreeNode* compute = AddNode(&tree, 10, 0, "compute", 4, 100'250'000, 20'000'000, 30'000'000);
+  AddInt(compute, "tile", v1::Metric::PROPERTY, 64);
+  v1::TreeNode* matmul = AddNode(&tree, 11, 10, "matmul", 40, 60'100'000, 1'000'000, 2'500'000);
+  AddInt(matmul, "flops", v1::Metric::INCLUSIVE, 600);
+  AddDouble(matmul, "bytes", 1.5);
+  AddInt(matmul, "tile", v1::Metric::PROPERTY, 128);
+  AddInt(matmul, "cpu_time (ns)", v1::Metric::EXCLUSIVE, 5000);
+  v1::TreeNode* reduce = AddNode(&tree, 12, 10, "reduce", 40, 40'000'000, 500'000, 1'500'000);
+  AddInt(reduce, "flops", v1::Metric::INCLUSIVE, 400);
+  AddInt(reduce, "cpu_time (ns)", v1::Metric::EXCLUSIVE, 7000);
+  v1::TreeNode* io = AddNode(&tree, 20, 0, "io", 1, 20'000'000, 20'000'000, 20'000'000);
+  AddDouble(io, "bytes", 2.25);
+  return tree;
+}
+
+std::string Render(const v1::Tree& tree, const std::string& spec, int depth = kDefaultTreeDepth) {
+  absl::StatusOr<std::vector<MetricColumn>> columns = ParseMetricSpec(spec, tree);
+  EXPECT_TRUE(columns.ok()) << columns.status();
+  absl::StatusOr<std::string> text = RenderTree(tree, *columns, depth);
+  EXPECT_TRUE(text.ok()) << text.status();
+  return text.ok() ? *text : text.status().ToString();
+}
+
+TEST(TreeViewTest, DefaultIsInclusiveCpuTimeInMilliseconds) {
+  EXPECT_EQ(Render(SampleTree(), ""),
+            "cpu_time (ms)\n"
+            "      120.250  ROOT\n"
+            "      100.250  ├─ compute\n"
+            "       60.100  │  ├─ matmul\n"
+            "       40.000  │  └─ reduce\n"
+            "       20.000  └─ io\n");
+}
+
+// flops and bytes sum into every ancestor (an int and a float sum), tile (a property) and
+// cpu_time (ns) (exclusive) stay on their own node.
+TEST(TreeViewTest, SeveralMetricsWithEachAggregation) {
+  EXPECT_EQ(Render(SampleTree(), "count,avg_cpu_time/us,flops,bytes,tile,cpu_time (ns)"),
+            "count  avg_cpu_time (us)  flops  bytes  tile  cpu_time (ns)\n"
+            "    5          24050.000   1000  3.750                       ROOT\n"
+            "    4          25062.500   1000  1.500    64                 ├─ compute\n"
+            "   40           1502.500    600  1.500   128           5000  │  ├─ matmul\n"
+            "   40           1000.000    400                        7000  │  └─ reduce\n"
+            "    1          20000.000         2.250                       └─ io\n");
+}
+
+TEST(TreeViewTest, DepthLimitsTheLevelsShown) {
+  EXPECT_EQ(Render(SampleTree(), "count,min_cpu_time/ms,max_cpu_time/ms", 2),
+            "count  min_cpu_time (ms)  max_cpu_time (ms)\n"
+            "    5             20.000             30.000  ROOT\n"
+            "    4             20.000             30.000  ├─ compute\n"
+            "    1             20.000             20.000  └─ io\n");
+  EXPECT_EQ(Render(SampleTree(), "count", 1), "count\n    5  ROOT\n");
+}
+
+TEST(TreeViewTest, HiddenNodesDoNotWidenColumns) {
+  v1::Tree tree = SampleTree();
+  AddInt(tree.mutable_nodes(2), "x", v1::Metric::EXCLUSIVE, 123456);
+  EXPECT_EQ(Render(tree, "x", 2),
+            "x\n"
+            "   ROOT\n"
+            "   ├─ compute\n"
+            "   └─ io\n");
+}
+
+TEST(TreeViewTest, NodeWithoutCompletedInstancesShowsNoTime) {
+  v1::Tree tree;
+  AddNode(&tree, 0, 0, "ROOT", 0, 0, 0, 0);
+  AddNode(&tree, 1, 0, "kernel", 0, 0, 0, 0);
+  EXPECT_EQ(Render(tree, "count,cpu_time/us"),
+            "count  cpu_time (us)\n"
+            "    0                 ROOT\n"
+            "    0                 └─ kernel\n");
+}
+
+TEST(TreeViewTest, EmptyTreePrintsTheHeaderAlone) {
+  EXPECT_EQ(Render(v1::Tree(), ""), "cpu_time (ms)\n");
+}
+
+TEST(TreeViewTest, ParentThatDoesNotPrecedeItsChildIsAnError) {
+  v1::Tree tree = SampleTree();
+  tree.mutable_nodes(3)->set_parent_id(99);
+  absl::StatusOr<std::string> text = RenderTree(tree, {});
+  EXPECT_EQ(text.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(text.status().message(),
+            "tree node 12 (reduce) names parent 99, which does not precede it");
+
+  tree = SampleTree();
+  tree.mutable_nodes(1)->set_parent_id(10);  // itself
+  EXPECT_EQ(RenderTree(tree, {}).status().message(),
+            "tree node 10 (compute) names parent 10, which does not precede it");
+}
+
+TEST(TreeViewTest, DuplicateIdIsAnError) {
+  v1::Tree tree = SampleTree();
+  tree.mutable_nodes(4)->set_id(11);
+  EXPECT_EQ(RenderTree(tree, {}).status().message(), "tree node id 11 appears more than once");
+}
+
+}  // namespace
+}  // namespace protond::cli

@@ -1,0 +1,135 @@
+#include "cli/run_command.h"
+
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+#include <thread>
+
+#include "absl/strings/str_cat.h"
+#include "client-lib/cpp/client.h"
+
+namespace protond::cli {
+namespace {
+
+pid_t g_child = 0;
+
+void ForwardSignal(int signal_number) {
+  if (g_child > 0) kill(g_child, signal_number);
+}
+
+// PROTOND_SHIM, else libprotond_shim.so next to protonctl or in ../lib.
+std::string FindShim() {
+  if (const char* shim = std::getenv("PROTOND_SHIM"); shim != nullptr && *shim != '\0') return shim;
+  std::error_code error;
+  const auto self = std::filesystem::read_symlink("/proc/self/exe", error).parent_path();
+  for (const auto& candidate : {self / "libprotond_shim.so", self / "../lib/libprotond_shim.so"}) {
+    if (std::filesystem::exists(candidate, error)) return candidate.lexically_normal().string();
+  }
+  return "";
+}
+
+[[noreturn]] void ExecProgram(const RunOptions& options, const std::string& shim,
+                              uint64_t session_id) {
+  if (session_id != 0) {
+    const char* preload = std::getenv("LD_PRELOAD");
+    const std::string value =
+        preload != nullptr && *preload != '\0' ? shim + ":" + preload : shim;
+    setenv("LD_PRELOAD", value.c_str(), 1);
+    setenv("PROTOND_SOCKET", options.socket_path.c_str(), 1);
+    setenv("PROTOND_SESSION", std::to_string(session_id).c_str(), 1);
+  }
+  std::vector<char*> argv;
+  for (const std::string& arg : options.argv) argv.push_back(const_cast<char*>(arg.c_str()));
+  argv.push_back(nullptr);
+  execvp(argv[0], argv.data());
+  std::fprintf(stderr, "protonctl: cannot run %s: %s\n", argv[0], std::strerror(errno));
+  _exit(127);
+}
+
+int WaitForChild(pid_t child) {
+  int status = 0;
+  while (waitpid(child, &status, 0) < 0 && errno == EINTR) {
+  }
+  if (WIFEXITED(status)) return WEXITSTATUS(status);
+  if (WIFSIGNALED(status)) return 128 + WTERMSIG(status);
+  return 1;
+}
+
+// The daemon may be restarting: retry for a while before giving up on the session.
+absl::StatusOr<v1::Session> StopWithRetry(client::Client& client, uint64_t session_id) {
+  const auto give_up = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+  while (true) {
+    absl::StatusOr<v1::Session> session = client.StopSession(session_id);
+    if (session.ok() || !absl::IsUnavailable(session.status()) ||
+        std::chrono::steady_clock::now() > give_up) {
+      return session;
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(200));
+  }
+}
+
+uint64_t StartSession(const RunOptions& options, client::Client& client, const std::string& shim) {
+  if (shim.empty()) {
+    std::fprintf(stderr,
+                 "protonctl: libprotond_shim.so not found next to protonctl or in ../lib (set "
+                 "PROTOND_SHIM); running %s without profiling\n",
+                 options.argv[0].c_str());
+    return 0;
+  }
+  const std::string name = options.session_name.empty()
+                               ? std::filesystem::path(options.argv[0]).filename().string()
+                               : options.session_name;
+  absl::StatusOr<v1::Session> session = client.StartSession(name);
+  if (!session.ok()) {
+    std::fprintf(stderr, "protonctl: %s\nprotonctl: running %s without profiling\n",
+                 std::string(session.status().message()).c_str(), options.argv[0].c_str());
+    return 0;
+  }
+  return session->id();
+}
+
+}  // namespace
+
+int RunCommand(const RunOptions& options) {
+  client::Client client(options.socket_path, std::chrono::seconds(10));
+  const std::string shim = FindShim();
+  const uint64_t session_id = StartSession(options, client, shim);
+  const pid_t child = fork();
+  if (child < 0) {
+    std::fprintf(stderr, "protonctl: fork failed: %s\n", std::strerror(errno));
+    return 1;
+  }
+  if (child == 0) ExecProgram(options, shim, session_id);
+  g_child = child;
+  signal(SIGINT, ForwardSignal);
+  signal(SIGTERM, ForwardSignal);
+  signal(SIGQUIT, ForwardSignal);
+  const int exit_code = WaitForChild(child);
+  if (session_id == 0) return exit_code;
+  absl::StatusOr<v1::Session> session = StopWithRetry(client, session_id);
+  if (!session.ok()) {
+    std::fprintf(stderr, "protonctl: session %llu could not be stopped: %s\n",
+                 static_cast<unsigned long long>(session_id),
+                 std::string(session.status().message()).c_str());
+    return exit_code;
+  }
+  std::fprintf(stderr, "protonctl: session %llu (%s): %llu records, %llu dropped; "
+               "show it with: protonctl tree %llu\n",
+               static_cast<unsigned long long>(session_id), session->name().c_str(),
+               static_cast<unsigned long long>(session->records()),
+               static_cast<unsigned long long>(session->dropped_records()),
+               static_cast<unsigned long long>(session_id));
+  for (const std::string& problem : session->problems()) {
+    std::fprintf(stderr, "protonctl: problem: %s\n", problem.c_str());
+  }
+  return exit_code;
+}
+
+}  // namespace protond::cli

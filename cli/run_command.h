@@ -1,0 +1,23 @@
+// `protonctl run`: starts a session, runs a program with the shim loaded, stops the session when
+// the program ends, and exits with the program's status. The program is never held back by the
+// profiler: with no daemon it runs unprofiled, with a dead daemon it runs on.
+#ifndef PROTOND_CLI_RUN_COMMAND_H_
+#define PROTOND_CLI_RUN_COMMAND_H_
+
+#include <string>
+#include <vector>
+
+namespace protond::cli {
+
+struct RunOptions {
+  std::string socket_path;
+  std::string session_name;        // default: the program's base name
+  std::vector<std::string> argv;   // the program and its arguments
+};
+
+// Returns the exit code protonctl should exit with (the program's, or 128+signal).
+int RunCommand(const RunOptions& options);
+
+}  // namespace protond::cli
+
+#endif  // PROTOND_CLI_RUN_COMMAND_H_

@@ -1,0 +1,153 @@
+#include "daemon/aggregate/call_tree.h"
+
+#include <algorithm>
+#include <cstring>
+
+#include "absl/strings/str_cat.h"
+
+namespace protond::aggregate {
+namespace {
+
+using store::MetricAggregation;
+
+const char* TypeName(bool is_double) { return is_double ? "double" : "int64_t"; }
+
+}  // namespace
+
+MetricName ParseMetricName(std::string_view raw) {
+  struct Suffix {
+    std::string_view text;
+    MetricAggregation aggregation;
+  };
+  for (const Suffix& s : {Suffix{"(exc)", MetricAggregation::kExclusive},
+                          Suffix{"(pty)", MetricAggregation::kProperty},
+                          Suffix{"(inc)", MetricAggregation::kInclusive}}) {
+    if (raw.ends_with(s.text)) {
+      std::string_view name = raw.substr(0, raw.size() - s.text.size());
+      while (!name.empty() && name.back() == ' ') name.remove_suffix(1);
+      return {std::string(name), s.aggregation};
+    }
+  }
+  return {std::string(raw), MetricAggregation::kInclusive};
+}
+
+CallTree::CallTree(uint64_t session_id) : session_id_(session_id) {
+  nodes_.push_back({kRootNodeId, "ROOT"});
+}
+
+uint32_t CallTree::Child(uint32_t parent, std::string_view name) {
+  auto [it, inserted] =
+      children_.try_emplace({parent, std::string(name)}, static_cast<uint32_t>(nodes_.size()));
+  if (inserted) nodes_.push_back({parent, std::string(name)});
+  return it->second;
+}
+
+CallTree::ProcessPart& CallTree::Part(uint64_t process_id) { return parts_[process_id]; }
+
+void CallTree::AddScope(uint32_t node, uint64_t process_id, uint64_t duration_ns) {
+  ProcessPart& part = Part(process_id);
+  if (node >= part.stats.size()) {
+    part.stats.resize(nodes_.size());
+    part.changed.resize(nodes_.size(), false);
+  }
+  NodeStats& s = part.stats[node];
+  s.duration_ns_min = s.count == 0 ? duration_ns : std::min(s.duration_ns_min, duration_ns);
+  s.duration_ns_max = std::max(s.duration_ns_max, duration_ns);
+  s.duration_ns_sum += duration_ns;
+  s.count++;
+  if (!part.changed[node]) {
+    part.changed[node] = true;
+    part.changed_nodes.push_back(node);
+  }
+}
+
+uint32_t CallTree::InternMetric(const MetricName& name, bool is_double, bool* type_ok) {
+  auto it = metric_ids_.find(name.name);
+  if (it == metric_ids_.end()) {
+    it = metric_ids_.emplace(name.name, static_cast<uint32_t>(metric_names_.size())).first;
+    metric_names_.push_back({name, is_double});
+  }
+  *type_ok = metric_names_[it->second].is_double == is_double;
+  return it->second;
+}
+
+absl::Status CallTree::AddMetric(uint32_t node, uint64_t process_id, const MetricName& name,
+                                 bool is_double, uint64_t value_bits) {
+  bool type_ok;
+  const uint32_t metric = InternMetric(name, is_double, &type_ok);
+  const MetricInfo& info = metric_names_[metric];
+  if (!type_ok) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "Metric value type mismatch for valueId ", metric, " (", info.name.name,
+        "): current=", TypeName(info.is_double), ", new=", TypeName(is_double)));
+  }
+  auto [it, inserted] = metrics_.try_emplace(MetricKey{node, process_id, metric});
+  store::MetricRow& row = it->second.row;
+  if (inserted) {
+    row = {session_id_, node, process_id, info.name.name, info.name.aggregation, is_double, 0, 0};
+  }
+  const bool overwrite = info.name.aggregation == MetricAggregation::kProperty;
+  if (is_double) {
+    double value;
+    std::memcpy(&value, &value_bits, sizeof(value));
+    row.double_value = overwrite ? value : row.double_value + value;
+  } else {
+    // Wrapping addition: a hostile process must not be able to trigger undefined overflow.
+    const uint64_t sum = static_cast<uint64_t>(row.int_value) + value_bits;
+    row.int_value = static_cast<int64_t>(overwrite ? value_bits : sum);
+  }
+  if (!it->second.changed) {
+    it->second.changed = true;
+    changed_metrics_.push_back(it->first);
+  }
+  return absl::OkStatus();
+}
+
+void CallTree::TakeChangedRows(store::Batch& batch) {
+  for (size_t id = first_unsaved_node_; id < nodes_.size(); ++id) {
+    batch.nodes.push_back({session_id_, static_cast<uint32_t>(id), nodes_[id].parent, nodes_[id].name});
+  }
+  first_unsaved_node_ = nodes_.size();
+  for (auto& [process_id, part] : parts_) {
+    for (uint32_t node : part.changed_nodes) {
+      const NodeStats& s = part.stats[node];
+      batch.node_stats.push_back({session_id_, node, process_id, s.count, s.duration_ns_sum,
+                                  s.duration_ns_min, s.duration_ns_max});
+      part.changed[node] = false;
+    }
+    part.changed_nodes.clear();
+  }
+  for (const MetricKey& key : changed_metrics_) {
+    MetricSlot& slot = metrics_[key];
+    batch.metrics.push_back(slot.row);
+    slot.changed = false;
+  }
+  changed_metrics_.clear();
+}
+
+void CallTree::Load(const store::StoredTree& stored) {
+  for (const store::NodeRow& row : stored.nodes) {
+    // Stored ids are dense and parents come first, so interning reproduces them.
+    const uint32_t id = Child(row.parent_id, row.name);
+    if (id != row.node_id) nodes_[id].name = row.name;  // keeps going on a damaged store
+  }
+  first_unsaved_node_ = nodes_.size();
+  for (const store::NodeStatsRow& row : stored.node_stats) {
+    ProcessPart& part = Part(row.process_id);
+    if (row.node_id >= part.stats.size()) {
+      part.stats.resize(nodes_.size());
+      part.changed.resize(nodes_.size(), false);
+    }
+    if (row.node_id < part.stats.size()) {
+      part.stats[row.node_id] = {row.count, row.duration_ns_sum, row.duration_ns_min,
+                                 row.duration_ns_max};
+    }
+  }
+  for (const store::MetricRow& row : stored.metrics) {
+    bool type_ok;
+    const uint32_t metric = InternMetric({row.name, row.aggregation}, row.is_double, &type_ok);
+    metrics_[MetricKey{row.node_id, row.process_id, metric}] = {row, false};
+  }
+}
+
+}  // namespace protond::aggregate

@@ -1,0 +1,104 @@
+// One session's aggregated call tree: nodes are interned scope paths under ROOT, and each
+// process's contribution to a node is kept apart (count, duration sum/min/max, user metrics with
+// Proton's semantics). The tree tracks what changed since the last commit and hands it out as
+// absolute store rows. Used by the ingest thread only.
+#ifndef PROTOND_DAEMON_AGGREGATE_CALL_TREE_H_
+#define PROTOND_DAEMON_AGGREGATE_CALL_TREE_H_
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "absl/container/flat_hash_map.h"
+#include "absl/status/status.h"
+#include "daemon/store/store.h"
+
+namespace protond::aggregate {
+
+inline constexpr uint32_t kRootNodeId = 0;
+
+// A metric name as given, split into Proton's meaning: "flops (exc)" is the exclusive metric
+// "flops", "(pty)" a property, "(inc)" or no suffix a summed one. Unit parentheses stay.
+struct MetricName {
+  std::string name;
+  store::MetricAggregation aggregation;
+};
+MetricName ParseMetricName(std::string_view raw);
+
+struct NodeStats {
+  uint64_t count = 0;
+  uint64_t duration_ns_sum = 0;
+  uint64_t duration_ns_min = 0;
+  uint64_t duration_ns_max = 0;
+};
+
+class CallTree {
+ public:
+  explicit CallTree(uint64_t session_id);
+
+  // The node `name` under `parent`, created if new.
+  uint32_t Child(uint32_t parent, std::string_view name);
+
+  // One completed scope instance of `process_id` at `node`.
+  void AddScope(uint32_t node, uint64_t process_id, uint64_t duration_ns);
+
+  // Adds (or, for properties, sets) a metric value. A name keeps the type it was first given in
+  // the session; a different type is refused with Proton's message.
+  absl::Status AddMetric(uint32_t node, uint64_t process_id, const MetricName& name,
+                         bool is_double, uint64_t value_bits);
+
+  // Appends the rows of everything changed since the last call to `batch`, as absolute values.
+  void TakeChangedRows(store::Batch& batch);
+
+  // Rebuilds the tree from the store (after a daemon restart); nothing is marked changed.
+  void Load(const store::StoredTree& stored);
+
+  size_t node_count() const { return nodes_.size(); }
+
+ private:
+  struct Node {
+    uint32_t parent;
+    std::string name;
+  };
+  struct ProcessPart {
+    std::vector<NodeStats> stats;        // indexed by node id
+    std::vector<uint32_t> changed_nodes;
+    std::vector<bool> changed;
+  };
+  struct MetricKey {
+    uint32_t node;
+    uint64_t process_id;
+    uint32_t metric;  // index into metric_names_
+    bool operator==(const MetricKey&) const = default;
+    template <typename H>
+    friend H AbslHashValue(H h, const MetricKey& k) {
+      return H::combine(std::move(h), k.node, k.process_id, k.metric);
+    }
+  };
+  struct MetricSlot {
+    store::MetricRow row;
+    bool changed = false;
+  };
+  struct MetricInfo {
+    MetricName name;
+    bool is_double;
+  };
+
+  ProcessPart& Part(uint64_t process_id);
+  uint32_t InternMetric(const MetricName& name, bool is_double, bool* type_ok);
+
+  uint64_t session_id_;
+  std::vector<Node> nodes_;  // index = node id; 0 is ROOT
+  absl::flat_hash_map<std::pair<uint32_t, std::string>, uint32_t> children_;
+  size_t first_unsaved_node_ = 1;
+  absl::flat_hash_map<uint64_t, ProcessPart> parts_;
+  std::vector<MetricInfo> metric_names_;
+  absl::flat_hash_map<std::string, uint32_t> metric_ids_;  // by name without suffix
+  absl::flat_hash_map<MetricKey, MetricSlot> metrics_;
+  std::vector<MetricKey> changed_metrics_;
+};
+
+}  // namespace protond::aggregate
+
+#endif  // PROTOND_DAEMON_AGGREGATE_CALL_TREE_H_

@@ -1,0 +1,95 @@
+#include "daemon/aggregate/call_tree.h"
+
+#include <cstring>
+
+#include "gtest/gtest.h"
+
+namespace protond::aggregate {
+namespace {
+
+using store::MetricAggregation;
+
+uint64_t Bits(double value) {
+  uint64_t bits;
+  std::memcpy(&bits, &value, sizeof(bits));
+  return bits;
+}
+
+TEST(ParseMetricNameTest, StripsProtonSuffixesAndKeepsUnits) {
+  EXPECT_EQ(ParseMetricName("flops").name, "flops");
+  EXPECT_EQ(ParseMetricName("flops").aggregation, MetricAggregation::kInclusive);
+  EXPECT_EQ(ParseMetricName("flops (inc)").name, "flops");
+  EXPECT_EQ(ParseMetricName("cpu_time (ns)(exc)").name, "cpu_time (ns)");
+  EXPECT_EQ(ParseMetricName("cpu_time (ns)(exc)").aggregation, MetricAggregation::kExclusive);
+  EXPECT_EQ(ParseMetricName("batch (pty)").aggregation, MetricAggregation::kProperty);
+  EXPECT_EQ(ParseMetricName("cpu_time (ns)").name, "cpu_time (ns)");
+}
+
+TEST(CallTreeTest, ScopesAggregateCountSumMinMax) {
+  CallTree tree(1);
+  const uint32_t a = tree.Child(kRootNodeId, "a");
+  EXPECT_EQ(tree.Child(kRootNodeId, "a"), a);
+  tree.AddScope(a, 9, 30);
+  tree.AddScope(a, 9, 10);
+  tree.AddScope(a, 9, 20);
+  store::Batch batch;
+  tree.TakeChangedRows(batch);
+  ASSERT_EQ(batch.nodes.size(), 1u);
+  EXPECT_EQ(batch.nodes[0].name, "a");
+  ASSERT_EQ(batch.node_stats.size(), 1u);
+  EXPECT_EQ(batch.node_stats[0].count, 3u);
+  EXPECT_EQ(batch.node_stats[0].duration_ns_sum, 60u);
+  EXPECT_EQ(batch.node_stats[0].duration_ns_min, 10u);
+  EXPECT_EQ(batch.node_stats[0].duration_ns_max, 30u);
+  store::Batch again;
+  tree.TakeChangedRows(again);
+  EXPECT_TRUE(again.nodes.empty() && again.node_stats.empty());
+}
+
+TEST(CallTreeTest, MetricsFollowProtonSemantics) {
+  CallTree tree(1);
+  const uint32_t a = tree.Child(kRootNodeId, "a");
+  ASSERT_TRUE(tree.AddMetric(a, 1, ParseMetricName("flops"), false, 5).ok());
+  ASSERT_TRUE(tree.AddMetric(a, 1, ParseMetricName("flops"), false, 7).ok());
+  ASSERT_TRUE(tree.AddMetric(a, 1, ParseMetricName("batch (pty)"), false, 3).ok());
+  ASSERT_TRUE(tree.AddMetric(a, 1, ParseMetricName("batch (pty)"), false, 4).ok());
+  ASSERT_TRUE(tree.AddMetric(a, 1, ParseMetricName("t (exc)"), true, Bits(1.5)).ok());
+  ASSERT_TRUE(tree.AddMetric(a, 1, ParseMetricName("t (exc)"), true, Bits(2.0)).ok());
+  const absl::Status mismatch = tree.AddMetric(a, 1, ParseMetricName("flops"), true, Bits(1.0));
+  EXPECT_EQ(mismatch.message(),
+            "Metric value type mismatch for valueId 0 (flops): current=int64_t, new=double");
+  store::Batch batch;
+  tree.TakeChangedRows(batch);
+  ASSERT_EQ(batch.metrics.size(), 3u);
+  EXPECT_EQ(batch.metrics[0].int_value, 12);
+  EXPECT_EQ(batch.metrics[1].int_value, 4);
+  EXPECT_EQ(batch.metrics[1].aggregation, MetricAggregation::kProperty);
+  EXPECT_DOUBLE_EQ(batch.metrics[2].double_value, 3.5);
+  EXPECT_EQ(batch.metrics[2].name, "t");
+}
+
+TEST(CallTreeTest, LoadResumesFromStoredRows) {
+  CallTree first(1);
+  const uint32_t b = first.Child(first.Child(kRootNodeId, "a"), "b");
+  first.AddScope(b, 2, 100);
+  ASSERT_TRUE(first.AddMetric(b, 2, ParseMetricName("bytes"), false, 8).ok());
+  store::Batch saved;
+  first.TakeChangedRows(saved);
+
+  CallTree second(1);
+  second.Load({saved.nodes, saved.node_stats, saved.metrics});
+  EXPECT_EQ(second.Child(second.Child(kRootNodeId, "a"), "b"), b);
+  second.AddScope(b, 2, 50);
+  ASSERT_TRUE(second.AddMetric(b, 2, ParseMetricName("bytes"), false, 2).ok());
+  store::Batch batch;
+  second.TakeChangedRows(batch);
+  EXPECT_TRUE(batch.nodes.empty());
+  ASSERT_EQ(batch.node_stats.size(), 1u);
+  EXPECT_EQ(batch.node_stats[0].count, 2u);
+  EXPECT_EQ(batch.node_stats[0].duration_ns_min, 50u);
+  ASSERT_EQ(batch.metrics.size(), 1u);
+  EXPECT_EQ(batch.metrics[0].int_value, 10);
+}
+
+}  // namespace
+}  // namespace protond::aggregate

@@ -1,0 +1,222 @@
+#include "daemon/ingest/process_decoder.h"
+
+#include <cstring>
+
+#include "absl/strings/str_cat.h"
+
+namespace protond::ingest {
+namespace {
+
+using record::Kind;
+using record::NameClass;
+
+// A context path deeper than this is treated as a definition cycle.
+constexpr int kMaxContextDepth = 4096;
+
+template <typename T>
+void Append(std::string& out, T value) {
+  out.append(reinterpret_cast<const char*>(&value), sizeof(value));
+}
+
+template <typename T>
+bool Take(std::string_view& in, T* value) {
+  if (in.size() < sizeof(T)) return false;
+  std::memcpy(value, in.data(), sizeof(T));
+  in.remove_prefix(sizeof(T));
+  return true;
+}
+
+}  // namespace
+
+void ReportProblem(SessionSink& sink, std::string problem) {
+  std::vector<std::string>& problems = *sink.problems;
+  if (problems.size() >= kMaxProblems) return;
+  for (const std::string& known : problems) {
+    if (known == problem) return;
+  }
+  problems.push_back(std::move(problem));
+}
+
+// Cursor encoding (daemon-private, stored as a blob): u64 session, u32 tid, u32 state, u32 depth,
+// then depth x (u32 context, u64 enter_ns).
+store::LaneRow LaneCursor::ToRow(uint64_t process_id, uint32_t lane) const {
+  store::LaneRow row{process_id, lane, read_pos, dropped_seen, corrupt_reason, {}};
+  Append(row.decoder_state, session_id);
+  Append(row.decoder_state, tid);
+  Append(row.decoder_state, state_name_id);
+  Append(row.decoder_state, static_cast<uint32_t>(stack.size()));
+  for (const OpenScope& scope : stack) {
+    Append(row.decoder_state, scope.context_id);
+    Append(row.decoder_state, scope.enter_ns);
+  }
+  return row;
+}
+
+absl::StatusOr<LaneCursor> LaneCursor::FromRow(const store::LaneRow& row) {
+  LaneCursor cursor;
+  cursor.read_pos = row.read_pos;
+  cursor.dropped_seen = row.dropped_seen;
+  cursor.corrupt_reason = row.corrupt_reason;
+  std::string_view in = row.decoder_state;
+  uint32_t depth = 0;
+  bool ok = Take(in, &cursor.session_id) && Take(in, &cursor.tid) &&
+            Take(in, &cursor.state_name_id) && Take(in, &depth) && in.size() == depth * 12u;
+  for (uint32_t i = 0; ok && i < depth; ++i) {
+    OpenScope scope;
+    ok = Take(in, &scope.context_id) && Take(in, &scope.enter_ns);
+    cursor.stack.push_back(scope);
+  }
+  if (!ok) {
+    return absl::DataLossError(absl::StrCat("stored state of lane ", row.lane, " of process ",
+                                            row.process_id, " is damaged"));
+  }
+  return cursor;
+}
+
+absl::Status ProcessDecoder::DecodeLane(LaneCursor& cursor, std::span<const uint8_t> bytes,
+                                        SessionLookup sessions) {
+  while (!bytes.empty()) {
+    absl::StatusOr<record::Record> r = record::DecodeRecord(bytes);
+    if (!r.ok()) {
+      return absl::DataLossError(absl::StrCat("at position ", cursor.read_pos, ": ",
+                                              r.status().message()));
+    }
+    Apply(cursor, *r, sessions);
+    cursor.read_pos += r->size_bytes;
+    bytes = bytes.subspan(r->size_bytes);
+  }
+  return absl::OkStatus();
+}
+
+void ProcessDecoder::Apply(LaneCursor& cursor, const record::Record& r, SessionLookup sessions) {
+  if (r.unknown_kind) {
+    stats_.unknown_kind++;
+    return;
+  }
+  switch (r.kind) {
+    case Kind::kThreadBegin:
+      stats_.abandoned_scopes += cursor.stack.size();
+      cursor = LaneCursor{cursor.read_pos, cursor.dropped_seen, {}, 0, r.aux, 0, {}};
+      return;
+    case Kind::kSessionBegin:
+      stats_.abandoned_scopes += cursor.stack.size();
+      cursor.stack.clear();
+      cursor.state_name_id = 0;
+      cursor.session_id = sessions(r.value) != nullptr ? r.value : 0;
+      if (cursor.session_id == 0) stats_.outside_session++;
+      return;
+    case Kind::kContextDef:
+    case Kind::kNameDef:
+      Define(r);
+      return;
+    default:
+      break;
+  }
+  SessionSink* sink = cursor.session_id != 0 ? sessions(cursor.session_id) : nullptr;
+  if (sink == nullptr) {
+    stats_.outside_session++;
+    return;
+  }
+  ++*sink->records;
+  switch (r.kind) {
+    case Kind::kScopeEnter:
+      cursor.stack.push_back({r.aux, r.value});
+      return;
+    case Kind::kScopeExit:
+      return ApplyExit(cursor, r, *sink);
+    case Kind::kMetric:
+      return ApplyMetric(cursor, r, *sink);
+    case Kind::kStateEnter:
+      cursor.state_name_id = r.aux;
+      return;
+    case Kind::kStateExit:
+      cursor.state_name_id = 0;
+      return;
+    default:
+      return;
+  }
+}
+
+void ProcessDecoder::Define(const record::Record& r) {
+  if (r.kind == Kind::kContextDef) {
+    auto [it, inserted] = contexts_.try_emplace(r.aux, Context{r.ref_id, std::string(r.name)});
+    if (inserted) new_contexts_.push_back({process_id_, r.aux, r.ref_id, it->second.name});
+    return;
+  }
+  auto [it, inserted] =
+      names_.try_emplace(r.aux, Name{r.flags, aggregate::ParseMetricName(r.name)});
+  if (inserted) new_names_.push_back({process_id_, r.aux, r.flags, std::string(r.name)});
+}
+
+bool ProcessDecoder::NodeOf(uint64_t session_id, aggregate::CallTree& tree, uint32_t context_id,
+                            uint32_t* node) {
+  std::vector<uint32_t>& cache = nodes_[session_id];
+  // Walk up to the nearest resolved ancestor, then intern the path back down.
+  std::vector<uint32_t> path;
+  uint32_t id = context_id;
+  while (id != record::kRootContextId && (id >= cache.size() || cache[id] == 0)) {
+    auto it = contexts_.find(id);
+    if (it == contexts_.end() || path.size() >= kMaxContextDepth) return false;
+    path.push_back(id);
+    id = it->second.parent;
+  }
+  uint32_t parent_node = id == record::kRootContextId ? aggregate::kRootNodeId : cache[id] - 1;
+  for (auto step = path.rbegin(); step != path.rend(); ++step) {
+    parent_node = tree.Child(parent_node, contexts_[*step].name);
+    if (*step >= cache.size()) cache.resize(*step + 1, 0);
+    cache[*step] = parent_node + 1;
+  }
+  *node = parent_node;
+  return true;
+}
+
+void ProcessDecoder::ApplyExit(LaneCursor& cursor, const record::Record& r, SessionSink& sink) {
+  // Pop to the matching enter: scopes above it lost their exit (a dropped record).
+  size_t depth = cursor.stack.size();
+  while (depth > 0 && cursor.stack[depth - 1].context_id != r.aux) --depth;
+  if (depth == 0) {
+    stats_.unmatched_exit++;
+    return;
+  }
+  const OpenScope scope = cursor.stack[depth - 1];
+  stats_.abandoned_scopes += cursor.stack.size() - depth;
+  cursor.stack.resize(depth - 1);
+  uint32_t node;
+  if (!NodeOf(cursor.session_id, *sink.tree, r.aux, &node)) {
+    stats_.undefined_reference++;
+    return;
+  }
+  const uint64_t duration_ns = r.value >= scope.enter_ns ? r.value - scope.enter_ns : 0;
+  sink.tree->AddScope(node, process_id_, duration_ns);
+}
+
+void ProcessDecoder::ApplyMetric(LaneCursor& cursor, const record::Record& r, SessionSink& sink) {
+  auto name = names_.find(r.ref_id);
+  uint32_t node;
+  if (name == names_.end() || name->second.name_class == static_cast<int>(NameClass::kState) ||
+      !NodeOf(cursor.session_id, *sink.tree, r.aux, &node)) {
+    stats_.undefined_reference++;
+    return;
+  }
+  const bool is_double = r.flags == static_cast<uint8_t>(NameClass::kDoubleMetric);
+  absl::Status status =
+      sink.tree->AddMetric(node, process_id_, name->second.metric, is_double, r.value);
+  if (!status.ok()) ReportProblem(sink, std::string(status.message()));
+}
+
+void ProcessDecoder::TakeChangedRows(store::Batch& batch) {
+  batch.contexts.insert(batch.contexts.end(), new_contexts_.begin(), new_contexts_.end());
+  batch.names.insert(batch.names.end(), new_names_.begin(), new_names_.end());
+  new_contexts_.clear();
+  new_names_.clear();
+}
+
+void ProcessDecoder::Load(const std::vector<store::ContextRow>& contexts,
+                          const std::vector<store::NameRow>& names) {
+  for (const auto& row : contexts) contexts_[row.context_id] = {row.parent_context_id, row.name};
+  for (const auto& row : names) {
+    names_[row.name_id] = {row.name_class, aggregate::ParseMetricName(row.name)};
+  }
+}
+
+}  // namespace protond::ingest

@@ -1,0 +1,108 @@
+// Turns one process's lane bytes into call-tree updates. The bytes are an untrusted private copy;
+// each lane keeps a cursor (read position, owning thread, session, open scopes, state) that is
+// stored with the aggregates, so decoding resumes exactly after a daemon restart. Contexts and
+// names are per process (any lane may define them). Used by the ingest thread only.
+#ifndef PROTOND_DAEMON_INGEST_PROCESS_DECODER_H_
+#define PROTOND_DAEMON_INGEST_PROCESS_DECODER_H_
+
+#include <cstdint>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "absl/container/flat_hash_map.h"
+#include "absl/functional/function_ref.h"
+#include "absl/status/statusor.h"
+#include "common/record/record_decoder.h"
+#include "daemon/aggregate/call_tree.h"
+#include "daemon/store/store.h"
+
+namespace protond::ingest {
+
+struct OpenScope {
+  uint32_t context_id;
+  uint64_t enter_ns;
+};
+
+// Where the daemon stands in one lane.
+struct LaneCursor {
+  uint64_t read_pos = 0;
+  uint64_t dropped_seen = 0;
+  std::string corrupt_reason;
+  uint64_t session_id = 0;  // 0: records are not attributed (none announced, or refused)
+  uint32_t tid = 0;
+  uint32_t state_name_id = 0;
+  std::vector<OpenScope> stack;
+
+  store::LaneRow ToRow(uint64_t process_id, uint32_t lane) const;
+  static absl::StatusOr<LaneCursor> FromRow(const store::LaneRow& row);
+};
+
+// A session that accepts this process's records, as the decoder sees it.
+struct SessionSink {
+  aggregate::CallTree* tree;
+  uint64_t* records;
+  std::vector<std::string>* problems;  // distinct lines, at most kMaxProblems
+};
+inline constexpr size_t kMaxProblems = 32;
+// Adds `problem` to the session unless it is already there or the list is full.
+void ReportProblem(SessionSink& sink, std::string problem);
+
+// Counters of records the decoder skipped, by cause (documented in docs/record-format.md).
+struct DecoderStats {
+  uint64_t unknown_kind = 0;          // a newer shim's record kind
+  uint64_t outside_session = 0;       // no session announced, or one this process may not use
+  uint64_t undefined_reference = 0;   // a context or name id never defined
+  uint64_t unmatched_exit = 0;        // an exit with no matching enter on the lane
+  uint64_t abandoned_scopes = 0;      // enters whose exit never came (thread ended, exit lost)
+};
+
+class ProcessDecoder {
+ public:
+  // Returns the sink for `session_id`, or nullptr if the process may not record into it.
+  using SessionLookup = absl::FunctionRef<SessionSink*(uint64_t session_id)>;
+
+  explicit ProcessDecoder(uint64_t process_id) : process_id_(process_id) {}
+
+  // Applies the records in `bytes` (starting at cursor.read_pos) and advances the cursor. An
+  // error means the lane's framing is lost: the cursor stops before the bad record.
+  absl::Status DecodeLane(LaneCursor& cursor, std::span<const uint8_t> bytes,
+                          SessionLookup sessions);
+
+  // Rows for contexts and names defined since the last call.
+  void TakeChangedRows(store::Batch& batch);
+  void Load(const std::vector<store::ContextRow>& contexts, const std::vector<store::NameRow>& names);
+  // Drops the per-session lookup state of an ended session.
+  void ForgetSession(uint64_t session_id) { nodes_.erase(session_id); }
+  const DecoderStats& stats() const { return stats_; }
+
+ private:
+  struct Context {
+    uint32_t parent;
+    std::string name;
+  };
+  struct Name {
+    int name_class;
+    aggregate::MetricName metric;  // the name, parsed as a metric name
+  };
+
+  void Apply(LaneCursor& cursor, const record::Record& r, SessionLookup sessions);
+  void Define(const record::Record& r);
+  // The session node of `context_id`; false if the context (or an ancestor) is undefined.
+  bool NodeOf(uint64_t session_id, aggregate::CallTree& tree, uint32_t context_id, uint32_t* node);
+  void ApplyExit(LaneCursor& cursor, const record::Record& r, SessionSink& sink);
+  void ApplyMetric(LaneCursor& cursor, const record::Record& r, SessionSink& sink);
+
+  uint64_t process_id_;
+  absl::flat_hash_map<uint32_t, Context> contexts_;
+  absl::flat_hash_map<uint32_t, Name> names_;
+  // Per session: context id -> node id + 1 (0: not resolved yet).
+  absl::flat_hash_map<uint64_t, std::vector<uint32_t>> nodes_;
+  std::vector<store::ContextRow> new_contexts_;
+  std::vector<store::NameRow> new_names_;
+  DecoderStats stats_;
+};
+
+}  // namespace protond::ingest
+
+#endif  // PROTOND_DAEMON_INGEST_PROCESS_DECODER_H_

@@ -1,0 +1,169 @@
+#include "daemon/ingest/process_decoder.h"
+
+#include <vector>
+
+#include "gtest/gtest.h"
+
+namespace protond::ingest {
+namespace {
+
+using record::Kind;
+
+class LaneBytes {
+ public:
+  template <typename T>
+  LaneBytes& Add(const T& record) {
+    const auto* p = reinterpret_cast<const uint8_t*>(&record);
+    bytes_.insert(bytes_.end(), p, p + sizeof(T));
+    return *this;
+  }
+  LaneBytes& Context(uint32_t id, uint32_t parent, std::string_view name) {
+    std::vector<uint8_t> out(record::NamedRecordBytes(name.size()));
+    record::EncodeContextDef(id, parent, name, out.data());
+    bytes_.insert(bytes_.end(), out.begin(), out.end());
+    return *this;
+  }
+  LaneBytes& Name(uint32_t id, record::NameClass name_class, std::string_view name) {
+    std::vector<uint8_t> out(record::NamedRecordBytes(name.size()));
+    record::EncodeNameDef(id, name_class, name, out.data());
+    bytes_.insert(bytes_.end(), out.begin(), out.end());
+    return *this;
+  }
+  std::span<const uint8_t> span() const { return bytes_; }
+  std::vector<uint8_t>& bytes() { return bytes_; }
+
+ private:
+  std::vector<uint8_t> bytes_;
+};
+
+class ProcessDecoderTest : public ::testing::Test {
+ protected:
+  absl::Status Decode(LaneCursor& cursor, std::span<const uint8_t> bytes) {
+    return decoder_.DecodeLane(cursor, bytes, [this](uint64_t session) -> SessionSink* {
+      return session == 5 ? &sink_ : nullptr;
+    });
+  }
+  store::Batch Rows() {
+    store::Batch batch;
+    tree_.TakeChangedRows(batch);
+    decoder_.TakeChangedRows(batch);
+    return batch;
+  }
+
+  aggregate::CallTree tree_{5};
+  uint64_t records_ = 0;
+  std::vector<std::string> problems_;
+  SessionSink sink_{&tree_, &records_, &problems_};
+  ProcessDecoder decoder_{77};
+};
+
+TEST_F(ProcessDecoderTest, FoldsNestedScopesAndMetrics) {
+  LaneBytes lane;
+  lane.Add(record::MakeThreadBegin(1))
+      .Add(record::MakeSessionBegin(5))
+      .Context(1, 0, "outer")
+      .Add(record::MakeTimed(Kind::kScopeEnter, 1, 100))
+      .Context(2, 1, "inner")
+      .Add(record::MakeTimed(Kind::kScopeEnter, 2, 110))
+      .Name(1, record::NameClass::kInt64Metric, "flops")
+      .Add(record::MakeInt64Metric(2, 1, 42))
+      .Add(record::MakeTimed(Kind::kScopeExit, 2, 150))
+      .Add(record::MakeTimed(Kind::kScopeExit, 1, 200));
+  LaneCursor cursor;
+  ASSERT_TRUE(Decode(cursor, lane.span()).ok());
+  EXPECT_EQ(cursor.read_pos, lane.bytes().size());
+  EXPECT_TRUE(cursor.stack.empty());
+  EXPECT_EQ(records_, 5u);
+  const store::Batch rows = Rows();
+  ASSERT_EQ(rows.nodes.size(), 2u);
+  EXPECT_EQ(rows.nodes[0].name, "outer");
+  EXPECT_EQ(rows.nodes[1].parent_id, rows.nodes[0].node_id);
+  ASSERT_EQ(rows.node_stats.size(), 2u);
+  ASSERT_EQ(rows.metrics.size(), 1u);
+  EXPECT_EQ(rows.metrics[0].int_value, 42);
+  EXPECT_EQ(rows.metrics[0].node_id, rows.nodes[1].node_id);
+  EXPECT_EQ(rows.contexts.size(), 2u);
+  EXPECT_EQ(rows.names.size(), 1u);
+}
+
+TEST_F(ProcessDecoderTest, Malicious_ForeignSessionIsDiscardedAndCounted) {
+  LaneBytes lane;
+  lane.Add(record::MakeSessionBegin(99))
+      .Context(1, 0, "x")
+      .Add(record::MakeTimed(Kind::kScopeEnter, 1, 1))
+      .Add(record::MakeTimed(Kind::kScopeExit, 1, 2));
+  LaneCursor cursor;
+  ASSERT_TRUE(Decode(cursor, lane.span()).ok());
+  EXPECT_EQ(records_, 0u);
+  EXPECT_EQ(decoder_.stats().outside_session, 3u);
+  EXPECT_TRUE(Rows().node_stats.empty());
+}
+
+TEST_F(ProcessDecoderTest, Malicious_UndefinedContextAndUnmatchedExitAreCounted) {
+  LaneBytes lane;
+  lane.Add(record::MakeSessionBegin(5))
+      .Add(record::MakeTimed(Kind::kScopeExit, 3, 2))
+      .Add(record::MakeTimed(Kind::kScopeEnter, 4, 1))
+      .Add(record::MakeTimed(Kind::kScopeExit, 4, 2));
+  LaneCursor cursor;
+  ASSERT_TRUE(Decode(cursor, lane.span()).ok());
+  EXPECT_EQ(decoder_.stats().unmatched_exit, 1u);
+  EXPECT_EQ(decoder_.stats().undefined_reference, 1u);
+}
+
+TEST_F(ProcessDecoderTest, Malicious_ContextCycleIsRefused) {
+  LaneBytes lane;
+  lane.Add(record::MakeSessionBegin(5))
+      .Context(1, 2, "a")
+      .Context(2, 1, "b")
+      .Add(record::MakeTimed(Kind::kScopeEnter, 1, 1))
+      .Add(record::MakeTimed(Kind::kScopeExit, 1, 2));
+  LaneCursor cursor;
+  ASSERT_TRUE(Decode(cursor, lane.span()).ok());
+  EXPECT_EQ(decoder_.stats().undefined_reference, 1u);
+}
+
+TEST_F(ProcessDecoderTest, Malicious_GarbageStopsAtTheBadRecord) {
+  LaneBytes lane;
+  lane.Add(record::MakeSessionBegin(5));
+  lane.bytes().insert(lane.bytes().end(), {0, 0, 16, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0});
+  LaneCursor cursor;
+  const absl::Status status = Decode(cursor, lane.span());
+  ASSERT_FALSE(status.ok());
+  EXPECT_EQ(status.message(), "at position 16: record kind 0 (zeroed or overwritten memory)");
+  EXPECT_EQ(cursor.read_pos, 16u);
+}
+
+TEST_F(ProcessDecoderTest, MetricTypeChangeIsReportedAsProblem) {
+  LaneBytes lane;
+  lane.Add(record::MakeSessionBegin(5))
+      .Name(1, record::NameClass::kInt64Metric, "a")
+      .Add(record::MakeInt64Metric(0, 1, 1))
+      .Add(record::MakeDoubleMetric(0, 1, 1.0));
+  LaneCursor cursor;
+  ASSERT_TRUE(Decode(cursor, lane.span()).ok());
+  ASSERT_EQ(problems_.size(), 1u);
+  EXPECT_EQ(problems_[0], "Metric value type mismatch for valueId 0 (a): current=int64_t, new=double");
+}
+
+TEST(LaneCursorTest, RoundTripsThroughTheStoreRow) {
+  LaneCursor cursor;
+  cursor.read_pos = 4096;
+  cursor.dropped_seen = 3;
+  cursor.session_id = 5;
+  cursor.tid = 12;
+  cursor.state_name_id = 2;
+  cursor.stack = {{1, 100}, {2, 200}};
+  auto back = LaneCursor::FromRow(cursor.ToRow(1, 0));
+  ASSERT_TRUE(back.ok());
+  EXPECT_EQ(back->read_pos, 4096u);
+  EXPECT_EQ(back->session_id, 5u);
+  ASSERT_EQ(back->stack.size(), 2u);
+  EXPECT_EQ(back->stack[1].enter_ns, 200u);
+  store::LaneRow damaged = cursor.ToRow(1, 0);
+  damaged.decoder_state.pop_back();
+  EXPECT_FALSE(LaneCursor::FromRow(damaged).ok());
+}
+
+}  // namespace
+}  // namespace protond::ingest

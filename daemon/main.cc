@@ -1,0 +1,116 @@
+// protond: the profiling daemon. Serves the protond.v1 API on a unix socket and keeps sessions
+// in an SQLite store under the state directory. See README.md and docs/.
+#include <signal.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <filesystem>
+#include <string>
+
+#include "absl/strings/numbers.h"
+#include "client-lib/cpp/daemon_paths.h"
+#include "daemon/server/unix_server.h"
+#include "daemon/service/protond_service.h"
+
+namespace {
+
+constexpr char kUsage[] =
+    "usage: protond [--socket PATH] [--state-dir DIR] [--commit-interval-ms N]\n"
+    "  --socket PATH        unix socket to serve (default: %s)\n"
+    "  --state-dir DIR      where protond.db is kept (default: %s)\n"
+    "  --commit-interval-ms how often lanes are drained and committed (default: 100)\n";
+
+struct Flags {
+  std::string socket;
+  std::string state_dir;
+  int commit_interval_ms = 100;
+};
+
+int Usage(FILE* out, int code) {
+  const auto defaults = protond::client::DefaultDaemonPaths();
+  std::fprintf(out, kUsage, defaults.socket.c_str(), defaults.state_dir.c_str());
+  return code;
+}
+
+// Returns an exit code, or -1 to go on.
+int ParseFlags(int argc, char** argv, Flags& flags) {
+  const auto defaults = protond::client::DefaultDaemonPaths();
+  flags.socket = defaults.socket;
+  flags.state_dir = defaults.state_dir;
+  for (int i = 1; i < argc; ++i) {
+    const std::string arg = argv[i];
+    if (arg == "-h" || arg == "--help") return Usage(stdout, 0);
+    if (i + 1 >= argc) {
+      std::fprintf(stderr, "protond: unknown option or missing value: %s\n", arg.c_str());
+      return Usage(stderr, 2);
+    }
+    const std::string value = argv[++i];
+    if (arg == "--socket") {
+      flags.socket = value;
+    } else if (arg == "--state-dir") {
+      flags.state_dir = value;
+    } else if (arg == "--commit-interval-ms" &&
+               absl::SimpleAtoi(value, &flags.commit_interval_ms) &&
+               flags.commit_interval_ms > 0) {
+    } else {
+      std::fprintf(stderr, "protond: bad option %s %s\n", arg.c_str(), value.c_str());
+      return Usage(stderr, 2);
+    }
+  }
+  return -1;
+}
+
+int WaitForTermination() {
+  sigset_t signals;
+  sigemptyset(&signals);
+  sigaddset(&signals, SIGINT);
+  sigaddset(&signals, SIGTERM);
+  int received = 0;
+  sigwait(&signals, &received);
+  return received;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  Flags flags;
+  if (int code = ParseFlags(argc, argv, flags); code >= 0) return code;
+  // Block the termination signals in every thread; the main thread waits for them.
+  sigset_t signals;
+  sigemptyset(&signals);
+  sigaddset(&signals, SIGINT);
+  sigaddset(&signals, SIGTERM);
+  pthread_sigmask(SIG_BLOCK, &signals, nullptr);
+  signal(SIGPIPE, SIG_IGN);
+
+  std::error_code error;
+  std::filesystem::create_directories(flags.state_dir, error);
+  if (error) {
+    std::fprintf(stderr, "protond: cannot create state directory %s: %s\n",
+                 flags.state_dir.c_str(), error.message().c_str());
+    return 1;
+  }
+  chmod(flags.state_dir.c_str(), 0700);
+  auto service = protond::service::ProtondService::Create(
+      {flags.state_dir + "/protond.db", std::chrono::milliseconds(flags.commit_interval_ms)});
+  if (!service.ok()) {
+    std::fprintf(stderr, "protond: %s\n", std::string(service.status().message()).c_str());
+    return 1;
+  }
+  auto server = protond::server::UnixServer::Start(flags.socket, service->get());
+  if (!server.ok()) {
+    std::fprintf(stderr, "protond: %s\n", std::string(server.status().message()).c_str());
+    return 1;
+  }
+  std::fprintf(stderr, "protond: listening at %s, store %s/protond.db\n", flags.socket.c_str(),
+               flags.state_dir.c_str());
+  const int signal_number = WaitForTermination();
+  std::fprintf(stderr, "protond: %s, shutting down\n", strsignal(signal_number));
+  (*server)->Shutdown();
+  if (absl::Status s = (*service)->RunIngestCycle(); !s.ok()) {
+    std::fprintf(stderr, "protond: last commit failed: %s\n", s.ToString().c_str());
+    return 1;
+  }
+  return 0;
+}

@@ -1,0 +1,105 @@
+#include "daemon/query/tree_query.h"
+
+#include <algorithm>
+#include <map>
+#include <vector>
+
+#include "absl/container/flat_hash_map.h"
+
+namespace protond::query {
+namespace {
+
+struct MergedNode {
+  store::NodeRow row;
+  std::vector<uint32_t> children;  // in first-seen order
+  uint64_t count = 0;
+  uint64_t sum = 0;
+  uint64_t min = 0;
+  uint64_t max = 0;
+  std::vector<store::MetricRow> metrics;  // one per name, merged
+};
+
+void MergeMetric(MergedNode& node, const store::MetricRow& row) {
+  for (store::MetricRow& merged : node.metrics) {
+    if (merged.name != row.name) continue;
+    if (row.aggregation == store::MetricAggregation::kProperty) {
+      merged = row;
+    } else if (row.is_double) {
+      merged.double_value += row.double_value;
+    } else {
+      merged.int_value = static_cast<int64_t>(static_cast<uint64_t>(merged.int_value) +
+                                              static_cast<uint64_t>(row.int_value));
+    }
+    return;
+  }
+  node.metrics.push_back(row);
+}
+
+v1::Metric::Aggregation ToProto(store::MetricAggregation aggregation) {
+  switch (aggregation) {
+    case store::MetricAggregation::kExclusive:
+      return v1::Metric::EXCLUSIVE;
+    case store::MetricAggregation::kProperty:
+      return v1::Metric::PROPERTY;
+    case store::MetricAggregation::kInclusive:
+      return v1::Metric::INCLUSIVE;
+  }
+  return v1::Metric::AGGREGATION_UNSPECIFIED;
+}
+
+void Emit(const std::vector<MergedNode>& nodes, uint32_t index, v1::Tree& tree) {
+  const MergedNode& node = nodes[index];
+  v1::TreeNode* out = tree.add_nodes();
+  out->set_id(node.row.node_id);
+  out->set_parent_id(node.row.parent_id);
+  out->set_name(node.row.name);
+  out->set_count(node.count);
+  out->set_duration_ns_sum(node.sum);
+  out->set_duration_ns_min(node.min);
+  out->set_duration_ns_max(node.max);
+  for (const store::MetricRow& row : node.metrics) {
+    v1::Metric* metric = out->add_metrics();
+    metric->set_name(row.name);
+    metric->set_aggregation(ToProto(row.aggregation));
+    if (row.is_double) {
+      metric->set_double_value(row.double_value);
+    } else {
+      metric->set_int_value(row.int_value);
+    }
+  }
+  for (uint32_t child : node.children) Emit(nodes, child, tree);
+}
+
+}  // namespace
+
+v1::Tree BuildTree(const store::StoredTree& stored) {
+  std::vector<MergedNode> nodes(1);
+  nodes[0].row.name = "ROOT";
+  absl::flat_hash_map<uint32_t, uint32_t> index_of = {{0, 0}};
+  for (const store::NodeRow& row : stored.nodes) {
+    auto parent = index_of.find(row.parent_id);
+    if (parent == index_of.end() || index_of.contains(row.node_id)) continue;  // damaged rows
+    const uint32_t index = static_cast<uint32_t>(nodes.size());
+    nodes[parent->second].children.push_back(index);
+    index_of[row.node_id] = index;
+    nodes.emplace_back().row = row;
+  }
+  for (const store::NodeStatsRow& row : stored.node_stats) {
+    auto it = index_of.find(row.node_id);
+    if (it == index_of.end() || row.count == 0) continue;
+    MergedNode& node = nodes[it->second];
+    node.min = node.count == 0 ? row.duration_ns_min : std::min(node.min, row.duration_ns_min);
+    node.max = std::max(node.max, row.duration_ns_max);
+    node.count += row.count;
+    node.sum += row.duration_ns_sum;
+  }
+  for (const store::MetricRow& row : stored.metrics) {
+    auto it = index_of.find(row.node_id);
+    if (it != index_of.end()) MergeMetric(nodes[it->second], row);
+  }
+  v1::Tree tree;
+  Emit(nodes, 0, tree);
+  return tree;
+}
+
+}  // namespace protond::query

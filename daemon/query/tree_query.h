@@ -1,0 +1,16 @@
+// Builds the API's view of a session's call tree from the store: per-process contributions are
+// merged (counts and sums added, min of minimums, max of maximums, summed metrics added,
+// properties from the last process that set them) and nodes are put in pre-order.
+#ifndef PROTOND_DAEMON_QUERY_TREE_QUERY_H_
+#define PROTOND_DAEMON_QUERY_TREE_QUERY_H_
+
+#include "daemon/store/store.h"
+#include "protond.pb.h"
+
+namespace protond::query {
+
+v1::Tree BuildTree(const store::StoredTree& stored);
+
+}  // namespace protond::query
+
+#endif  // PROTOND_DAEMON_QUERY_TREE_QUERY_H_

@@ -1,0 +1,83 @@
+#include "daemon/server/grpc_services.h"
+
+#include <chrono>
+#include <thread>
+
+namespace protond::server {
+namespace {
+
+grpc::Status ToGrpc(const absl::Status& status) {
+  if (status.ok()) return grpc::Status::OK;
+  return grpc::Status(static_cast<grpc::StatusCode>(status.code()), std::string(status.message()));
+}
+
+// Resolves the caller, or answers UNAUTHENTICATED (a connection the daemon did not accept).
+#define RESOLVE_PEER(var)                                                                   \
+  std::optional<service::Peer> var = peers_->Find(context->peer());                        \
+  if (!var) {                                                                               \
+    return grpc::Status(grpc::StatusCode::UNAUTHENTICATED, "caller credentials unknown"); \
+  }
+
+template <typename Message>
+grpc::Status Answer(absl::StatusOr<Message> result, Message* response) {
+  if (!result.ok()) return ToGrpc(result.status());
+  *response = std::move(*result);
+  return grpc::Status::OK;
+}
+
+}  // namespace
+
+grpc::Status RegistrationService::Register(grpc::ServerContext* context,
+                                           const v1::RegisterRequest* request,
+                                           grpc::ServerWriter<v1::ControlCommand>* writer) {
+  RESOLVE_PEER(peer);
+  absl::StatusOr<uint64_t> process_id = service_->RegisterProcess(*peer, *request);
+  if (!process_id.ok()) return ToGrpc(process_id.status());
+  v1::ControlCommand registered;
+  registered.mutable_registered()->set_process_id(*process_id);
+  if (writer->Write(registered)) {
+    // The stream stays open while the process lives: its end is how the daemon learns of exit.
+    while (!context->IsCancelled() && !ending_.load()) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    }
+  }
+  service_->ProcessDisconnected(*process_id);
+  return grpc::Status::OK;
+}
+
+grpc::Status SessionsService::StartSession(grpc::ServerContext* context,
+                                           const v1::StartSessionRequest* request,
+                                           v1::Session* response) {
+  RESOLVE_PEER(peer);
+  return Answer(service_->StartSession(*peer, request->name()), response);
+}
+
+grpc::Status SessionsService::StopSession(grpc::ServerContext* context,
+                                          const v1::StopSessionRequest* request,
+                                          v1::Session* response) {
+  RESOLVE_PEER(peer);
+  return Answer(service_->StopSession(*peer, request->session_id()), response);
+}
+
+grpc::Status SessionsService::FlushSession(grpc::ServerContext* context,
+                                           const v1::FlushSessionRequest* request,
+                                           v1::Session* response) {
+  RESOLVE_PEER(peer);
+  return Answer(service_->FlushSession(*peer, request->session_id()), response);
+}
+
+grpc::Status SessionsService::ListSessions(grpc::ServerContext* context,
+                                           const v1::ListSessionsRequest*,
+                                           v1::ListSessionsResponse* response) {
+  RESOLVE_PEER(peer);
+  *response = service_->ListSessions(*peer);
+  return grpc::Status::OK;
+}
+
+grpc::Status QueryService::GetTree(grpc::ServerContext* context, const v1::GetTreeRequest* request,
+                                   v1::Tree* response) {
+  RESOLVE_PEER(peer);
+  return Answer(service_->GetTree(*peer, request->session_id()), response);
+}
+
+}  // namespace protond::server

@@ -1,0 +1,64 @@
+// The gRPC services of protond.v1, each a thin adapter from a call to ProtondService with the
+// caller's credentials from the PeerTable.
+#ifndef PROTOND_DAEMON_SERVER_GRPC_SERVICES_H_
+#define PROTOND_DAEMON_SERVER_GRPC_SERVICES_H_
+
+#include <atomic>
+
+#include "daemon/server/peer_table.h"
+#include "daemon/service/protond_service.h"
+#include "protond.grpc.pb.h"
+
+namespace protond::server {
+
+class RegistrationService final : public v1::Registration::Service {
+ public:
+  RegistrationService(service::ProtondService* service, PeerTable* peers)
+      : service_(service), peers_(peers) {}
+  // Ends every open Register stream (at shutdown).
+  void EndStreams() { ending_.store(true); }
+
+  grpc::Status Register(grpc::ServerContext* context, const v1::RegisterRequest* request,
+                        grpc::ServerWriter<v1::ControlCommand>* writer) override;
+
+ private:
+  service::ProtondService* service_;
+  PeerTable* peers_;
+  std::atomic<bool> ending_{false};
+};
+
+class SessionsService final : public v1::Sessions::Service {
+ public:
+  SessionsService(service::ProtondService* service, PeerTable* peers)
+      : service_(service), peers_(peers) {}
+
+  grpc::Status StartSession(grpc::ServerContext* context, const v1::StartSessionRequest* request,
+                            v1::Session* response) override;
+  grpc::Status StopSession(grpc::ServerContext* context, const v1::StopSessionRequest* request,
+                           v1::Session* response) override;
+  grpc::Status FlushSession(grpc::ServerContext* context, const v1::FlushSessionRequest* request,
+                            v1::Session* response) override;
+  grpc::Status ListSessions(grpc::ServerContext* context, const v1::ListSessionsRequest* request,
+                            v1::ListSessionsResponse* response) override;
+
+ private:
+  service::ProtondService* service_;
+  PeerTable* peers_;
+};
+
+class QueryService final : public v1::Query::Service {
+ public:
+  QueryService(service::ProtondService* service, PeerTable* peers)
+      : service_(service), peers_(peers) {}
+
+  grpc::Status GetTree(grpc::ServerContext* context, const v1::GetTreeRequest* request,
+                       v1::Tree* response) override;
+
+ private:
+  service::ProtondService* service_;
+  PeerTable* peers_;
+};
+
+}  // namespace protond::server
+
+#endif  // PROTOND_DAEMON_SERVER_GRPC_SERVICES_H_

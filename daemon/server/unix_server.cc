@@ -1,0 +1,140 @@
+#include "daemon/server/unix_server.h"
+
+#include <poll.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <filesystem>
+
+#include "absl/strings/str_cat.h"
+#include "daemon/server/grpc_services.h"
+#include "daemon/server/peer_table.h"
+#include "grpcpp/server_builder.h"
+#include "grpcpp/server_posix.h"
+
+namespace protond::server {
+namespace {
+
+constexpr int kMaxMessageBytes = 64 << 20;
+
+absl::Status ErrnoError(const std::string& what) {
+  return absl::ErrnoToStatus(errno, what);
+}
+
+// True if something accepts connections at `path`.
+bool SomeoneListens(const sockaddr_un& address) {
+  const int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  const bool listening =
+      connect(fd, reinterpret_cast<const sockaddr*>(&address), sizeof(address)) == 0;
+  close(fd);
+  return listening;
+}
+
+absl::StatusOr<int> Listen(const std::string& path) {
+  sockaddr_un address{};
+  address.sun_family = AF_UNIX;
+  if (path.size() >= sizeof(address.sun_path)) {
+    return absl::InvalidArgumentError(absl::StrCat("socket path ", path, " is longer than ",
+                                                   sizeof(address.sun_path) - 1, " bytes"));
+  }
+  std::strcpy(address.sun_path, path.c_str());
+  const std::filesystem::path dir = std::filesystem::path(path).parent_path();
+  std::error_code error;
+  if (!dir.empty()) std::filesystem::create_directories(dir, error);
+  if (error) {
+    return absl::FailedPreconditionError(
+        absl::StrCat("cannot create the socket directory ", dir.string(), ": ", error.message()));
+  }
+  if (SomeoneListens(address)) {
+    return absl::AlreadyExistsError(absl::StrCat("a protond already listens at ", path));
+  }
+  unlink(path.c_str());  // a stale socket of a daemon that died
+  const int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+  if (fd < 0) return ErrnoError("socket");
+  if (bind(fd, reinterpret_cast<const sockaddr*>(&address), sizeof(address)) != 0 ||
+      listen(fd, 128) != 0) {
+    const absl::Status status = ErrnoError(absl::StrCat("binding ", path));
+    close(fd);
+    return status;
+  }
+  // A node-wide (root) daemon serves every user and authorizes each call by SO_PEERCRED; a
+  // user's own daemon is reachable by that user only.
+  chmod(path.c_str(), geteuid() == 0 ? 0666 : 0600);
+  return fd;
+}
+
+}  // namespace
+
+struct UnixServer::Impl {
+  std::string socket_path;
+  int listen_fd = -1;
+  PeerTable peers;
+  std::unique_ptr<RegistrationService> registration;
+  std::unique_ptr<SessionsService> sessions;
+  std::unique_ptr<QueryService> query;
+  std::unique_ptr<grpc::Server> server;
+  std::atomic<bool> stopping{false};
+  std::thread accept_thread;
+
+  void AcceptLoop() {
+    while (!stopping.load()) {
+      pollfd p{listen_fd, POLLIN, 0};
+      if (poll(&p, 1, 100) <= 0) continue;
+      // Non-blocking, as gRPC's event engine requires of an adopted descriptor.
+      const int fd = accept4(listen_fd, nullptr, nullptr, SOCK_CLOEXEC | SOCK_NONBLOCK);
+      if (fd < 0) continue;
+      ucred credentials{};
+      socklen_t length = sizeof(credentials);
+      if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &credentials, &length) != 0) {
+        close(fd);
+        continue;
+      }
+      peers.Set(fd, {static_cast<uint32_t>(credentials.pid), credentials.uid});
+      grpc::AddInsecureChannelFromFd(server.get(), fd);
+    }
+  }
+};
+
+absl::StatusOr<std::unique_ptr<UnixServer>> UnixServer::Start(const std::string& socket_path,
+                                                              service::ProtondService* service) {
+  auto impl = std::make_unique<Impl>();
+  impl->socket_path = socket_path;
+  absl::StatusOr<int> fd = Listen(socket_path);
+  if (!fd.ok()) return fd.status();
+  impl->listen_fd = *fd;
+  impl->registration = std::make_unique<RegistrationService>(service, &impl->peers);
+  impl->sessions = std::make_unique<SessionsService>(service, &impl->peers);
+  impl->query = std::make_unique<QueryService>(service, &impl->peers);
+  grpc::ServerBuilder builder;
+  builder.SetMaxReceiveMessageSize(kMaxMessageBytes);
+  builder.SetMaxSendMessageSize(kMaxMessageBytes);
+  builder.RegisterService(impl->registration.get());
+  builder.RegisterService(impl->sessions.get());
+  builder.RegisterService(impl->query.get());
+  impl->server = builder.BuildAndStart();
+  if (impl->server == nullptr) {
+    close(impl->listen_fd);
+    return absl::InternalError("gRPC server failed to start");
+  }
+  impl->accept_thread = std::thread([raw = impl.get()] { raw->AcceptLoop(); });
+  return std::unique_ptr<UnixServer>(new UnixServer(std::move(impl)));
+}
+
+UnixServer::UnixServer(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
+
+UnixServer::~UnixServer() { Shutdown(); }
+
+void UnixServer::Shutdown() {
+  if (impl_->stopping.exchange(true)) return;
+  impl_->accept_thread.join();
+  impl_->registration->EndStreams();
+  impl_->server->Shutdown(std::chrono::system_clock::now() + std::chrono::seconds(2));
+  close(impl_->listen_fd);
+  unlink(impl_->socket_path.c_str());
+}
+
+}  // namespace protond::server

@@ -1,0 +1,38 @@
+// protond's gRPC endpoint on a unix socket. The daemon accepts connections itself, so that it can
+// read each peer's credentials (SO_PEERCRED) before handing the connection to gRPC; handlers then
+// map their call's peer ("fd:N") back to those credentials. Nothing from a message decides who the
+// caller is.
+#ifndef PROTOND_DAEMON_SERVER_UNIX_SERVER_H_
+#define PROTOND_DAEMON_SERVER_UNIX_SERVER_H_
+
+#include <atomic>
+#include <memory>
+#include <string>
+#include <thread>
+
+#include "absl/status/statusor.h"
+#include "daemon/service/protond_service.h"
+#include "grpcpp/server.h"
+
+namespace protond::server {
+
+class UnixServer {
+ public:
+  // Binds `socket_path` (creating its directory; refusing if a live daemon already answers
+  // there) and serves `service`, which must outlive the server.
+  static absl::StatusOr<std::unique_ptr<UnixServer>> Start(const std::string& socket_path,
+                                                           service::ProtondService* service);
+  ~UnixServer();  // Shutdown()
+
+  // Stops accepting, ends open Register streams and waits for handlers, then removes the socket.
+  void Shutdown();
+
+ private:
+  struct Impl;
+  explicit UnixServer(std::unique_ptr<Impl> impl);
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace protond::server
+
+#endif  // PROTOND_DAEMON_SERVER_UNIX_SERVER_H_

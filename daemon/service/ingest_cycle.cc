@@ -1,0 +1,135 @@
+// ProtondService: the ingest cycle. Drains every attached lane into the sessions' call trees,
+// commits aggregates together with the lanes' positions and decoder state, and only then hands
+// the space back to the writers.
+#include "absl/strings/str_cat.h"
+#include "common/status/status_macros.h"
+#include "daemon/service/internal/proc_stat.h"
+#include "daemon/service/protond_service.h"
+
+namespace protond::service {
+
+absl::Status ProtondService::RunIngestCycleLocked() {
+  // Decide which processes are gone before draining: whatever they wrote is in this drain.
+  std::vector<ProcessEntry*> gone;
+  for (auto& [id, process] : processes_) {
+    if (!process.region) continue;
+    if (!process.connected && ReadStartTicks(process.row.pid) != process.row.start_time_ticks) {
+      gone.push_back(&process);
+    }
+    DrainProcess(process);
+  }
+  store::Batch batch = CollectChanges();
+  const bool empty = batch.sessions.empty() && batch.processes.empty() && batch.lanes.empty() &&
+                     batch.nodes.empty() && batch.node_stats.empty() && batch.metrics.empty();
+  if (!empty) RETURN_IF_ERROR(store_->CommitBatch(batch));
+  for (auto& [id, process] : processes_) {
+    if (!process.region) continue;
+    for (uint32_t lane = 0; lane < process.lanes.size(); ++lane) {
+      process.region->ReleaseLane(lane, process.lanes[lane].read_pos);
+    }
+  }
+  for (ProcessEntry* process : gone) {
+    process->region.reset();
+    process->row.exited = true;
+    process->changed = true;
+  }
+  return absl::OkStatus();
+}
+
+void ProtondService::DrainProcess(ProcessEntry& process) {
+  std::map<uint64_t, ingest::SessionSink> sinks;
+  for (auto& [session_id, session] : sessions_) {
+    auto member = session.processes.find(process.row.process_id);
+    if (session.tree == nullptr || member == session.processes.end()) continue;
+    sinks[session_id] = {session.tree.get(), &member->second.records, &session.row.problems};
+  }
+  std::vector<uint8_t> scratch;
+  for (uint32_t lane = 0; lane < process.lanes.size(); ++lane) {
+    DrainLane(process, lane, sinks, scratch);
+  }
+  const uint64_t no_lane = process.region->NoLaneDroppedRecordsUntrusted();
+  if (no_lane > process.no_lane_dropped_seen) {
+    CountDrops(process, process.last_session, no_lane - process.no_lane_dropped_seen);
+    process.no_lane_dropped_seen = no_lane;
+    process.changed = true;
+  }
+}
+
+void ProtondService::DrainLane(ProcessEntry& process, uint32_t lane, SessionSinks& sinks,
+                               std::vector<uint8_t>& scratch) {
+  ingest::LaneCursor& cursor = process.lanes[lane];
+  if (!cursor.corrupt_reason.empty()) return;
+  scratch.clear();
+  absl::StatusOr<uint64_t> end = process.region->CopyLane(lane, cursor.read_pos, scratch);
+  absl::Status status = end.status();
+  if (status.ok() && !scratch.empty()) {
+    auto lookup = [&sinks](uint64_t session_id) -> ingest::SessionSink* {
+      auto it = sinks.find(session_id);
+      return it != sinks.end() ? &it->second : nullptr;
+    };
+    status = process.decoder->DecodeLane(cursor, scratch, lookup);
+    process.changed = true;
+    for (auto& [session_id, sink] : sinks) sessions_[session_id].changed = true;
+  }
+  if (!status.ok()) {
+    cursor.corrupt_reason = std::string(status.message());
+    ReportLaneProblem(process, absl::StrCat("lane ", lane, " of process ", process.row.pid,
+                                            " is corrupt (", cursor.corrupt_reason,
+                                            "); its later records are ignored"));
+    process.changed = true;
+  }
+  const uint64_t dropped = process.region->DroppedRecordsUntrusted(lane);
+  if (dropped > cursor.dropped_seen) {
+    CountDrops(process, cursor.session_id != 0 ? cursor.session_id : process.last_session,
+               dropped - cursor.dropped_seen);
+    cursor.dropped_seen = dropped;
+    process.changed = true;
+  }
+}
+
+void ProtondService::CountDrops(ProcessEntry& process, uint64_t session_id, uint64_t dropped) {
+  auto session = sessions_.find(session_id);
+  if (session == sessions_.end()) return;
+  auto member = session->second.processes.find(process.row.process_id);
+  if (member == session->second.processes.end()) return;
+  member->second.dropped_records += dropped;
+  session->second.changed = true;
+}
+
+void ProtondService::ReportLaneProblem(ProcessEntry& process, const std::string& problem) {
+  for (auto& [session_id, session] : sessions_) {
+    if (session.tree == nullptr || !session.processes.contains(process.row.process_id)) continue;
+    ingest::SessionSink sink{session.tree.get(), nullptr, &session.row.problems};
+    ingest::ReportProblem(sink, problem);
+    session.changed = true;
+  }
+}
+
+store::Batch ProtondService::CollectChanges() {
+  store::Batch batch;
+  for (auto& [session_id, session] : sessions_) {
+    if (session.tree != nullptr) session.tree->TakeChangedRows(batch);
+    if (!session.changed) continue;
+    batch.sessions.push_back(session.row);
+    for (const auto& [process_id, counters] : session.processes) {
+      batch.session_processes.push_back(
+          {session_id, process_id, counters.records, counters.dropped_records});
+    }
+    session.changed = false;
+  }
+  for (auto& [process_id, process] : processes_) {
+    if (!process.changed) continue;
+    batch.processes.push_back(process.row);
+    process.decoder->TakeChangedRows(batch);
+    for (uint32_t lane = 0; lane < process.lanes.size(); ++lane) {
+      batch.lanes.push_back(process.lanes[lane].ToRow(process_id, lane));
+    }
+    // The region's no-free-lane drop counter is kept as one more lane row, after the real lanes.
+    batch.lanes.push_back({process_id, static_cast<uint32_t>(process.lanes.size()), 0,
+                           process.no_lane_dropped_seen, "", ""});
+    process.changed = false;
+  }
+  return batch;
+}
+
+}  // namespace protond::service

@@ -1,0 +1,25 @@
+#include "daemon/service/internal/proc_stat.h"
+
+#include <cstdlib>
+#include <fstream>
+#include <iterator>
+#include <sstream>
+#include <string>
+
+namespace protond::service {
+
+uint64_t ReadStartTicks(uint32_t pid) {
+  std::ifstream in("/proc/" + std::to_string(pid) + "/stat");
+  const std::string stat((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  // The command name (field 2) may contain spaces and parentheses: count from the last ')'.
+  const size_t comm_end = stat.rfind(')');
+  if (comm_end == std::string::npos || comm_end + 2 > stat.size()) return 0;
+  std::istringstream fields(stat.substr(comm_end + 2));
+  std::string field;
+  for (int i = 3; i <= 22 && fields >> field; ++i) {
+    if (i == 22) return std::strtoull(field.c_str(), nullptr, 10);
+  }
+  return 0;
+}
+
+}  // namespace protond::service

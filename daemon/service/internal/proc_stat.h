@@ -1,0 +1,14 @@
+// Reading a process's identity from /proc, for telling a reused pid apart.
+#ifndef PROTOND_DAEMON_SERVICE_INTERNAL_PROC_STAT_H_
+#define PROTOND_DAEMON_SERVICE_INTERNAL_PROC_STAT_H_
+
+#include <cstdint>
+
+namespace protond::service {
+
+// Field 22 of /proc/PID/stat (start time in clock ticks since boot); 0 if the process is gone.
+uint64_t ReadStartTicks(uint32_t pid);
+
+}  // namespace protond::service
+
+#endif  // PROTOND_DAEMON_SERVICE_INTERNAL_PROC_STAT_H_

@@ -1,0 +1,192 @@
+#include "daemon/service/protond_service.h"
+
+#include <fcntl.h>
+#include <unistd.h>
+
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "common/status/status_macros.h"
+#include "daemon/query/tree_query.h"
+#include "daemon/service/internal/proc_stat.h"
+
+namespace protond::service {
+namespace {
+
+constexpr size_t kMaxSessionNameBytes = 256;
+
+int64_t NowUnixNs() {
+  return std::chrono::duration_cast<std::chrono::nanoseconds>(
+             std::chrono::system_clock::now().time_since_epoch())
+      .count();
+}
+
+}  // namespace
+
+absl::StatusOr<std::unique_ptr<ProtondService>> ProtondService::Create(
+    const ServiceOptions& options) {
+  ASSIGN_OR_RETURN(std::unique_ptr<store::Store> store, store::Store::Open(options.store_path));
+  std::unique_ptr<ProtondService> service(new ProtondService(options, std::move(store)));
+  RETURN_IF_ERROR(service->LoadSessions());
+  service->ingest_thread_ = std::thread([s = service.get()] { s->IngestLoop(); });
+  return service;
+}
+
+ProtondService::ProtondService(const ServiceOptions& options, std::unique_ptr<store::Store> store)
+    : options_(options), store_(std::move(store)) {}
+
+ProtondService::~ProtondService() {
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    stopping_ = true;
+  }
+  stop_.notify_all();
+  if (ingest_thread_.joinable()) ingest_thread_.join();
+}
+
+absl::Status ProtondService::LoadSessions() {
+  ASSIGN_OR_RETURN(next_session_id_, store_->MaxSessionId());
+  ASSIGN_OR_RETURN(next_process_id_, store_->MaxProcessId());
+  ++next_session_id_;
+  ++next_process_id_;
+  ASSIGN_OR_RETURN(std::vector<store::SessionRow> rows, store_->ListSessions());
+  for (store::SessionRow& row : rows) {
+    SessionEntry& session = sessions_[row.session_id];
+    ASSIGN_OR_RETURN(auto members, store_->ListSessionProcesses(row.session_id));
+    for (const store::SessionProcessRow& member : members) {
+      session.processes[member.process_id] = {member.records, member.dropped_records};
+    }
+    if (row.state == store::SessionState::kRunning) {
+      session.tree = std::make_unique<aggregate::CallTree>(row.session_id);
+      ASSIGN_OR_RETURN(store::StoredTree stored, store_->LoadTree(row.session_id));
+      session.tree->Load(stored);
+    }
+    session.row = std::move(row);
+  }
+  return absl::OkStatus();
+}
+
+void ProtondService::IngestLoop() {
+  std::unique_lock<std::mutex> lock(mutex_);
+  while (!stopping_) {
+    stop_.wait_for(lock, options_.commit_interval, [this] { return stopping_; });
+    if (absl::Status s = RunIngestCycleLocked(); !s.ok()) {
+      // The store is behind the in-memory state now; only a restart (which reloads the store and
+      // re-reads the rings from the committed positions) makes them agree again.
+      std::fprintf(stderr, "protond: commit failed, exiting: %s\n", s.ToString().c_str());
+      std::_Exit(1);
+    }
+  }
+}
+
+absl::Status ProtondService::RunIngestCycle() {
+  std::lock_guard<std::mutex> lock(mutex_);
+  return RunIngestCycleLocked();
+}
+
+absl::StatusOr<ProtondService::SessionEntry*> ProtondService::OwnedSession(const Peer& peer,
+                                                                           uint64_t session_id) {
+  auto it = sessions_.find(session_id);
+  if (it == sessions_.end()) {
+    return absl::NotFoundError(absl::StrCat("session ", session_id, " does not exist"));
+  }
+  if (peer.uid != 0 && it->second.row.uid != peer.uid) {
+    return absl::PermissionDeniedError(absl::StrCat("session ", session_id,
+                                                    " belongs to another user"));
+  }
+  return &it->second;
+}
+
+v1::Session ProtondService::ToProto(const SessionEntry& session) const {
+  v1::Session out;
+  out.set_id(session.row.session_id);
+  out.set_name(session.row.name);
+  out.set_state(session.row.state == store::SessionState::kRunning ? v1::Session::RUNNING
+                                                                     : v1::Session::STOPPED);
+  out.set_uid(session.row.uid);
+  out.set_start_time_unix_ns(session.row.start_time_unix_ns);
+  out.set_end_time_unix_ns(session.row.end_time_unix_ns);
+  uint64_t records = 0;
+  uint64_t dropped = 0;
+  for (const auto& [process_id, counters] : session.processes) {
+    v1::SessionProcess* p = out.add_processes();
+    p->set_process_id(process_id);
+    p->set_records(counters.records);
+    p->set_dropped_records(counters.dropped_records);
+    if (auto it = processes_.find(process_id); it != processes_.end()) {
+      p->set_pid(it->second.row.pid);
+      p->set_command(it->second.row.command);
+      p->set_exited(it->second.row.exited);
+    }
+    records += counters.records;
+    dropped += counters.dropped_records;
+  }
+  out.set_records(records);
+  out.set_dropped_records(dropped);
+  for (const std::string& problem : session.row.problems) out.add_problems(problem);
+  return out;
+}
+
+absl::StatusOr<v1::Session> ProtondService::StartSession(const Peer& peer,
+                                                         const std::string& name) {
+  if (name.size() > kMaxSessionNameBytes) {
+    return absl::InvalidArgumentError(absl::StrCat("session name is ", name.size(),
+                                                   " bytes, more than ", kMaxSessionNameBytes));
+  }
+  std::lock_guard<std::mutex> lock(mutex_);
+  const uint64_t id = next_session_id_++;
+  SessionEntry& session = sessions_[id];
+  session.row = {id, name.empty() ? "session" : name, peer.uid, store::SessionState::kRunning,
+                 NowUnixNs(), 0, {}};
+  session.tree = std::make_unique<aggregate::CallTree>(id);
+  session.changed = true;
+  // A registered process that starts a session records into it (the in-process API).
+  for (auto& [process_id, process] : processes_) {
+    if (process.connected && process.row.pid == peer.pid && process.row.uid == peer.uid) {
+      JoinSession(process, session);
+    }
+  }
+  RETURN_IF_ERROR(RunIngestCycleLocked());
+  return ToProto(session);
+}
+
+absl::StatusOr<v1::Session> ProtondService::StopSession(const Peer& peer, uint64_t session_id) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  ASSIGN_OR_RETURN(SessionEntry * session, OwnedSession(peer, session_id));
+  if (session->row.state == store::SessionState::kRunning) {
+    RETURN_IF_ERROR(RunIngestCycleLocked());  // everything written so far counts
+    session->row.state = store::SessionState::kStopped;
+    session->row.end_time_unix_ns = NowUnixNs();
+    session->changed = true;
+    RETURN_IF_ERROR(RunIngestCycleLocked());
+    session->tree.reset();
+    for (auto& [process_id, process] : processes_) process.decoder->ForgetSession(session_id);
+  }
+  return ToProto(*session);
+}
+
+absl::StatusOr<v1::Session> ProtondService::FlushSession(const Peer& peer, uint64_t session_id) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  ASSIGN_OR_RETURN(SessionEntry * session, OwnedSession(peer, session_id));
+  RETURN_IF_ERROR(RunIngestCycleLocked());
+  return ToProto(*session);
+}
+
+v1::ListSessionsResponse ProtondService::ListSessions(const Peer& peer) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  v1::ListSessionsResponse response;
+  for (const auto& [id, session] : sessions_) {
+    if (peer.uid == 0 || session.row.uid == peer.uid) *response.add_sessions() = ToProto(session);
+  }
+  return response;
+}
+
+absl::StatusOr<v1::Tree> ProtondService::GetTree(const Peer& peer, uint64_t session_id) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  ASSIGN_OR_RETURN(SessionEntry * session, OwnedSession(peer, session_id));
+  if (session->row.state == store::SessionState::kRunning) RETURN_IF_ERROR(RunIngestCycleLocked());
+  ASSIGN_OR_RETURN(store::StoredTree stored, store_->LoadTree(session_id));
+  return query::BuildTree(stored);
+}
+
+}  // namespace protond::service

@@ -1,0 +1,118 @@
+// protond's state and operations, independent of transport: the registry of processes and their
+// regions, the sessions, the ingest cycle that drains lanes into call trees and commits them, and
+// the authorization of every request by the caller's socket credentials.
+//
+// Threads: every public method may be called from any gRPC thread; one mutex guards the state.
+// RunIngestCycle runs on the ingest thread every commit interval and inline for flush and stop.
+#ifndef PROTOND_DAEMON_SERVICE_PROTOND_SERVICE_H_
+#define PROTOND_DAEMON_SERVICE_PROTOND_SERVICE_H_
+
+#include <chrono>
+#include <condition_variable>
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <set>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "daemon/aggregate/call_tree.h"
+#include "daemon/ingest/process_decoder.h"
+#include "daemon/store/store.h"
+#include "protond.pb.h"
+#include "shim/ring/ring_reader.h"
+
+namespace protond::service {
+
+// Who is calling, from SO_PEERCRED of the connection.
+struct Peer {
+  uint32_t pid = 0;
+  uint32_t uid = 0;
+};
+
+struct ServiceOptions {
+  std::string store_path;
+  std::chrono::milliseconds commit_interval{100};
+};
+
+class ProtondService {
+ public:
+  static absl::StatusOr<std::unique_ptr<ProtondService>> Create(const ServiceOptions& options);
+  ~ProtondService();  // stops the ingest thread after a last cycle
+
+  // Registration of a process with the shim. Returns its process id.
+  absl::StatusOr<uint64_t> RegisterProcess(const Peer& peer, const v1::RegisterRequest& request);
+  // The process's Register stream ended (it exited, or will reconnect).
+  void ProcessDisconnected(uint64_t process_id);
+
+  absl::StatusOr<v1::Session> StartSession(const Peer& peer, const std::string& name);
+  absl::StatusOr<v1::Session> StopSession(const Peer& peer, uint64_t session_id);
+  absl::StatusOr<v1::Session> FlushSession(const Peer& peer, uint64_t session_id);
+  v1::ListSessionsResponse ListSessions(const Peer& peer);
+  absl::StatusOr<v1::Tree> GetTree(const Peer& peer, uint64_t session_id);
+
+  // Drains every attached lane and commits. Fails only if the store fails.
+  absl::Status RunIngestCycle();
+
+ private:
+  struct SessionProcessCounters {
+    uint64_t records = 0;
+    uint64_t dropped_records = 0;
+  };
+  struct SessionEntry {
+    store::SessionRow row;
+    std::unique_ptr<aggregate::CallTree> tree;  // while running
+    std::map<uint64_t, SessionProcessCounters> processes;
+    bool changed = false;
+  };
+  struct ProcessEntry {
+    store::ProcessRow row;
+    std::optional<ring::RegionReader> region;
+    std::unique_ptr<ingest::ProcessDecoder> decoder;
+    std::vector<ingest::LaneCursor> lanes;
+    uint64_t no_lane_dropped_seen = 0;
+    uint64_t last_session = 0;  // where drops that no lane can name are counted
+    bool connected = false;
+    bool changed = false;
+  };
+
+  ProtondService(const ServiceOptions& options, std::unique_ptr<store::Store> store);
+  absl::Status LoadSessions();
+  void IngestLoop();
+
+  absl::StatusOr<SessionEntry*> OwnedSession(const Peer& peer, uint64_t session_id);
+  v1::Session ToProto(const SessionEntry& session) const;
+  absl::StatusOr<uint64_t> AttachProcess(const Peer& peer, const v1::RegisterRequest& request,
+                                         ring::RegionReader region, uint64_t start_ticks);
+  void JoinSession(ProcessEntry& process, SessionEntry& session);
+
+  // Ingest (mutex_ held).
+  absl::Status RunIngestCycleLocked();
+  void DrainProcess(ProcessEntry& process);
+  using SessionSinks = std::map<uint64_t, ingest::SessionSink>;
+  void DrainLane(ProcessEntry& process, uint32_t lane, SessionSinks& sinks,
+                 std::vector<uint8_t>& scratch);
+  void CountDrops(ProcessEntry& process, uint64_t session_id, uint64_t dropped);
+  void ReportLaneProblem(ProcessEntry& process, const std::string& problem);
+  void RetireIfExited(ProcessEntry& process);
+  store::Batch CollectChanges();
+
+  const ServiceOptions options_;
+  std::mutex mutex_;
+  std::unique_ptr<store::Store> store_;
+  uint64_t next_session_id_ = 1;
+  uint64_t next_process_id_ = 1;
+  std::map<uint64_t, SessionEntry> sessions_;
+  std::map<uint64_t, ProcessEntry> processes_;
+  bool stopping_ = false;
+  std::condition_variable stop_;
+  std::thread ingest_thread_;
+};
+
+}  // namespace protond::service
+
+#endif  // PROTOND_DAEMON_SERVICE_PROTOND_SERVICE_H_

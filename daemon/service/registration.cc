@@ -1,0 +1,123 @@
+// ProtondService: registration of processes and their shared-memory regions.
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "common/status/status_macros.h"
+#include "daemon/service/internal/proc_stat.h"
+#include "daemon/service/protond_service.h"
+
+namespace protond::service {
+
+namespace {
+
+constexpr size_t kMaxCommandBytes = 4096;
+
+// Opens the memfd the process named, through /proc: this only works for a process the daemon may
+// inspect (same user, or root), which is the access check for the region.
+absl::StatusOr<ring::RegionReader> OpenRegion(const Peer& peer,
+                                              const v1::RegisterRequest& request) {
+  const std::string path = absl::StrCat("/proc/", peer.pid, "/fd/", request.region_fd());
+  const int fd = open(path.c_str(), O_RDWR | O_CLOEXEC);
+  if (fd < 0) {
+    return absl::PermissionDeniedError(
+        absl::StrCat("cannot open the region of process ", peer.pid, " at ", path, ": ",
+                     std::strerror(errno)));
+  }
+  absl::StatusOr<ring::RegionReader> region = ring::RegionReader::Attach(fd, request.region_bytes());
+  if (!region.ok()) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("region of process ", peer.pid, " refused: ", region.status().message()));
+  }
+  return region;
+}
+
+std::string CommandLine(const v1::RegisterRequest& request) {
+  std::string command = absl::StrJoin(request.argv(), " ");
+  if (command.size() > kMaxCommandBytes) command.resize(kMaxCommandBytes);
+  return command;
+}
+
+}  // namespace
+
+absl::StatusOr<uint64_t> ProtondService::RegisterProcess(const Peer& peer,
+                                                         const v1::RegisterRequest& request) {
+  if (request.pid() != peer.pid || request.uid() != peer.uid) {
+    return absl::PermissionDeniedError(absl::StrCat(
+        "registration claims pid ", request.pid(), " uid ", request.uid(),
+        " but the connection belongs to pid ", peer.pid, " uid ", peer.uid));
+  }
+  const uint64_t start_ticks = ReadStartTicks(peer.pid);
+  if (start_ticks == 0) {
+    return absl::FailedPreconditionError(absl::StrCat("process ", peer.pid, " is gone"));
+  }
+  ASSIGN_OR_RETURN(ring::RegionReader region, OpenRegion(peer, request));
+  std::lock_guard<std::mutex> lock(mutex_);
+  if (request.session_id() != 0) {
+    ASSIGN_OR_RETURN(SessionEntry * session, OwnedSession(peer, request.session_id()));
+    if (session->row.state != store::SessionState::kRunning) {
+      return absl::FailedPreconditionError(
+          absl::StrCat("session ", request.session_id(), " is not running"));
+    }
+  }
+  return AttachProcess(peer, request, std::move(region), start_ticks);
+}
+
+absl::StatusOr<uint64_t> ProtondService::AttachProcess(const Peer& peer,
+                                                       const v1::RegisterRequest& request,
+                                                       ring::RegionReader region,
+                                                       uint64_t start_ticks) {
+  ProcessEntry* process = nullptr;
+  for (auto& [id, entry] : processes_) {
+    if (entry.row.pid == peer.pid && entry.row.start_time_ticks == start_ticks) process = &entry;
+  }
+  if (process == nullptr) {
+    ASSIGN_OR_RETURN(std::optional<store::StoredProcess> stored,
+                     store_->FindLiveProcess(peer.pid, start_ticks));
+    const uint64_t id = stored ? stored->process.process_id : next_process_id_++;
+    process = &processes_[id];
+    process->decoder = std::make_unique<ingest::ProcessDecoder>(id);
+    process->lanes.resize(region.lane_count());
+    if (stored) {
+      // The daemon restarted: resume each lane from its committed position and state.
+      process->row = stored->process;
+      process->decoder->Load(stored->contexts, stored->names);
+      for (const store::LaneRow& row : stored->lanes) {
+        if (row.lane == region.lane_count()) {
+          process->no_lane_dropped_seen = row.dropped_seen;
+        } else if (row.lane < region.lane_count()) {
+          ASSIGN_OR_RETURN(process->lanes[row.lane], ingest::LaneCursor::FromRow(row));
+        }
+      }
+    } else {
+      process->row = {id, peer.pid, peer.uid, start_ticks, CommandLine(request), false};
+    }
+  }
+  process->region = std::move(region);
+  process->connected = true;
+  process->changed = true;
+  for (auto& [session_id, session] : sessions_) {
+    const bool member = session.processes.contains(process->row.process_id);
+    if (session_id == request.session_id() || (member && session.tree != nullptr)) {
+      JoinSession(*process, session);
+    }
+  }
+  return process->row.process_id;
+}
+
+void ProtondService::JoinSession(ProcessEntry& process, SessionEntry& session) {
+  session.processes.try_emplace(process.row.process_id);
+  session.changed = true;
+  process.last_session = session.row.session_id;
+}
+
+void ProtondService::ProcessDisconnected(uint64_t process_id) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  if (auto it = processes_.find(process_id); it != processes_.end()) it->second.connected = false;
+}
+
+}  // namespace protond::service

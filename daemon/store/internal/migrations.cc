@@ -1,0 +1,91 @@
+#include "daemon/store/internal/migrations.h"
+
+#include <array>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "common/status/status_macros.h"
+#include "daemon/store/internal/statement.h"
+#include "daemon/store/internal/transaction.h"
+#include "daemon/store/schema_sql.h"  // generated from schema.sql: kSchemaSql
+#include "daemon/store/store.h"
+
+namespace protond::store::internal {
+namespace {
+
+using Upgrade = absl::Status (*)(sqlite3* db);
+
+// kUpgrades[v - 1] upgrades schema version v to v + 1, inside MigrateSchema's transaction.
+// Empty while kSchemaVersion is 1. Version 2 adds UpgradeV1ToV2 here and makes the same change
+// in schema.sql, which creates fresh files directly at the newest version.
+constexpr std::array<Upgrade, kSchemaVersion - 1> kUpgrades = {};
+
+struct Versions {
+  int64_t user_version = 0;
+  int64_t application_id = 0;
+  int64_t tables = 0;  // schema objects of any kind, so "empty" means really empty
+};
+
+absl::StatusOr<Versions> ReadVersions(sqlite3* db) {
+  Versions versions;
+  // user_version first: on a file that is not a database this is the read that says so.
+  ASSIGN_OR_RETURN(versions.user_version, QueryInt(db, "PRAGMA user_version"));
+  ASSIGN_OR_RETURN(versions.application_id, QueryInt(db, "PRAGMA application_id"));
+  ASSIGN_OR_RETURN(versions.tables, QueryInt(db, "SELECT count(*) FROM sqlite_schema"));
+  return versions;
+}
+
+absl::Status CheckVersions(const Versions& versions, const std::string& path) {
+  if (versions.user_version > kSchemaVersion) {
+    return absl::FailedPreconditionError(absl::StrFormat(
+        "store %s has schema version %d, newer than this protond's %d; use a newer protond", path,
+        versions.user_version, kSchemaVersion));
+  }
+  if (versions.user_version < 0 ||
+      (versions.user_version > 0 && versions.application_id != kApplicationId)) {
+    return absl::FailedPreconditionError(absl::StrFormat(
+        "store %s is another application's SQLite database (application_id %#x, user_version "
+        "%d), not a protond store",
+        path, versions.application_id, versions.user_version));
+  }
+  if (versions.user_version == 0 && versions.tables > 0) {
+    return absl::FailedPreconditionError(absl::StrFormat(
+        "store %s is a SQLite database with %d schema objects but no protond schema version; "
+        "refusing to add tables to it",
+        path, versions.tables));
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+absl::Status CheckSchemaReadable(sqlite3* db, const std::string& path) {
+  ASSIGN_OR_RETURN(Versions versions, ReadVersions(db));
+  return CheckVersions(versions, path);
+}
+
+absl::Status MigrateSchema(sqlite3* db, const std::string& path) {
+  // The common case, a current file, needs no write lock: readers open without waiting for the
+  // writer's commit.
+  ASSIGN_OR_RETURN(Versions before, ReadVersions(db));
+  if (before.user_version == kSchemaVersion) return CheckVersions(before, path);
+
+  Transaction transaction(db);
+  RETURN_IF_ERROR(transaction.Begin(Transaction::Kind::kWrite));
+  // Read again under the write lock: another process may have created or upgraded it since.
+  ASSIGN_OR_RETURN(Versions versions, ReadVersions(db));
+  RETURN_IF_ERROR(CheckVersions(versions, path));
+  if (versions.user_version == kSchemaVersion) return absl::OkStatus();
+  if (versions.user_version == 0) {
+    RETURN_IF_ERROR(ExecSql(db, kSchemaSql));
+  } else {
+    for (int64_t version = versions.user_version; version < kSchemaVersion; ++version) {
+      RETURN_IF_ERROR(kUpgrades[version - 1](db));
+    }
+  }
+  RETURN_IF_ERROR(ExecSql(db, absl::StrCat("PRAGMA user_version = ", kSchemaVersion,
+                                           "; PRAGMA application_id = ", kApplicationId)));
+  return transaction.Commit();
+}
+
+}  // namespace protond::store::internal

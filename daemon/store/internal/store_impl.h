@@ -1,0 +1,22 @@
+// Store's private state, shared by store.cc (opening), store_commit.cc and store_queries.cc.
+#ifndef PROTOND_DAEMON_STORE_INTERNAL_STORE_IMPL_H_
+#define PROTOND_DAEMON_STORE_INTERNAL_STORE_IMPL_H_
+
+#include <sqlite3.h>
+
+#include <string>
+#include <utility>
+
+#include "daemon/store/internal/connection.h"
+#include "daemon/store/store.h"
+
+namespace protond::store {
+
+struct Store::Impl {
+  Impl(std::string path, sqlite3* db) : connection(std::move(path), db) {}
+  internal::Connection connection;
+};
+
+}  // namespace protond::store
+
+#endif  // PROTOND_DAEMON_STORE_INTERNAL_STORE_IMPL_H_

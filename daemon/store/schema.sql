@@ -1,0 +1,129 @@
+-- protond store schema, version 1 (store.h: kSchemaVersion). Applied to a fresh database in one
+-- transaction, which then sets PRAGMA user_version and application_id. Older stores are brought
+-- here by internal/migrations.cc; docs/store-schema.md explains every table.
+--
+-- Unsigned 64-bit ids and counters are stored as the int64 with the same bits.
+-- Foreign keys are DEFERRABLE INITIALLY DEFERRED: a batch may list its rows in any order, and
+-- they are checked once, at COMMIT.
+
+-- Interned strings (node, metric, context and name texts): each text is stored once.
+CREATE TABLE strings (
+  id INTEGER PRIMARY KEY,
+  value TEXT NOT NULL UNIQUE
+);
+
+CREATE TABLE sessions (
+  session_id INTEGER PRIMARY KEY,
+  name TEXT NOT NULL,
+  uid INTEGER NOT NULL,
+  state INTEGER NOT NULL CHECK (state IN (1, 2)),  -- 1 running, 2 stopped
+  start_time_unix_ns INTEGER NOT NULL,
+  end_time_unix_ns INTEGER NOT NULL
+);
+
+-- A session's problems, one line each; seq keeps the order they were found in.
+CREATE TABLE session_problems (
+  session_id INTEGER NOT NULL
+    REFERENCES sessions (session_id) DEFERRABLE INITIALLY DEFERRED,
+  seq INTEGER NOT NULL,
+  problem TEXT NOT NULL,
+  PRIMARY KEY (session_id, seq)
+) WITHOUT ROWID;
+
+CREATE TABLE processes (
+  process_id INTEGER PRIMARY KEY,
+  pid INTEGER NOT NULL,
+  uid INTEGER NOT NULL,
+  start_time_ticks INTEGER NOT NULL,  -- /proc/PID/stat field 22
+  command TEXT NOT NULL,
+  exited INTEGER NOT NULL CHECK (exited IN (0, 1))
+);
+-- FindLiveProcess: only processes that have not exited are looked up by pid.
+CREATE INDEX processes_live ON processes (pid, start_time_ticks) WHERE exited = 0;
+
+CREATE TABLE session_processes (
+  session_id INTEGER NOT NULL
+    REFERENCES sessions (session_id) DEFERRABLE INITIALLY DEFERRED,
+  process_id INTEGER NOT NULL
+    REFERENCES processes (process_id) DEFERRABLE INITIALLY DEFERRED,
+  records INTEGER NOT NULL,
+  dropped_records INTEGER NOT NULL,
+  PRIMARY KEY (session_id, process_id)
+) WITHOUT ROWID;
+
+-- A session's call tree. Node 0 (ROOT) is implicit; node ids grow, parents before children.
+CREATE TABLE nodes (
+  session_id INTEGER NOT NULL
+    REFERENCES sessions (session_id) DEFERRABLE INITIALLY DEFERRED,
+  node_id INTEGER NOT NULL,
+  parent_id INTEGER NOT NULL,
+  name_string_id INTEGER NOT NULL
+    REFERENCES strings (id) DEFERRABLE INITIALLY DEFERRED,
+  PRIMARY KEY (session_id, node_id)
+) WITHOUT ROWID;
+
+-- What one process contributed to a node. No foreign key to nodes: a process may record at the
+-- implicit ROOT (node 0), which has no row.
+CREATE TABLE node_stats (
+  session_id INTEGER NOT NULL
+    REFERENCES sessions (session_id) DEFERRABLE INITIALLY DEFERRED,
+  node_id INTEGER NOT NULL,
+  process_id INTEGER NOT NULL
+    REFERENCES processes (process_id) DEFERRABLE INITIALLY DEFERRED,
+  count INTEGER NOT NULL,
+  duration_ns_sum INTEGER NOT NULL,
+  duration_ns_min INTEGER NOT NULL,
+  duration_ns_max INTEGER NOT NULL,
+  PRIMARY KEY (session_id, node_id, process_id)
+) WITHOUT ROWID;
+
+-- A metric one process recorded at a node (name suffix stripped); as node_stats, ROOT included.
+CREATE TABLE metric_values (
+  session_id INTEGER NOT NULL
+    REFERENCES sessions (session_id) DEFERRABLE INITIALLY DEFERRED,
+  node_id INTEGER NOT NULL,
+  process_id INTEGER NOT NULL
+    REFERENCES processes (process_id) DEFERRABLE INITIALLY DEFERRED,
+  name_string_id INTEGER NOT NULL
+    REFERENCES strings (id) DEFERRABLE INITIALLY DEFERRED,
+  aggregation INTEGER NOT NULL CHECK (aggregation IN (1, 2, 3)),  -- inclusive, exclusive, property
+  is_double INTEGER NOT NULL CHECK (is_double IN (0, 1)),
+  int_value INTEGER NOT NULL,
+  double_value REAL NOT NULL,
+  PRIMARY KEY (session_id, node_id, process_id, name_string_id)
+) WITHOUT ROWID;
+
+-- A process's interned scope paths, as its shim defined them.
+CREATE TABLE contexts (
+  process_id INTEGER NOT NULL
+    REFERENCES processes (process_id) DEFERRABLE INITIALLY DEFERRED,
+  context_id INTEGER NOT NULL,
+  parent_context_id INTEGER NOT NULL,
+  name_string_id INTEGER NOT NULL
+    REFERENCES strings (id) DEFERRABLE INITIALLY DEFERRED,
+  PRIMARY KEY (process_id, context_id)
+) WITHOUT ROWID;
+
+-- A process's interned names (record::NameClass in name_class), as its shim defined them.
+CREATE TABLE names (
+  process_id INTEGER NOT NULL
+    REFERENCES processes (process_id) DEFERRABLE INITIALLY DEFERRED,
+  name_id INTEGER NOT NULL,
+  name_class INTEGER NOT NULL,
+  name_string_id INTEGER NOT NULL
+    REFERENCES strings (id) DEFERRABLE INITIALLY DEFERRED,
+  PRIMARY KEY (process_id, name_id)
+) WITHOUT ROWID;
+
+-- Where the daemon stands in each lane. Kept as a rowid table: decoder_state can be large, and
+-- WITHOUT ROWID suits only small rows.
+CREATE TABLE lanes (
+  process_id INTEGER NOT NULL
+    REFERENCES processes (process_id) DEFERRABLE INITIALLY DEFERRED,
+  lane INTEGER NOT NULL,
+  read_pos INTEGER NOT NULL,
+  dropped_seen INTEGER NOT NULL,
+  corrupt_reason TEXT NOT NULL,
+  decoder_state BLOB NOT NULL,
+  PRIMARY KEY (process_id, lane)
+);

@@ -1,0 +1,172 @@
+// The daemon's persistent store: one SQLite database (WAL) per daemon holding sessions, the
+// processes that recorded into them, their call trees, and each lane's read position and decoder
+// state. The schema is documented in docs/store-schema.md and versioned with PRAGMA user_version.
+//
+// Exactly-once: CommitBatch writes aggregates, read positions and decoder state in ONE
+// transaction, as absolute values (not increments), so replaying a batch changes nothing and a
+// crash between commits loses only what the rings still hold.
+//
+// Threads: a Store is used by one thread at a time (the daemon's ingest thread writes; query
+// handlers open their own Store on the same file for reading).
+#ifndef PROTOND_DAEMON_STORE_STORE_H_
+#define PROTOND_DAEMON_STORE_STORE_H_
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+
+namespace protond::store {
+
+inline constexpr int kSchemaVersion = 1;
+
+enum class SessionState : int { kRunning = 1, kStopped = 2 };
+
+struct SessionRow {
+  uint64_t session_id = 0;
+  std::string name;
+  uint32_t uid = 0;  // the owner: only this uid (or root) may read or stop the session
+  SessionState state = SessionState::kRunning;
+  int64_t start_time_unix_ns = 0;
+  int64_t end_time_unix_ns = 0;
+  std::vector<std::string> problems;  // one line each, in the order found
+};
+
+struct ProcessRow {
+  uint64_t process_id = 0;
+  uint32_t pid = 0;
+  uint32_t uid = 0;
+  uint64_t start_time_ticks = 0;  // /proc/PID/stat field 22: tells a reused pid apart
+  std::string command;
+  bool exited = false;
+};
+
+// A process's part in a session, with its record counters.
+struct SessionProcessRow {
+  uint64_t session_id = 0;
+  uint64_t process_id = 0;
+  uint64_t records = 0;
+  uint64_t dropped_records = 0;
+};
+
+// A node of a session's call tree. Node 0 is ROOT and is never stored.
+struct NodeRow {
+  uint64_t session_id = 0;
+  uint32_t node_id = 0;
+  uint32_t parent_id = 0;
+  std::string name;
+};
+
+// What one process contributed to a node: absolute values.
+struct NodeStatsRow {
+  uint64_t session_id = 0;
+  uint32_t node_id = 0;
+  uint64_t process_id = 0;
+  uint64_t count = 0;
+  uint64_t duration_ns_sum = 0;
+  uint64_t duration_ns_min = 0;
+  uint64_t duration_ns_max = 0;
+};
+
+enum class MetricAggregation : int { kInclusive = 1, kExclusive = 2, kProperty = 3 };
+
+struct MetricRow {
+  uint64_t session_id = 0;
+  uint32_t node_id = 0;
+  uint64_t process_id = 0;
+  std::string name;  // suffix stripped
+  MetricAggregation aggregation = MetricAggregation::kInclusive;
+  bool is_double = false;
+  int64_t int_value = 0;
+  double double_value = 0;
+};
+
+// A process's interned scope path (context) or name, as its shim defined them.
+struct ContextRow {
+  uint64_t process_id = 0;
+  uint32_t context_id = 0;
+  uint32_t parent_context_id = 0;
+  std::string name;
+};
+
+struct NameRow {
+  uint64_t process_id = 0;
+  uint32_t name_id = 0;
+  int name_class = 0;  // record::NameClass
+  std::string name;
+};
+
+// Where the daemon stands in one lane of a process's region.
+struct LaneRow {
+  uint64_t process_id = 0;
+  uint32_t lane = 0;
+  uint64_t read_pos = 0;       // every record before it is reflected in the store
+  uint64_t dropped_seen = 0;   // the lane's drop counter when last read
+  std::string corrupt_reason;  // empty while the lane is readable
+  std::string decoder_state;   // opaque bytes (daemon/ingest): open scopes, session, state
+};
+
+// Everything one commit writes. Rows are upserts keyed by their ids.
+struct Batch {
+  std::vector<SessionRow> sessions;
+  std::vector<ProcessRow> processes;
+  std::vector<SessionProcessRow> session_processes;
+  std::vector<NodeRow> nodes;
+  std::vector<NodeStatsRow> node_stats;
+  std::vector<MetricRow> metrics;
+  std::vector<ContextRow> contexts;
+  std::vector<NameRow> names;
+  std::vector<LaneRow> lanes;
+};
+
+// A session's tree as stored: nodes in insertion order (parents before children), stats and
+// metrics per (node, process).
+struct StoredTree {
+  std::vector<NodeRow> nodes;
+  std::vector<NodeStatsRow> node_stats;
+  std::vector<MetricRow> metrics;
+};
+
+// What the daemon needs to resume a process after a restart.
+struct StoredProcess {
+  ProcessRow process;
+  std::vector<ContextRow> contexts;
+  std::vector<NameRow> names;
+  std::vector<LaneRow> lanes;
+};
+
+class Store {
+ public:
+  // Opens or creates the database at `path` (WAL, synchronous=NORMAL, foreign keys on). A file
+  // with a newer schema version than kSchemaVersion is refused with an error naming both
+  // versions and left untouched.
+  static absl::StatusOr<std::unique_ptr<Store>> Open(const std::string& path);
+  ~Store();
+
+  absl::Status CommitBatch(const Batch& batch);
+
+  absl::StatusOr<std::vector<SessionRow>> ListSessions();
+  absl::StatusOr<std::optional<SessionRow>> GetSession(uint64_t session_id);
+  absl::StatusOr<std::vector<SessionProcessRow>> ListSessionProcesses(uint64_t session_id);
+  absl::StatusOr<std::optional<ProcessRow>> GetProcess(uint64_t process_id);
+  absl::StatusOr<StoredTree> LoadTree(uint64_t session_id);
+  // The non-exited process with this pid and start time, if the store knows it.
+  absl::StatusOr<std::optional<StoredProcess>> FindLiveProcess(uint32_t pid,
+                                                               uint64_t start_time_ticks);
+  // The largest session and process ids ever stored (0 when none), so ids are never reused.
+  absl::StatusOr<uint64_t> MaxSessionId();
+  absl::StatusOr<uint64_t> MaxProcessId();
+
+ private:
+  struct Impl;
+  explicit Store(std::unique_ptr<Impl> impl);
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace protond::store
+
+#endif  // PROTOND_DAEMON_STORE_STORE_H_

@@ -1,0 +1,354 @@
+#include "daemon/store/store.h"
+
+#include <cstdint>
+#include <limits>
+#include <memory>
+#include <ostream>
+#include <string>
+#include <tuple>
+
+#include "absl/strings/str_cat.h"
+#include "daemon/store/internal/test_files.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+
+namespace protond::store {
+
+// Field-wise equality for the row structs, so tests compare whole rows and vectors of rows.
+auto Tie(const SessionRow& r) {
+  return std::tie(r.session_id, r.name, r.uid, r.state, r.start_time_unix_ns, r.end_time_unix_ns,
+                  r.problems);
+}
+auto Tie(const ProcessRow& r) {
+  return std::tie(r.process_id, r.pid, r.uid, r.start_time_ticks, r.command, r.exited);
+}
+auto Tie(const SessionProcessRow& r) {
+  return std::tie(r.session_id, r.process_id, r.records, r.dropped_records);
+}
+auto Tie(const NodeRow& r) { return std::tie(r.session_id, r.node_id, r.parent_id, r.name); }
+auto Tie(const NodeStatsRow& r) {
+  return std::tie(r.session_id, r.node_id, r.process_id, r.count, r.duration_ns_sum,
+                  r.duration_ns_min, r.duration_ns_max);
+}
+auto Tie(const MetricRow& r) {
+  return std::tie(r.session_id, r.node_id, r.process_id, r.name, r.aggregation, r.is_double,
+                  r.int_value, r.double_value);
+}
+auto Tie(const ContextRow& r) {
+  return std::tie(r.process_id, r.context_id, r.parent_context_id, r.name);
+}
+auto Tie(const NameRow& r) { return std::tie(r.process_id, r.name_id, r.name_class, r.name); }
+auto Tie(const LaneRow& r) {
+  return std::tie(r.process_id, r.lane, r.read_pos, r.dropped_seen, r.corrupt_reason,
+                  r.decoder_state);
+}
+
+template <typename Row>
+  requires requires(const Row& row) { Tie(row); }
+bool operator==(const Row& a, const Row& b) {
+  return Tie(a) == Tie(b);
+}
+
+template <typename Row>
+  requires requires(const Row& row) { Tie(row); }
+void PrintTo(const Row& row, std::ostream* os) {
+  *os << ::testing::PrintToString(Tie(row));
+}
+
+namespace {
+
+using ::testing::ElementsAre;
+using ::testing::HasSubstr;
+using testing::QueryFile;
+
+constexpr uint64_t kMax = std::numeric_limits<uint64_t>::max();
+
+// Every kind of row, with edge values: unsigned maxima, empty and binary strings, ROOT stats.
+Batch SampleBatch() {
+  Batch batch;
+  batch.sessions = {
+      {1, "train", 1000, SessionState::kRunning, 111, 0, {"lane 0 is corrupt", "3 dropped"}},
+      {2, "eval", 0, SessionState::kStopped, 5, 9, {}}};
+  batch.processes = {{1, 42, 1000, 777, "python train.py", false},
+                     {2, 43, 1000, kMax, "python eval.py", true}};
+  batch.session_processes = {{1, 1, 100, 3}, {1, 2, 5, 0}, {2, 2, kMax, 1}};
+  batch.nodes = {{1, 1, 0, "forward"}, {1, 2, 1, "matmul"}, {1, 3, 0, "backward"},
+                 {2, 1, 0, "forward"}};
+  batch.node_stats = {{1, 0, 1, 1, 9, 9, 9},
+                      {1, 1, 1, 10, 1000, 50, 200},
+                      {1, 1, 2, 1, 5, 5, 5},
+                      {1, 2, 1, 10, 600, 40, 90},
+                      {2, 1, 2, kMax, kMax, 0, kMax}};
+  batch.metrics = {{1, 0, 1, "step", MetricAggregation::kProperty, false, -7, 0},
+                   {1, 2, 1, "bytes", MetricAggregation::kExclusive, true, 0, 2.5},
+                   {1, 2, 1, "flops", MetricAggregation::kInclusive, false, 123456789, 0}};
+  batch.contexts = {{1, 1, 0, "forward"}, {1, 2, 1, "matmul"}};
+  batch.names = {{1, 1, 2, "flops"}, {1, 2, 3, "bytes"}};
+  batch.lanes = {{1, 0, 4096, 0, "", std::string("\0\x01\xff state", 9)},
+                 {1, 1, 128, 5, "length past the end", ""}};
+  return batch;
+}
+
+class StoreTest : public ::testing::Test {
+ protected:
+  std::unique_ptr<Store> OpenStore() {
+    absl::StatusOr<std::unique_ptr<Store>> store = Store::Open(path_);
+    EXPECT_TRUE(store.ok()) << store.status();
+    return store.ok() ? *std::move(store) : nullptr;
+  }
+
+  testing::TempDir dir_;
+  std::string path_ = dir_.File("protond.db");
+};
+
+TEST_F(StoreTest, RoundTripsEveryRowKind) {
+  std::unique_ptr<Store> store = OpenStore();
+  ASSERT_NE(store, nullptr);
+  const Batch batch = SampleBatch();
+  ASSERT_TRUE(store->CommitBatch(batch).ok());
+
+  EXPECT_THAT(*store->ListSessions(), ElementsAre(batch.sessions[0], batch.sessions[1]));
+  EXPECT_EQ(*store->GetSession(1), batch.sessions[0]);
+  EXPECT_EQ(*store->GetSession(3), std::nullopt);
+  EXPECT_THAT(*store->ListSessionProcesses(1),
+              ElementsAre(batch.session_processes[0], batch.session_processes[1]));
+  EXPECT_EQ(*store->GetProcess(2), batch.processes[1]);
+  EXPECT_EQ(*store->GetProcess(3), std::nullopt);
+
+  absl::StatusOr<StoredTree> tree = store->LoadTree(1);
+  ASSERT_TRUE(tree.ok()) << tree.status();
+  EXPECT_THAT(tree->nodes, ElementsAre(batch.nodes[0], batch.nodes[1], batch.nodes[2]));
+  EXPECT_THAT(tree->node_stats, ElementsAre(batch.node_stats[0], batch.node_stats[1],
+                                            batch.node_stats[2], batch.node_stats[3]));
+  EXPECT_THAT(tree->metrics, ElementsAre(batch.metrics[0], batch.metrics[1], batch.metrics[2]));
+  EXPECT_THAT(store->LoadTree(2)->node_stats, ElementsAre(batch.node_stats[4]));
+
+  absl::StatusOr<std::optional<StoredProcess>> process = store->FindLiveProcess(42, 777);
+  ASSERT_TRUE(process.ok()) << process.status();
+  ASSERT_TRUE(process->has_value());
+  EXPECT_EQ((*process)->process, batch.processes[0]);
+  EXPECT_THAT((*process)->contexts, ElementsAre(batch.contexts[0], batch.contexts[1]));
+  EXPECT_THAT((*process)->names, ElementsAre(batch.names[0], batch.names[1]));
+  EXPECT_THAT((*process)->lanes, ElementsAre(batch.lanes[0], batch.lanes[1]));
+}
+
+TEST_F(StoreTest, LoadTreeReturnsNodesInIdOrderWhateverTheBatchOrder) {
+  std::unique_ptr<Store> store = OpenStore();
+  ASSERT_NE(store, nullptr);
+  Batch batch;
+  batch.sessions = {{7, "s", 0, SessionState::kRunning, 0, 0, {}}};
+  batch.nodes = {{7, 3, 2, "c"}, {7, 1, 0, "a"}, {7, 2, 1, "b"}};
+  ASSERT_TRUE(store->CommitBatch(batch).ok());
+  EXPECT_THAT(store->LoadTree(7)->nodes, ElementsAre(batch.nodes[1], batch.nodes[2], batch.nodes[0]));
+}
+
+TEST_F(StoreTest, CommittingTheSameBatchTwiceChangesNothing) {
+  std::unique_ptr<Store> store = OpenStore();
+  ASSERT_NE(store, nullptr);
+  const Batch batch = SampleBatch();
+  ASSERT_TRUE(store->CommitBatch(batch).ok());
+  const std::vector<SessionRow> sessions = *store->ListSessions();
+  const StoredTree tree = *store->LoadTree(1);
+  const std::optional<StoredProcess> process = *store->FindLiveProcess(42, 777);
+  const std::string strings = QueryFile(path_, "SELECT group_concat(id || '=' || value) FROM strings");
+
+  ASSERT_TRUE(store->CommitBatch(batch).ok());
+  EXPECT_EQ(*store->ListSessions(), sessions);
+  EXPECT_EQ(store->LoadTree(1)->nodes, tree.nodes);
+  EXPECT_EQ(store->LoadTree(1)->node_stats, tree.node_stats);
+  EXPECT_EQ(store->LoadTree(1)->metrics, tree.metrics);
+  EXPECT_EQ((*store->FindLiveProcess(42, 777))->lanes, process->lanes);
+  EXPECT_EQ(QueryFile(path_, "SELECT group_concat(id || '=' || value) FROM strings"), strings);
+  EXPECT_EQ(QueryFile(path_, "SELECT count(*) FROM strings"), "6");  // forward..bytes, once each
+}
+
+TEST_F(StoreTest, UpsertStoresAbsoluteValuesNotIncrements) {
+  std::unique_ptr<Store> store = OpenStore();
+  ASSERT_NE(store, nullptr);
+  Batch batch = SampleBatch();
+  ASSERT_TRUE(store->CommitBatch(batch).ok());
+
+  Batch update;
+  update.node_stats = {{1, 1, 1, 12, 1300, 40, 300}};
+  update.metrics = {{1, 2, 1, "flops", MetricAggregation::kInclusive, false, 5, 0}};
+  update.lanes = {{1, 0, 8192, 2, "", "new state"}};
+  update.session_processes = {{1, 1, 150, 4}};
+  update.processes = {{1, 42, 1000, 777, "python train.py", true}};
+  ASSERT_TRUE(store->CommitBatch(update).ok());
+
+  StoredTree tree = *store->LoadTree(1);
+  EXPECT_EQ(tree.node_stats[1], update.node_stats[0]);
+  EXPECT_EQ(tree.node_stats[0], batch.node_stats[0]);  // rows not in the batch are kept
+  EXPECT_EQ(tree.metrics[2], update.metrics[0]);
+  EXPECT_EQ(store->ListSessionProcesses(1)->front(), update.session_processes[0]);
+  EXPECT_EQ(*store->GetProcess(1), update.processes[0]);
+  EXPECT_EQ(QueryFile(path_, "SELECT read_pos || '/' || decoder_state FROM lanes WHERE lane = 0"),
+            "8192/new state");
+}
+
+TEST_F(StoreTest, ProblemsOfASessionRowReplaceTheStoredList) {
+  std::unique_ptr<Store> store = OpenStore();
+  ASSERT_NE(store, nullptr);
+  Batch batch;
+  batch.sessions = {{1, "s", 0, SessionState::kRunning, 0, 0, {"a", "b", "c"}}};
+  ASSERT_TRUE(store->CommitBatch(batch).ok());
+  batch.sessions[0].problems = {"c", "a"};
+  batch.sessions[0].state = SessionState::kStopped;
+  ASSERT_TRUE(store->CommitBatch(batch).ok());
+  EXPECT_EQ(*store->GetSession(1), batch.sessions[0]);
+  batch.sessions[0].problems.clear();
+  ASSERT_TRUE(store->CommitBatch(batch).ok());
+  EXPECT_THAT((*store->GetSession(1))->problems, ::testing::IsEmpty());
+}
+
+TEST_F(StoreTest, FailedCommitRollsBackTheWholeBatch) {
+  std::unique_ptr<Store> store = OpenStore();
+  ASSERT_NE(store, nullptr);
+  Batch batch;
+  batch.sessions = {{3, "s", 0, SessionState::kRunning, 0, 0, {"p"}}};
+  batch.nodes = {{3, 1, 0, "only in the failed batch"}};
+  batch.node_stats = {{3, 1, 99, 1, 1, 1, 1}};  // process 99 does not exist
+  absl::Status status = store->CommitBatch(batch);
+  EXPECT_EQ(status.code(), absl::StatusCode::kInvalidArgument) << status;
+  EXPECT_THAT(status.message(), HasSubstr("FOREIGN KEY constraint failed"));
+  EXPECT_EQ(*store->GetSession(3), std::nullopt);
+  EXPECT_EQ(QueryFile(path_, "SELECT count(*) FROM strings"), "0");
+
+  // The string interned by the failed batch is gone; the store must not reuse its id.
+  batch.node_stats.clear();
+  ASSERT_TRUE(store->CommitBatch(batch).ok());
+  EXPECT_THAT(store->LoadTree(3)->nodes, ElementsAre(batch.nodes[0]));
+}
+
+TEST_F(StoreTest, ValuesOutsideTheEnumsAreRefused) {
+  std::unique_ptr<Store> store = OpenStore();
+  ASSERT_NE(store, nullptr);
+  Batch batch;
+  batch.sessions = {{1, "s", 0, static_cast<SessionState>(9), 0, 0, {}}};
+  absl::Status status = store->CommitBatch(batch);
+  EXPECT_EQ(status.code(), absl::StatusCode::kInvalidArgument) << status;
+  EXPECT_THAT(status.message(), HasSubstr("writing sessions"));
+  EXPECT_THAT(status.message(), HasSubstr("CHECK constraint failed"));
+}
+
+TEST_F(StoreTest, NewStoreHasTheCurrentSchemaVersionInWalMode) {
+  ASSERT_NE(OpenStore(), nullptr);
+  EXPECT_EQ(QueryFile(path_, "PRAGMA user_version"), absl::StrCat(kSchemaVersion));
+  EXPECT_EQ(QueryFile(path_, "PRAGMA journal_mode"), "wal");
+  EXPECT_EQ(QueryFile(path_, "SELECT count(*) FROM sqlite_schema WHERE type = 'table'"), "11");
+  ASSERT_NE(OpenStore(), nullptr);  // reopening a current store changes nothing
+}
+
+TEST_F(StoreTest, RefusesANewerSchemaAndLeavesTheFileUntouched) {
+  testing::ExecOnFile(path_, "CREATE TABLE future (x); PRAGMA user_version = 7;");
+  const std::string before = testing::ReadFileBytes(path_);
+  absl::StatusOr<std::unique_ptr<Store>> store = Store::Open(path_);
+  EXPECT_EQ(store.status().code(), absl::StatusCode::kFailedPrecondition);
+  EXPECT_EQ(store.status().message(),
+            absl::StrCat("store ", path_,
+                         " has schema version 7, newer than this protond's 1; use a newer "
+                         "protond"));
+  EXPECT_EQ(testing::ReadFileBytes(path_), before);
+  EXPECT_EQ(QueryFile(path_, "PRAGMA journal_mode"), "delete");
+}
+
+TEST_F(StoreTest, RefusesAFileThatIsNotADatabaseNamingIt) {
+  for (const std::string& bytes :
+       {std::string("x"), std::string("this is a text file, not a database\n"),
+        std::string("SQLite format 3\0", 16) + std::string(4080, '\x5a')}) {
+    SCOPED_TRACE(bytes.size());
+    testing::WriteFileBytes(path_, bytes);
+    absl::StatusOr<std::unique_ptr<Store>> store = Store::Open(path_);
+    EXPECT_FALSE(store.ok());
+    EXPECT_THAT(store.status().message(), HasSubstr(absl::StrCat("store ", path_, " is not a")));
+    EXPECT_EQ(testing::ReadFileBytes(path_), bytes);
+  }
+}
+
+TEST_F(StoreTest, RefusesAnotherApplicationsDatabase) {
+  testing::ExecOnFile(path_, "CREATE TABLE theirs (x)");
+  absl::StatusOr<std::unique_ptr<Store>> store = Store::Open(path_);
+  EXPECT_EQ(store.status().code(), absl::StatusCode::kFailedPrecondition);
+  EXPECT_THAT(store.status().message(), HasSubstr("no protond schema version"));
+  testing::ExecOnFile(path_, "PRAGMA user_version = 1");  // our version, not our application_id
+  store = Store::Open(path_);
+  EXPECT_THAT(store.status().message(), HasSubstr("another application's SQLite database"));
+}
+
+TEST_F(StoreTest, OpenFailsInAMissingDirectoryNamingThePath) {
+  const std::string path = dir_.File("missing/protond.db");
+  absl::StatusOr<std::unique_ptr<Store>> store = Store::Open(path);
+  EXPECT_FALSE(store.ok());
+  EXPECT_THAT(store.status().message(), HasSubstr(path));
+}
+
+TEST_F(StoreTest, FindLiveProcessIgnoresExitedProcessesAndOtherStartTimes) {
+  std::unique_ptr<Store> store = OpenStore();
+  ASSERT_NE(store, nullptr);
+  Batch batch;
+  batch.processes = {{1, 100, 0, 5, "live", false},
+                     {2, 100, 0, 6, "exited, same pid", true},
+                     {3, 200, 0, 7, "exited", true}};
+  ASSERT_TRUE(store->CommitBatch(batch).ok());
+  EXPECT_EQ((*store->FindLiveProcess(100, 5))->process, batch.processes[0]);
+  EXPECT_EQ(*store->FindLiveProcess(100, 6), std::nullopt);
+  EXPECT_EQ(*store->FindLiveProcess(100, 7), std::nullopt);
+  EXPECT_EQ(*store->FindLiveProcess(200, 7), std::nullopt);
+  EXPECT_EQ(*store->FindLiveProcess(300, 5), std::nullopt);
+
+  batch.processes = {{1, 100, 0, 5, "live", true}};
+  ASSERT_TRUE(store->CommitBatch(batch).ok());
+  EXPECT_EQ(*store->FindLiveProcess(100, 5), std::nullopt);
+}
+
+TEST_F(StoreTest, MaxIdsAreZeroWhenEmptyThenTheLargestStored) {
+  std::unique_ptr<Store> store = OpenStore();
+  ASSERT_NE(store, nullptr);
+  EXPECT_EQ(*store->MaxSessionId(), 0u);
+  EXPECT_EQ(*store->MaxProcessId(), 0u);
+  Batch batch;
+  batch.sessions = {{9, "a", 0, SessionState::kRunning, 0, 0, {}},
+                    {4, "b", 0, SessionState::kRunning, 0, 0, {}}};
+  batch.processes = {{12, 1, 0, 1, "", false}, {30, 2, 0, 2, "", true}};
+  ASSERT_TRUE(store->CommitBatch(batch).ok());
+  EXPECT_EQ(*store->MaxSessionId(), 9u);
+  EXPECT_EQ(*store->MaxProcessId(), 30u);
+}
+
+TEST_F(StoreTest, IntegrityCheckPassesAfterManyCommits) {
+  std::unique_ptr<Store> store = OpenStore();
+  ASSERT_NE(store, nullptr);
+  Batch batch = SampleBatch();
+  for (uint64_t i = 0; i < 200; ++i) {
+    batch.nodes.push_back({1, static_cast<uint32_t>(10 + i), 1, absl::StrCat("node ", i)});
+    batch.node_stats.push_back({1, static_cast<uint32_t>(10 + i), 1, i, i * 10, i, i * 2});
+    batch.lanes[0].read_pos += 64;
+    ASSERT_TRUE(store->CommitBatch(batch).ok());
+  }
+  EXPECT_EQ(QueryFile(path_, "PRAGMA integrity_check"), "ok");
+  EXPECT_EQ(QueryFile(path_, "SELECT count(*) FROM pragma_foreign_key_check"), "0");
+  EXPECT_EQ(store->LoadTree(1)->nodes.size(), 203u);
+}
+
+TEST_F(StoreTest, SecondStoreReadsCommittedDataWhileTheFirstStaysOpen) {
+  std::unique_ptr<Store> writer = OpenStore();
+  ASSERT_NE(writer, nullptr);
+  Batch batch = SampleBatch();
+  ASSERT_TRUE(writer->CommitBatch(batch).ok());
+
+  std::unique_ptr<Store> reader = OpenStore();
+  ASSERT_NE(reader, nullptr);
+  EXPECT_EQ(reader->LoadTree(1)->node_stats[1], batch.node_stats[1]);
+  EXPECT_EQ(*reader->MaxSessionId(), 2u);
+
+  // The reader holds no snapshot between calls: it sees the writer's next commit.
+  batch.node_stats[1].count = 11;
+  batch.sessions.push_back({5, "later", 0, SessionState::kRunning, 0, 0, {}});
+  ASSERT_TRUE(writer->CommitBatch(batch).ok());
+  EXPECT_EQ(reader->LoadTree(1)->node_stats[1].count, 11u);
+  EXPECT_EQ(*reader->MaxSessionId(), 5u);
+  EXPECT_EQ(reader->ListSessions()->size(), 3u);
+}
+
+}  // namespace
+}  // namespace protond::store

@@ -1,0 +1,131 @@
+#include "tests/integration/harness.h"
+
+#include <fcntl.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdlib>
+#include <cstring>
+#include <fstream>
+#include <sstream>
+#include <thread>
+
+#include "client-lib/cpp/client.h"
+#include "gtest/gtest.h"
+
+namespace protond::testing {
+namespace {
+
+std::string ReadFile(const std::string& path) {
+  std::ifstream in(path);
+  std::stringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+}  // namespace
+
+std::string BinDir() {
+  const char* dir = std::getenv("PROTOND_BIN_DIR");
+  return dir != nullptr ? dir : ".";
+}
+
+std::string MakeTempDir() {
+  std::string pattern = (std::getenv("TMPDIR") ? std::string(std::getenv("TMPDIR")) : "/tmp") +
+                        "/protond-test-XXXXXX";
+  const char* dir = mkdtemp(pattern.data());
+  EXPECT_NE(dir, nullptr);
+  chmod(pattern.c_str(), 0755);  // a second user (isolation test) must reach the socket
+  return pattern;
+}
+
+pid_t Spawn(const std::vector<std::string>& argv, const std::string& dir,
+            const ChildOptions& options) {
+  const pid_t pid = fork();
+  if (pid != 0) return pid;
+  const int out = open((dir + "/child.out").c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+  const int err = open((dir + "/child.err").c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+  dup2(out, 1);
+  dup2(err, 2);
+  for (const auto& [name, value] : options.env) setenv(name.c_str(), value.c_str(), 1);
+  if (options.uid != 0 && (setgid(options.uid) != 0 || setuid(options.uid) != 0)) _exit(126);
+  std::vector<char*> args;
+  for (const std::string& arg : argv) args.push_back(const_cast<char*>(arg.c_str()));
+  args.push_back(nullptr);
+  execv(args[0], args.data());
+  std::perror(args[0]);
+  _exit(127);
+}
+
+Completed Wait(pid_t pid, const std::string& dir) {
+  int status = 0;
+  waitpid(pid, &status, 0);
+  Completed done;
+  done.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+  done.out = ReadFile(dir + "/child.out");
+  done.err = ReadFile(dir + "/child.err");
+  return done;
+}
+
+Completed RunToEnd(const std::vector<std::string>& argv, const std::string& dir,
+                   const ChildOptions& options) {
+  return Wait(Spawn(argv, dir, options), dir);
+}
+
+Daemon::Daemon(std::string dir) : dir_(std::move(dir)) {}
+
+Daemon::~Daemon() {
+  if (pid_ > 0) Kill(SIGTERM);
+}
+
+void Daemon::Start() {
+  pid_ = fork();
+  if (pid_ == 0) {
+    const int log = open((dir_ + "/protond.log").c_str(), O_WRONLY | O_CREAT | O_APPEND, 0644);
+    dup2(log, 2);
+    const std::string binary = BinDir() + "/protond";
+    execl(binary.c_str(), binary.c_str(), "--socket", socket().c_str(), "--state-dir",
+          state_dir().c_str(), static_cast<char*>(nullptr));
+    _exit(127);
+  }
+  for (int attempt = 0; attempt < 100; ++attempt) {
+    // A fresh channel each time: a failed one backs off before it tries again.
+    if (client::Client(socket(), std::chrono::seconds(1)).ListSessions().ok()) return;
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
+  ADD_FAILURE() << "protond did not start: " << ReadFile(dir_ + "/protond.log");
+}
+
+void Daemon::Kill(int signal_number) {
+  kill(pid_, signal_number);
+  waitpid(pid_, nullptr, 0);
+  pid_ = -1;
+}
+
+std::map<std::string, v1::TreeNode> NodesByPath(const v1::Tree& tree) {
+  std::map<uint32_t, std::string> path_of = {{0, ""}};
+  std::map<std::string, v1::TreeNode> by_path;
+  for (const v1::TreeNode& node : tree.nodes()) {
+    if (node.id() == 0) continue;
+    const std::string& parent = path_of[node.parent_id()];
+    const std::string path = parent.empty() ? node.name() : parent + "/" + node.name();
+    path_of[node.id()] = path;
+    by_path[path] = node;
+  }
+  return by_path;
+}
+
+double MetricValue(const v1::TreeNode& node, const std::string& name) {
+  for (const v1::Metric& metric : node.metrics()) {
+    if (metric.name() != name) continue;
+    return metric.has_double_value() ? metric.double_value()
+                                     : static_cast<double>(metric.int_value());
+  }
+  return -1;
+}
+
+}  // namespace protond::testing

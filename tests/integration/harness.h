@@ -1,0 +1,63 @@
+// What the integration tests share: a real protond in a temporary directory, and running the
+// project's binaries (protonctl, sample_workload) as child processes with their output captured.
+// Binaries are found through PROTOND_BIN_DIR, which CTest sets to the build's bin folder.
+#ifndef PROTOND_TESTS_INTEGRATION_HARNESS_H_
+#define PROTOND_TESTS_INTEGRATION_HARNESS_H_
+
+#include <sys/types.h>
+
+#include <map>
+#include <string>
+#include <vector>
+
+#include "protond.pb.h"
+
+namespace protond::testing {
+
+std::string BinDir();
+std::string MakeTempDir();
+
+struct Completed {
+  int exit_code = -1;  // 128+signal when killed
+  std::string out;
+  std::string err;
+};
+
+struct ChildOptions {
+  std::map<std::string, std::string> env;  // added to (or replacing) the test's environment
+  uid_t uid = 0;                           // run as this user when non-zero (tests run as root)
+};
+
+// Starts argv[0] (a path) in the background; output goes to files in `dir`.
+pid_t Spawn(const std::vector<std::string>& argv, const std::string& dir,
+            const ChildOptions& options = {});
+// Waits for a child started by Spawn and collects its output.
+Completed Wait(pid_t pid, const std::string& dir);
+Completed RunToEnd(const std::vector<std::string>& argv, const std::string& dir,
+                   const ChildOptions& options = {});
+
+// A protond serving `dir`/protond.sock with its store in `dir`/state.
+class Daemon {
+ public:
+  explicit Daemon(std::string dir);
+  ~Daemon();  // SIGTERM and wait
+
+  void Start();     // returns once the socket answers
+  void Kill(int signal_number);
+  std::string socket() const { return dir_ + "/protond.sock"; }
+  std::string state_dir() const { return dir_ + "/state"; }
+  pid_t pid() const { return pid_; }
+
+ private:
+  std::string dir_;
+  pid_t pid_ = -1;
+};
+
+// A session's tree, by slash-separated path ("train/step/forward"), for exact assertions.
+std::map<std::string, v1::TreeNode> NodesByPath(const v1::Tree& tree);
+// The value of metric `name` at `node` (int or double), or -1 if absent.
+double MetricValue(const v1::TreeNode& node, const std::string& name);
+
+}  // namespace protond::testing
+
+#endif  // PROTOND_TESTS_INTEGRATION_HARNESS_H_

@@ -1,0 +1,148 @@
+// protonctl run end to end: a real protond, the sample workload under the shim, and the stored
+// tree checked value by value over gRPC.
+#include <signal.h>
+
+#include <chrono>
+#include <thread>
+
+#include "client-lib/cpp/client.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "tests/integration/harness.h"
+
+namespace protond::testing {
+namespace {
+
+using ::testing::HasSubstr;
+
+class RunTest : public ::testing::Test {
+ protected:
+  void SetUp() override { daemon_.Start(); }
+
+  std::vector<std::string> RunArgs(const std::vector<std::string>& workload_args) {
+    std::vector<std::string> argv = {BinDir() + "/protonctl", "--socket", daemon_.socket(),
+                                     "run", "--name", "sample", "--",
+                                     BinDir() + "/sample_workload"};
+    argv.insert(argv.end(), workload_args.begin(), workload_args.end());
+    return argv;
+  }
+
+  // Checks every count and metric of the sample workload with `steps` steps, 4 threads x 50 loads.
+  static void ExpectSampleTree(const v1::Tree& tree, int steps) {
+    auto nodes = NodesByPath(tree);
+    ASSERT_EQ(nodes.size(), 7u) << tree.DebugString();
+    EXPECT_EQ(nodes["setup"].count(), 1u);
+    EXPECT_EQ(MetricValue(nodes["setup"], "bytes"), 1024);
+    EXPECT_EQ(nodes["train"].count(), 1u);
+    EXPECT_EQ(nodes["train/step"].count(), static_cast<uint64_t>(steps));
+    EXPECT_DOUBLE_EQ(MetricValue(nodes["train/step"], "loss"), 1.0 / steps);
+    EXPECT_EQ(nodes["train/step/forward"].count(), static_cast<uint64_t>(steps));
+    EXPECT_EQ(MetricValue(nodes["train/step/forward"], "flops"), 1000.0 * steps);
+    EXPECT_EQ(nodes["train/step/backward"].count(), static_cast<uint64_t>(steps));
+    EXPECT_EQ(MetricValue(nodes["train/step/backward"], "flops"), 2000.0 * steps);
+    EXPECT_EQ(nodes["worker"].count(), 4u);
+    EXPECT_EQ(nodes["worker/load"].count(), 200u);
+    EXPECT_EQ(MetricValue(nodes["worker/load"], "bytes"), 200.0 * 4096);
+    // Durations nest: a parent lasts at least as long as its children together.
+    EXPECT_GE(nodes["train"].duration_ns_sum(), nodes["train/step"].duration_ns_sum());
+    EXPECT_GE(nodes["train/step"].duration_ns_sum(),
+              nodes["train/step/forward"].duration_ns_sum() +
+                  nodes["train/step/backward"].duration_ns_sum());
+    EXPECT_GT(nodes["train/step/forward"].duration_ns_min(), 0u);
+  }
+
+  std::string dir_ = MakeTempDir();
+  Daemon daemon_{dir_};
+};
+
+// Records per run: main thread 3 (setup) + 2 (train) + 9 per step; each worker 2 + 2 + 3 * 50.
+uint64_t ExpectedRecords(int steps) { return 5 + 9 * steps + 4 * 154; }
+
+TEST_F(RunTest, ExactTreeOfTheSampleWorkload) {
+  const Completed run = RunToEnd(RunArgs({}), dir_);
+  ASSERT_EQ(run.exit_code, 0) << run.err;
+  EXPECT_THAT(run.err, HasSubstr("protonctl: session 1 (sample): 801 records, 0 dropped"));
+  client::Client client(daemon_.socket());
+  auto sessions = client.ListSessions();
+  ASSERT_TRUE(sessions.ok()) << sessions.status();
+  ASSERT_EQ(sessions->sessions_size(), 1);
+  const v1::Session& session = sessions->sessions(0);
+  EXPECT_EQ(session.state(), v1::Session::STOPPED);
+  EXPECT_EQ(session.records(), ExpectedRecords(20));
+  EXPECT_EQ(session.dropped_records(), 0u);
+  ASSERT_EQ(session.processes_size(), 1);
+  EXPECT_THAT(session.processes(0).command(), HasSubstr("sample_workload"));
+  EXPECT_TRUE(session.problems().empty());
+  auto tree = client.GetTree(session.id());
+  ASSERT_TRUE(tree.ok()) << tree.status();
+  ExpectSampleTree(*tree, 20);
+}
+
+TEST_F(RunTest, ProgramExitCodeIsPassedThrough) {
+  EXPECT_EQ(RunToEnd(RunArgs({"--steps", "1", "--exit-code", "3"}), dir_).exit_code, 3);
+}
+
+TEST_F(RunTest, TreeAndSessionsCommandsPrintTheSession) {
+  ASSERT_EQ(RunToEnd(RunArgs({"--steps", "2"}), dir_).exit_code, 0);
+  const std::string protonctl = BinDir() + "/protonctl";
+  const Completed sessions = RunToEnd({protonctl, "--socket", daemon_.socket(), "sessions"}, dir_);
+  EXPECT_EQ(sessions.exit_code, 0) << sessions.err;
+  EXPECT_THAT(sessions.out, HasSubstr("sample"));
+  EXPECT_THAT(sessions.out, HasSubstr("stopped"));
+  const Completed tree = RunToEnd(
+      {protonctl, "--socket", daemon_.socket(), "tree", "1", "-m", "count,flops"}, dir_);
+  EXPECT_EQ(tree.exit_code, 0) << tree.err;
+  EXPECT_THAT(tree.out, HasSubstr("└─ backward"));
+  EXPECT_THAT(tree.out, HasSubstr("6000"));  // train's inclusive flops: 2 x (1000 + 2000)
+  const Completed unknown =
+      RunToEnd({protonctl, "--socket", daemon_.socket(), "tree", "42"}, dir_);
+  EXPECT_EQ(unknown.exit_code, 1);
+  EXPECT_THAT(unknown.err, HasSubstr("session 42 does not exist"));
+}
+
+TEST_F(RunTest, DaemonKilledMidRunLeavesTheProgramUnharmed) {
+  const pid_t run = Spawn(RunArgs({"--steps", "30", "--step-ms", "20"}), dir_,
+                          {{{"PROTOND_EXIT_WAIT_MS", "200"}}});
+  std::this_thread::sleep_for(std::chrono::milliseconds(300));
+  daemon_.Kill(SIGKILL);
+  const Completed done = Wait(run, dir_);
+  EXPECT_EQ(done.exit_code, 0) << done.err;
+  EXPECT_THAT(done.out, HasSubstr("sample_workload: 30 steps"));
+}
+
+TEST_F(RunTest, SigkillBetweenCommitsAndRestartGivesTheUndisturbedTree) {
+  const pid_t run = Spawn(RunArgs({"--steps", "60", "--step-ms", "20"}), dir_);
+  std::this_thread::sleep_for(std::chrono::milliseconds(500));  // a few commits have happened
+  daemon_.Kill(SIGKILL);
+  daemon_.Start();
+  const Completed done = Wait(run, dir_);
+  ASSERT_EQ(done.exit_code, 0) << done.err;
+  client::Client client(daemon_.socket());
+  auto tree = client.GetTree(1);
+  ASSERT_TRUE(tree.ok()) << tree.status();
+  ExpectSampleTree(*tree, 60);
+  auto sessions = client.ListSessions();
+  ASSERT_TRUE(sessions.ok());
+  EXPECT_EQ(sessions->sessions(0).records(), ExpectedRecords(60));
+  EXPECT_EQ(sessions->sessions(0).dropped_records(), 0u);
+}
+
+TEST(NoDaemonTest, ProgramRunsAndExitsZero) {
+  const std::string dir = MakeTempDir();
+  const std::string socket = dir + "/nobody-listens.sock";
+  const Completed run = RunToEnd({BinDir() + "/protonctl", "--socket", socket, "run", "--",
+                                  BinDir() + "/sample_workload", "--steps", "2"},
+                                 dir);
+  EXPECT_EQ(run.exit_code, 0) << run.err;
+  EXPECT_THAT(run.err, HasSubstr("no protond is listening at " + socket));
+  EXPECT_THAT(run.out, HasSubstr("sample_workload: 2 steps"));
+  // The shim loaded with a session but no daemon: it gives up at exit after a bounded wait.
+  const Completed direct = RunToEnd({BinDir() + "/sample_workload", "--steps", "2"}, dir,
+                                    {{{"PROTOND_SOCKET", socket},
+                                      {"PROTOND_SESSION", "7"},
+                                      {"PROTOND_EXIT_WAIT_MS", "100"}}});
+  EXPECT_EQ(direct.exit_code, 0) << direct.err;
+}
+
+}  // namespace
+}  // namespace protond::testing
