@@ -26,7 +26,8 @@ TEST(RecordDecoderTest, DecodesEveryKind) {
   EXPECT_EQ(enter->aux, 7u);
   EXPECT_EQ(enter->value, 123u);
 
-  auto def = DecodeRecord(ContextDef(4, 1, "matmul"));
+  const auto def_bytes = ContextDef(4, 1, "matmul");  // the decoded name points into it
+  auto def = DecodeRecord(def_bytes);
   ASSERT_TRUE(def.ok()) << def.status();
   EXPECT_EQ(def->ref_id, 1u);
   EXPECT_EQ(def->name, "matmul");

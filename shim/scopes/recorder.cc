@@ -184,7 +184,6 @@ protond_result Recorder::EnterScope(const char* name) {
 }
 
 protond_result Recorder::ExitScope(const char* name) {
-  const uint64_t now_ns = NowNs();
   ThreadRecorder& t = CurrentThread();
   if (t.stack.empty()) return Fail(t, PROTOND_ERR_NO_SCOPE, "no scope is open on this thread");
   const OpenScope top = t.stack.back();
@@ -196,8 +195,13 @@ protond_result Recorder::ExitScope(const char* name) {
   t.stack.pop_back();
   const uint64_t session = session_id();
   if (session == 0 || top.recorded_in_session != session) return PROTOND_INACTIVE;
-  return WriteRecord(*this, t, session, top.context_id, 0, NameClass::kState,
-                     record::MakeTimed(record::Kind::kScopeExit, top.context_id, now_ns));
+  const auto exit = record::MakeTimed(record::Kind::kScopeExit, top.context_id, NowNs());
+  // The enter went into this lane in this session, so the context is defined and the session
+  // announced (unless the lane moved on to another session in between): write directly.
+  if (t.lane_session == session) {
+    return t.lane.TryWrite(&exit, sizeof(exit)) ? PROTOND_OK : PROTOND_DROPPED;
+  }
+  return WriteRecord(*this, t, session, top.context_id, 0, NameClass::kState, exit);
 }
 
 protond_result Recorder::AddInt64Metric(const char* name, int64_t value) {

@@ -1,0 +1,76 @@
+// Cost of a scope enter+exit pair in the shim on one thread (goal: at most 50 ns per pair), next
+// to its floor: the two clock reads a pair needs. Run:
+//   build-rel/bin/protond_scope_benchmark --benchmark_repetitions=10 --benchmark_report_aggregates_only
+#include <time.h>
+
+#include <thread>
+
+#include "benchmark/benchmark.h"
+#include "shim/ring/ring_writer.h"
+#include "shim/scopes/recorder.h"
+#include "shim/scopes/thread_recorder.h"
+
+namespace {
+
+using protond::ring::LaneHeaderAt;
+
+// The region is emptied by the benchmark itself, playing the daemon, so the lane never fills.
+void KeepLaneEmpty(protond::ring::WritableRegion& region) {
+  auto* lane = LaneHeaderAt(region.base(), 0);
+  lane->read_pos.store(lane->write_pos.load());
+}
+
+void BM_ClockPairFloor(benchmark::State& state) {
+  timespec ts;
+  for (auto _ : state) {
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    benchmark::DoNotOptimize(ts);
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    benchmark::DoNotOptimize(ts);
+  }
+}
+BENCHMARK(BM_ClockPairFloor);
+
+void BM_ScopePairRecording(benchmark::State& state) {
+  auto region = protond::ring::WritableRegion::Create({1, 1u << 24});
+  protond::shim::Recorder recorder(&*region);
+  recorder.Activate(1);
+  int64_t pairs = 0;
+  for (auto _ : state) {
+    recorder.EnterScope("step");
+    recorder.ExitScope("step");
+    if ((++pairs & 4095) == 0) KeepLaneEmpty(*region);
+  }
+  state.SetItemsProcessed(pairs);
+  state.counters["dropped"] = static_cast<double>(LaneHeaderAt(region->base(), 0)->dropped_records.load());
+}
+BENCHMARK(BM_ScopePairRecording);
+
+void BM_NestedScopePairRecording(benchmark::State& state) {
+  auto region = protond::ring::WritableRegion::Create({1, 1u << 24});
+  protond::shim::Recorder recorder(&*region);
+  recorder.Activate(1);
+  recorder.EnterScope("outer");
+  int64_t pairs = 0;
+  for (auto _ : state) {
+    recorder.EnterScope("inner");
+    recorder.ExitScope(nullptr);
+    if ((++pairs & 4095) == 0) KeepLaneEmpty(*region);
+  }
+  state.SetItemsProcessed(pairs);
+}
+BENCHMARK(BM_NestedScopePairRecording);
+
+void BM_ScopePairIdle(benchmark::State& state) {
+  auto region = protond::ring::WritableRegion::Create({1, 1u << 16});
+  protond::shim::Recorder recorder(&*region);
+  for (auto _ : state) {
+    recorder.EnterScope("step");
+    recorder.ExitScope("step");
+  }
+}
+BENCHMARK(BM_ScopePairIdle);
+
+}  // namespace
+
+BENCHMARK_MAIN();

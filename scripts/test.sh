@@ -1,0 +1,27 @@
+#!/usr/bin/env bash
+# The test command: installs what is missing, builds, and runs every test: the unit and
+# integration tests, the same under AddressSanitizer + UndefinedBehaviorSanitizer, and a short run
+# of each libFuzzer target. Ends with the ctest summaries.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+./scripts/install-deps.sh
+jobs=$(nproc)
+
+BUILD_DIR=build ./scripts/build.sh
+(cd build && ctest -j "$jobs" --output-on-failure -LE 'fuzz|gpu' | tee ../build/ctest-summary.txt)
+
+# Sanitizers: the unit and integration tests again. Leak checks stay on.
+BUILD_DIR=build-asan BUILD_TYPE=Debug ./scripts/build.sh -DPROTOND_SANITIZE=ON
+# The shim is preloaded ahead of the sanitizer runtime into the sample workload: allow that.
+(cd build-asan && ASAN_OPTIONS=detect_leaks=1:verify_asan_link_order=0 ctest -j "$jobs" --output-on-failure -L 'unit|integration' |
+  tee ../build-asan/ctest-summary.txt)
+
+# libFuzzer needs clang; only the fuzz targets are built with it.
+BUILD_DIR=build-fuzz TARGETS="record_decoder_fuzzer" ./scripts/build.sh \
+  -DCMAKE_C_COMPILER=clang -DCMAKE_CXX_COMPILER=clang++ -DPROTOND_FUZZERS=ON
+(cd build-fuzz && ctest --output-on-failure -L fuzz | tee ../build-fuzz/ctest-summary.txt)
+
+echo "== summaries =="
+for dir in build build-asan build-fuzz; do
+  echo "$dir: $(grep -E 'tests passed' "$dir/ctest-summary.txt")"
+done

@@ -1,0 +1,90 @@
+// Hostile input from a profiled process and from another user: the daemon stays up, isolates
+// what is bad, and keeps everything else.
+#include <pwd.h>
+#include <unistd.h>
+
+#include <filesystem>
+
+#include "client-lib/cpp/client.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "tests/integration/harness.h"
+
+namespace protond::testing {
+namespace {
+
+using ::testing::HasSubstr;
+
+TEST(UntrustedInputTest, GarbageInOneLaneMarksItCorruptAndKeepsTheRest) {
+  const std::string dir = MakeTempDir();
+  Daemon daemon(dir);
+  daemon.Start();
+  const Completed run = RunToEnd({BinDir() + "/protonctl", "--socket", daemon.socket(), "run",
+                                  "--", BinDir() + "/garbage_lane_workload"},
+                                 dir);
+  ASSERT_EQ(run.exit_code, 0) << run.err;
+  EXPECT_THAT(run.err, HasSubstr("problem: lane 63 of process"));
+  client::Client client(daemon.socket());
+  auto sessions = client.ListSessions();
+  ASSERT_TRUE(sessions.ok()) << sessions.status();  // the daemon is still up
+  ASSERT_EQ(sessions->sessions(0).problems_size(), 1);
+  EXPECT_THAT(sessions->sessions(0).problems(0),
+              HasSubstr("is corrupt (at position 0: record size 43947 is not a positive multiple "
+                        "of 8); its later records are ignored"));
+  auto tree = client.GetTree(1);
+  ASSERT_TRUE(tree.ok()) << tree.status();
+  auto nodes = NodesByPath(*tree);
+  EXPECT_EQ(nodes["good"].count(), 10u);
+  EXPECT_EQ(MetricValue(nodes["good"], "items"), 10);
+}
+
+// Creates a throw-away user for the test's lifetime (needs root).
+class OtherUser {
+ public:
+  OtherUser() : name_("protond-t" + std::to_string(getpid() % 100000)) {
+    const std::string command = "useradd --system --no-create-home --shell /usr/sbin/nologin " + name_;
+    if (std::system(command.c_str()) == 0) {
+      if (const passwd* pw = getpwnam(name_.c_str()); pw != nullptr) uid_ = pw->pw_uid;
+    }
+  }
+  ~OtherUser() {
+    if (uid_ != 0) std::system(("userdel " + name_).c_str());
+  }
+  uid_t uid() const { return uid_; }
+
+ private:
+  std::string name_;
+  uid_t uid_ = 0;
+};
+
+TEST(UntrustedInputTest, AnotherUserCanNeitherListReadNorStopASession) {
+  if (geteuid() != 0) GTEST_SKIP() << "needs root to create a second user with useradd";
+  OtherUser other;
+  ASSERT_NE(other.uid(), 0u) << "useradd failed";
+  const std::string dir = MakeTempDir();
+  Daemon daemon(dir);
+  daemon.Start();
+  const std::string protonctl = BinDir() + "/protonctl";
+  ASSERT_EQ(RunToEnd({protonctl, "--socket", daemon.socket(), "run", "--name", "private", "--",
+                      BinDir() + "/sample_workload", "--steps", "1"},
+                     dir)
+                .exit_code,
+            0);
+  // The other user runs a copy of protonctl from the test directory, which it can reach.
+  const std::string copy = dir + "/protonctl";
+  std::filesystem::copy_file(protonctl, copy);
+  const ChildOptions as_other{{}, other.uid()};
+  const Completed list = RunToEnd({copy, "--socket", daemon.socket(), "sessions"}, dir, as_other);
+  EXPECT_EQ(list.exit_code, 0) << list.err;
+  EXPECT_THAT(list.out, ::testing::Not(HasSubstr("private")));
+  const Completed tree = RunToEnd({copy, "--socket", daemon.socket(), "tree", "1"}, dir, as_other);
+  EXPECT_EQ(tree.exit_code, 1);
+  EXPECT_THAT(tree.err, HasSubstr("session 1 belongs to another user"));
+  const Completed stop =
+      RunToEnd({copy, "--socket", daemon.socket(), "stop", "--session", "1"}, dir, as_other);
+  EXPECT_EQ(stop.exit_code, 1);
+  EXPECT_THAT(stop.err, HasSubstr("session 1 belongs to another user"));
+}
+
+}  // namespace
+}  // namespace protond::testing
