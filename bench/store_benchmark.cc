@@ -116,9 +116,8 @@ void BM_CommitNewTree(benchmark::State& state) {
   }
   struct stat info {};
   state.counters["file_bytes"] = stat(file.path().c_str(), &info) == 0 ? info.st_size : -1;
-  state.counters["rows_per_s"] =
-      benchmark::Counter(static_cast<double>(2 * nodes + kLanes + 3),
-                         benchmark::Counter::kIsIterationInvariantRate);
+  state.counters["rows_per_s"] = benchmark::Counter(static_cast<double>(2 * nodes + kLanes + 3),
+                                                    benchmark::Counter::kIsIterationInvariantRate);
 }
 BENCHMARK(BM_CommitNewTree)->Arg(100)->Arg(1000)->Arg(10000)->UseRealTime();
 

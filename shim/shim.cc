@@ -78,9 +78,11 @@ void DisableInForkedChild() {
 // it recorded is not lost, but never long.
 void WaitForDaemonAtExit() {
   Shim* shim = g_shim.load();
-  if (shim == nullptr || shim->registration == nullptr) return;
+  // A forked child has no control thread (only the thread that forked survives): nothing to do.
+  if (shim == nullptr || shim->registration == nullptr || shim->recorder.disabled()) return;
   const auto wait = std::chrono::milliseconds(EnvUint("PROTOND_EXIT_WAIT_MS", 3000));
-  if (shim->recorder.session_id() != 0 && !shim->registration->registered() &&
+  if (shim->recorder.session_id() != 0 && shim->region.HasRecords() &&
+      !shim->registration->registered() &&
       !shim->registration->WaitRegistered(wait)) {
     Warn("could not reach protond at " + shim->registration->socket_path() +
          "; this process's profile is lost");

@@ -72,15 +72,14 @@ absl::Status Configure(sqlite3* db, const std::string& path) {
 absl::StatusOr<std::unique_ptr<Store>> Store::Open(const std::string& path) {
   RETURN_IF_ERROR(CheckSqliteHeader(path));
   sqlite3* db = nullptr;
-  int rc = sqlite3_open_v2(path.c_str(), &db,
-                           SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX,
-                           nullptr);
+  int rc = sqlite3_open_v2(
+      path.c_str(), &db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX, nullptr);
   // SQLite returns a handle even when the open fails; Impl closes it either way.
   auto impl = std::make_unique<Impl>(path, db);
   if (rc != SQLITE_OK) {
     absl::Status error = internal::SqliteError(db, rc, "open");
-    return absl::Status(error.code(), absl::StrCat("cannot open store ", path, ": ",
-                                                   error.message()));
+    return absl::Status(error.code(),
+                        absl::StrCat("cannot open store ", path, ": ", error.message()));
   }
   RETURN_IF_ERROR(Configure(db, path));
   return std::unique_ptr<Store>(new Store(std::move(impl)));

@@ -21,7 +21,8 @@ constexpr absl::string_view kUpsertSession =
     "INSERT INTO sessions (session_id, name, uid, state, start_time_unix_ns, end_time_unix_ns) "
     "VALUES (?1, ?2, ?3, ?4, ?5, ?6) ON CONFLICT (session_id) DO UPDATE SET "
     "name = excluded.name, uid = excluded.uid, state = excluded.state, "
-    "start_time_unix_ns = excluded.start_time_unix_ns, end_time_unix_ns = excluded.end_time_unix_ns";
+    "start_time_unix_ns = excluded.start_time_unix_ns, end_time_unix_ns = "
+    "excluded.end_time_unix_ns";
 constexpr absl::string_view kDeleteProblems = "DELETE FROM session_problems WHERE session_id = ?1";
 constexpr absl::string_view kInsertProblem =
     "INSERT INTO session_problems (session_id, seq, problem) VALUES (?1, ?2, ?3)";

@@ -44,7 +44,8 @@ Batch WriterBatch(uint64_t i) {
   absl::StatusOr<std::unique_ptr<Store>> store = Store::Open(path);
   if (!store.ok()) _exit(2);
   uint64_t last = 0;
-  absl::StatusOr<std::optional<StoredProcess>> process = (*store)->FindLiveProcess(kPid, kStartTicks);
+  absl::StatusOr<std::optional<StoredProcess>> process =
+      (*store)->FindLiveProcess(kPid, kStartTicks);
   if (!process.ok()) _exit(3);
   if (process->has_value() && !(*process)->lanes.empty()) last = (*process)->lanes[0].read_pos;
   for (uint64_t i = last + 1;; ++i) {
@@ -127,7 +128,8 @@ TEST(StoreCrashTest, AggregatesAndReadPositionsAgreeAfterSigkill) {
     CheckAgreement(path, last_acknowledged);
     if (HasFatalFailure()) return;
     // The next writer resumes from what is stored, which may be one past the last report.
-    last_acknowledged = (*(*Store::Open(path))->FindLiveProcess(kPid, kStartTicks))->lanes[0].read_pos;
+    last_acknowledged =
+        (*(*Store::Open(path))->FindLiveProcess(kPid, kStartTicks))->lanes[0].read_pos;
   }
 }
 

@@ -1,9 +1,11 @@
 // The store's reads. A query made of several statements runs in one read transaction, so it
 // sees one snapshot even while another Store commits to the same file.
 #include <optional>
+#include <string>
 #include <utility>
 #include <vector>
 
+#include "absl/container/flat_hash_map.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/string_view.h"
 #include "common/status/status_macros.h"
@@ -77,8 +79,8 @@ absl::StatusOr<SessionRow> DecodeSession(const Statement& row) {
   session.start_time_unix_ns = row.ColumnInt(4);
   session.end_time_unix_ns = row.ColumnInt(5);
   if (session.state != SessionState::kRunning && session.state != SessionState::kStopped) {
-    return absl::DataLossError(absl::StrFormat("session %d has unknown state %d",
-                                               session.session_id, row.ColumnInt(3)));
+    return absl::DataLossError(
+        absl::StrFormat("session %d has unknown state %d", session.session_id, row.ColumnInt(3)));
   }
   return session;
 }
@@ -103,10 +105,9 @@ absl::StatusOr<MetricRow> DecodeMetric(const Statement& row) {
                    .double_value = row.ColumnDouble(7)};
   int64_t aggregation = row.ColumnInt(4);
   if (aggregation < 1 || aggregation > 3) {
-    return absl::DataLossError(absl::StrFormat("metric %s of session %d node %d has unknown "
-                                               "aggregation %d",
-                                               metric.name, metric.session_id, metric.node_id,
-                                               aggregation));
+    return absl::DataLossError(
+        absl::StrFormat("metric %s of session %d node %d has unknown aggregation %d", metric.name,
+                        metric.session_id, metric.node_id, aggregation));
   }
   return metric;
 }
@@ -140,12 +141,11 @@ void BindNothing(Statement&) {}
 // Problems are stored one row each; `problem_rows` holds (session id, problem) in order.
 void AttachProblems(const std::vector<std::pair<uint64_t, std::string>>& problem_rows,
                     std::vector<SessionRow>& sessions) {
-  auto session = sessions.begin();
-  for (const auto& [session_id, problem] : problem_rows) {  // both sorted by session id
-    while (session != sessions.end() && session->session_id < session_id) ++session;
-    if (session != sessions.end() && session->session_id == session_id) {
-      session->problems.push_back(problem);
-    }
+  absl::flat_hash_map<uint64_t, SessionRow*> by_id;
+  for (SessionRow& session : sessions) by_id[session.session_id] = &session;
+  for (const auto& [session_id, problem] : problem_rows) {
+    auto it = by_id.find(session_id);
+    if (it != by_id.end()) it->second->problems.push_back(problem);
   }
 }
 
@@ -163,8 +163,8 @@ absl::Status QueryProblems(Connection& connection, absl::string_view sql, Bind b
 
 absl::StatusOr<uint64_t> QueryMax(Connection& connection, absl::string_view sql) {
   std::vector<uint64_t> max;
-  RETURN_IF_ERROR(Query(connection, sql, BindNothing,
-                        [](const Statement& row) { return row.ColumnUint(0); }, max));
+  RETURN_IF_ERROR(Query(
+      connection, sql, BindNothing, [](const Statement& row) { return row.ColumnUint(0); }, max));
   return max.empty() ? 0 : max.front();
 }
 
@@ -186,8 +186,7 @@ absl::StatusOr<std::optional<SessionRow>> Store::GetSession(uint64_t session_id)
   Transaction transaction(connection.db());
   RETURN_IF_ERROR(transaction.Begin(Transaction::Kind::kRead));
   std::vector<SessionRow> sessions;
-  RETURN_IF_ERROR(
-      Query(connection, kSelectSession, BindId(session_id), DecodeSession, sessions));
+  RETURN_IF_ERROR(Query(connection, kSelectSession, BindId(session_id), DecodeSession, sessions));
   if (sessions.empty()) return std::nullopt;
   RETURN_IF_ERROR(QueryProblems(connection, kSelectProblems, BindId(session_id), sessions));
   RETURN_IF_ERROR(transaction.Commit());
@@ -196,14 +195,15 @@ absl::StatusOr<std::optional<SessionRow>> Store::GetSession(uint64_t session_id)
 
 absl::StatusOr<std::vector<SessionProcessRow>> Store::ListSessionProcesses(uint64_t session_id) {
   std::vector<SessionProcessRow> rows;
-  RETURN_IF_ERROR(Query(impl_->connection, kSelectSessionProcesses, BindId(session_id),
-                        [](const Statement& row) {
-                          return SessionProcessRow{.session_id = row.ColumnUint(0),
-                                                   .process_id = row.ColumnUint(1),
-                                                   .records = row.ColumnUint(2),
-                                                   .dropped_records = row.ColumnUint(3)};
-                        },
-                        rows));
+  RETURN_IF_ERROR(Query(
+      impl_->connection, kSelectSessionProcesses, BindId(session_id),
+      [](const Statement& row) {
+        return SessionProcessRow{.session_id = row.ColumnUint(0),
+                                 .process_id = row.ColumnUint(1),
+                                 .records = row.ColumnUint(2),
+                                 .dropped_records = row.ColumnUint(3)};
+      },
+      rows));
   return rows;
 }
 
@@ -294,8 +294,12 @@ absl::StatusOr<std::optional<StoredProcess>> Store::FindLiveProcess(uint32_t pid
   return stored;
 }
 
-absl::StatusOr<uint64_t> Store::MaxSessionId() { return QueryMax(impl_->connection, kMaxSessionId); }
+absl::StatusOr<uint64_t> Store::MaxSessionId() {
+  return QueryMax(impl_->connection, kMaxSessionId);
+}
 
-absl::StatusOr<uint64_t> Store::MaxProcessId() { return QueryMax(impl_->connection, kMaxProcessId); }
+absl::StatusOr<uint64_t> Store::MaxProcessId() {
+  return QueryMax(impl_->connection, kMaxProcessId);
+}
 
 }  // namespace protond::store

@@ -3,9 +3,11 @@
 #include <cstdint>
 #include <limits>
 #include <memory>
+#include <optional>
 #include <ostream>
 #include <string>
 #include <tuple>
+#include <vector>
 
 #include "absl/strings/str_cat.h"
 #include "daemon/store/internal/test_files.h"
@@ -44,16 +46,12 @@ auto Tie(const LaneRow& r) {
 }
 
 template <typename Row>
-  requires requires(const Row& row) { Tie(row); }
-bool operator==(const Row& a, const Row& b) {
-  return Tie(a) == Tie(b);
-}
+requires requires(const Row& row) { Tie(row); }
+bool operator==(const Row& a, const Row& b) { return Tie(a) == Tie(b); }
 
 template <typename Row>
-  requires requires(const Row& row) { Tie(row); }
-void PrintTo(const Row& row, std::ostream* os) {
-  *os << ::testing::PrintToString(Tie(row));
-}
+requires requires(const Row& row) { Tie(row); }
+void PrintTo(const Row& row, std::ostream* os) { *os << ::testing::PrintToString(Tie(row)); }
 
 namespace {
 
@@ -72,8 +70,8 @@ Batch SampleBatch() {
   batch.processes = {{1, 42, 1000, 777, "python train.py", false},
                      {2, 43, 1000, kMax, "python eval.py", true}};
   batch.session_processes = {{1, 1, 100, 3}, {1, 2, 5, 0}, {2, 2, kMax, 1}};
-  batch.nodes = {{1, 1, 0, "forward"}, {1, 2, 1, "matmul"}, {1, 3, 0, "backward"},
-                 {2, 1, 0, "forward"}};
+  batch.nodes = {
+      {1, 1, 0, "forward"}, {1, 2, 1, "matmul"}, {1, 3, 0, "backward"}, {2, 1, 0, "forward"}};
   batch.node_stats = {{1, 0, 1, 1, 9, 9, 9},
                       {1, 1, 1, 10, 1000, 50, 200},
                       {1, 1, 2, 1, 5, 5, 5},
@@ -139,7 +137,8 @@ TEST_F(StoreTest, LoadTreeReturnsNodesInIdOrderWhateverTheBatchOrder) {
   batch.sessions = {{7, "s", 0, SessionState::kRunning, 0, 0, {}}};
   batch.nodes = {{7, 3, 2, "c"}, {7, 1, 0, "a"}, {7, 2, 1, "b"}};
   ASSERT_TRUE(store->CommitBatch(batch).ok());
-  EXPECT_THAT(store->LoadTree(7)->nodes, ElementsAre(batch.nodes[1], batch.nodes[2], batch.nodes[0]));
+  EXPECT_THAT(store->LoadTree(7)->nodes,
+              ElementsAre(batch.nodes[1], batch.nodes[2], batch.nodes[0]));
 }
 
 TEST_F(StoreTest, CommittingTheSameBatchTwiceChangesNothing) {
@@ -150,7 +149,8 @@ TEST_F(StoreTest, CommittingTheSameBatchTwiceChangesNothing) {
   const std::vector<SessionRow> sessions = *store->ListSessions();
   const StoredTree tree = *store->LoadTree(1);
   const std::optional<StoredProcess> process = *store->FindLiveProcess(42, 777);
-  const std::string strings = QueryFile(path_, "SELECT group_concat(id || '=' || value) FROM strings");
+  const std::string strings =
+      QueryFile(path_, "SELECT group_concat(id || '=' || value) FROM strings");
 
   ASSERT_TRUE(store->CommitBatch(batch).ok());
   EXPECT_EQ(*store->ListSessions(), sessions);

@@ -76,6 +76,10 @@ inline LaneHeader* LaneHeaderAt(void* region, uint32_t lane) {
          lane;
 }
 
+inline const LaneHeader* LaneHeaderAt(const void* region, uint32_t lane) {
+  return LaneHeaderAt(const_cast<void*>(region), lane);
+}
+
 inline uint8_t* LaneDataAt(void* region, uint32_t lane_count, uint32_t lane_data_bytes,
                            uint32_t lane) {
   return static_cast<uint8_t*>(region) + sizeof(RegionHeader) +

@@ -73,6 +73,19 @@ WritableRegion::~WritableRegion() {
   if (fd_ >= 0) close(fd_);
 }
 
+bool WritableRegion::HasRecords() const {
+  const auto* header = static_cast<const RegionHeader*>(base_);
+  if (header->no_lane_dropped_records.load(std::memory_order_relaxed) != 0) return true;
+  for (uint32_t lane = 0; lane < geometry_.lane_count; ++lane) {
+    const LaneHeader* lane_header = LaneHeaderAt(base_, lane);
+    if (lane_header->write_pos.load(std::memory_order_relaxed) != 0 ||
+        lane_header->dropped_records.load(std::memory_order_relaxed) != 0) {
+      return true;
+    }
+  }
+  return false;
+}
+
 LaneWriter WritableRegion::ClaimLane(uint32_t tid) {
   for (uint32_t lane = 0; lane < geometry_.lane_count; ++lane) {
     LaneHeader* header = LaneHeaderAt(base_, lane);

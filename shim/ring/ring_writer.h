@@ -100,6 +100,9 @@ class WritableRegion {
   uint64_t bytes() const { return bytes_; }
   void* base() const { return base_; }
 
+  // True once any thread wrote (or tried to write) a record.
+  bool HasRecords() const;
+
   // Claims a free lane for thread `tid` (lock-free); an invalid writer when all are taken, after
   // counting the record the caller could not write.
   LaneWriter ClaimLane(uint32_t tid);

@@ -42,15 +42,33 @@ absl::string_view Shorten(absl::string_view sql) {
   return sql.size() <= kMaxSqlInMessage ? sql : sql.substr(0, kMaxSqlInMessage);
 }
 
+// The one row of a one-shot statement, read by `read`.
+template <typename T, typename Read>
+absl::StatusOr<T> QueryOne(sqlite3* db, absl::string_view sql, Read read) {
+  absl::StatusOr<Statement> statement = Statement::Prepare(db, sql);
+  if (!statement.ok()) return statement.status();
+  int rows = 0;
+  T value{};
+  absl::Status status = statement->ForEachRow([&](const Statement& row) {
+    ++rows;
+    value = read(row);
+  });
+  if (!status.ok()) return status;
+  if (rows != 1) {
+    return absl::InternalError(absl::StrCat("\"", sql, "\" returned ", rows, " rows, not 1"));
+  }
+  return value;
+}
+
 }  // namespace
 
 absl::Status SqliteError(sqlite3* db, int rc, absl::string_view what) {
   const char* file = db != nullptr ? sqlite3_db_filename(db, "main") : nullptr;
   const char* message = db != nullptr ? sqlite3_errmsg(db) : sqlite3_errstr(rc);
-  return absl::Status(CodeFor(rc),
-                      absl::StrFormat("sqlite error %d on %s in \"%s\": %s", rc,
-                                      file != nullptr && *file != '\0' ? file : "(memory)",
-                                      Shorten(what), message));
+  // A handle whose open failed has no file name; the caller names the path then.
+  std::string on_file = file != nullptr && *file != '\0' ? absl::StrCat(" on ", file) : "";
+  return absl::Status(CodeFor(rc), absl::StrFormat("sqlite error %d%s in \"%s\": %s", rc, on_file,
+                                                   Shorten(what), message));
 }
 
 absl::Status ExecSql(sqlite3* db, absl::string_view sql) {
@@ -61,35 +79,11 @@ absl::Status ExecSql(sqlite3* db, absl::string_view sql) {
 }
 
 absl::StatusOr<int64_t> QueryInt(sqlite3* db, absl::string_view sql) {
-  auto statement = Statement::Prepare(db, sql);
-  if (!statement.ok()) return statement.status();
-  int rows = 0;
-  int64_t value = 0;
-  absl::Status status = statement->ForEachRow([&](const Statement& row) {
-    ++rows;
-    value = row.ColumnInt(0);
-  });
-  if (!status.ok()) return status;
-  if (rows != 1) {
-    return absl::InternalError(absl::StrCat("\"", sql, "\" returned ", rows, " rows, not 1"));
-  }
-  return value;
+  return QueryOne<int64_t>(db, sql, [](const Statement& row) { return row.ColumnInt(0); });
 }
 
 absl::StatusOr<std::string> QueryText(sqlite3* db, absl::string_view sql) {
-  auto statement = Statement::Prepare(db, sql);
-  if (!statement.ok()) return statement.status();
-  int rows = 0;
-  std::string value;
-  absl::Status status = statement->ForEachRow([&](const Statement& row) {
-    ++rows;
-    value = row.ColumnText(0);
-  });
-  if (!status.ok()) return status;
-  if (rows != 1) {
-    return absl::InternalError(absl::StrCat("\"", sql, "\" returned ", rows, " rows, not 1"));
-  }
-  return value;
+  return QueryOne<std::string>(db, sql, [](const Statement& row) { return row.ColumnText(0); });
 }
 
 absl::StatusOr<Statement> Statement::Prepare(sqlite3* db, absl::string_view sql) {
@@ -140,17 +134,17 @@ Statement& Statement::BindDouble(int index, double value) {
 }
 
 Statement& Statement::BindText(int index, absl::string_view value) {
-  CheckBind(sqlite3_bind_text64(stmt_, index, value.data(), value.size(), SQLITE_STATIC,
-                                SQLITE_UTF8),
-            index);
+  CheckBind(
+      sqlite3_bind_text64(stmt_, index, value.data(), value.size(), SQLITE_STATIC, SQLITE_UTF8),
+      index);
   return *this;
 }
 
 Statement& Statement::BindBlob(int index, absl::string_view value) {
   // A zero-length blob, not NULL: the column is NOT NULL and "no state" is an empty string.
-  CheckBind(value.empty() ? sqlite3_bind_zeroblob(stmt_, index, 0)
-                          : sqlite3_bind_blob64(stmt_, index, value.data(), value.size(),
-                                                SQLITE_STATIC),
+  CheckBind(value.empty()
+                ? sqlite3_bind_zeroblob(stmt_, index, 0)
+                : sqlite3_bind_blob64(stmt_, index, value.data(), value.size(), SQLITE_STATIC),
             index);
   return *this;
 }

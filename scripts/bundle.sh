@@ -1,0 +1,22 @@
+#!/usr/bin/env bash
+# Makes a relocatable bundle of a build: bundle/bin (protond, protonctl, the shim, the sample,
+# benchmarks) and bundle/lib (every shared library they need that a base system may lack). The
+# binaries find bundle/lib through RPATH $ORIGIN/../lib, so the folder can be copied to another
+# Linux machine (such as the GPU machine) and run in place.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+build_dir=${BUILD_DIR:-build-rel}
+out=${BUNDLE_DIR:-bundle}
+rm -rf "$out" && mkdir -p "$out/bin" "$out/lib"
+for f in protond protonctl sample_workload libprotond_shim.so protond_scope_benchmark \
+         protond_ingest_benchmark; do
+  [ -e "$build_dir/bin/$f" ] && cp "$build_dir/bin/$f" "$out/bin/"
+done
+# The C runtime comes from the target system; everything else travels.
+skip='^(linux-vdso|libc\.so|libm\.so|libpthread|libdl|librt|ld-linux|libgcc_s|libstdc\+\+)'
+for f in "$out"/bin/*; do
+  ldd "$f" | awk '/=> \// {print $1, $3}' | while read -r name path; do
+    [[ "$name" =~ $skip ]] || cp -n "$path" "$out/lib/"
+  done
+done
+du -sh "$out"
