@@ -31,6 +31,15 @@ void BM_ClockPairFloor(benchmark::State& state) {
 }
 BENCHMARK(BM_ClockPairFloor);
 
+// What a pair of timestamps would cost with the TSC instead (for the record-format v2 plan).
+void BM_RdtscPairFloor(benchmark::State& state) {
+  for (auto _ : state) {
+    benchmark::DoNotOptimize(__builtin_ia32_rdtsc());
+    benchmark::DoNotOptimize(__builtin_ia32_rdtsc());
+  }
+}
+BENCHMARK(BM_RdtscPairFloor);
+
 void BM_ScopePairRecording(benchmark::State& state) {
   auto region = protond::ring::WritableRegion::Create({1, 1u << 24});
   protond::shim::Recorder recorder(&*region);

@@ -1,11 +1,10 @@
-// Opening a store: the file checks, the pragmas, the schema; and the state every call shares.
-// CommitBatch is in store_commit.cc, the queries in store_queries.cc.
+// Opening a store: the file checks, the pragmas, the schema. CommitBatch is in store_commit.cc,
+// the queries in store_queries.cc, the shared connection state in internal/connection.h.
 #include "daemon/store/store.h"
 
 #include <fcntl.h>
 #include <unistd.h>
 
-#include <cerrno>
 #include <cstring>
 
 #include "absl/strings/str_cat.h"
