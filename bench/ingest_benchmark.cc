@@ -1,7 +1,8 @@
 // The daemon's ingest and aggregation rate on one core (goal: at least 20 million records per
 // second): a lane's bytes as the sample workload writes them (nested scopes and metrics), decoded
 // and folded into a call tree. Run:
-//   build-rel/bin/protond_ingest_benchmark --benchmark_repetitions=10 --benchmark_report_aggregates_only
+//   build-rel/bin/protond_ingest_benchmark --benchmark_repetitions=10
+//   --benchmark_report_aggregates_only
 #include <vector>
 
 #include "benchmark/benchmark.h"

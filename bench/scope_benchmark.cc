@@ -1,6 +1,7 @@
 // Cost of a scope enter+exit pair in the shim on one thread (goal: at most 50 ns per pair), next
 // to its floor: the two clock reads a pair needs. Run:
-//   build-rel/bin/protond_scope_benchmark --benchmark_repetitions=10 --benchmark_report_aggregates_only
+//   build-rel/bin/protond_scope_benchmark --benchmark_repetitions=10
+//   --benchmark_report_aggregates_only
 #include <time.h>
 
 #include <thread>
@@ -51,7 +52,8 @@ void BM_ScopePairRecording(benchmark::State& state) {
     if ((++pairs & 4095) == 0) KeepLaneEmpty(*region);
   }
   state.SetItemsProcessed(pairs);
-  state.counters["dropped"] = static_cast<double>(LaneHeaderAt(region->base(), 0)->dropped_records.load());
+  state.counters["dropped"] =
+      static_cast<double>(LaneHeaderAt(region->base(), 0)->dropped_records.load());
 }
 BENCHMARK(BM_ScopePairRecording);
 

@@ -42,8 +42,8 @@ int BadUsage(const std::string& message) {
 absl::StatusOr<uint64_t> ParseSessionId(const std::string& text) {
   uint64_t id;
   if (!absl::SimpleAtoi(text, &id) || id == 0) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("'", text, "' is not a session id (a positive number; see protonctl sessions)"));
+    return absl::InvalidArgumentError(absl::StrCat(
+        "'", text, "' is not a session id (a positive number; see protonctl sessions)"));
   }
   return id;
 }

@@ -39,8 +39,7 @@ std::string FindShim() {
                               uint64_t session_id) {
   if (session_id != 0) {
     const char* preload = std::getenv("LD_PRELOAD");
-    const std::string value =
-        preload != nullptr && *preload != '\0' ? shim + ":" + preload : shim;
+    const std::string value = preload != nullptr && *preload != '\0' ? shim + ":" + preload : shim;
     setenv("LD_PRELOAD", value.c_str(), 1);
     setenv("PROTOND_SOCKET", options.socket_path.c_str(), 1);
     setenv("PROTOND_SESSION", std::to_string(session_id).c_str(), 1);
@@ -120,7 +119,8 @@ int RunCommand(const RunOptions& options) {
                  std::string(session.status().message()).c_str());
     return exit_code;
   }
-  std::fprintf(stderr, "protonctl: session %llu (%s): %llu records, %llu dropped; "
+  std::fprintf(stderr,
+               "protonctl: session %llu (%s): %llu records, %llu dropped; "
                "show it with: protonctl tree %llu\n",
                static_cast<unsigned long long>(session_id), session->name().c_str(),
                static_cast<unsigned long long>(session->records()),

@@ -11,8 +11,8 @@ namespace protond::cli {
 
 struct RunOptions {
   std::string socket_path;
-  std::string session_name;        // default: the program's base name
-  std::vector<std::string> argv;   // the program and its arguments
+  std::string session_name;       // default: the program's base name
+  std::vector<std::string> argv;  // the program and its arguments
 };
 
 // Returns the exit code protonctl should exit with (the program's, or 128+signal).

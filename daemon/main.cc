@@ -51,8 +51,7 @@ int ParseFlags(int argc, char** argv, Flags& flags) {
     } else if (arg == "--state-dir") {
       flags.state_dir = value;
     } else if (arg == "--commit-interval-ms" &&
-               absl::SimpleAtoi(value, &flags.commit_interval_ms) &&
-               flags.commit_interval_ms > 0) {
+               absl::SimpleAtoi(value, &flags.commit_interval_ms) && flags.commit_interval_ms > 0) {
     } else {
       std::fprintf(stderr, "protond: bad option %s %s\n", arg.c_str(), value.c_str());
       return Usage(stderr, 2);
@@ -87,8 +86,8 @@ int main(int argc, char** argv) {
   std::error_code error;
   std::filesystem::create_directories(flags.state_dir, error);
   if (error) {
-    std::fprintf(stderr, "protond: cannot create state directory %s: %s\n",
-                 flags.state_dir.c_str(), error.message().c_str());
+    std::fprintf(stderr, "protond: cannot create state directory %s: %s\n", flags.state_dir.c_str(),
+                 error.message().c_str());
     return 1;
   }
   chmod(flags.state_dir.c_str(), 0700);

@@ -58,7 +58,8 @@ void Train(const Options& options) {
     protond_metric_int64("flops", 2000);
     protond_scope_exit("backward");
     protond_metric_double("loss (pty)", 1.0 / (step + 1));
-    if (options.step_ms > 0) std::this_thread::sleep_for(std::chrono::milliseconds(options.step_ms));
+    if (options.step_ms > 0)
+      std::this_thread::sleep_for(std::chrono::milliseconds(options.step_ms));
     protond_scope_exit("step");
   }
   protond_scope_exit("train");

@@ -7,7 +7,7 @@ packages=(
   build-essential cmake ninja-build pkg-config
   libgrpc++-dev protobuf-compiler-grpc libprotobuf-dev protobuf-compiler
   libabsl-dev libsqlite3-dev libgtest-dev libgmock-dev libbenchmark-dev
-  clang libclang-rt-dev python3 python3-pytest
+  clang libclang-rt-dev clang-format python3 python3-pytest
 )
 
 missing=()

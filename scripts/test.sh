@@ -7,6 +7,9 @@ cd "$(dirname "$0")/.."
 ./scripts/install-deps.sh
 jobs=$(nproc)
 
+# House format (.clang-format: Google style, 100 columns).
+git ls-files '*.cc' '*.h' | xargs clang-format --dry-run --Werror
+
 BUILD_DIR=build ./scripts/build.sh
 (cd build && ctest -j "$jobs" --output-on-failure -LE 'fuzz|gpu' | tee ../build/ctest-summary.txt)
 

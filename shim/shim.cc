@@ -3,6 +3,8 @@
 // At load the shim creates the shared-memory region, starts recording if PROTOND_SESSION names a
 // session (protonctl run), and registers with the daemon in the background. Nothing here may
 // harm the program: every failure turns profiling off for this process with one line on stderr.
+#include "protond/shim.h"
+
 #include <pthread.h>
 #include <unistd.h>
 
@@ -17,7 +19,6 @@
 #include "absl/strings/numbers.h"
 #include "client-lib/cpp/client.h"
 #include "client-lib/cpp/daemon_paths.h"
-#include "protond/shim.h"
 #include "shim/control/registration.h"
 #include "shim/ring/ring_writer.h"
 #include "shim/scopes/recorder.h"
@@ -82,8 +83,7 @@ void WaitForDaemonAtExit() {
   if (shim == nullptr || shim->registration == nullptr || shim->recorder.disabled()) return;
   const auto wait = std::chrono::milliseconds(EnvUint("PROTOND_EXIT_WAIT_MS", 3000));
   if (shim->recorder.session_id() != 0 && shim->region.HasRecords() &&
-      !shim->registration->registered() &&
-      !shim->registration->WaitRegistered(wait)) {
+      !shim->registration->registered() && !shim->registration->WaitRegistered(wait)) {
     Warn("could not reach protond at " + shim->registration->socket_path() +
          "; this process's profile is lost");
   }
@@ -123,7 +123,8 @@ protond_result Unavailable(const std::string& message) {
 
 // The daemon attaches a session to the process that started it, so it must know the process.
 absl::StatusOr<client::Client> RegisteredClient(Shim* shim) {
-  if (shim == nullptr) return absl::UnavailableError("the protond shim is disabled in this process");
+  if (shim == nullptr)
+    return absl::UnavailableError("the protond shim is disabled in this process");
   if (!shim->registration->WaitRegistered(std::chrono::seconds(3))) {
     const std::string refusal = shim->registration->refusal();
     return absl::UnavailableError(

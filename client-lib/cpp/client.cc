@@ -14,8 +14,7 @@ std::shared_ptr<grpc::Channel> ConnectUnix(const std::string& socket_path) {
   args.SetInt(GRPC_ARG_INITIAL_RECONNECT_BACKOFF_MS, 100);
   args.SetInt(GRPC_ARG_MIN_RECONNECT_BACKOFF_MS, 100);
   args.SetInt(GRPC_ARG_MAX_RECONNECT_BACKOFF_MS, 1000);
-  return grpc::CreateCustomChannel("unix:" + socket_path, grpc::InsecureChannelCredentials(),
-                                   args);
+  return grpc::CreateCustomChannel("unix:" + socket_path, grpc::InsecureChannelCredentials(), args);
 }
 
 absl::Status FromGrpc(const grpc::Status& status, const std::string& socket_path) {
@@ -23,11 +22,11 @@ absl::Status FromGrpc(const grpc::Status& status, const std::string& socket_path
   if (status.error_code() == grpc::StatusCode::UNAVAILABLE) {
     struct stat st;
     const bool exists = stat(socket_path.c_str(), &st) == 0;
-    return absl::UnavailableError(absl::StrCat(
-        exists ? "protond at " : "no protond is listening at ", socket_path,
-        exists ? " does not answer (" + status.error_message() + ")" : "",
-        "; start one with: protond --socket ", socket_path,
-        " --state-dir DIR (or set PROTOND_SOCKET / --socket to the daemon you use)"));
+    return absl::UnavailableError(
+        absl::StrCat(exists ? "protond at " : "no protond is listening at ", socket_path,
+                     exists ? " does not answer (" + status.error_message() + ")" : "",
+                     "; start one with: protond --socket ", socket_path,
+                     " --state-dir DIR (or set PROTOND_SOCKET / --socket to the daemon you use)"));
   }
   if (status.error_code() == grpc::StatusCode::DEADLINE_EXCEEDED) {
     return absl::DeadlineExceededError(
@@ -44,9 +43,10 @@ Client::Client(std::string socket_path, std::chrono::milliseconds deadline)
       query_(v1::Query::NewStub(channel_)) {}
 
 template <typename Stub, typename Request, typename Response>
-absl::StatusOr<Response> Client::Call(
-    Stub* stub, grpc::Status (Stub::*method)(grpc::ClientContext*, const Request&, Response*),
-    const Request& request) const {
+absl::StatusOr<Response> Client::Call(Stub* stub,
+                                      grpc::Status (Stub::*method)(grpc::ClientContext*,
+                                                                   const Request&, Response*),
+                                      const Request& request) const {
   grpc::ClientContext context;
   context.set_deadline(std::chrono::system_clock::now() + deadline_);
   Response response;

@@ -35,9 +35,10 @@ class Client {
 
  private:
   template <typename Stub, typename Request, typename Response>
-  absl::StatusOr<Response> Call(
-      Stub* stub, grpc::Status (Stub::*method)(grpc::ClientContext*, const Request&, Response*),
-      const Request& request) const;
+  absl::StatusOr<Response> Call(Stub* stub,
+                                grpc::Status (Stub::*method)(grpc::ClientContext*, const Request&,
+                                                             Response*),
+                                const Request& request) const;
 
   std::string socket_path_;
   std::chrono::milliseconds deadline_;

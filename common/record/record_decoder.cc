@@ -41,8 +41,8 @@ absl::Status DecodeNamed(std::span<const uint8_t> bytes, Record& r) {
              r.flags > static_cast<uint8_t>(NameClass::kState)) {
     return absl::InvalidArgumentError(absl::StrCat("name definition has class ", r.flags));
   }
-  r.name = std::string_view(reinterpret_cast<const char*>(bytes.data()) +
-                                sizeof(NamedRecordPrefix), name_bytes);
+  r.name = std::string_view(reinterpret_cast<const char*>(bytes.data()) + sizeof(NamedRecordPrefix),
+                            name_bytes);
   return absl::OkStatus();
 }
 

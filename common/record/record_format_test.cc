@@ -33,34 +33,38 @@ TEST(RecordFormatTest, SessionBeginGoldenBytes) {
 }
 
 TEST(RecordFormatTest, ThreadBeginGoldenBytes) {
-  EXPECT_THAT(Bytes(MakeThreadBegin(0x1234)), ElementsAreArray(Expected({2, 0, 8, 0, 0x34, 0x12, 0, 0})));
+  EXPECT_THAT(Bytes(MakeThreadBegin(0x1234)),
+              ElementsAreArray(Expected({2, 0, 8, 0, 0x34, 0x12, 0, 0})));
 }
 
 TEST(RecordFormatTest, Int64MetricGoldenBytes) {
   EXPECT_THAT(Bytes(MakeInt64Metric(3, 9, -2)),
-              ElementsAreArray(Expected({7, 1, 24, 0, 3, 0, 0, 0, 9, 0, 0, 0, 0, 0, 0, 0,  //
-                                0xfe, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff})));
+              ElementsAreArray(Expected({7,    1,    24,   0,    3,    0,    0,    0,
+                                         9,    0,    0,    0,    0,    0,    0,    0,  //
+                                         0xfe, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff})));
 }
 
 TEST(RecordFormatTest, DoubleMetricGoldenBytes) {
   // 1.5 is 0x3FF8000000000000.
   EXPECT_THAT(Bytes(MakeDoubleMetric(3, 9, 1.5)),
-              ElementsAreArray(Expected({7, 2, 24, 0, 3, 0, 0, 0, 9, 0, 0, 0, 0, 0, 0, 0,  //
-                                0, 0, 0, 0, 0, 0, 0xf8, 0x3f})));
+              ElementsAreArray(Expected({7, 2, 24, 0, 3, 0, 0,    0,   9, 0, 0, 0, 0, 0, 0, 0,  //
+                                         0, 0, 0,  0, 0, 0, 0xf8, 0x3f})));
 }
 
 TEST(RecordFormatTest, ContextDefGoldenBytesArePaddedWithZeros) {
   std::vector<uint8_t> out(NamedRecordBytes(3), 0xaa);
   ASSERT_EQ(EncodeContextDef(5, 2, "abc", out.data()), 24u);
-  EXPECT_THAT(out, ElementsAreArray(Expected({3, 0, 24, 0, 5, 0, 0, 0, 2, 0, 0, 0, 3, 0, 0, 0,  //
-                                     'a', 'b', 'c', 0, 0, 0, 0, 0})));
+  EXPECT_THAT(out,
+              ElementsAreArray(Expected({3,   0,   24,  0, 5, 0, 0, 0, 2, 0, 0, 0, 3, 0, 0, 0,  //
+                                         'a', 'b', 'c', 0, 0, 0, 0, 0})));
 }
 
 TEST(RecordFormatTest, NameDefGoldenBytes) {
   std::vector<uint8_t> out(NamedRecordBytes(8));
   ASSERT_EQ(EncodeNameDef(1, NameClass::kState, "phase-01", out.data()), 24u);
-  EXPECT_THAT(out, ElementsAreArray(Expected({4, 3, 24, 0, 1, 0, 0, 0, 8, 0, 0, 0, 0, 0, 0, 0,  //
-                                     'p', 'h', 'a', 's', 'e', '-', '0', '1'})));
+  EXPECT_THAT(out, ElementsAreArray(
+                       Expected({4,   3,   24,  0,   1,   0,   0,   0,  8, 0, 0, 0, 0, 0, 0, 0,  //
+                                 'p', 'h', 'a', 's', 'e', '-', '0', '1'})));
 }
 
 }  // namespace

@@ -10,9 +10,9 @@
 #define PROTOND_CONCAT(a, b) PROTOND_CONCAT_INNER(a, b)
 
 // Returns from the enclosing function if `expr` (an absl::Status) is not OK.
-#define RETURN_IF_ERROR(expr)                        \
-  do {                                               \
-    absl::Status protond_status_ = (expr);           \
+#define RETURN_IF_ERROR(expr)                          \
+  do {                                                 \
+    absl::Status protond_status_ = (expr);             \
     if (!protond_status_.ok()) return protond_status_; \
   } while (0)
 

@@ -77,9 +77,9 @@ absl::Status CallTree::AddMetric(uint32_t node, uint64_t process_id, const Metri
   const uint32_t metric = InternMetric(name, is_double, &type_ok);
   const MetricInfo& info = metric_names_[metric];
   if (!type_ok) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "Metric value type mismatch for valueId ", metric, " (", info.name.name,
-        "): current=", TypeName(info.is_double), ", new=", TypeName(is_double)));
+    return absl::InvalidArgumentError(
+        absl::StrCat("Metric value type mismatch for valueId ", metric, " (", info.name.name,
+                     "): current=", TypeName(info.is_double), ", new=", TypeName(is_double)));
   }
   auto [it, inserted] = metrics_.try_emplace(MetricKey{node, process_id, metric});
   store::MetricRow& row = it->second.row;
@@ -105,7 +105,8 @@ absl::Status CallTree::AddMetric(uint32_t node, uint64_t process_id, const Metri
 
 void CallTree::TakeChangedRows(store::Batch& batch) {
   for (size_t id = first_unsaved_node_; id < nodes_.size(); ++id) {
-    batch.nodes.push_back({session_id_, static_cast<uint32_t>(id), nodes_[id].parent, nodes_[id].name});
+    batch.nodes.push_back(
+        {session_id_, static_cast<uint32_t>(id), nodes_[id].parent, nodes_[id].name});
   }
   first_unsaved_node_ = nodes_.size();
   for (auto& [process_id, part] : parts_) {

@@ -45,8 +45,8 @@ class CallTree {
 
   // Adds (or, for properties, sets) a metric value. A name keeps the type it was first given in
   // the session; a different type is refused with Proton's message.
-  absl::Status AddMetric(uint32_t node, uint64_t process_id, const MetricName& name,
-                         bool is_double, uint64_t value_bits);
+  absl::Status AddMetric(uint32_t node, uint64_t process_id, const MetricName& name, bool is_double,
+                         uint64_t value_bits);
 
   // Appends the rows of everything changed since the last call to `batch`, as absolute values.
   void TakeChangedRows(store::Batch& batch);
@@ -62,7 +62,7 @@ class CallTree {
     std::string name;
   };
   struct ProcessPart {
-    std::vector<NodeStats> stats;        // indexed by node id
+    std::vector<NodeStats> stats;  // indexed by node id
     std::vector<uint32_t> changed_nodes;
     std::vector<bool> changed;
   };

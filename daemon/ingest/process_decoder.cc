@@ -78,8 +78,8 @@ absl::Status ProcessDecoder::DecodeLane(LaneCursor& cursor, std::span<const uint
   while (!bytes.empty()) {
     absl::StatusOr<record::Record> r = record::DecodeRecord(bytes);
     if (!r.ok()) {
-      return absl::DataLossError(absl::StrCat("at position ", cursor.read_pos, ": ",
-                                              r.status().message()));
+      return absl::DataLossError(
+          absl::StrCat("at position ", cursor.read_pos, ": ", r.status().message()));
     }
     Apply(cursor, *r, sessions);
     cursor.read_pos += r->size_bytes;

@@ -50,11 +50,11 @@ void ReportProblem(SessionSink& sink, std::string problem);
 
 // Counters of records the decoder skipped, by cause (documented in docs/record-format.md).
 struct DecoderStats {
-  uint64_t unknown_kind = 0;          // a newer shim's record kind
-  uint64_t outside_session = 0;       // no session announced, or one this process may not use
-  uint64_t undefined_reference = 0;   // a context or name id never defined
-  uint64_t unmatched_exit = 0;        // an exit with no matching enter on the lane
-  uint64_t abandoned_scopes = 0;      // enters whose exit never came (thread ended, exit lost)
+  uint64_t unknown_kind = 0;         // a newer shim's record kind
+  uint64_t outside_session = 0;      // no session announced, or one this process may not use
+  uint64_t undefined_reference = 0;  // a context or name id never defined
+  uint64_t unmatched_exit = 0;       // an exit with no matching enter on the lane
+  uint64_t abandoned_scopes = 0;     // enters whose exit never came (thread ended, exit lost)
 };
 
 class ProcessDecoder {
@@ -71,7 +71,8 @@ class ProcessDecoder {
 
   // Rows for contexts and names defined since the last call.
   void TakeChangedRows(store::Batch& batch);
-  void Load(const std::vector<store::ContextRow>& contexts, const std::vector<store::NameRow>& names);
+  void Load(const std::vector<store::ContextRow>& contexts,
+            const std::vector<store::NameRow>& names);
   // Drops the per-session lookup state of an ended session.
   void ForgetSession(uint64_t session_id) { nodes_.erase(session_id); }
   const DecoderStats& stats() const { return stats_; }

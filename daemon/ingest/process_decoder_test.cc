@@ -143,7 +143,8 @@ TEST_F(ProcessDecoderTest, MetricTypeChangeIsReportedAsProblem) {
   LaneCursor cursor;
   ASSERT_TRUE(Decode(cursor, lane.span()).ok());
   ASSERT_EQ(problems_.size(), 1u);
-  EXPECT_EQ(problems_[0], "Metric value type mismatch for valueId 0 (a): current=int64_t, new=double");
+  EXPECT_EQ(problems_[0],
+            "Metric value type mismatch for valueId 0 (a): current=int64_t, new=double");
 }
 
 TEST(LaneCursorTest, RoundTripsThroughTheStoreRow) {

@@ -12,9 +12,9 @@ grpc::Status ToGrpc(const absl::Status& status) {
 }
 
 // Resolves the caller, or answers UNAUTHENTICATED (a connection the daemon did not accept).
-#define RESOLVE_PEER(var)                                                                   \
-  std::optional<service::Peer> var = peers_->Find(context->peer());                        \
-  if (!var) {                                                                               \
+#define RESOLVE_PEER(var)                                                                 \
+  std::optional<service::Peer> var = peers_->Find(context->peer());                       \
+  if (!var) {                                                                             \
     return grpc::Status(grpc::StatusCode::UNAUTHENTICATED, "caller credentials unknown"); \
   }
 

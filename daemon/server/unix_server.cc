@@ -21,9 +21,7 @@ namespace {
 
 constexpr int kMaxMessageBytes = 64 << 20;
 
-absl::Status ErrnoError(const std::string& what) {
-  return absl::ErrnoToStatus(errno, what);
-}
+absl::Status ErrnoError(const std::string& what) { return absl::ErrnoToStatus(errno, what); }
 
 // True if something accepts connections at `path`.
 bool SomeoneListens(const sockaddr_un& address) {

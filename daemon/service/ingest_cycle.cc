@@ -73,9 +73,9 @@ void ProtondService::DrainLane(ProcessEntry& process, uint32_t lane, SessionSink
   }
   if (!status.ok()) {
     cursor.corrupt_reason = std::string(status.message());
-    ReportLaneProblem(process, absl::StrCat("lane ", lane, " of process ", process.row.pid,
-                                            " is corrupt (", cursor.corrupt_reason,
-                                            "); its later records are ignored"));
+    ReportLaneProblem(process,
+                      absl::StrCat("lane ", lane, " of process ", process.row.pid, " is corrupt (",
+                                   cursor.corrupt_reason, "); its later records are ignored"));
     process.changed = true;
   }
   const uint64_t dropped = process.region->DroppedRecordsUntrusted(lane);

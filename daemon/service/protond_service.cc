@@ -3,7 +3,6 @@
 #include <fcntl.h>
 #include <unistd.h>
 
-
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "common/status/status_macros.h"
@@ -91,8 +90,8 @@ absl::StatusOr<ProtondService::SessionEntry*> ProtondService::OwnedSession(const
     return absl::NotFoundError(absl::StrCat("session ", session_id, " does not exist"));
   }
   if (peer.uid != 0 && it->second.row.uid != peer.uid) {
-    return absl::PermissionDeniedError(absl::StrCat("session ", session_id,
-                                                    " belongs to another user"));
+    return absl::PermissionDeniedError(
+        absl::StrCat("session ", session_id, " belongs to another user"));
   }
   return &it->second;
 }
@@ -102,7 +101,7 @@ v1::Session ProtondService::ToProto(const SessionEntry& session) const {
   out.set_id(session.row.session_id);
   out.set_name(session.row.name);
   out.set_state(session.row.state == store::SessionState::kRunning ? v1::Session::RUNNING
-                                                                     : v1::Session::STOPPED);
+                                                                   : v1::Session::STOPPED);
   out.set_uid(session.row.uid);
   out.set_start_time_unix_ns(session.row.start_time_unix_ns);
   out.set_end_time_unix_ns(session.row.end_time_unix_ns);
@@ -130,14 +129,15 @@ v1::Session ProtondService::ToProto(const SessionEntry& session) const {
 absl::StatusOr<v1::Session> ProtondService::StartSession(const Peer& peer,
                                                          const std::string& name) {
   if (name.size() > kMaxSessionNameBytes) {
-    return absl::InvalidArgumentError(absl::StrCat("session name is ", name.size(),
-                                                   " bytes, more than ", kMaxSessionNameBytes));
+    return absl::InvalidArgumentError(
+        absl::StrCat("session name is ", name.size(), " bytes, more than ", kMaxSessionNameBytes));
   }
   std::lock_guard<std::mutex> lock(mutex_);
   const uint64_t id = next_session_id_++;
   SessionEntry& session = sessions_[id];
-  session.row = {id, name.empty() ? "session" : name, peer.uid, store::SessionState::kRunning,
-                 NowUnixNs(), 0, {}};
+  session.row = {
+      id, name.empty() ? "session" : name, peer.uid, store::SessionState::kRunning, NowUnixNs(), 0,
+      {}};
   session.tree = std::make_unique<aggregate::CallTree>(id);
   session.changed = true;
   // A registered process that starts a session records into it (the in-process API).

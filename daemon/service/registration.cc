@@ -24,11 +24,11 @@ absl::StatusOr<ring::RegionReader> OpenRegion(const Peer& peer,
   const std::string path = absl::StrCat("/proc/", peer.pid, "/fd/", request.region_fd());
   const int fd = open(path.c_str(), O_RDWR | O_CLOEXEC);
   if (fd < 0) {
-    return absl::PermissionDeniedError(
-        absl::StrCat("cannot open the region of process ", peer.pid, " at ", path, ": ",
-                     std::strerror(errno)));
+    return absl::PermissionDeniedError(absl::StrCat("cannot open the region of process ", peer.pid,
+                                                    " at ", path, ": ", std::strerror(errno)));
   }
-  absl::StatusOr<ring::RegionReader> region = ring::RegionReader::Attach(fd, request.region_bytes());
+  absl::StatusOr<ring::RegionReader> region =
+      ring::RegionReader::Attach(fd, request.region_bytes());
   if (!region.ok()) {
     return absl::InvalidArgumentError(
         absl::StrCat("region of process ", peer.pid, " refused: ", region.status().message()));
@@ -47,9 +47,9 @@ std::string CommandLine(const v1::RegisterRequest& request) {
 absl::StatusOr<uint64_t> ProtondService::RegisterProcess(const Peer& peer,
                                                          const v1::RegisterRequest& request) {
   if (request.pid() != peer.pid || request.uid() != peer.uid) {
-    return absl::PermissionDeniedError(absl::StrCat(
-        "registration claims pid ", request.pid(), " uid ", request.uid(),
-        " but the connection belongs to pid ", peer.pid, " uid ", peer.uid));
+    return absl::PermissionDeniedError(
+        absl::StrCat("registration claims pid ", request.pid(), " uid ", request.uid(),
+                     " but the connection belongs to pid ", peer.pid, " uid ", peer.uid));
   }
   const uint64_t start_ticks = ReadStartTicks(peer.pid);
   if (start_ticks == 0) {

@@ -15,7 +15,9 @@ Registration::Registration(std::string socket_path, v1::RegisterRequest request)
 
 Registration::~Registration() { Stop(std::chrono::milliseconds(200)); }
 
-void Registration::Start() { thread_ = std::thread([this] { Run(); }); }
+void Registration::Start() {
+  thread_ = std::thread([this] { Run(); });
+}
 
 void Registration::Stop(std::chrono::milliseconds timeout) {
   if (!thread_.joinable()) return;
@@ -34,9 +36,9 @@ void Registration::Stop(std::chrono::milliseconds timeout) {
 
 bool Registration::WaitRegistered(std::chrono::milliseconds timeout) {
   std::unique_lock<std::mutex> lock(mutex_);
-  return changed_.wait_for(lock, timeout,
-                           [this] { return registered_ || !refusal_.empty() || finished_; }) &&
-         registered_;
+  return changed_.wait_for(lock, timeout, [this] {
+    return registered_ || !refusal_.empty() || finished_;
+  }) && registered_;
 }
 
 bool Registration::registered() {

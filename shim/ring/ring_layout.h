@@ -72,8 +72,7 @@ constexpr uint64_t RegionBytes(uint32_t lane_count, uint32_t lane_data_bytes) {
 }
 
 inline LaneHeader* LaneHeaderAt(void* region, uint32_t lane) {
-  return reinterpret_cast<LaneHeader*>(static_cast<uint8_t*>(region) + sizeof(RegionHeader)) +
-         lane;
+  return reinterpret_cast<LaneHeader*>(static_cast<uint8_t*>(region) + sizeof(RegionHeader)) + lane;
 }
 
 inline const LaneHeader* LaneHeaderAt(const void* region, uint32_t lane) {

@@ -21,9 +21,8 @@ absl::Status CheckFile(int fd, uint64_t claimed_bytes) {
   struct stat st;
   if (fstat(fd, &st) != 0) return absl::ErrnoToStatus(errno, "fstat of the region");
   if (static_cast<uint64_t>(st.st_size) != claimed_bytes) {
-    return absl::InvalidArgumentError(absl::StrCat("region is ", st.st_size,
-                                                   " bytes, but the process registered ",
-                                                   claimed_bytes));
+    return absl::InvalidArgumentError(absl::StrCat(
+        "region is ", st.st_size, " bytes, but the process registered ", claimed_bytes));
   }
   const int seals = fcntl(fd, F_GET_SEALS);
   if (seals < 0 || (seals & kRequiredSeals) != kRequiredSeals) {
@@ -90,13 +89,15 @@ absl::StatusOr<uint64_t> RegionReader::CopyLane(uint32_t lane, uint64_t read_pos
                                                 std::vector<uint8_t>& out) {
   const uint64_t write_pos = LaneHeaderAt(base_, lane)->write_pos.load(std::memory_order_acquire);
   if (write_pos < read_pos) {
-    return absl::DataLossError(absl::StrCat("write position ", write_pos,
-                                            " is behind the read position ", read_pos));
+    return absl::DataLossError(
+        absl::StrCat("write position ", write_pos, " is behind the read position ", read_pos));
   }
   if (write_pos - read_pos > lane_data_bytes_) {
     return absl::DataLossError(absl::StrCat("write position ", write_pos, " is ",
-                                            write_pos - read_pos, " bytes ahead of the read position, "
-                                            "more than the lane's ", lane_data_bytes_));
+                                            write_pos - read_pos,
+                                            " bytes ahead of the read position, "
+                                            "more than the lane's ",
+                                            lane_data_bytes_));
   }
   if (write_pos % record::kAlignment != 0) {
     return absl::DataLossError(absl::StrCat("write position ", write_pos, " is not 8-aligned"));

@@ -22,10 +22,9 @@ absl::Status ValidateGeometry(const RegionGeometry& g) {
   const bool power_of_two = (g.lane_data_bytes & (g.lane_data_bytes - 1)) == 0;
   if (!power_of_two || g.lane_data_bytes < kMinLaneDataBytes ||
       g.lane_data_bytes > kMaxLaneDataBytes) {
-    return absl::InvalidArgumentError(absl::StrCat("lane size ", g.lane_data_bytes,
-                                                   " bytes is not a power of two in [",
-                                                   kMinLaneDataBytes, ", ", kMaxLaneDataBytes,
-                                                   "]"));
+    return absl::InvalidArgumentError(
+        absl::StrCat("lane size ", g.lane_data_bytes, " bytes is not a power of two in [",
+                     kMinLaneDataBytes, ", ", kMaxLaneDataBytes, "]"));
   }
   return absl::OkStatus();
 }
@@ -54,7 +53,8 @@ absl::StatusOr<WritableRegion> WritableRegion::Create(const RegionGeometry& geom
   header->lane_count = geometry.lane_count;
   header->lane_data_bytes = geometry.lane_data_bytes;
   header->region_bytes = bytes;
-  for (uint32_t lane = 0; lane < geometry.lane_count; ++lane) new (LaneHeaderAt(base, lane)) LaneHeader{};
+  for (uint32_t lane = 0; lane < geometry.lane_count; ++lane)
+    new (LaneHeaderAt(base, lane)) LaneHeader{};
   return WritableRegion(fd, base, bytes, geometry);
 }
 

@@ -15,7 +15,8 @@ uint32_t NameTable::InternContext(uint32_t parent_id, std::string_view name) {
   key.append(name.substr(0, record::kMaxNameBytes));
   std::lock_guard<std::mutex> lock(mutex_);
   auto [it, inserted] = context_ids_.try_emplace(std::move(key), contexts_.size());
-  if (inserted) contexts_.push_back({parent_id, std::string(name.substr(0, record::kMaxNameBytes))});
+  if (inserted)
+    contexts_.push_back({parent_id, std::string(name.substr(0, record::kMaxNameBytes))});
   return it->second;
 }
 

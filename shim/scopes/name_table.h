@@ -42,9 +42,9 @@ class NameTable {
 
  private:
   std::mutex mutex_;
-  std::deque<ContextEntry> contexts_;  // index = context id
+  std::deque<ContextEntry> contexts_;                      // index = context id
   std::unordered_map<std::string, uint32_t> context_ids_;  // key: parent id bytes + name
-  std::deque<NameEntry> names_;        // index = name id; 0 is unused
+  std::deque<NameEntry> names_;                            // index = name id; 0 is unused
   std::unordered_map<std::string, uint32_t> name_ids_;
 };
 

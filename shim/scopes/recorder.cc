@@ -133,8 +133,8 @@ protond_result WriteRecord(Recorder& recorder, ThreadRecorder& t, uint64_t sessi
 const ContextCacheEntry& LookupContext(NameTable& names, ThreadRecorder& t, uint32_t parent_id,
                                        const char* name) {
   const auto key = reinterpret_cast<uintptr_t>(name);
-  ContextCacheEntry& entry = t.cache[((key >> 3) ^ (parent_id * 0x9e3779b1u)) %
-                                     ThreadRecorder::kCacheSize];
+  ContextCacheEntry& entry =
+      t.cache[((key >> 3) ^ (parent_id * 0x9e3779b1u)) % ThreadRecorder::kCacheSize];
   // The pointer alone could be a reused buffer with new contents, so the content decides.
   if (entry.key_pointer == name && entry.parent_id == parent_id &&
       std::strcmp(entry.name->c_str(), name) == 0) {

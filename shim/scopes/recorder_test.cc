@@ -117,7 +117,8 @@ TEST(RecorderTest, MetricKeepsItsFirstType) {
   OnNewThread([&] {
     EXPECT_EQ(recorder.AddDoubleMetric("a", 1.5), PROTOND_OK);
     EXPECT_EQ(recorder.AddInt64Metric("a", 1), PROTOND_ERR_METRIC_TYPE);
-    EXPECT_STREQ(LastError(), "Metric value type mismatch for valueId 1 (a): current=double, new=int64_t");
+    EXPECT_STREQ(LastError(),
+                 "Metric value type mismatch for valueId 1 (a): current=double, new=int64_t");
   });
 }
 

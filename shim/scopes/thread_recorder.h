@@ -28,8 +28,8 @@ struct ContextCacheEntry {
 struct NameCacheEntry {
   const char* key_pointer = nullptr;
   uint32_t name_id = 0;
-  uint8_t name_class = 0;             // the class asked for
-  uint8_t first_class = 0;            // the class the name was first given
+  uint8_t name_class = 0;   // the class asked for
+  uint8_t first_class = 0;  // the class the name was first given
   const std::string* name = nullptr;
 };
 
@@ -39,13 +39,13 @@ struct ThreadRecorder {
 
   uint32_t tid = 0;
   ring::LaneWriter lane;
-  uint64_t lane_session = 0;           // the session the lane last announced
-  std::vector<bool> context_defined;   // per context id: defined in this lane
-  std::vector<bool> name_defined;      // per name id
+  uint64_t lane_session = 0;          // the session the lane last announced
+  std::vector<bool> context_defined;  // per context id: defined in this lane
+  std::vector<bool> name_defined;     // per name id
   std::vector<OpenScope> stack;
-  uint32_t state_name_id = 0;          // 0: no state
+  uint32_t state_name_id = 0;  // 0: no state
   uint64_t state_recorded_in_session = 0;
-  bool lane_announced = false;         // ThreadBegin written since the lane was claimed
+  bool lane_announced = false;  // ThreadBegin written since the lane was claimed
   ContextCacheEntry cache[kCacheSize];
   NameCacheEntry name_cache[kNameCacheSize];
   std::string last_error;

@@ -42,7 +42,7 @@ class Daemon {
   explicit Daemon(std::string dir);
   ~Daemon();  // SIGTERM and wait
 
-  void Start();     // returns once the socket answers
+  void Start();  // returns once the socket answers
   void Kill(int signal_number);
   std::string socket() const { return dir_ + "/protond.sock"; }
   std::string state_dir() const { return dir_ + "/state"; }

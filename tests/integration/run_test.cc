@@ -20,9 +20,9 @@ class RunTest : public ::testing::Test {
   void SetUp() override { daemon_.Start(); }
 
   std::vector<std::string> RunArgs(const std::vector<std::string>& workload_args) {
-    std::vector<std::string> argv = {BinDir() + "/protonctl", "--socket", daemon_.socket(),
-                                     "run", "--name", "sample", "--",
-                                     BinDir() + "/sample_workload"};
+    std::vector<std::string> argv = {
+        BinDir() + "/protonctl",      "--socket", daemon_.socket(), "run", "--name", "sample", "--",
+        BinDir() + "/sample_workload"};
     argv.insert(argv.end(), workload_args.begin(), workload_args.end());
     return argv;
   }
@@ -89,13 +89,12 @@ TEST_F(RunTest, TreeAndSessionsCommandsPrintTheSession) {
   EXPECT_EQ(sessions.exit_code, 0) << sessions.err;
   EXPECT_THAT(sessions.out, HasSubstr("sample"));
   EXPECT_THAT(sessions.out, HasSubstr("stopped"));
-  const Completed tree = RunToEnd(
-      {protonctl, "--socket", daemon_.socket(), "tree", "1", "-m", "count,flops"}, dir_);
+  const Completed tree =
+      RunToEnd({protonctl, "--socket", daemon_.socket(), "tree", "1", "-m", "count,flops"}, dir_);
   EXPECT_EQ(tree.exit_code, 0) << tree.err;
   EXPECT_THAT(tree.out, HasSubstr("└─ backward"));
   EXPECT_THAT(tree.out, HasSubstr("6000"));  // train's inclusive flops: 2 x (1000 + 2000)
-  const Completed unknown =
-      RunToEnd({protonctl, "--socket", daemon_.socket(), "tree", "42"}, dir_);
+  const Completed unknown = RunToEnd({protonctl, "--socket", daemon_.socket(), "tree", "42"}, dir_);
   EXPECT_EQ(unknown.exit_code, 1);
   EXPECT_THAT(unknown.err, HasSubstr("session 42 does not exist"));
 }
@@ -137,10 +136,9 @@ TEST(NoDaemonTest, ProgramRunsAndExitsZero) {
   EXPECT_THAT(run.err, HasSubstr("no protond is listening at " + socket));
   EXPECT_THAT(run.out, HasSubstr("sample_workload: 2 steps"));
   // The shim loaded with a session but no daemon: it gives up at exit after a bounded wait.
-  const Completed direct = RunToEnd({BinDir() + "/sample_workload", "--steps", "2"}, dir,
-                                    {{{"PROTOND_SOCKET", socket},
-                                      {"PROTOND_SESSION", "7"},
-                                      {"PROTOND_EXIT_WAIT_MS", "100"}}});
+  const Completed direct = RunToEnd(
+      {BinDir() + "/sample_workload", "--steps", "2"}, dir,
+      {{{"PROTOND_SOCKET", socket}, {"PROTOND_SESSION", "7"}, {"PROTOND_EXIT_WAIT_MS", "100"}}});
   EXPECT_EQ(direct.exit_code, 0) << direct.err;
 }
 

@@ -19,8 +19,8 @@ TEST(UntrustedInputTest, GarbageInOneLaneMarksItCorruptAndKeepsTheRest) {
   const std::string dir = MakeTempDir();
   Daemon daemon(dir);
   daemon.Start();
-  const Completed run = RunToEnd({BinDir() + "/protonctl", "--socket", daemon.socket(), "run",
-                                  "--", BinDir() + "/garbage_lane_workload"},
+  const Completed run = RunToEnd({BinDir() + "/protonctl", "--socket", daemon.socket(), "run", "--",
+                                  BinDir() + "/garbage_lane_workload"},
                                  dir);
   ASSERT_EQ(run.exit_code, 0) << run.err;
   EXPECT_THAT(run.err, HasSubstr("problem: lane 63 of process"));
@@ -42,7 +42,8 @@ TEST(UntrustedInputTest, GarbageInOneLaneMarksItCorruptAndKeepsTheRest) {
 class OtherUser {
  public:
   OtherUser() : name_("protond-t" + std::to_string(getpid() % 100000)) {
-    const std::string command = "useradd --system --no-create-home --shell /usr/sbin/nologin " + name_;
+    const std::string command =
+        "useradd --system --no-create-home --shell /usr/sbin/nologin " + name_;
     if (std::system(command.c_str()) == 0) {
       if (const passwd* pw = getpwnam(name_.c_str()); pw != nullptr) uid_ = pw->pw_uid;
     }

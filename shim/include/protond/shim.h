@@ -18,13 +18,13 @@ extern "C" {
 
 typedef enum protond_result {
   PROTOND_OK = 0,
-  PROTOND_INACTIVE = 1,               /* no session is running: nothing was recorded */
-  PROTOND_DROPPED = 2,                /* the thread's lane was full: dropped and counted */
-  PROTOND_ERR_INVALID_ARGUMENT = 3,   /* a NULL or empty name, or a bad session id */
-  PROTOND_ERR_METRIC_TYPE = 4,        /* the metric name was first given with another type */
-  PROTOND_ERR_SCOPE_MISMATCH = 5,     /* exit names a scope that is not the innermost one */
-  PROTOND_ERR_NO_SCOPE = 6,           /* exit or state exit with nothing open */
-  PROTOND_ERR_UNAVAILABLE = 7,        /* the daemon could not be reached or refused */
+  PROTOND_INACTIVE = 1,             /* no session is running: nothing was recorded */
+  PROTOND_DROPPED = 2,              /* the thread's lane was full: dropped and counted */
+  PROTOND_ERR_INVALID_ARGUMENT = 3, /* a NULL or empty name, or a bad session id */
+  PROTOND_ERR_METRIC_TYPE = 4,      /* the metric name was first given with another type */
+  PROTOND_ERR_SCOPE_MISMATCH = 5,   /* exit names a scope that is not the innermost one */
+  PROTOND_ERR_NO_SCOPE = 6,         /* exit or state exit with nothing open */
+  PROTOND_ERR_UNAVAILABLE = 7,      /* the daemon could not be reached or refused */
 } protond_result;
 
 /* PROTOND_SHIM_ABI_VERSION of the loaded library. */
