@@ -28,6 +28,20 @@ bool Take(std::string_view& in, T* value) {
 
 }  // namespace
 
+std::string DecoderStats::Summary() const {
+  std::string summary;
+  auto add = [&summary](uint64_t count, const char* what) {
+    if (count == 0) return;
+    absl::StrAppend(&summary, summary.empty() ? "" : ", ", count, " ", what);
+  };
+  add(outside_session, "outside its sessions");
+  add(unknown_kind, "of an unknown kind");
+  add(undefined_reference, "naming an undefined id");
+  add(unmatched_exit, "exits without an enter");
+  add(abandoned_scopes, "scopes never exited");
+  return summary;
+}
+
 void ReportProblem(SessionSink& sink, std::string problem) {
   std::vector<std::string>& problems = *sink.problems;
   if (problems.size() >= kMaxProblems) return;

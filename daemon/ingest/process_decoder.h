@@ -55,6 +55,9 @@ struct DecoderStats {
   uint64_t undefined_reference = 0;  // a context or name id never defined
   uint64_t unmatched_exit = 0;       // an exit with no matching enter on the lane
   uint64_t abandoned_scopes = 0;     // enters whose exit never came (thread ended, exit lost)
+
+  // "3 outside its sessions, 1 of an unknown kind" (only the causes that occurred); "" if none.
+  std::string Summary() const;
 };
 
 class ProcessDecoder {

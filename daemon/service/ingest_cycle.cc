@@ -1,6 +1,8 @@
 // ProtondService: the ingest cycle. Drains every attached lane into the sessions' call trees,
 // commits aggregates together with the lanes' positions and decoder state, and only then hands
 // the space back to the writers.
+#include <algorithm>
+
 #include "absl/strings/str_cat.h"
 #include "common/status/status_macros.h"
 #include "daemon/service/internal/proc_stat.h"
@@ -47,6 +49,10 @@ void ProtondService::DrainProcess(ProcessEntry& process) {
   for (uint32_t lane = 0; lane < process.lanes.size(); ++lane) {
     DrainLane(process, lane, sinks, scratch);
   }
+  if (const std::string skipped = process.decoder->stats().Summary(); !skipped.empty()) {
+    ReportProcessProblem(process, absl::StrCat("process ", process.row.pid, " skipped records: "),
+                         skipped);
+  }
   const uint64_t no_lane = process.region->NoLaneDroppedRecordsUntrusted();
   if (no_lane > process.no_lane_dropped_seen) {
     CountDrops(process, process.last_session, no_lane - process.no_lane_dropped_seen);
@@ -73,9 +79,9 @@ void ProtondService::DrainLane(ProcessEntry& process, uint32_t lane, SessionSink
   }
   if (!status.ok()) {
     cursor.corrupt_reason = std::string(status.message());
-    ReportLaneProblem(process,
-                      absl::StrCat("lane ", lane, " of process ", process.row.pid, " is corrupt (",
-                                   cursor.corrupt_reason, "); its later records are ignored"));
+    ReportProcessProblem(
+        process, absl::StrCat("lane ", lane, " of process ", process.row.pid),
+        absl::StrCat(" is corrupt (", cursor.corrupt_reason, "); its later records are ignored"));
     process.changed = true;
   }
   const uint64_t dropped = process.region->DroppedRecordsUntrusted(lane);
@@ -96,11 +102,20 @@ void ProtondService::CountDrops(ProcessEntry& process, uint64_t session_id, uint
   session->second.changed = true;
 }
 
-void ProtondService::ReportLaneProblem(ProcessEntry& process, const std::string& problem) {
+void ProtondService::ReportProcessProblem(ProcessEntry& process, const std::string& subject,
+                                          const std::string& detail) {
   for (auto& [session_id, session] : sessions_) {
     if (session.tree == nullptr || !session.processes.contains(process.row.process_id)) continue;
-    ingest::SessionSink sink{session.tree.get(), nullptr, &session.row.problems};
-    ingest::ReportProblem(sink, problem);
+    std::vector<std::string>& problems = session.row.problems;
+    auto same_subject = [&subject](const std::string& p) { return p.starts_with(subject); };
+    if (auto it = std::find_if(problems.begin(), problems.end(), same_subject);
+        it != problems.end()) {
+      if (*it == subject + detail) continue;
+      *it = subject + detail;  // an updated count replaces the older line
+    } else {
+      ingest::SessionSink sink{session.tree.get(), nullptr, &problems};
+      ingest::ReportProblem(sink, subject + detail);
+    }
     session.changed = true;
   }
 }

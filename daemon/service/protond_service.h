@@ -97,7 +97,10 @@ class ProtondService {
   void DrainLane(ProcessEntry& process, uint32_t lane, SessionSinks& sinks,
                  std::vector<uint8_t>& scratch);
   void CountDrops(ProcessEntry& process, uint64_t session_id, uint64_t dropped);
-  void ReportLaneProblem(ProcessEntry& process, const std::string& problem);
+  // Puts "subject detail" in the problems of the process's running sessions, replacing an older
+  // line about the same subject.
+  void ReportProcessProblem(ProcessEntry& process, const std::string& subject,
+                            const std::string& detail);
   void RetireIfExited(ProcessEntry& process);
   store::Batch CollectChanges();
 

@@ -8,6 +8,7 @@
 #include "client-lib/cpp/client.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "protond.grpc.pb.h"
 #include "tests/integration/harness.h"
 
 namespace protond::testing {
@@ -36,6 +37,43 @@ TEST(UntrustedInputTest, GarbageInOneLaneMarksItCorruptAndKeepsTheRest) {
   auto nodes = NodesByPath(*tree);
   EXPECT_EQ(nodes["good"].count(), 10u);
   EXPECT_EQ(MetricValue(nodes["good"], "items"), 10);
+}
+
+// Sends one Register call and returns how it ended.
+grpc::Status Register(const std::string& socket, const v1::RegisterRequest& request) {
+  auto stub = v1::Registration::NewStub(client::ConnectUnix(socket));
+  grpc::ClientContext context;
+  context.set_deadline(std::chrono::system_clock::now() + std::chrono::seconds(5));
+  auto reader = stub->Register(&context, request);
+  v1::ControlCommand command;
+  while (reader->Read(&command)) context.TryCancel();  // registered: hang up
+  return reader->Finish();
+}
+
+TEST(UntrustedInputTest, RegistrationThatLiesAboutPidOrUidIsRefused) {
+  const std::string dir = MakeTempDir();
+  Daemon daemon(dir);
+  daemon.Start();
+  v1::RegisterRequest request;
+  request.set_pid(getpid() + 1);
+  request.set_uid(getuid());
+  grpc::Status status = Register(daemon.socket(), request);
+  EXPECT_EQ(status.error_code(), grpc::StatusCode::PERMISSION_DENIED);
+  EXPECT_EQ(status.error_message(),
+            "registration claims pid " + std::to_string(getpid() + 1) + " uid " +
+                std::to_string(getuid()) + " but the connection belongs to pid " +
+                std::to_string(getpid()) + " uid " + std::to_string(getuid()));
+  request.set_pid(getpid());
+  request.set_uid(getuid() + 1);
+  EXPECT_EQ(Register(daemon.socket(), request).error_code(), grpc::StatusCode::PERMISSION_DENIED);
+  // The right identity, but no region behind the descriptor it names.
+  request.set_uid(getuid());
+  request.set_region_fd(9999);
+  request.set_region_bytes(4096);
+  status = Register(daemon.socket(), request);
+  EXPECT_EQ(status.error_code(), grpc::StatusCode::PERMISSION_DENIED);
+  EXPECT_THAT(status.error_message(), HasSubstr("cannot open the region of process"));
+  EXPECT_TRUE(client::Client(daemon.socket()).ListSessions().ok());  // still serving
 }
 
 // Creates a throw-away user for the test's lifetime (needs root).
