@@ -121,20 +121,24 @@ inline Header MakeThreadBegin(uint32_t tid) {
   return MakeHeader(Kind::kThreadBegin, 0, kHeaderBytes, tid);
 }
 
+// `type` is kInt64Metric or kDoubleMetric; `value_bits` the value's bytes.
+inline MetricRecord MakeMetric(uint32_t context_id, uint32_t name_id, NameClass type,
+                               uint64_t value_bits) {
+  return MetricRecord{
+      MakeHeader(Kind::kMetric, static_cast<uint8_t>(type), sizeof(MetricRecord), context_id),
+      name_id, 0, value_bits};
+}
+
 inline MetricRecord MakeInt64Metric(uint32_t context_id, uint32_t name_id, int64_t value) {
-  MetricRecord r{MakeHeader(Kind::kMetric, static_cast<uint8_t>(NameClass::kInt64Metric),
-                            sizeof(MetricRecord), context_id),
-                 name_id, 0, 0};
-  std::memcpy(&r.value_bits, &value, sizeof(value));
-  return r;
+  uint64_t bits;
+  std::memcpy(&bits, &value, sizeof(bits));
+  return MakeMetric(context_id, name_id, NameClass::kInt64Metric, bits);
 }
 
 inline MetricRecord MakeDoubleMetric(uint32_t context_id, uint32_t name_id, double value) {
-  MetricRecord r{MakeHeader(Kind::kMetric, static_cast<uint8_t>(NameClass::kDoubleMetric),
-                            sizeof(MetricRecord), context_id),
-                 name_id, 0, 0};
-  std::memcpy(&r.value_bits, &value, sizeof(value));
-  return r;
+  uint64_t bits;
+  std::memcpy(&bits, &value, sizeof(bits));
+  return MakeMetric(context_id, name_id, NameClass::kDoubleMetric, bits);
 }
 
 // Writes a kContextDef into `out`, which must hold NamedRecordBytes(name.size()) bytes (names

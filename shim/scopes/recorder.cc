@@ -205,35 +205,32 @@ protond_result Recorder::ExitScope(const char* name) {
 }
 
 protond_result Recorder::AddInt64Metric(const char* name, int64_t value) {
-  ThreadRecorder& t = CurrentThread();
-  if (!IsValidName(name)) return Fail(t, PROTOND_ERR_INVALID_ARGUMENT, "metric name is empty");
-  const uint64_t session = session_id();
-  if (session == 0) return PROTOND_INACTIVE;
-  const NameCacheEntry& entry = LookupName(names_, t, name, NameClass::kInt64Metric);
-  if (entry.first_class != static_cast<uint8_t>(NameClass::kInt64Metric)) {
-    return Fail(t, PROTOND_ERR_METRIC_TYPE,
-                "Metric value type mismatch for valueId " + std::to_string(entry.name_id) + " (" +
-                    name + "): current=" + ClassName(entry.first_class) + ", new=int64_t");
-  }
-  const uint32_t context_id = t.stack.empty() ? record::kRootContextId : t.stack.back().context_id;
-  return WriteRecord(*this, t, session, context_id, entry.name_id, NameClass::kInt64Metric,
-                     record::MakeInt64Metric(context_id, entry.name_id, value));
+  uint64_t bits;
+  std::memcpy(&bits, &value, sizeof(bits));
+  return AddMetric(name, NameClass::kInt64Metric, bits);
 }
 
 protond_result Recorder::AddDoubleMetric(const char* name, double value) {
+  uint64_t bits;
+  std::memcpy(&bits, &value, sizeof(bits));
+  return AddMetric(name, NameClass::kDoubleMetric, bits);
+}
+
+protond_result Recorder::AddMetric(const char* name, NameClass type, uint64_t value_bits) {
   ThreadRecorder& t = CurrentThread();
   if (!IsValidName(name)) return Fail(t, PROTOND_ERR_INVALID_ARGUMENT, "metric name is empty");
   const uint64_t session = session_id();
   if (session == 0) return PROTOND_INACTIVE;
-  const NameCacheEntry& entry = LookupName(names_, t, name, NameClass::kDoubleMetric);
-  if (entry.first_class != static_cast<uint8_t>(NameClass::kDoubleMetric)) {
+  const NameCacheEntry& entry = LookupName(names_, t, name, type);
+  if (entry.first_class != static_cast<uint8_t>(type)) {
     return Fail(t, PROTOND_ERR_METRIC_TYPE,
                 "Metric value type mismatch for valueId " + std::to_string(entry.name_id) + " (" +
-                    name + "): current=" + ClassName(entry.first_class) + ", new=double");
+                    name + "): current=" + ClassName(entry.first_class) +
+                    ", new=" + ClassName(static_cast<uint8_t>(type)));
   }
   const uint32_t context_id = t.stack.empty() ? record::kRootContextId : t.stack.back().context_id;
-  return WriteRecord(*this, t, session, context_id, entry.name_id, NameClass::kDoubleMetric,
-                     record::MakeDoubleMetric(context_id, entry.name_id, value));
+  return WriteRecord(*this, t, session, context_id, entry.name_id, type,
+                     record::MakeMetric(context_id, entry.name_id, type, value_bits));
 }
 
 protond_result Recorder::EnterState(const char* name) {

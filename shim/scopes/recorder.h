@@ -43,6 +43,8 @@ class Recorder {
 
  private:
   ring::WritableRegion* region_;
+  protond_result AddMetric(const char* name, record::NameClass type, uint64_t value_bits);
+
   NameTable names_;
   std::atomic<uint64_t> session_id_{0};
   std::atomic<bool> disabled_{false};
