@@ -4,7 +4,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ./scripts/install-deps.sh
-BUILD_TYPE=Release ./scripts/build.sh
+BUILD_TYPE=Release TARGETS="protond protonctl sample_workload protond_shim" ./scripts/build.sh
 bin=build/bin
 
 work=$(mktemp -d "${TMPDIR:-/tmp}/protond-demo-XXXXXX")
