@@ -8,7 +8,8 @@ cd "$(dirname "$0")/.."
 build_dir=${BUILD_DIR:-build-rel}
 out=${BUNDLE_DIR:-bundle}
 rm -rf "$out" && mkdir -p "$out/bin" "$out/lib"
-for f in protond protonctl sample_workload libprotond_shim.so protond_scope_benchmark \
+for f in protond protonctl sample_workload libprotond_shim.so libprotond_control.so \
+         protond_scope_benchmark \
          protond_ingest_benchmark; do
   [ -e "$build_dir/bin/$f" ] && cp "$build_dir/bin/$f" "$out/bin/"
 done

@@ -126,6 +126,24 @@ TEST_F(RunTest, SigkillBetweenCommitsAndRestartGivesTheUndisturbedTree) {
   EXPECT_EQ(sessions->sessions(0).dropped_records(), 0u);
 }
 
+TEST_F(RunTest, ProcessStartsAndStopsItsOwnSession) {
+  const Completed run = RunToEnd({BinDir() + "/session_api_workload"}, dir_,
+                                 {{{"PROTOND_SOCKET", daemon_.socket()}}});
+  ASSERT_EQ(run.exit_code, 0) << run.err;
+  EXPECT_EQ(run.out, "session 1 flush 0 stop 0\n");
+  client::Client client(daemon_.socket());
+  auto sessions = client.ListSessions();
+  ASSERT_TRUE(sessions.ok()) << sessions.status();
+  EXPECT_EQ(sessions->sessions(0).name(), "in-process");
+  EXPECT_EQ(sessions->sessions(0).state(), v1::Session::STOPPED);
+  EXPECT_EQ(sessions->sessions(0).records(), 15u);
+  auto tree = client.GetTree(1);
+  ASSERT_TRUE(tree.ok()) << tree.status();
+  auto nodes = NodesByPath(*tree);
+  EXPECT_EQ(nodes["work"].count(), 5u);
+  EXPECT_EQ(MetricValue(nodes["work"], "items"), 15);
+}
+
 TEST(NoDaemonTest, ProgramRunsAndExitsZero) {
   const std::string dir = MakeTempDir();
   const std::string socket = dir + "/nobody-listens.sock";
@@ -140,6 +158,10 @@ TEST(NoDaemonTest, ProgramRunsAndExitsZero) {
       {BinDir() + "/sample_workload", "--steps", "2"}, dir,
       {{{"PROTOND_SOCKET", socket}, {"PROTOND_SESSION", "7"}, {"PROTOND_EXIT_WAIT_MS", "100"}}});
   EXPECT_EQ(direct.exit_code, 0) << direct.err;
+  const Completed in_process =
+      RunToEnd({BinDir() + "/session_api_workload"}, dir, {{{"PROTOND_SOCKET", socket}}});
+  EXPECT_EQ(in_process.exit_code, 0);
+  EXPECT_THAT(in_process.out, HasSubstr("start failed: no protond answers at " + socket));
 }
 
 }  // namespace

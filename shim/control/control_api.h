@@ -1,0 +1,40 @@
+// The internal ABI between libprotond_shim.so (the recorder, preloaded into every profiled
+// process) and libprotond_control.so (the gRPC control channel). The shim loads the control
+// library with dlopen from a background thread, so that a process pays for gRPC only when it
+// lives long enough to need it, never on its own threads at start-up. Both libraries come from one
+// build; kControlApiVersion guards against mixing builds.
+#ifndef PROTOND_SHIM_CONTROL_CONTROL_API_H_
+#define PROTOND_SHIM_CONTROL_CONTROL_API_H_
+
+#include <stddef.h>
+#include <stdint.h>
+
+extern "C" {
+
+inline constexpr uint32_t kControlApiVersion = 1;
+inline constexpr char kControlLibraryName[] = "libprotond_control.so";
+inline constexpr char kControlApiSymbol[] = "protond_control_api_v1";
+
+struct ProtondControl;  // one registration of this process, owned by the control library
+
+struct ProtondControlApi {
+  uint32_t version;  // kControlApiVersion
+  // Registers the process (its region: a memfd descriptor and size) in the background.
+  ProtondControl* (*start)(const char* socket_path, int region_fd, uint64_t region_bytes,
+                           uint64_t session_id);
+  // True once the daemon has mapped the region; waits at most `timeout_ms`.
+  bool (*wait_registered)(ProtondControl* control, uint32_t timeout_ms);
+  // Ends the registration; waits at most `timeout_ms` for its thread.
+  void (*stop)(ProtondControl* control, uint32_t timeout_ms);
+  // Session calls. Return a protond_result; on failure `error` holds the reason.
+  int (*start_session)(ProtondControl* control, const char* name, uint64_t* session_id, char* error,
+                       size_t error_bytes);
+  int (*stop_session)(ProtondControl* control, uint64_t session_id, char* error,
+                      size_t error_bytes);
+  int (*flush_session)(ProtondControl* control, uint64_t session_id, char* error,
+                       size_t error_bytes);
+};
+
+}  // extern "C"
+
+#endif  // PROTOND_SHIM_CONTROL_CONTROL_API_H_
