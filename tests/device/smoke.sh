@@ -38,6 +38,21 @@ echo "== PyTorch with the shim preloaded (symbol clashes would show here)"
   "import torch; x = torch.ones(1024, device='cuda' if torch.cuda.is_available() else 'cpu'); print('torch', torch.__version__, 'cuda', torch.cuda.is_available(), float(x.sum()))"
 "${ctl[@]}" sessions
 
+echo "== start-up cost of the shim (median of 20 runs of /bin/true, ms)"
+python3 - "$bundle/bin/libprotond_shim.so" "$socket" <<'PY'
+import os, subprocess, sys, time
+def median_ms(extra):
+    env = dict(os.environ, **extra)
+    samples = []
+    for _ in range(20):
+        t0 = time.perf_counter()
+        subprocess.run(["/bin/true"], env=env)
+        samples.append(time.perf_counter() - t0)
+    samples.sort()
+    return 1000 * samples[len(samples) // 2]
+print("no shim %.2f, shim %.2f" % (median_ms({}), median_ms({"LD_PRELOAD": sys.argv[1], "PROTOND_SOCKET": sys.argv[2]})))
+PY
+
 echo "== benchmarks"
 "$bundle/bin/protond_scope_benchmark" --benchmark_repetitions=5 --benchmark_report_aggregates_only 2>&1 | grep -E "median|cv"
 "$bundle/bin/protond_ingest_benchmark" --benchmark_repetitions=5 --benchmark_report_aggregates_only 2>&1 | grep -E "median|cv"
