@@ -14,7 +14,6 @@
 #include <memory>
 #include <mutex>
 #include <optional>
-#include <set>
 #include <string>
 #include <thread>
 #include <vector>
@@ -101,7 +100,6 @@ class ProtondService {
   // line about the same subject.
   void ReportProcessProblem(ProcessEntry& process, const std::string& subject,
                             const std::string& detail);
-  void RetireIfExited(ProcessEntry& process);
   store::Batch CollectChanges();
 
   const ServiceOptions options_;
