@@ -43,23 +43,43 @@ std::vector<const v1::Metric*> UserMetrics(const v1::Tree& tree) {
   return metrics;
 }
 
-// "count", "cpu_time/ms" and the like, already lower-cased.
-bool ParseBuiltin(absl::string_view name, MetricColumn* column) {
+const TimeUnit* FindUnit(absl::string_view name) {
+  for (const TimeUnit& unit : kTimeUnits) {
+    if (name == unit.name) return &unit;
+  }
+  return nullptr;
+}
+
+bool HasGpuTime(const std::vector<const v1::Metric*>& user_metrics) {
+  for (const v1::Metric* metric : user_metrics) {
+    if (metric->name() == kGpuTimeMetric) return true;
+  }
+  return false;
+}
+
+// "count", "cpu_time/ms", "time/ms" and the like, already lower-cased.
+bool ParseBuiltin(absl::string_view name, const std::vector<const v1::Metric*>& user_metrics,
+                  MetricColumn* column) {
   if (name == "count") {
     column->source = Source::kCount;
     column->header = "count";
     return true;
   }
   std::pair<absl::string_view, absl::string_view> parts = absl::StrSplit(name, '/');
+  const TimeUnit* unit = FindUnit(parts.second);
+  if (unit == nullptr) return false;
+  column->ns_per_unit = unit->ns_per_unit;
+  column->header = absl::StrCat(parts.first, " (", unit->name, ")");
+  if (parts.first == "time" && HasGpuTime(user_metrics)) {
+    column->source = Source::kUserMetric;
+    column->user_metric = kGpuTimeMetric;
+    column->aggregation = v1::Metric::INCLUSIVE;
+    return true;
+  }
   for (const TimeMetric& metric : kTimeMetrics) {
     if (parts.first != metric.name) continue;
-    for (const TimeUnit& unit : kTimeUnits) {
-      if (parts.second != unit.name) continue;
-      column->source = metric.source;
-      column->ns_per_unit = unit.ns_per_unit;
-      column->header = absl::StrCat(metric.name, " (", unit.name, ")");
-      return true;
-    }
+    column->source = metric.source;
+    return true;
   }
   return false;
 }
@@ -82,10 +102,11 @@ absl::StatusOr<MetricColumn> ParseOne(absl::string_view name, const v1::Tree& tr
                                       const std::vector<const v1::Metric*>& user_metrics) {
   std::string lower = absl::AsciiStrToLower(name);
   MetricColumn column;
-  if (ParseBuiltin(lower, &column)) return column;
+  if (ParseBuiltin(lower, user_metrics, &column)) return column;
   for (const v1::Metric* metric : user_metrics) {
     if (!MatchesUserMetric(lower, metric->name())) continue;
     column.source = Source::kUserMetric;
+    column.ns_per_unit = 1;
     column.user_metric = metric->name();
     if (metric->aggregation() != v1::Metric::AGGREGATION_UNSPECIFIED) {
       column.aggregation = metric->aggregation();
@@ -118,10 +139,12 @@ absl::StatusOr<std::vector<MetricColumn>> ParseMetricSpec(std::string_view spec_
 
 std::vector<std::string> AvailableMetricNames(const v1::Tree& tree) {
   std::vector<std::string> names = {"count"};
+  const std::vector<const v1::Metric*> user_metrics = UserMetrics(tree);
+  if (HasGpuTime(user_metrics)) names.push_back("time/ns|us|ms|s");
   for (const TimeMetric& metric : kTimeMetrics) {
     names.push_back(absl::StrCat(metric.name, "/ns|us|ms|s"));
   }
-  for (const v1::Metric* metric : UserMetrics(tree)) names.push_back(metric->name());
+  for (const v1::Metric* metric : user_metrics) names.push_back(metric->name());
   return names;
 }
 

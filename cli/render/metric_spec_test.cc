@@ -72,6 +72,22 @@ TEST(MetricSpecTest, UserMetricsMatchByFullNameOrWithoutUnit) {
   EXPECT_EQ((*columns)[3].aggregation, v1::Metric::INCLUSIVE);  // unspecified reads as inclusive
 }
 
+TEST(MetricSpecTest, TimeIsTheGpuTimeWhenTheTreeHasIt) {
+  v1::Tree tree = TreeWithMetrics();
+  EXPECT_FALSE(ParseMetricSpec("time/ms", tree).ok());
+  v1::Metric* time = tree.mutable_nodes(1)->add_metrics();
+  time->set_name("time (ns)");
+  time->set_int_value(5);
+  absl::StatusOr<std::vector<MetricColumn>> columns = ParseMetricSpec("Time/us,time", tree);
+  ASSERT_TRUE(columns.ok()) << columns.status();
+  EXPECT_THAT(Headers(*columns), ElementsAre("time (us)", "time (ns)"));
+  EXPECT_EQ((*columns)[0].source, Source::kUserMetric);
+  EXPECT_EQ((*columns)[0].user_metric, "time (ns)");
+  EXPECT_EQ((*columns)[0].ns_per_unit, 1e3);
+  EXPECT_EQ((*columns)[1].ns_per_unit, 1);
+  EXPECT_EQ(AvailableMetricNames(tree)[1], "time/ns|us|ms|s");
+}
+
 TEST(MetricSpecTest, UnknownMetricNamesItAndListsTheAvailableOnes) {
   absl::StatusOr<std::vector<MetricColumn>> columns =
       ParseMetricSpec("count,Tflop/s", TreeWithMetrics());

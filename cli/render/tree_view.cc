@@ -150,6 +150,12 @@ std::vector<Value> ColumnValues(const v1::Tree& tree, const Shape& shape,
     // Children follow their parents, so one pass from the back folds each subtree into its top.
     for (int i = n - 1; i > 0; --i) values[shape.parent[i]].Add(values[i]);
   }
+  if (column.ns_per_unit != 1) {  // "time/ms" of the GPU time in ns
+    for (Value& value : values) {
+      if (value.kind != Value::Kind::kBlank)
+        value = Value::Double(value.AsDouble() / column.ns_per_unit);
+    }
+  }
   return values;
 }
 

@@ -85,6 +85,24 @@ TEST(TreeViewTest, SeveralMetricsWithEachAggregation) {
             "    1          20000.000         2.250                       └─ io\n");
 }
 
+// Kernels carry Proton's "time (ns)"; time/<unit> sums it into every ancestor and converts it.
+TEST(TreeViewTest, GpuTimeIsSummedIntoScopesAndConverted) {
+  v1::Tree tree = SampleTree();
+  AddInt(AddNode(&tree, 13, 11, "gemm_kernel", 40, 0, 0, 0), "time (ns)", v1::Metric::INCLUSIVE,
+         1'500'000);
+  AddInt(AddNode(&tree, 21, 20, "[CUDA memcpy Host-to-Device]", 1, 0, 0, 0), "time (ns)",
+         v1::Metric::INCLUSIVE, 250'000);
+  EXPECT_EQ(Render(tree, "time/ms,count"),
+            "time (ms)  count\n"
+            "    1.750      5  ROOT\n"
+            "    1.500      4  ├─ compute\n"
+            "    1.500     40  │  ├─ matmul\n"
+            "    1.500     40  │  │  └─ gemm_kernel\n"
+            "              40  │  └─ reduce\n"
+            "    0.250      1  └─ io\n"
+            "    0.250      1     └─ [CUDA memcpy Host-to-Device]\n");
+}
+
 TEST(TreeViewTest, DepthLimitsTheLevelsShown) {
   EXPECT_EQ(Render(SampleTree(), "count,min_cpu_time/ms,max_cpu_time/ms", 2),
             "count  min_cpu_time (ms)  max_cpu_time (ms)\n"

@@ -37,8 +37,8 @@ absl::Status DecodeNamed(std::span<const uint8_t> bytes, Record& r) {
       return absl::InvalidArgumentError("context definition redefines ROOT (id 0)");
     }
     r.ref_id = first;
-  } else if (r.flags < static_cast<uint8_t>(NameClass::kInt64Metric) ||
-             r.flags > static_cast<uint8_t>(NameClass::kState)) {
+  } else if (r.kind == Kind::kNameDef && (r.flags < static_cast<uint8_t>(NameClass::kInt64Metric) ||
+                                          r.flags > static_cast<uint8_t>(NameClass::kKernel))) {
     return absl::InvalidArgumentError(absl::StrCat("name definition has class ", r.flags));
   }
   r.name = std::string_view(reinterpret_cast<const char*>(bytes.data()) + sizeof(NamedRecordPrefix),
@@ -57,6 +57,21 @@ absl::Status DecodeMetric(std::span<const uint8_t> bytes, Record& r) {
   return absl::OkStatus();
 }
 
+absl::Status DecodeGpuActivity(std::span<const uint8_t> bytes, Record& r) {
+  if (r.size_bytes != sizeof(GpuActivityRecord)) return WrongSize(r, sizeof(GpuActivityRecord));
+  r.activity = Load<GpuActivityRecord>(bytes, 0);
+  if (r.kind == Kind::kMemcpy ? r.flags > kMaxCopyKind : r.flags != 0) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "GPU activity record kind ", static_cast<int>(r.kind), " has flags ", r.flags));
+  }
+  if ((r.kind == Kind::kKernel) != (r.activity.name_id != 0)) {
+    return absl::InvalidArgumentError(absl::StrCat("GPU activity record kind ",
+                                                   static_cast<int>(r.kind), " has name id ",
+                                                   r.activity.name_id));
+  }
+  return absl::OkStatus();
+}
+
 absl::Status DecodeBody(std::span<const uint8_t> bytes, Record& r) {
   switch (r.kind) {
     case Kind::kThreadBegin:
@@ -71,9 +86,14 @@ absl::Status DecodeBody(std::span<const uint8_t> bytes, Record& r) {
       return absl::OkStatus();
     case Kind::kContextDef:
     case Kind::kNameDef:
+    case Kind::kNotice:
       return DecodeNamed(bytes, r);
     case Kind::kMetric:
       return DecodeMetric(bytes, r);
+    case Kind::kKernel:
+    case Kind::kMemcpy:
+    case Kind::kMemset:
+      return DecodeGpuActivity(bytes, r);
   }
   return absl::InternalError("unreachable record kind");
 }

@@ -18,11 +18,12 @@ struct Record {
   Kind kind;
   uint8_t flags;
   uint32_t size_bytes;
-  uint32_t aux;               // context id, name id or thread id, as the kind says
-  uint32_t ref_id = 0;        // kContextDef: parent context id; kMetric: name id
-  uint64_t value = 0;         // timestamp_ns, session id, or the metric's value bits
-  std::string_view name;      // kContextDef, kNameDef
-  bool unknown_kind = false;  // a kind newer than this decoder: skip it, count it
+  uint32_t aux;                  // context id, name id or thread id, as the kind says
+  uint32_t ref_id = 0;           // kContextDef: parent context id; kMetric: name id
+  uint64_t value = 0;            // timestamp_ns, session id, or the metric's value bits
+  std::string_view name;         // kContextDef, kNameDef; kNotice: its text
+  GpuActivityRecord activity{};  // kKernel, kMemcpy, kMemset
+  bool unknown_kind = false;     // a kind newer than this decoder: skip it, count it
 };
 
 // Decodes the record at the start of `bytes_untrusted`. Errors (InvalidArgument, naming the

@@ -42,6 +42,49 @@ TEST(RecordDecoderTest, DecodesEveryKind) {
   EXPECT_EQ(thread->aux, 77u);
 }
 
+TEST(RecordDecoderTest, DecodesGpuActivityAndNotices) {
+  GpuActivityRecord kernel = MakeGpuActivity(Kind::kKernel, 0, 3);
+  kernel.name_id = 5;
+  kernel.end_ns = 100;
+  auto decoded = DecodeRecord(Bytes(kernel));
+  ASSERT_TRUE(decoded.ok()) << decoded.status();
+  EXPECT_EQ(decoded->aux, 3u);
+  EXPECT_EQ(decoded->activity.name_id, 5u);
+  EXPECT_EQ(decoded->activity.end_ns, 100u);
+
+  GpuActivityRecord copy =
+      MakeGpuActivity(Kind::kMemcpy, static_cast<uint8_t>(CopyKind::kPeerToPeer), 0);
+  copy.bytes = 4096;
+  auto memcpy = DecodeRecord(Bytes(copy));
+  ASSERT_TRUE(memcpy.ok()) << memcpy.status();
+  EXPECT_EQ(memcpy->activity.bytes, 4096u);
+
+  std::vector<uint8_t> notice(NamedRecordBytes(5));
+  EncodeNotice("held!", notice.data());
+  auto text = DecodeRecord(notice);
+  ASSERT_TRUE(text.ok()) << text.status();
+  EXPECT_EQ(text->name, "held!");
+}
+
+TEST(RecordDecoderTest, Malicious_GpuActivityWithBadFieldsIsRefused) {
+  GpuActivityRecord nameless = MakeGpuActivity(Kind::kKernel, 0, 0);
+  auto r = DecodeRecord(Bytes(nameless));
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.status().message(), "GPU activity record kind 10 has name id 0");
+
+  GpuActivityRecord copy = MakeGpuActivity(Kind::kMemcpy, kMaxCopyKind + 1, 0);
+  EXPECT_FALSE(DecodeRecord(Bytes(copy)).ok());
+
+  GpuActivityRecord named_memset = MakeGpuActivity(Kind::kMemset, 0, 0);
+  named_memset.name_id = 1;
+  EXPECT_FALSE(DecodeRecord(Bytes(named_memset)).ok());
+
+  auto short_bytes = Bytes(MakeGpuActivity(Kind::kMemset, 0, 0));
+  short_bytes[2] = 80;
+  short_bytes.resize(80);
+  EXPECT_FALSE(DecodeRecord(short_bytes).ok());
+}
+
 TEST(RecordDecoderTest, UnknownKindIsSkippableNotAnError) {
   auto bytes = Bytes(MakeTimed(Kind::kScopeEnter, 1, 1));
   bytes[0] = 200;

@@ -21,10 +21,15 @@
 //   kMetric        aux=context_id    u32 name_id, u32 0, u64 value bits; flags = NameClass
 //   kStateEnter    aux=name_id       u64 timestamp_ns
 //   kStateExit     aux=name_id       u64 timestamp_ns
+//   kKernel        aux=context_id    GpuActivityRecord (v2)
+//   kMemcpy        aux=context_id    GpuActivityRecord; flags = CopyKind (v2)
+//   kMemset        aux=context_id    GpuActivityRecord (v2)
+//   kNotice        aux=0             u32 text_bytes, u32 0, text, padding: a line for the
+//                                    session's problems, such as "CUPTI is held by ..." (v2)
 //
 // Context ids name interned scope paths: context 0 is ROOT and is never defined; every other id
-// is defined (kContextDef) in a lane before that lane first uses it. Name ids (metrics, states)
-// likewise. Both are process-wide and stable for the life of the process.
+// is defined (kContextDef) in a lane before that lane first uses it. Name ids (metrics, states,
+// kernel names) likewise. Both are process-wide and stable for the life of the process.
 #ifndef PROTOND_COMMON_RECORD_RECORD_FORMAT_H_
 #define PROTOND_COMMON_RECORD_RECORD_FORMAT_H_
 
@@ -35,7 +40,7 @@
 
 namespace protond::record {
 
-inline constexpr uint32_t kRecordFormatVersion = 1;
+inline constexpr uint32_t kRecordFormatVersion = 2;
 inline constexpr size_t kHeaderBytes = 8;
 inline constexpr size_t kAlignment = 8;
 // Names longer than this are truncated by the writer and rejected by the reader.
@@ -52,15 +57,37 @@ enum class Kind : uint8_t {
   kMetric = 7,
   kStateEnter = 8,
   kStateExit = 9,
+  kKernel = 10,
+  kMemcpy = 11,
+  kMemset = 12,
+  kNotice = 13,
 };
-inline constexpr uint8_t kMaxKnownKind = 9;
+inline constexpr uint8_t kMaxKnownKind = 13;
 
 // What a kNameDef names, and the value type of a kMetric.
 enum class NameClass : uint8_t {
   kInt64Metric = 1,
   kDoubleMetric = 2,
   kState = 3,
+  kKernel = 4,  // a kernel's name as the driver gives it (mangled for C++ kernels)
 };
+
+// What a kMemcpy copied between: the values of CUPTI's CUpti_ActivityMemcpyKind, which the format
+// fixes here so that the daemon needs no CUPTI header.
+enum class CopyKind : uint8_t {
+  kUnknown = 0,
+  kHostToDevice = 1,
+  kDeviceToHost = 2,
+  kHostToArray = 3,
+  kArrayToHost = 4,
+  kArrayToArray = 5,
+  kArrayToDevice = 6,
+  kDeviceToArray = 7,
+  kDeviceToDevice = 8,
+  kHostToHost = 9,
+  kPeerToPeer = 10,
+};
+inline constexpr uint8_t kMaxCopyKind = 10;
 
 struct Header {
   uint8_t kind;
@@ -86,11 +113,31 @@ struct MetricRecord {
   uint32_t reserved;
   uint64_t value_bits;  // int64 or IEEE-754 double, as the flags say
 };
-struct NamedRecordPrefix {  // kContextDef (first = parent id) and kNameDef (first = name bytes)
+// kContextDef (first = parent id, second = name bytes); kNameDef and kNotice (first = bytes).
+struct NamedRecordPrefix {
   Header header;
   uint32_t first;
   uint32_t second;
 };
+// kKernel, kMemcpy, kMemset: one piece of GPU work, attributed to the context that was current on
+// the thread that launched it (for a graph replay: launch path, "<captured_at>", capture path).
+struct GpuActivityRecord {
+  Header header;
+  uint64_t start_ns;  // CLOCK_MONOTONIC: the shim shifts CUPTI's clock by one offset
+  uint64_t end_ns;
+  uint64_t bytes;          // kMemcpy, kMemset; 0 for kernels
+  uint64_t graph_node_id;  // 0 unless launched from a CUDA graph
+  uint32_t name_id;        // kKernel: a NameClass::kKernel name; 0 otherwise
+  uint32_t correlation_id;
+  uint32_t device_id;
+  uint32_t stream_id;
+  uint32_t graph_id;
+  uint32_t grid[3];   // kKernel
+  uint32_t block[3];  // kKernel
+  uint32_t reserved;
+};
+static_assert(sizeof(GpuActivityRecord) == 88);
+
 static_assert(sizeof(TimedRecord) == 16 && sizeof(SessionBeginRecord) == 16);
 static_assert(sizeof(MetricRecord) == 24 && offsetof(MetricRecord, value_bits) == 16);
 static_assert(sizeof(NamedRecordPrefix) == 16);
@@ -141,29 +188,40 @@ inline MetricRecord MakeDoubleMetric(uint32_t context_id, uint32_t name_id, doub
   return MakeMetric(context_id, name_id, NameClass::kDoubleMetric, bits);
 }
 
-// Writes a kContextDef into `out`, which must hold NamedRecordBytes(name.size()) bytes (names
-// are truncated to kMaxNameBytes first by the caller). Returns the bytes written.
-inline size_t EncodeContextDef(uint32_t context_id, uint32_t parent_id, std::string_view name,
-                               uint8_t* out) {
-  const size_t size = NamedRecordBytes(name.size());
-  NamedRecordPrefix prefix{MakeHeader(Kind::kContextDef, 0, size, context_id), parent_id,
-                           static_cast<uint32_t>(name.size())};
+// Writes a record with a NamedRecordPrefix and `text` into `out`, which must hold
+// NamedRecordBytes(text.size()) bytes (callers truncate text to kMaxNameBytes first). Returns the
+// bytes written.
+inline size_t EncodeNamed(Kind kind, uint8_t flags, uint32_t aux, uint32_t first, uint32_t second,
+                          std::string_view text, uint8_t* out) {
+  const size_t size = NamedRecordBytes(text.size());
+  NamedRecordPrefix prefix{MakeHeader(kind, flags, size, aux), first, second};
   std::memset(out, 0, size);
   std::memcpy(out, &prefix, sizeof(prefix));
-  std::memcpy(out + sizeof(prefix), name.data(), name.size());
+  std::memcpy(out + sizeof(prefix), text.data(), text.size());
   return size;
+}
+
+inline size_t EncodeContextDef(uint32_t context_id, uint32_t parent_id, std::string_view name,
+                               uint8_t* out) {
+  return EncodeNamed(Kind::kContextDef, 0, context_id, parent_id,
+                     static_cast<uint32_t>(name.size()), name, out);
 }
 
 inline size_t EncodeNameDef(uint32_t name_id, NameClass name_class, std::string_view name,
                             uint8_t* out) {
-  const size_t size = NamedRecordBytes(name.size());
-  NamedRecordPrefix prefix{
-      MakeHeader(Kind::kNameDef, static_cast<uint8_t>(name_class), size, name_id),
-      static_cast<uint32_t>(name.size()), 0};
-  std::memset(out, 0, size);
-  std::memcpy(out, &prefix, sizeof(prefix));
-  std::memcpy(out + sizeof(prefix), name.data(), name.size());
-  return size;
+  return EncodeNamed(Kind::kNameDef, static_cast<uint8_t>(name_class), name_id,
+                     static_cast<uint32_t>(name.size()), 0, name, out);
+}
+
+inline size_t EncodeNotice(std::string_view text, uint8_t* out) {
+  return EncodeNamed(Kind::kNotice, 0, 0, static_cast<uint32_t>(text.size()), 0, text, out);
+}
+
+// A zeroed activity record of `kind` (kKernel, kMemcpy or kMemset) with its header filled in.
+inline GpuActivityRecord MakeGpuActivity(Kind kind, uint8_t flags, uint32_t context_id) {
+  GpuActivityRecord record{};
+  record.header = MakeHeader(kind, flags, sizeof(GpuActivityRecord), context_id);
+  return record;
 }
 
 }  // namespace protond::record

@@ -1,4 +1,4 @@
-// Golden bytes: these pin the wire format of version 1. If one fails, the format changed:
+// Golden bytes: these pin the wire format of version 2. If one fails, the format changed:
 // bump kRecordFormatVersion and update docs/record-format.md instead of the expected bytes.
 #include "common/record/record_format.h"
 
@@ -65,6 +65,41 @@ TEST(RecordFormatTest, NameDefGoldenBytes) {
   EXPECT_THAT(out, ElementsAreArray(
                        Expected({4,   3,   24,  0,   1,   0,   0,   0,  8, 0, 0, 0, 0, 0, 0, 0,  //
                                  'p', 'h', 'a', 's', 'e', '-', '0', '1'})));
+}
+
+TEST(RecordFormatTest, NoticeGoldenBytes) {
+  std::vector<uint8_t> out(NamedRecordBytes(2));
+  ASSERT_EQ(EncodeNotice("hi", out.data()), 24u);
+  EXPECT_THAT(out,
+              ElementsAreArray(Expected({13,  0,   24, 0, 0, 0, 0, 0, 2, 0, 0, 0, 0, 0, 0, 0,  //
+                                         'h', 'i', 0,  0, 0, 0, 0, 0})));
+}
+
+TEST(RecordFormatTest, KernelGoldenBytes) {
+  GpuActivityRecord kernel = MakeGpuActivity(Kind::kKernel, 0, 6);
+  kernel.start_ns = 0x0102;
+  kernel.end_ns = 0x0304;
+  kernel.graph_node_id = 0x05;
+  kernel.name_id = 9;
+  kernel.correlation_id = 10;
+  kernel.device_id = 1;
+  kernel.stream_id = 7;
+  kernel.graph_id = 3;
+  kernel.grid[0] = 128;
+  kernel.block[2] = 4;
+  EXPECT_THAT(Bytes(kernel), ElementsAreArray(Expected({
+                                 10, 0, 88, 0, 6,   0, 0, 0,  // header
+                                 2,  1, 0,  0, 0,   0, 0, 0,  // start_ns
+                                 4,  3, 0,  0, 0,   0, 0, 0,  // end_ns
+                                 0,  0, 0,  0, 0,   0, 0, 0,  // bytes
+                                 5,  0, 0,  0, 0,   0, 0, 0,  // graph_node_id
+                                 9,  0, 0,  0, 10,  0, 0, 0,  // name_id, correlation_id
+                                 1,  0, 0,  0, 7,   0, 0, 0,  // device_id, stream_id
+                                 3,  0, 0,  0, 128, 0, 0, 0,  // graph_id, grid[0]
+                                 0,  0, 0,  0, 0,   0, 0, 0,  // grid[1], grid[2]
+                                 0,  0, 0,  0, 0,   0, 0, 0,  // block[0], block[1]
+                                 4,  0, 0,  0, 0,   0, 0, 0,  // block[2], reserved
+                             })));
 }
 
 }  // namespace

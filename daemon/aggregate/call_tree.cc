@@ -44,21 +44,40 @@ uint32_t CallTree::Child(uint32_t parent, std::string_view name) {
 
 CallTree::ProcessPart& CallTree::Part(uint64_t process_id) { return parts_[process_id]; }
 
-void CallTree::AddScope(uint32_t node, uint64_t process_id, uint64_t duration_ns) {
+NodeStats& CallTree::ChangeStats(uint32_t node, uint64_t process_id) {
   ProcessPart& part = Part(process_id);
   if (node >= part.stats.size()) {
     part.stats.resize(nodes_.size());
     part.changed.resize(nodes_.size(), false);
   }
-  NodeStats& s = part.stats[node];
-  s.duration_ns_min = s.count == 0 ? duration_ns : std::min(s.duration_ns_min, duration_ns);
-  s.duration_ns_max = std::max(s.duration_ns_max, duration_ns);
-  s.duration_ns_sum += duration_ns;
-  s.count++;
   if (!part.changed[node]) {
     part.changed[node] = true;
     part.changed_nodes.push_back(node);
   }
+  return part.stats[node];
+}
+
+void CallTree::AddScope(uint32_t node, uint64_t process_id, uint64_t duration_ns) {
+  NodeStats& s = ChangeStats(node, process_id);
+  s.duration_ns_min = s.count == 0 ? duration_ns : std::min(s.duration_ns_min, duration_ns);
+  s.duration_ns_max = std::max(s.duration_ns_max, duration_ns);
+  s.duration_ns_sum += duration_ns;
+  s.count++;
+}
+
+absl::Status CallTree::AddGpuActivity(uint32_t node, uint64_t process_id, uint64_t duration_ns,
+                                      uint32_t device_id, uint64_t bytes) {
+  // Short names: no allocation for the MetricName temporaries.
+  ChangeStats(node, process_id).count++;
+  absl::Status status =
+      AddMetric(node, process_id, {"time (ns)", MetricAggregation::kInclusive}, false, duration_ns);
+  status.Update(
+      AddMetric(node, process_id, {"device_id", MetricAggregation::kProperty}, false, device_id));
+  if (bytes != 0) {
+    status.Update(
+        AddMetric(node, process_id, {"bytes", MetricAggregation::kInclusive}, false, bytes));
+  }
+  return status;
 }
 
 uint32_t CallTree::InternMetric(const MetricName& name, bool is_double, bool* type_ok) {

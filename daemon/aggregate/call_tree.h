@@ -43,6 +43,13 @@ class CallTree {
   // One completed scope instance of `process_id` at `node`.
   void AddScope(uint32_t node, uint64_t process_id, uint64_t duration_ns);
 
+  // One execution of GPU work (kernel, memcpy, memset) of `process_id` at `node`, recorded as
+  // Proton does: counted, its GPU time summed into "time (ns)", its device as "device_id", and
+  // its bytes (memcpy, memset) summed into "bytes". An error means a user metric of the same name
+  // has another type; the count is kept.
+  absl::Status AddGpuActivity(uint32_t node, uint64_t process_id, uint64_t duration_ns,
+                              uint32_t device_id, uint64_t bytes);
+
   // Adds (or, for properties, sets) a metric value. A name keeps the type it was first given in
   // the session; a different type is refused with Proton's message.
   absl::Status AddMetric(uint32_t node, uint64_t process_id, const MetricName& name, bool is_double,
@@ -86,6 +93,8 @@ class CallTree {
   };
 
   ProcessPart& Part(uint64_t process_id);
+  // The process's stats at `node`, marked changed.
+  NodeStats& ChangeStats(uint32_t node, uint64_t process_id);
   uint32_t InternMetric(const MetricName& name, bool is_double, bool* type_ok);
 
   uint64_t session_id_;

@@ -39,6 +39,7 @@ std::string DecoderStats::Summary() const {
   add(undefined_reference, "naming an undefined id");
   add(unmatched_exit, "exits without an enter");
   add(abandoned_scopes, "scopes never exited");
+  add(reversed_activity, "GPU activities ending before they started");
   return summary;
 }
 
@@ -146,6 +147,12 @@ void ProcessDecoder::Apply(LaneCursor& cursor, const record::Record& r, SessionL
     case Kind::kStateExit:
       cursor.state_name_id = 0;
       return;
+    case Kind::kKernel:
+    case Kind::kMemcpy:
+    case Kind::kMemset:
+      return ApplyGpuActivity(cursor, r, *sink);
+    case Kind::kNotice:
+      return ReportProblem(*sink, std::string(r.name));
     default:
       return;
   }
@@ -157,14 +164,17 @@ void ProcessDecoder::Define(const record::Record& r) {
     if (inserted) new_contexts_.push_back({process_id_, r.aux, r.ref_id, it->second.name});
     return;
   }
-  auto [it, inserted] =
-      names_.try_emplace(r.aux, Name{r.flags, aggregate::ParseMetricName(r.name)});
+  const aggregate::MetricName metric =
+      r.flags == static_cast<uint8_t>(NameClass::kKernel)
+          ? aggregate::MetricName{std::string(r.name), store::MetricAggregation::kInclusive}
+          : aggregate::ParseMetricName(r.name);
+  auto [it, inserted] = names_.try_emplace(r.aux, Name{r.flags, metric});
   if (inserted) new_names_.push_back({process_id_, r.aux, r.flags, std::string(r.name)});
 }
 
 bool ProcessDecoder::NodeOf(uint64_t session_id, aggregate::CallTree& tree, uint32_t context_id,
                             uint32_t* node) {
-  std::vector<uint32_t>& cache = nodes_[session_id];
+  std::vector<uint32_t>& cache = sessions_[session_id].contexts;
   // Walk up to the nearest resolved ancestor, then intern the path back down.
   std::vector<uint32_t> path;
   uint32_t id = context_id;
@@ -208,6 +218,7 @@ void ProcessDecoder::ApplyMetric(LaneCursor& cursor, const record::Record& r, Se
   auto name = names_.find(r.ref_id);
   uint32_t node;
   if (name == names_.end() || name->second.name_class == static_cast<int>(NameClass::kState) ||
+      name->second.name_class == static_cast<int>(NameClass::kKernel) ||
       !NodeOf(cursor.session_id, *sink.tree, r.aux, &node)) {
     stats_.undefined_reference++;
     return;
@@ -215,6 +226,56 @@ void ProcessDecoder::ApplyMetric(LaneCursor& cursor, const record::Record& r, Se
   const bool is_double = r.flags == static_cast<uint8_t>(NameClass::kDoubleMetric);
   absl::Status status =
       sink.tree->AddMetric(node, process_id_, name->second.metric, is_double, r.value);
+  if (!status.ok()) ReportProblem(sink, std::string(status.message()));
+}
+
+bool ProcessDecoder::ActivityName(const record::Record& r, std::string_view* name) const {
+  // Nsight Systems' names for copies and sets.
+  static constexpr std::string_view kCopyNames[record::kMaxCopyKind + 1] = {
+      "[CUDA memcpy]",
+      "[CUDA memcpy Host-to-Device]",
+      "[CUDA memcpy Device-to-Host]",
+      "[CUDA memcpy Host-to-Array]",
+      "[CUDA memcpy Array-to-Host]",
+      "[CUDA memcpy Array-to-Array]",
+      "[CUDA memcpy Array-to-Device]",
+      "[CUDA memcpy Device-to-Array]",
+      "[CUDA memcpy Device-to-Device]",
+      "[CUDA memcpy Host-to-Host]",
+      "[CUDA memcpy Peer-to-Peer]"};
+  if (r.kind == Kind::kMemcpy) {
+    *name = kCopyNames[r.flags];  // the decoder checked flags <= kMaxCopyKind
+    return true;
+  }
+  if (r.kind == Kind::kMemset) {
+    *name = "[CUDA memset]";
+    return true;
+  }
+  auto it = names_.find(r.activity.name_id);
+  if (it == names_.end() || it->second.name_class != static_cast<int>(NameClass::kKernel)) {
+    return false;
+  }
+  *name = it->second.metric.name;
+  return true;
+}
+
+void ProcessDecoder::ApplyGpuActivity(LaneCursor& cursor, const record::Record& r,
+                                      SessionSink& sink) {
+  uint32_t node;
+  std::string_view leaf_name;
+  if (!NodeOf(cursor.session_id, *sink.tree, r.aux, &node) || !ActivityName(r, &leaf_name)) {
+    stats_.undefined_reference++;
+    return;
+  }
+  const uint64_t leaf_key = uint64_t{static_cast<uint8_t>(r.kind)} << 32 |
+                            (r.kind == Kind::kKernel ? r.activity.name_id : r.flags);
+  auto [it, inserted] = sessions_[cursor.session_id].activities.try_emplace({node, leaf_key}, 0);
+  if (inserted) it->second = sink.tree->Child(node, leaf_name);
+  const record::GpuActivityRecord& a = r.activity;
+  if (a.end_ns < a.start_ns) stats_.reversed_activity++;
+  const uint64_t duration_ns = a.end_ns >= a.start_ns ? a.end_ns - a.start_ns : 0;
+  absl::Status status =
+      sink.tree->AddGpuActivity(it->second, process_id_, duration_ns, a.device_id, a.bytes);
   if (!status.ok()) ReportProblem(sink, std::string(status.message()));
 }
 

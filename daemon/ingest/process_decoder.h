@@ -55,6 +55,7 @@ struct DecoderStats {
   uint64_t undefined_reference = 0;  // a context or name id never defined
   uint64_t unmatched_exit = 0;       // an exit with no matching enter on the lane
   uint64_t abandoned_scopes = 0;     // enters whose exit never came (thread ended, exit lost)
+  uint64_t reversed_activity = 0;    // GPU work that ended before it started (stored as 0 ns)
 
   // "3 outside its sessions, 1 of an unknown kind" (only the causes that occurred); "" if none.
   std::string Summary() const;
@@ -77,7 +78,7 @@ class ProcessDecoder {
   void Load(const std::vector<store::ContextRow>& contexts,
             const std::vector<store::NameRow>& names);
   // Drops the per-session lookup state of an ended session.
-  void ForgetSession(uint64_t session_id) { nodes_.erase(session_id); }
+  void ForgetSession(uint64_t session_id) { sessions_.erase(session_id); }
   const DecoderStats& stats() const { return stats_; }
 
  private:
@@ -87,7 +88,13 @@ class ProcessDecoder {
   };
   struct Name {
     int name_class;
-    aggregate::MetricName metric;  // the name, parsed as a metric name
+    aggregate::MetricName metric;  // the name, parsed as a metric name (kernel names: verbatim)
+  };
+  // Per session: context id -> node id + 1 (0: not resolved yet), and the leaf node of each GPU
+  // activity at a node, keyed by (node, kind << 32 | name id or copy kind).
+  struct SessionNodes {
+    std::vector<uint32_t> contexts;
+    absl::flat_hash_map<std::pair<uint32_t, uint64_t>, uint32_t> activities;
   };
 
   void Apply(LaneCursor& cursor, const record::Record& r, SessionLookup sessions);
@@ -96,12 +103,14 @@ class ProcessDecoder {
   bool NodeOf(uint64_t session_id, aggregate::CallTree& tree, uint32_t context_id, uint32_t* node);
   void ApplyExit(LaneCursor& cursor, const record::Record& r, SessionSink& sink);
   void ApplyMetric(LaneCursor& cursor, const record::Record& r, SessionSink& sink);
+  void ApplyGpuActivity(LaneCursor& cursor, const record::Record& r, SessionSink& sink);
+  // The name of the leaf node of a GPU activity; false if it names an undefined kernel name.
+  bool ActivityName(const record::Record& r, std::string_view* name) const;
 
   uint64_t process_id_;
   absl::flat_hash_map<uint32_t, Context> contexts_;
   absl::flat_hash_map<uint32_t, Name> names_;
-  // Per session: context id -> node id + 1 (0: not resolved yet).
-  absl::flat_hash_map<uint64_t, std::vector<uint32_t>> nodes_;
+  absl::flat_hash_map<uint64_t, SessionNodes> sessions_;
   std::vector<store::ContextRow> new_contexts_;
   std::vector<store::NameRow> new_names_;
   DecoderStats stats_;

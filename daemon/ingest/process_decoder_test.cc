@@ -29,6 +29,12 @@ class LaneBytes {
     bytes_.insert(bytes_.end(), out.begin(), out.end());
     return *this;
   }
+  LaneBytes& Notice(std::string_view text) {
+    std::vector<uint8_t> out(record::NamedRecordBytes(text.size()));
+    record::EncodeNotice(text, out.data());
+    bytes_.insert(bytes_.end(), out.begin(), out.end());
+    return *this;
+  }
   std::span<const uint8_t> span() const { return bytes_; }
   std::vector<uint8_t>& bytes() { return bytes_; }
 
@@ -84,6 +90,85 @@ TEST_F(ProcessDecoderTest, FoldsNestedScopesAndMetrics) {
   EXPECT_EQ(rows.metrics[0].node_id, rows.nodes[1].node_id);
   EXPECT_EQ(rows.contexts.size(), 2u);
   EXPECT_EQ(rows.names.size(), 1u);
+}
+
+record::GpuActivityRecord Activity(Kind kind, uint32_t context, uint32_t name_id, uint64_t start,
+                                   uint64_t end, uint64_t bytes = 0, uint8_t flags = 0) {
+  record::GpuActivityRecord a = record::MakeGpuActivity(kind, flags, context);
+  a.name_id = name_id;
+  a.start_ns = start;
+  a.end_ns = end;
+  a.bytes = bytes;
+  a.device_id = 1;
+  return a;
+}
+
+// The metric `name` of node `node` in `rows`, or -1.
+int64_t MetricOf(const store::Batch& rows, uint32_t node, std::string_view name) {
+  for (const auto& m : rows.metrics) {
+    if (m.node_id == node && m.name == name) return m.int_value;
+  }
+  return -1;
+}
+
+TEST_F(ProcessDecoderTest, GpuActivityBecomesLeavesOfTheLaunchContext) {
+  LaneBytes lane;
+  lane.Add(record::MakeSessionBegin(5))
+      .Context(1, 0, "step")
+      .Name(3, record::NameClass::kKernel, "_Z6matmulPf (pty)")
+      .Add(Activity(Kind::kKernel, 1, 3, 100, 150))
+      .Add(Activity(Kind::kKernel, 1, 3, 200, 230))
+      .Add(Activity(Kind::kMemcpy, 1, 0, 10, 20, 4096,
+                    static_cast<uint8_t>(record::CopyKind::kHostToDevice)))
+      .Add(Activity(Kind::kMemset, 0, 0, 30, 35, 64));
+  LaneCursor cursor;
+  ASSERT_TRUE(Decode(cursor, lane.span()).ok());
+  EXPECT_EQ(records_, 4u);
+  const store::Batch rows = Rows();
+  ASSERT_EQ(rows.nodes.size(), 4u);
+  EXPECT_EQ(rows.nodes[0].name, "step");
+  EXPECT_EQ(rows.nodes[1].name, "_Z6matmulPf (pty)");  // kernel names are not metric names
+  EXPECT_EQ(rows.nodes[1].parent_id, rows.nodes[0].node_id);
+  EXPECT_EQ(rows.nodes[2].name, "[CUDA memcpy Host-to-Device]");
+  EXPECT_EQ(rows.nodes[3].name, "[CUDA memset]");
+  EXPECT_EQ(rows.nodes[3].parent_id, aggregate::kRootNodeId);
+  const uint32_t kernel = rows.nodes[1].node_id;
+  EXPECT_EQ(MetricOf(rows, kernel, "time (ns)"), 80);
+  EXPECT_EQ(MetricOf(rows, kernel, "device_id"), 1);
+  EXPECT_EQ(MetricOf(rows, kernel, "bytes"), -1);
+  EXPECT_EQ(MetricOf(rows, rows.nodes[2].node_id, "bytes"), 4096);
+  EXPECT_EQ(MetricOf(rows, rows.nodes[3].node_id, "time (ns)"), 5);
+  for (const auto& stats : rows.node_stats) {
+    EXPECT_EQ(stats.count, stats.node_id == kernel ? 2u : 1u);
+    EXPECT_EQ(stats.duration_ns_sum, 0u);  // GPU time is not CPU time
+  }
+}
+
+TEST_F(ProcessDecoderTest, NoticesBecomeSessionProblemsOnce) {
+  LaneBytes lane;
+  lane.Add(record::MakeSessionBegin(5))
+      .Notice("CUPTI is held by another tool")
+      .Notice("CUPTI is held by another tool");
+  LaneCursor cursor;
+  ASSERT_TRUE(Decode(cursor, lane.span()).ok());
+  EXPECT_EQ(problems_, std::vector<std::string>{"CUPTI is held by another tool"});
+}
+
+TEST_F(ProcessDecoderTest, Malicious_GpuActivityWithUndefinedOrWrongNamesIsCounted) {
+  LaneBytes lane;
+  lane.Add(record::MakeSessionBegin(5))
+      .Name(2, record::NameClass::kInt64Metric, "flops")
+      .Add(Activity(Kind::kKernel, 0, 9, 1, 2))   // undefined name
+      .Add(Activity(Kind::kKernel, 0, 2, 1, 2))   // a metric name, not a kernel name
+      .Add(Activity(Kind::kKernel, 4, 2, 1, 2))   // undefined context
+      .Add(Activity(Kind::kMemset, 0, 0, 9, 3));  // ends before it starts
+  LaneCursor cursor;
+  ASSERT_TRUE(Decode(cursor, lane.span()).ok());
+  EXPECT_EQ(decoder_.stats().undefined_reference, 3u);
+  EXPECT_EQ(decoder_.stats().reversed_activity, 1u);
+  const store::Batch rows = Rows();
+  ASSERT_EQ(rows.nodes.size(), 1u);
+  EXPECT_EQ(MetricOf(rows, rows.nodes[0].node_id, "time (ns)"), 0);
 }
 
 TEST_F(ProcessDecoderTest, Malicious_ForeignSessionIsDiscardedAndCounted) {
