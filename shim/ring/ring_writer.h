@@ -48,10 +48,10 @@ class LaneWriter {
     return true;
   }
 
-  // Counts a record the caller gave up on before writing (for example, its definition did not
-  // fit), so that loss stays exact.
-  void CountDropped() {
-    header_->dropped_records.store(header_->dropped_records.load(std::memory_order_relaxed) + 1,
+  // Counts records the caller gave up on before writing (for example, a definition did not fit,
+  // or CUPTI lost them), so that loss stays exact.
+  void CountDropped(uint64_t count = 1) {
+    header_->dropped_records.store(header_->dropped_records.load(std::memory_order_relaxed) + count,
                                    std::memory_order_relaxed);
   }
 

@@ -27,10 +27,12 @@ ContextEntry* NameTable::Context(uint32_t context_id) {
 
 uint32_t NameTable::InternName(std::string_view name, record::NameClass name_class,
                                record::NameClass* first_class) {
-  // States and metrics are separate namespaces; the two metric types share one, so that a type
-  // change is caught.
-  const bool is_state = name_class == record::NameClass::kState;
-  std::string key = (is_state ? "s" : "m") + std::string(name.substr(0, record::kMaxNameBytes));
+  // States, kernels and metrics are separate namespaces; the two metric types share one, so that
+  // a type change is caught.
+  const char space = name_class == record::NameClass::kState    ? 's'
+                     : name_class == record::NameClass::kKernel ? 'k'
+                                                                : 'm';
+  std::string key = space + std::string(name.substr(0, record::kMaxNameBytes));
   std::lock_guard<std::mutex> lock(mutex_);
   auto [it, inserted] = name_ids_.try_emplace(key, names_.size());
   if (inserted) names_.push_back({name_class, key.substr(1)});

@@ -248,6 +248,34 @@ protond_result Recorder::EnterState(const char* name) {
   return result;
 }
 
+uint32_t Recorder::CurrentContext() {
+  const ThreadRecorder& t = CurrentThread();
+  return t.stack.empty() ? record::kRootContextId : t.stack.back().context_id;
+}
+
+protond_result Recorder::WriteGpuActivity(const record::GpuActivityRecord& activity) {
+  const uint64_t session = session_id();
+  if (session == 0) return PROTOND_INACTIVE;
+  return WriteRecord(*this, CurrentThread(), session, activity.header.aux, activity.name_id,
+                     NameClass::kKernel, activity);
+}
+
+protond_result Recorder::WriteNotice(std::string_view text) {
+  const uint64_t session = session_id();
+  if (session == 0) return PROTOND_INACTIVE;
+  ThreadRecorder& t = CurrentThread();
+  if (!PrepareLane(*region_, t, session)) return PROTOND_DROPPED;
+  uint8_t buffer[record::kMaxRecordBytes];
+  const size_t size = record::EncodeNotice(text.substr(0, record::kMaxNameBytes), buffer);
+  return t.lane.TryWrite(buffer, size) ? PROTOND_OK : PROTOND_DROPPED;
+}
+
+void Recorder::CountDropped(uint64_t count) {
+  const uint64_t session = session_id();
+  ThreadRecorder& t = CurrentThread();
+  if (session != 0 && PrepareLane(*region_, t, session)) t.lane.CountDropped(count);
+}
+
 protond_result Recorder::ExitState() {
   ThreadRecorder& t = CurrentThread();
   if (t.state_name_id == 0) return Fail(t, PROTOND_ERR_NO_SCOPE, "no state is set on this thread");

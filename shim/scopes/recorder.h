@@ -9,6 +9,7 @@
 #include <atomic>
 #include <cstdint>
 #include <string>
+#include <string_view>
 
 #include "protond/shim.h"
 #include "shim/ring/ring_writer.h"
@@ -37,6 +38,13 @@ class Recorder {
   protond_result AddDoubleMetric(const char* name, double value);
   protond_result EnterState(const char* name);
   protond_result ExitState();
+
+  // For the GPU tracer (shim/gpu/gpu_api.h): the calling thread's innermost scope, and writing
+  // into the calling thread's lane for the running session (nothing happens when none runs).
+  uint32_t CurrentContext();
+  protond_result WriteGpuActivity(const record::GpuActivityRecord& activity);
+  protond_result WriteNotice(std::string_view text);
+  void CountDropped(uint64_t count);
 
   NameTable& names() { return names_; }
   ring::WritableRegion* region() { return region_; }

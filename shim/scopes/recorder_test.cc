@@ -77,6 +77,46 @@ TEST(RecorderTest, WritesDefinitionsOnceThenEnterExitAndMetrics) {
   EXPECT_LE(records[3].value, records[9].value);
 }
 
+// The GPU tracer writes from CUPTI's thread, about contexts that application threads entered:
+// the writing thread's lane gets the definitions it needs first.
+TEST(RecorderTest, GpuActivityFromAnotherThreadDefinesItsContextAndKernelName) {
+  auto region = ring::WritableRegion::Create({4, 1u << 16});
+  ASSERT_TRUE(region.ok());
+  Recorder recorder(&*region);
+  uint32_t launch_context = 0;
+  OnNewThread([&] {
+    EXPECT_EQ(recorder.CurrentContext(), record::kRootContextId);
+    recorder.EnterScope("train");
+    launch_context = recorder.CurrentContext();
+    recorder.ExitScope("train");
+  });
+  recorder.Activate(5);
+  OnNewThread([&] {
+    record::NameClass first_class;
+    auto activity = record::MakeGpuActivity(Kind::kKernel, 0, launch_context);
+    activity.name_id =
+        recorder.names().InternName("gemm", record::NameClass::kKernel, &first_class);
+    activity.start_ns = 10;
+    activity.end_ns = 20;
+    EXPECT_EQ(recorder.WriteGpuActivity(activity), PROTOND_OK);
+    EXPECT_EQ(recorder.WriteNotice("CUPTI is held by nsys"), PROTOND_OK);
+    recorder.CountDropped(3);
+  });
+  std::vector<uint8_t> bytes;
+  const auto records = ReadLane(*region, 0, bytes);
+  EXPECT_EQ(Kinds(records),
+            (std::vector<Kind>{Kind::kThreadBegin, Kind::kSessionBegin, Kind::kContextDef,
+                               Kind::kNameDef, Kind::kKernel, Kind::kNotice}));
+  EXPECT_EQ(records[2].name, "train");
+  EXPECT_EQ(records[3].name, "gemm");
+  EXPECT_EQ(records[4].aux, launch_context);
+  EXPECT_EQ(records[5].name, "CUPTI is held by nsys");
+  EXPECT_EQ(ring::LaneHeaderAt(region->base(), 0)->dropped_records.load(), 3u);
+
+  recorder.Activate(0);
+  OnNewThread([&] { EXPECT_EQ(recorder.WriteNotice("late"), PROTOND_INACTIVE); });
+}
+
 TEST(RecorderTest, InactiveRecordsNothingButKeepsTheStack) {
   auto region = ring::WritableRegion::Create({4, 1u << 16});
   Recorder recorder(&*region);
