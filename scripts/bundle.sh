@@ -1,14 +1,16 @@
 #!/usr/bin/env bash
-# Makes a relocatable bundle of a build: bundle/bin (protond, protonctl, the shim, the sample,
-# benchmarks) and bundle/lib (every shared library they need that a base system may lack). The
-# binaries find bundle/lib through RPATH $ORIGIN/../lib, so the folder can be copied to another
-# Linux machine (such as the GPU machine) and run in place.
+# Makes a relocatable bundle of a build: bundle/bin (protond, protonctl, the shim and its GPU
+# tracer, the samples, the GPU tests, benchmarks) and bundle/lib (every shared library they need
+# that a base system may lack, CUPTI included). The binaries find bundle/lib through RPATH
+# $ORIGIN/../lib, so the folder can be copied to another Linux machine (such as the GPU machine)
+# and run in place.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 build_dir=${BUILD_DIR:-build-rel}
 out=${BUNDLE_DIR:-bundle}
 rm -rf "$out" && mkdir -p "$out/bin" "$out/lib"
 for f in protond protonctl sample_workload libprotond_shim.so libprotond_control.so \
+         libprotond_cupti.so sample_gpu_workload protond_gpu_run_test \
          protond_scope_benchmark \
          protond_ingest_benchmark; do
   [ -e "$build_dir/bin/$f" ] && cp "$build_dir/bin/$f" "$out/bin/"

@@ -17,6 +17,8 @@
 
 #include "client-lib/cpp/daemon_paths.h"
 #include "shim/control/control_loader.h"
+#include "shim/gpu/gpu_tracing.h"
+#include "shim/loading/sibling_library.h"
 #include "shim/ring/ring_writer.h"
 #include "shim/scopes/recorder.h"
 
@@ -31,6 +33,7 @@ struct Shim {
   ring::WritableRegion region;
   Recorder recorder{&region};
   ControlLoader control;
+  GpuTracing gpu{&recorder};
 };
 
 // Set once by the load-time constructor; never freed, so that threads still running during exit
@@ -89,6 +92,11 @@ void WaitForDaemonAtExit() {
   auto* shim = new Shim(std::move(*region), session_id);
   shim->recorder.Activate(session_id);
   g_shim.store(shim);
+  // The CUDA driver loads its injection library at initialization and calls InitializeInjection:
+  // that is how the shim learns that the process uses CUDA. Another tool's injection is kept.
+  const std::string self = OwnLibraryPath();
+  if (!self.empty()) setenv("CUDA_INJECTION64_PATH", self.c_str(), /*overwrite=*/0);
+  if (session_id != 0) shim->gpu.SessionStarted();
   pthread_atfork(nullptr, nullptr, DisableInForkedChild);
   std::atexit(WaitForDaemonAtExit);
   shim->control.StartAfter(std::chrono::milliseconds(EnvUint("PROTOND_CONTROL_DELAY_MS", 200)));
@@ -129,7 +137,10 @@ protond_result StartSession(const char* name, uint64_t* session_id) {
       [&](const ProtondControlApi& api, ProtondControl* control, char* error, size_t error_bytes) {
         return api.start_session(control, name, session_id, error, error_bytes);
       });
-  if (result == PROTOND_OK) shim->recorder.Activate(*session_id);
+  if (result == PROTOND_OK) {
+    shim->recorder.Activate(*session_id);
+    shim->gpu.SessionStarted();
+  }
   return result;
 }
 
@@ -139,6 +150,7 @@ protond_result StopSession(uint64_t session_id) {
     return Fail(PROTOND_ERR_INVALID_ARGUMENT,
                 "session " + std::to_string(session_id) + " is not recording in this process");
   }
+  shim->gpu.SessionStopping();
   shim->recorder.Activate(0);
   return CallControl(shim, [&](const ProtondControlApi& api, ProtondControl* control, char* error,
                                size_t error_bytes) {
@@ -150,6 +162,7 @@ protond_result Flush() {
   Shim* shim = g_shim.load();
   const uint64_t session_id = shim != nullptr ? shim->recorder.session_id() : 0;
   if (session_id == 0) return PROTOND_INACTIVE;
+  shim->gpu.Flush();
   return CallControl(shim, [&](const ProtondControlApi& api, ProtondControl* control, char* error,
                                size_t error_bytes) {
     return api.flush_session(control, session_id, error, error_bytes);
@@ -211,3 +224,9 @@ PROTOND_EXPORT uint64_t protond_current_session(void) {
 }
 
 PROTOND_EXPORT const char* protond_last_error(void) { return protond::shim::LastError(); }
+
+// The CUDA driver's entry point for CUDA_INJECTION64_PATH, called once from cuInit.
+PROTOND_EXPORT int InitializeInjection(void) {
+  if (auto* shim = protond::shim::g_shim.load()) shim->gpu.CudaInitialized();
+  return 1;
+}

@@ -1,26 +1,10 @@
 #include "shim/control/control_loader.h"
 
-#include <dlfcn.h>
-
 #include <string>
 
+#include "shim/loading/sibling_library.h"
+
 namespace protond::shim {
-namespace {
-
-// libprotond_control.so sits next to the library this code is in.
-std::string ControlLibraryPath() {
-  Dl_info info;
-  if (dladdr(reinterpret_cast<void*>(&ControlLibraryPath), &info) == 0 ||
-      info.dli_fname == nullptr) {
-    return kControlLibraryName;
-  }
-  const std::string self = info.dli_fname;
-  const size_t slash = self.rfind('/');
-  return slash == std::string::npos ? kControlLibraryName
-                                    : self.substr(0, slash + 1) + kControlLibraryName;
-}
-
-}  // namespace
 
 void ControlLoader::StartAfter(std::chrono::milliseconds delay) {
   thread_ = std::thread([this, delay] {
@@ -46,21 +30,13 @@ ProtondControl* ControlLoader::LoadLocked(std::string* error) {
     *error = load_failed_ ? load_error_ : "the protond control channel is stopped";
     return control_;
   }
-  const std::string path = ControlLibraryPath();
-  // RTLD_LOCAL: gRPC and protobuf stay private to the control library.
-  void* library = dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
-  auto get_api =
-      library != nullptr
-          ? reinterpret_cast<const ProtondControlApi* (*)()>(dlsym(library, kControlApiSymbol))
-          : nullptr;
-  const ProtondControlApi* api = get_api != nullptr ? get_api() : nullptr;
+  const auto* api = static_cast<const ProtondControlApi*>(
+      LoadSiblingApi(kControlLibraryName, kControlApiSymbol, &load_error_));
   if (api == nullptr || api->version != kControlApiVersion) {
     load_failed_ = true;
-    const char* reason = dlerror();
-    load_error_ = "cannot load " + path + ": " +
-                  (api != nullptr ? "it is from another build"
-                   : reason       ? reason
-                                  : "no API");
+    if (api != nullptr) {
+      load_error_ = std::string("cannot use ") + kControlLibraryName + ": it is from another build";
+    }
     *error = load_error_;
     return nullptr;
   }

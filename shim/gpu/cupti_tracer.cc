@@ -1,0 +1,288 @@
+// libprotond_cupti.so: the GPU tracer (gpu_api.h). While a session runs it holds the process's
+// one CUPTI subscription: launch, copy and set API callbacks map each correlation id to the
+// launching thread's scope, graph-node callbacks remember where captured work came from, and
+// activity buffers (kernels, copies, sets) are converted into protond's records on CUPTI's
+// buffer-completion thread and written into that thread's lane.
+#include <cupti.h>
+#include <time.h>
+
+#include <atomic>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "shim/gpu/activity_converter.h"
+#include "shim/gpu/correlation_map.h"
+#include "shim/gpu/gpu_api.h"
+
+namespace protond::shim::gpu {
+namespace {
+
+constexpr size_t kBufferBytes = 8 << 20;
+constexpr uint32_t kFlushPeriodMs = 200;  // how stale delivered data may get while running
+// How long a destroyed graph's nodes are remembered for records of its last replays.
+constexpr uint64_t kRetiredGraphNodeNs = 30'000'000'000;
+
+constexpr CUpti_ActivityKind kActivityKinds[] = {
+    CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL, CUPTI_ACTIVITY_KIND_MEMCPY, CUPTI_ACTIVITY_KIND_MEMCPY2,
+    CUPTI_ACTIVITY_KIND_MEMSET};
+
+// The API calls whose correlation ids can appear on a kernel, copy or set record.
+constexpr const char* kDriverCallPrefixes[] = {"cuLaunch", "cuGraphLaunch", "cuMemcpy", "cuMemset"};
+constexpr const char* kRuntimeCallPrefixes[] = {"cudaLaunch", "cudaGraphLaunch", "cudaMemcpy",
+                                                "cudaMemset"};
+
+constexpr CUpti_CallbackId kGraphNodeCallbacks[] = {CUPTI_CBID_RESOURCE_GRAPHNODE_CREATED,
+                                                    CUPTI_CBID_RESOURCE_GRAPHNODE_CLONED,
+                                                    CUPTI_CBID_RESOURCE_GRAPHNODE_DESTROY_STARTING};
+
+struct Tracer {
+  const ProtondGpuHost* host = nullptr;
+  CUpti_SubscriberHandle subscriber = nullptr;
+  CorrelationMap correlations;
+  GraphCaptures graphs;
+  std::mutex convert_mutex;  // buffers may complete on several threads
+  std::optional<ActivityConverter> converter;
+  ConverterStats warned;  // which of the converter's imprecisions were reported already
+};
+
+// Created once, never freed: CUPTI may call back on its own threads during exit.
+Tracer& TheTracer() {
+  static Tracer* tracer = new Tracer;
+  return *tracer;
+}
+
+std::mutex g_start_stop_mutex;
+
+std::string ResultText(CUptiResult result) {
+  const char* text = nullptr;
+  cuptiGetResultString(result, &text);
+  return text != nullptr ? text : "CUPTI error " + std::to_string(result);
+}
+
+uint64_t MonotonicNs() {
+  timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return static_cast<uint64_t>(ts.tv_sec) * 1000000000u + static_cast<uint64_t>(ts.tv_nsec);
+}
+
+// CUPTI's clock and CLOCK_MONOTONIC advance together; one offset, read between two reads of the
+// monotonic clock, maps one onto the other.
+int64_t ClockOffsetNs() {
+  uint64_t cupti_ns = 0;
+  const uint64_t before = MonotonicNs();
+  cuptiGetTimestamp(&cupti_ns);
+  const uint64_t after = MonotonicNs();
+  return static_cast<int64_t>(before + (after - before) / 2) - static_cast<int64_t>(cupti_ns);
+}
+
+uint64_t GraphNodeId(CUgraphNode node) {
+  uint64_t id = 0;
+  return node != nullptr && cuptiGetGraphNodeId(node, &id) == CUPTI_SUCCESS ? id : 0;
+}
+
+void OnGraphNode(Tracer& tracer, CUpti_CallbackId id, const CUpti_ResourceData& resource) {
+  const auto* graph = static_cast<const CUpti_GraphData*>(resource.resourceDescriptor);
+  if (graph == nullptr) return;
+  const uint64_t node = GraphNodeId(graph->node);
+  if (node == 0) return;
+  switch (id) {
+    case CUPTI_CBID_RESOURCE_GRAPHNODE_CREATED:
+      tracer.graphs.NodeCreated(node, tracer.host->current_context());
+      break;
+    case CUPTI_CBID_RESOURCE_GRAPHNODE_CLONED:
+      tracer.graphs.NodeCloned(node, GraphNodeId(graph->originalNode));
+      break;
+    case CUPTI_CBID_RESOURCE_GRAPHNODE_DESTROY_STARTING:
+      tracer.graphs.NodeDestroyed(node, MonotonicNs());
+      break;
+    default:
+      break;
+  }
+}
+
+// Runs on application threads, inside their CUDA calls: keep it to a few loads and stores.
+void CUPTIAPI OnCallback(void*, CUpti_CallbackDomain domain, CUpti_CallbackId id,
+                         const void* data) {
+  Tracer& tracer = TheTracer();
+  if (domain == CUPTI_CB_DOMAIN_RESOURCE) {
+    OnGraphNode(tracer, id, *static_cast<const CUpti_ResourceData*>(data));
+    return;
+  }
+  const auto* call = static_cast<const CUpti_CallbackData*>(data);
+  if (call->callbackSite == CUPTI_API_ENTER) {
+    tracer.correlations.Put(call->correlationId, tracer.host->current_context());
+  }
+}
+
+void CUPTIAPI OnBufferRequested(uint8_t** buffer, size_t* size, size_t* max_records) {
+  // CUPTI wants 8-byte alignment; a failed allocation makes CUPTI drop (and count) records.
+  *buffer = static_cast<uint8_t*>(std::aligned_alloc(8, kBufferBytes));
+  *size = *buffer != nullptr ? kBufferBytes : 0;
+  *max_records = 0;
+}
+
+void WarnOnce(Tracer& tracer, uint64_t now, uint64_t& warned, const char* text) {
+  if (now == 0 || warned != 0) return;
+  warned = now;
+  tracer.host->write_notice(text);
+}
+
+// Reports each kind of imprecise attribution the first time it happens in a session.
+void ReportConverterStats(Tracer& tracer) {
+  const ConverterStats& stats = tracer.converter->stats();
+  WarnOnce(tracer, stats.launches_not_seen, tracer.warned.launches_not_seen,
+           "GPU work launched before the session started is shown under ROOT");
+  WarnOnce(tracer, stats.captures_not_seen, tracer.warned.captures_not_seen,
+           "kernels replayed from CUDA graphs captured before the session started are shown "
+           "under the launch scope, without their capture scopes");
+  if (stats.incomplete > tracer.warned.incomplete) {
+    tracer.host->count_dropped(stats.incomplete - tracer.warned.incomplete);
+    tracer.warned.incomplete = stats.incomplete;
+  }
+}
+
+void CUPTIAPI OnBufferCompleted(CUcontext context, uint32_t stream_id, uint8_t* buffer, size_t,
+                                size_t valid_bytes) {
+  Tracer& tracer = TheTracer();
+  {
+    std::lock_guard<std::mutex> lock(tracer.convert_mutex);
+    CUpti_Activity* activity = nullptr;
+    while (tracer.converter &&
+           cuptiActivityGetNextRecord(buffer, valid_bytes, &activity) == CUPTI_SUCCESS) {
+      std::optional<record::GpuActivityRecord> converted = tracer.converter->Convert(*activity);
+      if (converted) tracer.host->write_activity(&*converted);
+    }
+    if (tracer.converter) ReportConverterStats(tracer);
+    const uint64_t now = MonotonicNs();
+    if (now > kRetiredGraphNodeNs) tracer.graphs.ForgetRetired(now - kRetiredGraphNodeNs);
+    size_t dropped = 0;
+    if (cuptiActivityGetNumDroppedRecords(context, stream_id, &dropped) == CUPTI_SUCCESS &&
+        dropped != 0 && tracer.host != nullptr) {
+      tracer.host->count_dropped(dropped);
+    }
+  }
+  std::free(buffer);
+}
+
+// Looks up, once, the driver and runtime calls to follow (ids differ between CUDA versions;
+// names do not).
+const std::vector<std::pair<CUpti_CallbackDomain, CUpti_CallbackId>>& LaunchCallbacks() {
+  static const auto* callbacks = [] {
+    auto* found = new std::vector<std::pair<CUpti_CallbackDomain, CUpti_CallbackId>>;
+    auto add_matching = [&](CUpti_CallbackDomain domain, uint32_t count, const auto& prefixes) {
+      for (uint32_t id = 1; id < count; ++id) {
+        const char* name = nullptr;
+        if (cuptiGetCallbackName(domain, id, &name) != CUPTI_SUCCESS || name == nullptr) continue;
+        for (const char* prefix : prefixes) {
+          if (std::strncmp(name, prefix, std::strlen(prefix)) == 0) {
+            found->emplace_back(domain, id);
+            break;
+          }
+        }
+      }
+    };
+    add_matching(CUPTI_CB_DOMAIN_DRIVER_API, CUPTI_DRIVER_TRACE_CBID_SIZE, kDriverCallPrefixes);
+    add_matching(CUPTI_CB_DOMAIN_RUNTIME_API, CUPTI_RUNTIME_TRACE_CBID_SIZE, kRuntimeCallPrefixes);
+    for (CUpti_CallbackId id : kGraphNodeCallbacks)
+      found->emplace_back(CUPTI_CB_DOMAIN_RESOURCE, id);
+    return found;
+  }();
+  return *callbacks;
+}
+
+std::string Subscribe(Tracer& tracer) {
+  char holder[CUPTI_OLD_SUBSCRIBER_NAME_MIN_LEN] = {};
+  CUpti_SubscriberParams params = {};
+  params.structSize = CUpti_SubscriberParams_STRUCT_SIZE;
+  params.subscriberName = "protond";
+  params.oldSubscriberName = holder;
+  params.oldSubscriberSize = sizeof(holder);
+  const CUptiResult result = cuptiSubscribe_v2(&tracer.subscriber, OnCallback, nullptr, &params);
+  if (result == CUPTI_SUCCESS) return "";
+  tracer.subscriber = nullptr;
+  if (result == CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED) {
+    // Kineto (torch.profiler) subscribes without a name: CUPTI then says "<not provided>".
+    const bool named = holder[0] != '\0' && std::strstr(holder, "<not provided>") == nullptr;
+    return std::string("CUPTI is held by ") +
+           (named ? holder
+                  : "another tool in this process that did not give its name (for example "
+                    "torch.profiler)");
+  }
+  return "cannot subscribe to CUPTI: " + ResultText(result);
+}
+
+// Undoes whatever of Enable succeeded; safe to call on a partial start.
+void Disable(Tracer& tracer) {
+  for (CUpti_ActivityKind kind : kActivityKinds) cuptiActivityDisable(kind);
+  cuptiEnableAllDomains(0, tracer.subscriber);
+  // Forced: buffers with work the GPU has not finished are delivered too (and counted).
+  cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
+  cuptiUnsubscribe(tracer.subscriber);
+  tracer.subscriber = nullptr;
+}
+
+std::string Enable(Tracer& tracer) {
+  CUptiResult result = cuptiActivityRegisterCallbacks(OnBufferRequested, OnBufferCompleted);
+  for (const auto& [domain, id] : LaunchCallbacks()) {
+    if (result != CUPTI_SUCCESS) break;
+    result = cuptiEnableCallback(1, tracer.subscriber, domain, id);
+  }
+  for (CUpti_ActivityKind kind : kActivityKinds) {
+    if (result != CUPTI_SUCCESS) break;
+    result = cuptiActivityEnable(kind);
+  }
+  if (result == CUPTI_SUCCESS) result = cuptiActivityFlushPeriod(kFlushPeriodMs);
+  return result == CUPTI_SUCCESS ? "" : "cannot enable CUPTI tracing: " + ResultText(result);
+}
+
+bool Start(const ProtondGpuHost* host, char* error, size_t error_bytes) {
+  std::lock_guard<std::mutex> lock(g_start_stop_mutex);
+  Tracer& tracer = TheTracer();
+  if (tracer.subscriber != nullptr) return true;
+  std::string failure = !tracer.correlations.ok() ? "out of memory for the correlation map" : "";
+  if (failure.empty()) {
+    tracer.host = host;
+    failure = Subscribe(tracer);
+  }
+  if (failure.empty()) {
+    {
+      std::lock_guard<std::mutex> convert_lock(tracer.convert_mutex);
+      tracer.converter.emplace(*host, tracer.correlations, tracer.graphs, ClockOffsetNs());
+      tracer.warned = {};
+    }
+    failure = Enable(tracer);
+    if (!failure.empty()) Disable(tracer);
+  }
+  if (failure.empty()) return true;
+  std::snprintf(error, error_bytes, "%s", failure.c_str());
+  return false;
+}
+
+void Stop() {
+  std::lock_guard<std::mutex> lock(g_start_stop_mutex);
+  Tracer& tracer = TheTracer();
+  if (tracer.subscriber == nullptr) return;
+  Disable(tracer);
+  std::lock_guard<std::mutex> convert_lock(tracer.convert_mutex);
+  tracer.converter.reset();
+  tracer.graphs.ForgetRetired(MonotonicNs() + 1);
+}
+
+void Flush() {
+  std::lock_guard<std::mutex> lock(g_start_stop_mutex);
+  if (TheTracer().subscriber != nullptr) cuptiActivityFlushAll(0);
+}
+
+constexpr ProtondGpuApi kApi = {kGpuApiVersion, Start, Stop, Flush};
+
+}  // namespace
+}  // namespace protond::shim::gpu
+
+extern "C" __attribute__((visibility("default"))) const ProtondGpuApi* protond_gpu_api_v1() {
+  return &protond::shim::gpu::kApi;
+}

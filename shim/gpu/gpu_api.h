@@ -1,0 +1,52 @@
+// The internal ABI between libprotond_shim.so and libprotond_cupti.so, the GPU tracer. The shim
+// loads the tracer with dlopen only when a session runs in a process that uses CUDA, so a process
+// that is idle, or never touches a GPU, never loads CUPTI. The tracer reaches the shim's recorder
+// (scope stacks, interned names, lanes) through the host table the shim passes in. Both libraries
+// come from one build; kGpuApiVersion guards against mixing builds.
+#ifndef PROTOND_SHIM_GPU_GPU_API_H_
+#define PROTOND_SHIM_GPU_GPU_API_H_
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "common/record/record_format.h"
+
+extern "C" {
+
+inline constexpr uint32_t kGpuApiVersion = 1;
+inline constexpr char kGpuLibraryName[] = "libprotond_cupti.so";
+inline constexpr char kGpuApiSymbol[] = "protond_gpu_api_v1";
+
+// What the shim offers the tracer. Every function may be called from any thread.
+struct ProtondGpuHost {
+  // The calling thread's innermost scope (record::kRootContextId when none).
+  uint32_t (*current_context)();
+  // The context `name` under `parent`, interned.
+  uint32_t (*intern_context)(uint32_t parent, const char* name);
+  // A context's name (stable for the life of the process) and its parent.
+  const char* (*context_name)(uint32_t context, uint32_t* parent);
+  // The id of a kernel name (record::NameClass::kKernel).
+  uint32_t (*intern_kernel_name)(const char* name);
+  // Writes into the calling thread's lane, for the running session; a record that does not fit
+  // is counted as dropped. Definitions of the record's context and name are written first.
+  void (*write_activity)(const protond::record::GpuActivityRecord* activity);
+  void (*write_notice)(const char* text);
+  // Adds `count` records lost before they reached the shim (CUPTI's own drops).
+  void (*count_dropped)(uint64_t count);
+};
+
+struct ProtondGpuApi {
+  uint32_t version;  // kGpuApiVersion
+  // Subscribes to CUPTI and starts tracing kernels, copies and sets. Returns false, with the
+  // reason in `error`, when CUPTI cannot be used (for example, another tool holds it).
+  bool (*start)(const ProtondGpuHost* host, char* error, size_t error_bytes);
+  // Delivers every record CUPTI holds, then disables tracing and unsubscribes, so that another
+  // tool may subscribe. Does nothing when not started.
+  void (*stop)();
+  // Delivers the records of completed buffers.
+  void (*flush)();
+};
+
+}  // extern "C"
+
+#endif  // PROTOND_SHIM_GPU_GPU_API_H_

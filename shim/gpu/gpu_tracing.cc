@@ -1,0 +1,114 @@
+#include "shim/gpu/gpu_tracing.h"
+
+#include <dlfcn.h>
+
+#include <atomic>
+#include <cstdio>
+#include <cstdlib>
+
+#include "shim/loading/sibling_library.h"
+
+namespace protond::shim {
+namespace {
+
+// The host table's functions take no user data: they reach the one recorder through this.
+std::atomic<Recorder*> g_host_recorder{nullptr};
+
+Recorder& HostRecorder() { return *g_host_recorder.load(std::memory_order_acquire); }
+
+uint32_t HostCurrentContext() { return HostRecorder().CurrentContext(); }
+
+uint32_t HostInternContext(uint32_t parent, const char* name) {
+  return HostRecorder().names().InternContext(parent, name);
+}
+
+const char* HostContextName(uint32_t context, uint32_t* parent) {
+  const ContextEntry* entry = HostRecorder().names().Context(context);
+  *parent = entry->parent_id;
+  return entry->name.c_str();
+}
+
+uint32_t HostInternKernelName(const char* name) {
+  record::NameClass first_class;
+  return HostRecorder().names().InternName(name, record::NameClass::kKernel, &first_class);
+}
+
+void HostWriteActivity(const record::GpuActivityRecord* activity) {
+  HostRecorder().WriteGpuActivity(*activity);
+}
+
+void HostWriteNotice(const char* text) { HostRecorder().WriteNotice(text); }
+
+void HostCountDropped(uint64_t count) { HostRecorder().CountDropped(count); }
+
+// CUDA tears down at exit, with CUPTI's undelivered buffers: deliver them first. Registered at
+// the first start, after the CUDA runtime registered its own teardown, so it runs before it.
+GpuTracing* g_exit_tracing = nullptr;
+void StopAtExit() { g_exit_tracing->SessionStopping(); }
+
+constexpr ProtondGpuHost kHost = {HostCurrentContext,   HostInternContext, HostContextName,
+                                  HostInternKernelName, HostWriteActivity, HostWriteNotice,
+                                  HostCountDropped};
+
+}  // namespace
+
+GpuTracing::GpuTracing(Recorder* recorder) : recorder_(recorder) {
+  g_host_recorder.store(recorder, std::memory_order_release);
+}
+
+void GpuTracing::CudaInitialized() {
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    cuda_initialized_ = true;
+  }
+  if (recorder_->session_id() != 0) SessionStarted();
+}
+
+bool GpuTracing::CudaInUse() {
+  if (cuda_initialized_) return true;
+  // Injection may belong to another tool; then a loaded driver is the sign.
+  void* driver = dlopen("libcuda.so.1", RTLD_NOW | RTLD_NOLOAD);
+  if (driver != nullptr) dlclose(driver);
+  return driver != nullptr;
+}
+
+void GpuTracing::SessionStarted() {
+  std::lock_guard<std::mutex> lock(mutex_);
+  if (tracing_ || load_failed_ || !CudaInUse()) return;
+  if (api_ == nullptr) {
+    std::string error;
+    api_ =
+        static_cast<const ProtondGpuApi*>(LoadSiblingApi(kGpuLibraryName, kGpuApiSymbol, &error));
+    if (api_ == nullptr || api_->version != kGpuApiVersion) {
+      load_failed_ = true;
+      api_ = nullptr;
+      return Fail(error.empty() ? std::string(kGpuLibraryName) + " is from another build" : error);
+    }
+  }
+  char error[512] = {};
+  tracing_ = api_->start(&kHost, error, sizeof(error));
+  if (!tracing_) return Fail(error);
+  if (g_exit_tracing == nullptr) {
+    g_exit_tracing = this;
+    std::atexit(StopAtExit);
+  }
+}
+
+void GpuTracing::SessionStopping() {
+  std::lock_guard<std::mutex> lock(mutex_);
+  if (!tracing_) return;
+  api_->stop();
+  tracing_ = false;
+}
+
+void GpuTracing::Flush() {
+  std::lock_guard<std::mutex> lock(mutex_);
+  if (tracing_) api_->flush();
+}
+
+void GpuTracing::Fail(const std::string& reason) {
+  std::fprintf(stderr, "protond: no GPU activity is recorded: %s\n", reason.c_str());
+  recorder_->WriteNotice("no GPU activity is recorded: " + reason);
+}
+
+}  // namespace protond::shim

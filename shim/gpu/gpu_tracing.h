@@ -1,0 +1,44 @@
+// The shim's side of GPU tracing: loads libprotond_cupti.so (gpu_api.h) the first time a session
+// runs in a process that uses CUDA, and starts and stops it with the session. CUDA use is known
+// from the driver calling InitializeInjection (the shim sets CUDA_INJECTION64_PATH to itself when
+// it is unset) or, failing that, from libcuda being loaded when a session starts.
+#ifndef PROTOND_SHIM_GPU_GPU_TRACING_H_
+#define PROTOND_SHIM_GPU_GPU_TRACING_H_
+
+#include <mutex>
+#include <string>
+
+#include "shim/gpu/gpu_api.h"
+#include "shim/scopes/recorder.h"
+
+namespace protond::shim {
+
+class GpuTracing {
+ public:
+  // The recorder outlives this object (both live for the life of the process).
+  explicit GpuTracing(Recorder* recorder);
+
+  // Called from InitializeInjection: CUDA is being initialized in this process.
+  void CudaInitialized();
+  // Starts tracing if the process uses CUDA; a failure (CUPTI held by another tool, no CUPTI
+  // library) is reported into the session and on stderr, and the program runs on.
+  void SessionStarted();
+  // Delivers every record and releases CUPTI; call before the recorder leaves the session.
+  void SessionStopping();
+  void Flush();
+
+ private:
+  bool CudaInUse();
+  void Fail(const std::string& reason);
+
+  Recorder* const recorder_;
+  std::mutex mutex_;
+  bool cuda_initialized_ = false;
+  bool tracing_ = false;
+  bool load_failed_ = false;
+  const ProtondGpuApi* api_ = nullptr;
+};
+
+}  // namespace protond::shim
+
+#endif  // PROTOND_SHIM_GPU_GPU_TRACING_H_

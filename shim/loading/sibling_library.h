@@ -1,0 +1,23 @@
+// Where the shim finds the libraries it loads on demand (the control channel, the GPU tracer):
+// beside itself, so that a bundle works wherever it is unpacked.
+#ifndef PROTOND_SHIM_LOADING_SIBLING_LIBRARY_H_
+#define PROTOND_SHIM_LOADING_SIBLING_LIBRARY_H_
+
+#include <string>
+
+namespace protond::shim {
+
+// The path of the library this code is linked into (empty if unknown).
+std::string OwnLibraryPath();
+
+// The path of `file_name` in the directory of the library this code is linked into; the bare
+// name (searched by the dynamic loader) if that directory is unknown.
+std::string SiblingLibraryPath(const char* file_name);
+
+// Loads `file_name` from beside the shim with RTLD_NOW | RTLD_LOCAL and returns what its
+// `api_symbol` function returns, or nullptr with the reason in `error`.
+const void* LoadSiblingApi(const char* file_name, const char* api_symbol, std::string* error);
+
+}  // namespace protond::shim
+
+#endif  // PROTOND_SHIM_LOADING_SIBLING_LIBRARY_H_

@@ -1,0 +1,37 @@
+#!/usr/bin/env bash
+# GPU checks of a bundle (scripts/bundle.sh) on the GPU machine: the gpu-labelled tests, the CUDA
+# sample's tree, and an unmodified PyTorch program under protonctl run.
+# Usage: tests/device/gpu_check.sh [BUNDLE_DIR]
+set -uo pipefail
+bundle=$(cd "${1:-bundle}" && pwd)
+work=$(mktemp -d)
+socket=$work/protond.sock
+ctl=("$bundle/bin/protonctl" --socket "$socket")
+nvidia-smi -L 2>/dev/null || echo "no GPU"
+
+echo "== GPU tests"
+PROTOND_BIN_DIR=$bundle/bin "$bundle/bin/protond_gpu_run_test"
+
+"$bundle/bin/protond" --socket "$socket" --state-dir "$work/state" 2>"$work/protond.log" &
+daemon=$!
+trap 'kill $daemon; wait $daemon; echo "== protond log"; tail -20 "$work/protond.log"; rm -rf "$work"' EXIT
+for _ in $(seq 50); do [ -S "$socket" ] && break; sleep 0.1; done
+
+echo "== sample_gpu_workload under protonctl run"
+"${ctl[@]}" run --name sample-gpu -- "$bundle/bin/sample_gpu_workload"
+"${ctl[@]}" tree 1 -m time/us,count,bytes
+
+echo "== PyTorch, unmodified, under protonctl run"
+"${ctl[@]}" run --name torch -- python3 - <<'PY'
+import torch
+x = torch.ones(1 << 20, device="cuda")
+for _ in range(100):
+    x.add_(1.0)
+y = torch.randn(1024, 1024, device="cuda", dtype=torch.float16)
+for _ in range(10):
+    y @ y
+torch.cuda.synchronize()
+print("torch result", float(x[0]))
+PY
+"${ctl[@]}" tree 2 -m time/us,count
+"${ctl[@]}" sessions
