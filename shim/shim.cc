@@ -8,6 +8,7 @@
 #include "protond/shim.h"
 
 #include <pthread.h>
+#include <sys/single_threaded.h>
 
 #include <atomic>
 #include <chrono>
@@ -94,8 +95,12 @@ void WaitForDaemonAtExit() {
   g_shim.store(shim);
   // The CUDA driver loads its injection library at initialization and calls InitializeInjection:
   // that is how the shim learns that the process uses CUDA. Another tool's injection is kept.
+  // setenv races with getenv on other threads, so only a shim loaded at start-up (preloaded or
+  // linked: no thread yet) sets it; one loaded later by dlopen relies on libcuda being loaded.
   const std::string self = OwnLibraryPath();
-  if (!self.empty()) setenv("CUDA_INJECTION64_PATH", self.c_str(), /*overwrite=*/0);
+  if (__libc_single_threaded && !self.empty()) {
+    setenv("CUDA_INJECTION64_PATH", self.c_str(), /*overwrite=*/0);
+  }
   if (session_id != 0) shim->gpu.SessionStarted();
   pthread_atfork(nullptr, nullptr, DisableInForkedChild);
   std::atexit(WaitForDaemonAtExit);

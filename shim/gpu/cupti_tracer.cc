@@ -151,6 +151,8 @@ void CUPTIAPI OnBufferCompleted(CUcontext context, uint32_t stream_id, uint8_t* 
   Tracer& tracer = TheTracer();
   {
     std::lock_guard<std::mutex> lock(tracer.convert_mutex);
+    // Without a converter the session has stopped (after its forced flush): a buffer arriving
+    // now holds nothing of any session.
     CUpti_Activity* activity = nullptr;
     while (tracer.converter &&
            cuptiActivityGetNextRecord(buffer, valid_bytes, &activity) == CUPTI_SUCCESS) {

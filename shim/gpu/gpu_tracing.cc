@@ -5,6 +5,7 @@
 #include <atomic>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 
 #include "shim/loading/sibling_library.h"
 
@@ -42,7 +43,8 @@ void HostWriteNotice(const char* text) { HostRecorder().WriteNotice(text); }
 void HostCountDropped(uint64_t count) { HostRecorder().CountDropped(count); }
 
 // CUDA tears down at exit, with CUPTI's undelivered buffers: deliver them first. Registered at
-// the first start, after the CUDA runtime registered its own teardown, so it runs before it.
+// the first start, which is at or after cuInit; the sample's exact counts with no explicit stop
+// (tests/gpu) show that it runs while CUDA is still up.
 GpuTracing* g_exit_tracing = nullptr;
 void StopAtExit() { g_exit_tracing->SessionStopping(); }
 
@@ -74,7 +76,8 @@ bool GpuTracing::CudaInUse() {
 
 void GpuTracing::SessionStarted() {
   std::lock_guard<std::mutex> lock(mutex_);
-  if (tracing_ || load_failed_ || !CudaInUse()) return;
+  if (tracing_ || load_failed_) return;
+  if (!CudaInUse()) return WarnIfInjectionIsElsewhere();
   if (api_ == nullptr) {
     std::string error;
     api_ =
@@ -104,6 +107,21 @@ void GpuTracing::SessionStopping() {
 void GpuTracing::Flush() {
   std::lock_guard<std::mutex> lock(mutex_);
   if (tracing_) api_->flush();
+}
+
+void GpuTracing::WarnIfInjectionIsElsewhere() {
+  const char* injection = std::getenv("CUDA_INJECTION64_PATH");
+  if (warned_injection_ || injection == nullptr || *injection == '\0') return;
+  char* injected = realpath(injection, nullptr);
+  char* self = realpath(OwnLibraryPath().c_str(), nullptr);
+  const bool elsewhere = injected == nullptr || self == nullptr || std::strcmp(injected, self) != 0;
+  std::free(injected);
+  std::free(self);
+  if (!elsewhere) return;
+  warned_injection_ = true;
+  Fail(std::string("CUDA_INJECTION64_PATH names ") + injection +
+       ", not the protond shim: GPU work of this process is recorded only in sessions started "
+       "after it initialized CUDA");
 }
 
 void GpuTracing::Fail(const std::string& reason) {

@@ -1,7 +1,9 @@
 // The shim's side of GPU tracing: loads libprotond_cupti.so (gpu_api.h) the first time a session
 // runs in a process that uses CUDA, and starts and stops it with the session. CUDA use is known
 // from the driver calling InitializeInjection (the shim sets CUDA_INJECTION64_PATH to itself when
-// it is unset) or, failing that, from libcuda being loaded when a session starts.
+// it is unset) or, failing that, from libcuda being loaded when a session starts. When neither
+// holds because the injection names another library, the session is told that GPU work started
+// later is not recorded.
 #ifndef PROTOND_SHIM_GPU_GPU_TRACING_H_
 #define PROTOND_SHIM_GPU_GPU_TRACING_H_
 
@@ -29,6 +31,7 @@ class GpuTracing {
 
  private:
   bool CudaInUse();
+  void WarnIfInjectionIsElsewhere();
   void Fail(const std::string& reason);
 
   Recorder* const recorder_;
@@ -36,6 +39,7 @@ class GpuTracing {
   bool cuda_initialized_ = false;
   bool tracing_ = false;
   bool load_failed_ = false;
+  bool warned_injection_ = false;
   const ProtondGpuApi* api_ = nullptr;
 };
 

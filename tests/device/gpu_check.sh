@@ -34,4 +34,18 @@ torch.cuda.synchronize()
 print("torch result", float(x[0]))
 PY
 "${ctl[@]}" tree 2 -m time/us,count
+
+echo "== a session started while torch.profiler holds CUPTI (expect a problem naming it)"
+LD_PRELOAD=$bundle/bin/libprotond_shim.so PROTOND_SOCKET=$socket python3 - "$bundle/bin/libprotond_shim.so" <<'PY'
+import ctypes, sys, torch
+shim = ctypes.CDLL(sys.argv[1])
+x = torch.ones(1024, device="cuda")
+with torch.profiler.profile(activities=[torch.profiler.ProfilerActivity.CUDA]):
+    session = ctypes.c_uint64(0)
+    print("start rc", shim.protond_session_start(b"held", ctypes.byref(session)))
+    x.add_(1.0)
+    torch.cuda.synchronize()
+    print("stop rc", shim.protond_session_stop(session))
+print("result", float(x.sum()))
+PY
 "${ctl[@]}" sessions

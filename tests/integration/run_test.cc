@@ -82,6 +82,31 @@ TEST_F(RunTest, ProgramExitCodeIsPassedThrough) {
   EXPECT_EQ(RunToEnd(RunArgs({"--steps", "1", "--exit-code", "3"}), dir_).exit_code, 3);
 }
 
+// The CUDA driver calls the shim's InitializeInjection only when it is the injection library.
+TEST_F(RunTest, ShimMakesItselfTheCudaInjectionUnlessAnotherIsSet) {
+  std::vector<std::string> argv = RunArgs({});
+  argv.back() = "/usr/bin/env";
+  const Completed run = RunToEnd(argv, dir_);
+  ASSERT_EQ(run.exit_code, 0) << run.err;
+  EXPECT_THAT(run.out, HasSubstr("CUDA_INJECTION64_PATH=" + BinDir() + "/libprotond_shim.so\n"));
+
+  const Completed kept = RunToEnd(argv, dir_, {{{"CUDA_INJECTION64_PATH", "/opt/other.so"}}});
+  EXPECT_THAT(kept.out, HasSubstr("CUDA_INJECTION64_PATH=/opt/other.so\n"));
+}
+
+TEST_F(RunTest, AnotherCudaInjectionIsReportedInTheSession) {
+  const Completed run =
+      RunToEnd(RunArgs({"--steps", "1"}), dir_, {{{"CUDA_INJECTION64_PATH", "/opt/other.so"}}});
+  ASSERT_EQ(run.exit_code, 0) << run.err;
+  EXPECT_THAT(run.err, HasSubstr("CUDA_INJECTION64_PATH names /opt/other.so"));
+  client::Client client(daemon_.socket());
+  auto sessions = client.ListSessions();
+  ASSERT_TRUE(sessions.ok()) << sessions.status();
+  ASSERT_EQ(sessions->sessions(0).problems_size(), 1);
+  EXPECT_THAT(sessions->sessions(0).problems(0),
+              HasSubstr("no GPU activity is recorded: CUDA_INJECTION64_PATH names /opt/other.so"));
+}
+
 TEST_F(RunTest, TreeAndSessionsCommandsPrintTheSession) {
   ASSERT_EQ(RunToEnd(RunArgs({"--steps", "2"}), dir_).exit_code, 0);
   const std::string protonctl = BinDir() + "/protonctl";
