@@ -20,6 +20,9 @@
 #include "shim/control/control_loader.h"
 #include "shim/gpu/gpu_tracing.h"
 #include "shim/loading/sibling_library.h"
+#ifdef PROTOND_HAS_NVTX
+#include "shim/nvtx/nvtx_ranges.h"
+#endif
 #include "shim/ring/ring_writer.h"
 #include "shim/scopes/recorder.h"
 
@@ -94,12 +97,17 @@ void WaitForDaemonAtExit() {
   shim->recorder.Activate(session_id);
   g_shim.store(shim);
   // The CUDA driver loads its injection library at initialization and calls InitializeInjection:
-  // that is how the shim learns that the process uses CUDA. Another tool's injection is kept.
-  // setenv races with getenv on other threads, so only a shim loaded at start-up (preloaded or
-  // linked: no thread yet) sets it; one loaded later by dlopen relies on libcuda being loaded.
+  // that is how the shim learns that the process uses CUDA. NVTX likewise loads its injection at
+  // the first NVTX call, and the shim records NVTX ranges as scopes. Another tool's injection is
+  // kept. setenv races with getenv on other threads, so only a shim loaded at start-up (preloaded
+  // or linked: no thread yet) sets them; one loaded later by dlopen relies on libcuda being
+  // loaded, and records no NVTX ranges.
   const std::string self = OwnLibraryPath();
   if (__libc_single_threaded && !self.empty()) {
     setenv("CUDA_INJECTION64_PATH", self.c_str(), /*overwrite=*/0);
+#ifdef PROTOND_HAS_NVTX
+    if (NvtxRangesEnabled()) setenv("NVTX_INJECTION64_PATH", self.c_str(), /*overwrite=*/0);
+#endif
   }
   if (session_id != 0) shim->gpu.SessionStarted();
   pthread_atfork(nullptr, nullptr, DisableInForkedChild);

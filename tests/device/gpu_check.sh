@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # GPU checks of a bundle (scripts/bundle.sh) on the GPU machine: the gpu-labelled tests, the CUDA
-# sample's tree, and an unmodified PyTorch program under protonctl run.
+# sample's tree, and an unmodified PyTorch program (with NVTX ranges) under protonctl run.
 # Usage: tests/device/gpu_check.sh [BUNDLE_DIR]
 set -uo pipefail
 bundle=$(cd "${1:-bundle}" && pwd)
@@ -27,13 +27,19 @@ import torch
 x = torch.ones(1 << 20, device="cuda")
 for _ in range(100):
     x.add_(1.0)
+torch.cuda.nvtx.range_push("nvtx_outer")
+for _ in range(7):
+    torch.cuda.nvtx.range_push("nvtx_inner")
+    x.mul_(1.0)
+    torch.cuda.nvtx.range_pop()
+torch.cuda.nvtx.range_pop()
 y = torch.randn(1024, 1024, device="cuda", dtype=torch.float16)
 for _ in range(10):
     y @ y
 torch.cuda.synchronize()
 print("torch result", float(x[0]))
 PY
-"${ctl[@]}" tree 2 -m time/us,count
+"${ctl[@]}" tree 2 -m time/us,count   # expect nvtx_outer/nvtx_inner/<mul kernel> x7
 
 echo "== a session started while torch.profiler holds CUPTI (expect a problem naming it)"
 LD_PRELOAD=$bundle/bin/libprotond_shim.so PROTOND_SOCKET=$socket python3 - "$bundle/bin/libprotond_shim.so" <<'PY'

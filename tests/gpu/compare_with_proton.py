@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
-"""Profiles one PyTorch+Triton program with Triton's own Proton and with protond, and compares
-the two trees: the same paths, the same kernel names and counts, kernel times within 5%.
+"""Profiles one PyTorch+Triton program (scopes, and an NVTX range) with Triton's own Proton and
+with protond, and compares the two trees: the same paths, the same kernel names and counts, kernel
+times within 5%.
 
 Usage (on a GPU machine with Triton, from a bundle made by scripts/bundle.sh):
     tests/gpu/compare_with_proton.py BUNDLE_DIR
@@ -26,17 +27,23 @@ import torch
 
 x = torch.zeros(1 << 20, device="cuda")
 a = torch.randn(2048, 2048, device="cuda", dtype=torch.float16)
-def step(scope):
+def step(scope, nvtx=True):
     with scope("triton"):
         for _ in range(3):
             add_one[(x.numel() // 1024,)](x, x.numel(), BLOCK=1024)
     with scope("torch"):
         a @ a
         x.mul_(0.5)
+    # An NVTX range is a scope to both profilers. NVTX loads its tool at the first NVTX call,
+    # which Proton arranges only at start(): the warm-up makes none.
+    if nvtx:
+        torch.cuda.nvtx.range_push("nvtx_range")
+        x.add_(2.0)
+        torch.cuda.nvtx.range_pop()
 
 def nothing(name):
     return contextlib.nullcontext()
-step(nothing)
+step(nothing, nvtx=False)
 torch.cuda.synchronize()
 
 mode, name = sys.argv[1], sys.argv[2]
