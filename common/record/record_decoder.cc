@@ -72,6 +72,27 @@ absl::Status DecodeGpuActivity(std::span<const uint8_t> bytes, Record& r) {
   return absl::OkStatus();
 }
 
+absl::Status DecodeDeviceInfo(std::span<const uint8_t> bytes, Record& r) {
+  if (r.size_bytes < sizeof(DeviceInfoRecord)) return WrongSize(r, sizeof(DeviceInfoRecord));
+  if (r.flags != 0) {
+    return absl::InvalidArgumentError(absl::StrCat("device info record has flags ", r.flags));
+  }
+  r.device = Load<DeviceInfoRecord>(bytes, 0);
+  const uint32_t name_bytes = r.device.name_bytes;
+  if (name_bytes > kMaxNameBytes) {
+    return absl::InvalidArgumentError(absl::StrCat("device info name_bytes ", name_bytes,
+                                                   " exceeds the limit of ", kMaxNameBytes));
+  }
+  if (DeviceInfoRecordBytes(name_bytes) != r.size_bytes) {
+    return absl::InvalidArgumentError(absl::StrCat("device info record has size ", r.size_bytes,
+                                                   " but name_bytes ", name_bytes, " needs ",
+                                                   DeviceInfoRecordBytes(name_bytes)));
+  }
+  r.name = std::string_view(reinterpret_cast<const char*>(bytes.data()) + sizeof(DeviceInfoRecord),
+                            name_bytes);
+  return absl::OkStatus();
+}
+
 absl::Status DecodeBody(std::span<const uint8_t> bytes, Record& r) {
   switch (r.kind) {
     case Kind::kThreadBegin:
@@ -94,6 +115,8 @@ absl::Status DecodeBody(std::span<const uint8_t> bytes, Record& r) {
     case Kind::kMemcpy:
     case Kind::kMemset:
       return DecodeGpuActivity(bytes, r);
+    case Kind::kDeviceInfo:
+      return DecodeDeviceInfo(bytes, r);
   }
   return absl::InternalError("unreachable record kind");
 }

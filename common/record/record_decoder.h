@@ -21,8 +21,9 @@ struct Record {
   uint32_t aux;                  // context id, name id or thread id, as the kind says
   uint32_t ref_id = 0;           // kContextDef: parent context id; kMetric: name id
   uint64_t value = 0;            // timestamp_ns, session id, or the metric's value bits
-  std::string_view name;         // kContextDef, kNameDef; kNotice: its text
+  std::string_view name;         // kContextDef, kNameDef, kDeviceInfo; kNotice: its text
   GpuActivityRecord activity{};  // kKernel, kMemcpy, kMemset
+  DeviceInfoRecord device{};     // kDeviceInfo (aux is the device ordinal)
   bool unknown_kind = false;     // a kind newer than this decoder: skip it, count it
 };
 

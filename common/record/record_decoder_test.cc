@@ -66,6 +66,81 @@ TEST(RecordDecoderTest, DecodesGpuActivityAndNotices) {
   EXPECT_EQ(text->name, "held!");
 }
 
+std::vector<uint8_t> DeviceInfo(uint32_t device_id, std::string_view name) {
+  DeviceInfoRecord device{};
+  device.arch = 90;
+  device.num_sms = 132;
+  device.clock_rate_khz = 1980000;
+  device.memory_clock_rate_khz = 2619000;
+  device.bus_width_bits = 5120;
+  device.memory_bytes = 85029158912;
+  std::vector<uint8_t> out(DeviceInfoRecordBytes(name.size()));
+  EncodeDeviceInfo(device_id, device, name, out.data());
+  return out;
+}
+
+TEST(RecordDecoderTest, DecodesDeviceInfo) {
+  const auto bytes = DeviceInfo(3, "NVIDIA H100 80GB HBM3");
+  auto r = DecodeRecord(bytes);
+  ASSERT_TRUE(r.ok()) << r.status();
+  EXPECT_EQ(r->kind, Kind::kDeviceInfo);
+  EXPECT_EQ(r->size_bytes, 64u);
+  EXPECT_EQ(r->aux, 3u);
+  EXPECT_EQ(r->name, "NVIDIA H100 80GB HBM3");
+  EXPECT_EQ(r->device.arch, 90u);
+  EXPECT_EQ(r->device.num_sms, 132u);
+  EXPECT_EQ(r->device.clock_rate_khz, 1980000u);
+  EXPECT_EQ(r->device.memory_clock_rate_khz, 2619000u);
+  EXPECT_EQ(r->device.bus_width_bits, 5120u);
+  EXPECT_EQ(r->device.memory_bytes, 85029158912u);
+
+  auto nameless = DecodeRecord(DeviceInfo(0, ""));
+  ASSERT_TRUE(nameless.ok()) << nameless.status();
+  EXPECT_EQ(nameless->size_bytes, 40u);
+  EXPECT_EQ(nameless->name, "");
+}
+
+TEST(RecordDecoderTest, Malicious_TruncatedDeviceInfo) {
+  auto bytes = DeviceInfo(0, "");
+  bytes[2] = 32;  // size_bytes: the fixed fields do not fit
+  bytes.resize(32);
+  auto r = DecodeRecord(bytes);
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.status().message(), "record kind 14 has size 32, expected 40");
+}
+
+TEST(RecordDecoderTest, Malicious_DeviceNamePastTheRecord) {
+  auto bytes = DeviceInfo(0, "H100");  // 48 bytes
+  bytes[28] = 9;                       // name_bytes: 40 + 9 needs 56
+  auto r = DecodeRecord(bytes);
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.status().message(), "device info record has size 48 but name_bytes 9 needs 56");
+}
+
+TEST(RecordDecoderTest, Malicious_DeviceNameShorterThanTheRecord) {
+  auto bytes = DeviceInfo(0, "NVIDIA H100 80GB HBM3");  // 64 bytes
+  bytes[28] = 4;                                        // name_bytes: 40 + 4 needs 48, not 64
+  auto r = DecodeRecord(bytes);
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.status().message(), "device info record has size 64 but name_bytes 4 needs 48");
+}
+
+TEST(RecordDecoderTest, Malicious_HugeDeviceNameLength) {
+  auto bytes = DeviceInfo(0, "H100");
+  bytes[31] = 0x80;  // name_bytes 0x80000004
+  auto r = DecodeRecord(bytes);
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.status().message(), "device info name_bytes 2147483652 exceeds the limit of 4096");
+}
+
+TEST(RecordDecoderTest, Malicious_DeviceInfoWithFlags) {
+  auto bytes = DeviceInfo(0, "H100");
+  bytes[1] = 1;
+  auto r = DecodeRecord(bytes);
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.status().message(), "device info record has flags 1");
+}
+
 TEST(RecordDecoderTest, Malicious_GpuActivityWithBadFieldsIsRefused) {
   GpuActivityRecord nameless = MakeGpuActivity(Kind::kKernel, 0, 0);
   auto r = DecodeRecord(Bytes(nameless));

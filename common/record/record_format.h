@@ -26,6 +26,7 @@
 //   kMemset        aux=context_id    GpuActivityRecord (v2)
 //   kNotice        aux=0             u32 text_bytes, u32 0, text, padding: a line for the
 //                                    session's problems, such as "CUPTI is held by ..." (v2)
+//   kDeviceInfo    aux=CUDA ordinal  DeviceInfoRecord, name, padding: one GPU of the process (v3)
 //
 // Context ids name interned scope paths: context 0 is ROOT and is never defined; every other id
 // is defined (kContextDef) in a lane before that lane first uses it. Name ids (metrics, states,
@@ -40,7 +41,7 @@
 
 namespace protond::record {
 
-inline constexpr uint32_t kRecordFormatVersion = 2;
+inline constexpr uint32_t kRecordFormatVersion = 3;
 inline constexpr size_t kHeaderBytes = 8;
 inline constexpr size_t kAlignment = 8;
 // Names longer than this are truncated by the writer and rejected by the reader.
@@ -61,8 +62,9 @@ enum class Kind : uint8_t {
   kMemcpy = 11,
   kMemset = 12,
   kNotice = 13,
+  kDeviceInfo = 14,
 };
-inline constexpr uint8_t kMaxKnownKind = 13;
+inline constexpr uint8_t kMaxKnownKind = 14;
 
 // What a kNameDef names, and the value type of a kMetric.
 enum class NameClass : uint8_t {
@@ -138,6 +140,33 @@ struct GpuActivityRecord {
 };
 static_assert(sizeof(GpuActivityRecord) == 88);
 
+// kDeviceInfo: what the process's CUDA device `aux` (the ordinal CUPTI puts in deviceId) is, for
+// metrics derived later (peak FLOP/s, bandwidth). Written when GPU tracing starts; the daemon keeps
+// the latest per process and device. The device's name follows, padded with zeros to 8 bytes:
+//
+//   0        8        12        16               20                      24
+//   +--------+--------+---------+----------------+-----------------------+
+//   | Header | arch   | num_sms | clock_rate_khz | memory_clock_rate_khz |
+//   +--------+--------+---------+----------------+-----------------------+
+//   24                 28           32             40
+//   +------------------+------------+--------------+------------------------------+
+//   | bus_width_bits   | name_bytes | memory_bytes | name (name_bytes), zeros ... |
+//   +------------------+------------+--------------+------------------------------+
+struct DeviceInfoRecord {
+  Header header;
+  uint32_t arch;  // compute capability major * 10 + minor: 90 for the H100
+  uint32_t num_sms;
+  uint32_t clock_rate_khz;
+  uint32_t memory_clock_rate_khz;
+  uint32_t bus_width_bits;
+  uint32_t name_bytes;    // at most kMaxNameBytes
+  uint64_t memory_bytes;  // total global memory
+};
+static_assert(sizeof(DeviceInfoRecord) == 40);
+static_assert(offsetof(DeviceInfoRecord, bus_width_bits) == 24 &&
+              offsetof(DeviceInfoRecord, name_bytes) == 28 &&
+              offsetof(DeviceInfoRecord, memory_bytes) == 32);
+
 static_assert(sizeof(TimedRecord) == 16 && sizeof(SessionBeginRecord) == 16);
 static_assert(sizeof(MetricRecord) == 24 && offsetof(MetricRecord, value_bits) == 16);
 static_assert(sizeof(NamedRecordPrefix) == 16);
@@ -148,7 +177,13 @@ constexpr size_t AlignUp(size_t n) { return (n + kAlignment - 1) & ~(kAlignment 
 constexpr size_t NamedRecordBytes(size_t name_bytes) {
   return AlignUp(sizeof(NamedRecordPrefix) + name_bytes);
 }
-inline constexpr size_t kMaxRecordBytes = NamedRecordBytes(kMaxNameBytes);
+// Size of a kDeviceInfo record whose device name is `name_bytes` long.
+constexpr size_t DeviceInfoRecordBytes(size_t name_bytes) {
+  return AlignUp(sizeof(DeviceInfoRecord) + name_bytes);
+}
+// The largest record: a device with a name of kMaxNameBytes.
+inline constexpr size_t kMaxRecordBytes = DeviceInfoRecordBytes(kMaxNameBytes);
+static_assert(kMaxRecordBytes >= NamedRecordBytes(kMaxNameBytes));
 static_assert(kMaxRecordBytes <= UINT16_MAX);
 
 constexpr Header MakeHeader(Kind kind, uint8_t flags, size_t size_bytes, uint32_t aux) {
@@ -215,6 +250,20 @@ inline size_t EncodeNameDef(uint32_t name_id, NameClass name_class, std::string_
 
 inline size_t EncodeNotice(std::string_view text, uint8_t* out) {
   return EncodeNamed(Kind::kNotice, 0, 0, static_cast<uint32_t>(text.size()), 0, text, out);
+}
+
+// Writes `device` (its header and name_bytes are filled in here) followed by `name` into `out`,
+// which must hold DeviceInfoRecordBytes(name.size()) bytes (callers truncate the name to
+// kMaxNameBytes first). Returns the bytes written.
+inline size_t EncodeDeviceInfo(uint32_t device_id, DeviceInfoRecord device, std::string_view name,
+                               uint8_t* out) {
+  const size_t size = DeviceInfoRecordBytes(name.size());
+  device.header = MakeHeader(Kind::kDeviceInfo, 0, size, device_id);
+  device.name_bytes = static_cast<uint32_t>(name.size());
+  std::memset(out, 0, size);
+  std::memcpy(out, &device, sizeof(device));
+  std::memcpy(out + sizeof(device), name.data(), name.size());
+  return size;
 }
 
 // A zeroed activity record of `kind` (kKernel, kMemcpy or kMemset) with its header filled in.

@@ -1,4 +1,4 @@
-// Golden bytes: these pin the wire format of version 2. If one fails, the format changed:
+// Golden bytes: these pin the wire format of version 3. If one fails, the format changed:
 // bump kRecordFormatVersion and update docs/record-format.md instead of the expected bytes.
 #include "common/record/record_format.h"
 
@@ -100,6 +100,28 @@ TEST(RecordFormatTest, KernelGoldenBytes) {
                                  0,  0, 0,  0, 0,   0, 0, 0,  // block[0], block[1]
                                  4,  0, 0,  0, 0,   0, 0, 0,  // block[2], reserved
                              })));
+}
+
+// The H100's values as Proton reports them (clocks in kHz, bus width in bits), 79.19 GiB.
+TEST(RecordFormatTest, DeviceInfoGoldenBytesArePaddedWithZeros) {
+  DeviceInfoRecord device{};
+  device.arch = 90;
+  device.num_sms = 132;
+  device.clock_rate_khz = 1980000;         // 0x1e3660
+  device.memory_clock_rate_khz = 2619000;  // 0x27f678
+  device.bus_width_bits = 5120;            // 0x1400
+  device.memory_bytes = 0x13cc220000;
+  std::vector<uint8_t> out(DeviceInfoRecordBytes(4), 0xaa);
+  ASSERT_EQ(EncodeDeviceInfo(1, device, "H100", out.data()), 48u);
+  EXPECT_THAT(out,
+              ElementsAreArray(Expected({
+                  14,  0,   48,  0,   1,   0,   0,  0,  // header: kind, flags, size, device
+                  90,  0,   0,   0,   132, 0,   0,  0,  // arch, num_sms
+                  96,  54,  30,  0,   120, 246, 39, 0,  // clock_rate_khz, memory_clock_rate_khz
+                  0,   20,  0,   0,   4,   0,   0,  0,  // bus_width_bits, name_bytes
+                  0,   0,   34,  204, 19,  0,   0,  0,  // memory_bytes
+                  'H', '1', '0', '0', 0,   0,   0,  0,  // name, padding
+              })));
 }
 
 }  // namespace
