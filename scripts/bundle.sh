@@ -15,8 +15,9 @@ for f in protond protonctl sample_workload libprotond_shim.so libprotond_control
          protond_ingest_benchmark; do
   [ -e "$build_dir/bin/$f" ] && cp "$build_dir/bin/$f" "$out/bin/"
 done
-# The C runtime comes from the target system; everything else travels.
-skip='^(linux-vdso|libc\.so|libm\.so|libpthread|libdl|librt|ld-linux|libgcc_s|libstdc\+\+)'
+# The C runtime and the CUDA driver (libcuda, which must match the machine's kernel module) come
+# from the target system; everything else travels.
+skip='^(linux-vdso|libc\.so|libm\.so|libpthread|libdl|librt|ld-linux|libgcc_s|libstdc\+\+|libcuda\.so)'
 for f in "$out"/bin/*; do
   ldd "$f" | awk '/=> \// {print $1, $3}' | while read -r name path; do
     [[ "$name" =~ $skip ]] || cp -n "$path" "$out/lib/"

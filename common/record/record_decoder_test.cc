@@ -2,6 +2,7 @@
 
 #include <vector>
 
+#include "common/record/test_records.h"
 #include "gtest/gtest.h"
 
 namespace protond::record {
@@ -67,15 +68,8 @@ TEST(RecordDecoderTest, DecodesGpuActivityAndNotices) {
 }
 
 std::vector<uint8_t> DeviceInfo(uint32_t device_id, std::string_view name) {
-  DeviceInfoRecord device{};
-  device.arch = 90;
-  device.num_sms = 132;
-  device.clock_rate_khz = 1980000;
-  device.memory_clock_rate_khz = 2619000;
-  device.bus_width_bits = 5120;
-  device.memory_bytes = 85029158912;
   std::vector<uint8_t> out(DeviceInfoRecordBytes(name.size()));
-  EncodeDeviceInfo(device_id, device, name, out.data());
+  EncodeDeviceInfo(device_id, testing::H100(), name, out.data());
   return out;
 }
 

@@ -4,6 +4,7 @@
 
 #include <vector>
 
+#include "common/record/test_records.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 
@@ -102,17 +103,11 @@ TEST(RecordFormatTest, KernelGoldenBytes) {
                              })));
 }
 
-// The H100's values as Proton reports them (clocks in kHz, bus width in bits), 79.19 GiB.
+// The H100: clock 1980000 kHz = 0x1e3660, memory clock 2619000 kHz = 0x27f678, bus width 5120 =
+// 0x1400 bits, memory 0x13cc220000 bytes.
 TEST(RecordFormatTest, DeviceInfoGoldenBytesArePaddedWithZeros) {
-  DeviceInfoRecord device{};
-  device.arch = 90;
-  device.num_sms = 132;
-  device.clock_rate_khz = 1980000;         // 0x1e3660
-  device.memory_clock_rate_khz = 2619000;  // 0x27f678
-  device.bus_width_bits = 5120;            // 0x1400
-  device.memory_bytes = 0x13cc220000;
   std::vector<uint8_t> out(DeviceInfoRecordBytes(4), 0xaa);
-  ASSERT_EQ(EncodeDeviceInfo(1, device, "H100", out.data()), 48u);
+  ASSERT_EQ(EncodeDeviceInfo(1, testing::H100(), "H100", out.data()), 48u);
   EXPECT_THAT(out,
               ElementsAreArray(Expected({
                   14,  0,   48,  0,   1,   0,   0,  0,  // header: kind, flags, size, device

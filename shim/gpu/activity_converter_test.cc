@@ -59,6 +59,7 @@ const ProtondGpuHost kHost = {
     /*write_activity=*/[](const record::GpuActivityRecord*) {},
     /*write_notice=*/[](const char*) {},
     /*count_dropped=*/[](uint64_t) {},
+    /*write_device_info=*/[](uint32_t, const record::DeviceInfoRecord*, const char*) {},
 };
 
 constexpr int64_t kOffsetNs = 1000;

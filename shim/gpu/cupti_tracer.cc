@@ -2,7 +2,8 @@
 // one CUPTI subscription: launch, copy and set API callbacks map each correlation id to the
 // launching thread's scope, graph-node callbacks remember where captured work came from, and
 // activity buffers (kernels, copies, sets) are converted into protond's records on CUPTI's
-// buffer-completion thread and written into that thread's lane.
+// buffer-completion thread and written into that thread's lane. Each start also writes what the
+// process's CUDA devices are.
 #include <cupti.h>
 #include <time.h>
 
@@ -17,6 +18,7 @@
 
 #include "shim/gpu/activity_converter.h"
 #include "shim/gpu/correlation_map.h"
+#include "shim/gpu/device_info.h"
 #include "shim/gpu/gpu_api.h"
 
 namespace protond::shim::gpu {
@@ -47,8 +49,12 @@ struct Tracer {
   GraphCaptures graphs;
   std::mutex convert_mutex;  // buffers may complete on several threads
   std::optional<ActivityConverter> converter;
-  ConverterStats warned;  // which of the converter's imprecisions were reported already
+  ConverterStats warned;         // which of the converter's imprecisions were reported already
+  bool devices_pending = false;  // the driver was not ready at start: write devices later
 };
+
+constexpr CudaDeviceDriver kDriver = {cuDeviceGetCount, cuDeviceGet,      cuDeviceGetAttribute,
+                                      cuDeviceGetName,  cuDeviceTotalMem, cuGetErrorName};
 
 // Created once, never freed: CUPTI may call back on its own threads during exit.
 Tracer& TheTracer() {
@@ -159,7 +165,11 @@ void CUPTIAPI OnBufferCompleted(CUcontext context, uint32_t stream_id, uint8_t* 
       std::optional<record::GpuActivityRecord> converted = tracer.converter->Convert(*activity);
       if (converted) tracer.host->write_activity(&*converted);
     }
-    if (tracer.converter) ReportConverterStats(tracer);
+    if (tracer.converter) {
+      ReportConverterStats(tracer);
+      // By the time the GPU has worked, cuInit has returned.
+      if (tracer.devices_pending) tracer.devices_pending = !WriteDeviceInfo(kDriver, *tracer.host);
+    }
     const uint64_t now = MonotonicNs();
     if (now > kRetiredGraphNodeNs) tracer.graphs.ForgetRetired(now - kRetiredGraphNodeNs);
     size_t dropped = 0;
@@ -260,7 +270,13 @@ bool Start(const ProtondGpuHost* host, char* error, size_t error_bytes) {
     failure = Enable(tracer);
     if (!failure.empty()) Disable(tracer);
   }
-  if (failure.empty()) return true;
+  if (failure.empty()) {
+    // A start from InitializeInjection runs inside cuInit, before the driver answers queries.
+    const bool written = WriteDeviceInfo(kDriver, *host);
+    std::lock_guard<std::mutex> convert_lock(tracer.convert_mutex);
+    tracer.devices_pending = !written;
+    return true;
+  }
   std::snprintf(error, error_bytes, "%s", failure.c_str());
   return false;
 }
@@ -285,6 +301,6 @@ constexpr ProtondGpuApi kApi = {kGpuApiVersion, Start, Stop, Flush};
 }  // namespace
 }  // namespace protond::shim::gpu
 
-extern "C" __attribute__((visibility("default"))) const ProtondGpuApi* protond_gpu_api_v1() {
+extern "C" __attribute__((visibility("default"))) const ProtondGpuApi* protond_gpu_api_v2() {
   return &protond::shim::gpu::kApi;
 }

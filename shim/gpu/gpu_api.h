@@ -13,9 +13,9 @@
 
 extern "C" {
 
-inline constexpr uint32_t kGpuApiVersion = 1;
+inline constexpr uint32_t kGpuApiVersion = 2;
 inline constexpr char kGpuLibraryName[] = "libprotond_cupti.so";
-inline constexpr char kGpuApiSymbol[] = "protond_gpu_api_v1";
+inline constexpr char kGpuApiSymbol[] = "protond_gpu_api_v2";
 
 // What the shim offers the tracer. Every function may be called from any thread.
 struct ProtondGpuHost {
@@ -33,12 +33,17 @@ struct ProtondGpuHost {
   void (*write_notice)(const char* text);
   // Adds `count` records lost before they reached the shim (CUPTI's own drops).
   void (*count_dropped)(uint64_t count);
+  // Writes a kDeviceInfo record for CUDA device `device_id` (its ordinal) into the calling
+  // thread's lane, for the running session; `device`'s header and name_bytes are filled in there.
+  void (*write_device_info)(uint32_t device_id, const protond::record::DeviceInfoRecord* device,
+                            const char* name);
 };
 
 struct ProtondGpuApi {
   uint32_t version;  // kGpuApiVersion
-  // Subscribes to CUPTI and starts tracing kernels, copies and sets. Returns false, with the
-  // reason in `error`, when CUPTI cannot be used (for example, another tool holds it).
+  // Subscribes to CUPTI, starts tracing kernels, copies and sets, and writes what each CUDA device
+  // is. Returns false, with the reason in `error`, when CUPTI cannot be used (for example,
+  // another tool holds it).
   bool (*start)(const ProtondGpuHost* host, char* error, size_t error_bytes);
   // Delivers every record CUPTI holds, then disables tracing and unsubscribes, so that another
   // tool may subscribe. Does nothing when not started.

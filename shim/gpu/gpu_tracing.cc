@@ -42,15 +42,20 @@ void HostWriteNotice(const char* text) { HostRecorder().WriteNotice(text); }
 
 void HostCountDropped(uint64_t count) { HostRecorder().CountDropped(count); }
 
+void HostWriteDeviceInfo(uint32_t device_id, const record::DeviceInfoRecord* device,
+                         const char* name) {
+  HostRecorder().WriteDeviceInfo(device_id, *device, name);
+}
+
 // CUDA tears down at exit, with CUPTI's undelivered buffers: deliver them first. Registered at
 // the first start, which is at or after cuInit; the sample's exact counts with no explicit stop
 // (tests/gpu) show that it runs while CUDA is still up.
 GpuTracing* g_exit_tracing = nullptr;
 void StopAtExit() { g_exit_tracing->SessionStopping(); }
 
-constexpr ProtondGpuHost kHost = {HostCurrentContext,   HostInternContext, HostContextName,
-                                  HostInternKernelName, HostWriteActivity, HostWriteNotice,
-                                  HostCountDropped};
+constexpr ProtondGpuHost kHost = {HostCurrentContext,   HostInternContext,  HostContextName,
+                                  HostInternKernelName, HostWriteActivity,  HostWriteNotice,
+                                  HostCountDropped,     HostWriteDeviceInfo};
 
 }  // namespace
 

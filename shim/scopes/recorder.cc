@@ -130,6 +130,18 @@ protond_result WriteRecord(Recorder& recorder, ThreadRecorder& t, uint64_t sessi
   return t.lane.TryWrite(&record, sizeof(record)) ? PROTOND_OK : PROTOND_DROPPED;
 }
 
+// Writes a record that refers to no definition, which `encode` puts into a buffer of
+// kMaxRecordBytes and whose size it returns; a record that does not fit is counted as dropped.
+template <typename Encode>
+protond_result WriteUnreferenced(ring::WritableRegion& region, uint64_t session, Encode encode) {
+  if (session == 0) return PROTOND_INACTIVE;
+  ThreadRecorder& t = CurrentThread();
+  if (!PrepareLane(region, t, session)) return PROTOND_DROPPED;
+  uint8_t buffer[record::kMaxRecordBytes];
+  const size_t size = encode(buffer);
+  return t.lane.TryWrite(buffer, size) ? PROTOND_OK : PROTOND_DROPPED;
+}
+
 const ContextCacheEntry& LookupContext(NameTable& names, ThreadRecorder& t, uint32_t parent_id,
                                        const char* name) {
   const auto key = reinterpret_cast<uintptr_t>(name);
@@ -261,13 +273,16 @@ protond_result Recorder::WriteGpuActivity(const record::GpuActivityRecord& activ
 }
 
 protond_result Recorder::WriteNotice(std::string_view text) {
-  const uint64_t session = session_id();
-  if (session == 0) return PROTOND_INACTIVE;
-  ThreadRecorder& t = CurrentThread();
-  if (!PrepareLane(*region_, t, session)) return PROTOND_DROPPED;
-  uint8_t buffer[record::kMaxRecordBytes];
-  const size_t size = record::EncodeNotice(text.substr(0, record::kMaxNameBytes), buffer);
-  return t.lane.TryWrite(buffer, size) ? PROTOND_OK : PROTOND_DROPPED;
+  return WriteUnreferenced(*region_, session_id(), [text](uint8_t* out) {
+    return record::EncodeNotice(text.substr(0, record::kMaxNameBytes), out);
+  });
+}
+
+protond_result Recorder::WriteDeviceInfo(uint32_t device_id, const record::DeviceInfoRecord& device,
+                                         std::string_view name) {
+  return WriteUnreferenced(*region_, session_id(), [&](uint8_t* out) {
+    return record::EncodeDeviceInfo(device_id, device, name.substr(0, record::kMaxNameBytes), out);
+  });
 }
 
 void Recorder::CountDropped(uint64_t count) {

@@ -44,6 +44,8 @@ class Recorder {
   uint32_t CurrentContext();
   protond_result WriteGpuActivity(const record::GpuActivityRecord& activity);
   protond_result WriteNotice(std::string_view text);
+  protond_result WriteDeviceInfo(uint32_t device_id, const record::DeviceInfoRecord& device,
+                                 std::string_view name);
   void CountDropped(uint64_t count);
 
   NameTable& names() { return names_; }

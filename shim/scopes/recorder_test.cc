@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "common/record/record_decoder.h"
+#include "common/record/test_records.h"
 #include "gtest/gtest.h"
 #include "shim/ring/ring_reader.h"
 
@@ -14,6 +15,7 @@ namespace protond::shim {
 namespace {
 
 using record::Kind;
+using record::testing::H100;
 
 // Thread state is per thread and bound to one region, so each case records on a fresh thread.
 template <typename F>
@@ -115,6 +117,47 @@ TEST(RecorderTest, GpuActivityFromAnotherThreadDefinesItsContextAndKernelName) {
 
   recorder.Activate(0);
   OnNewThread([&] { EXPECT_EQ(recorder.WriteNotice("late"), PROTOND_INACTIVE); });
+}
+
+TEST(RecorderTest, DeviceInfoGoesIntoTheCallingThreadsLaneWithItsNameCut) {
+  auto region = ring::WritableRegion::Create({4, 1u << 16});
+  ASSERT_TRUE(region.ok());
+  Recorder recorder(&*region);
+  recorder.Activate(4);
+  const std::string long_name(record::kMaxNameBytes + 10, 'x');
+  OnNewThread([&] {
+    EXPECT_EQ(recorder.WriteDeviceInfo(2, H100(), record::testing::kH100Name), PROTOND_OK);
+    EXPECT_EQ(recorder.WriteDeviceInfo(3, H100(), long_name), PROTOND_OK);
+  });
+  std::vector<uint8_t> bytes;
+  const auto records = ReadLane(*region, 0, bytes);
+  ASSERT_EQ(Kinds(records), (std::vector<Kind>{Kind::kThreadBegin, Kind::kSessionBegin,
+                                               Kind::kDeviceInfo, Kind::kDeviceInfo}));
+  EXPECT_EQ(records[1].value, 4u);
+  EXPECT_EQ(records[2].aux, 2u);
+  EXPECT_EQ(records[2].name, record::testing::kH100Name);
+  EXPECT_EQ(records[2].device.arch, 90u);
+  EXPECT_EQ(records[2].device.num_sms, 132u);
+  EXPECT_EQ(records[2].device.clock_rate_khz, 1980000u);
+  EXPECT_EQ(records[2].device.memory_clock_rate_khz, 2619000u);
+  EXPECT_EQ(records[2].device.bus_width_bits, 5120u);
+  EXPECT_EQ(records[2].device.memory_bytes, 85029158912u);
+  EXPECT_EQ(records[3].aux, 3u);
+  EXPECT_EQ(records[3].name, long_name.substr(0, record::kMaxNameBytes));
+}
+
+TEST(RecorderTest, DeviceInfoThatDoesNotFitIsCountedAsDropped) {
+  auto region = ring::WritableRegion::Create({1, ring::kMinLaneDataBytes});
+  ASSERT_TRUE(region.ok());
+  Recorder recorder(&*region);
+  OnNewThread([&] { EXPECT_EQ(recorder.WriteDeviceInfo(0, H100(), "H100"), PROTOND_INACTIVE); });
+  recorder.Activate(1);
+  // 40 + 4096 bytes: more than the whole 4096-byte lane.
+  const std::string long_name(record::kMaxNameBytes, 'x');
+  OnNewThread([&] { EXPECT_EQ(recorder.WriteDeviceInfo(0, H100(), long_name), PROTOND_DROPPED); });
+  auto* lane = ring::LaneHeaderAt(region->base(), 0);
+  EXPECT_EQ(lane->dropped_records.load(), 1u);
+  EXPECT_EQ(lane->write_pos.load(), 24u);  // ThreadBegin and SessionBegin only
 }
 
 TEST(RecorderTest, InactiveRecordsNothingButKeepsTheStack) {

@@ -1,0 +1,27 @@
+// Test-only: sample record values shared by the tests of the shim and the daemon.
+#ifndef PROTOND_COMMON_RECORD_TEST_RECORDS_H_
+#define PROTOND_COMMON_RECORD_TEST_RECORDS_H_
+
+#include "common/record/record_format.h"
+
+namespace protond::record::testing {
+
+inline constexpr char kH100Name[] = "NVIDIA H100 80GB HBM3";
+inline constexpr uint64_t kH100MemoryBytes = 85029158912;  // 79.19 GiB
+
+// The H100's fields as Proton's device_info reports them (clocks in kHz, bus width in bits), plus
+// its memory; header and name_bytes are left to EncodeDeviceInfo.
+inline DeviceInfoRecord H100() {
+  DeviceInfoRecord device{};
+  device.arch = 90;
+  device.num_sms = 132;
+  device.clock_rate_khz = 1980000;
+  device.memory_clock_rate_khz = 2619000;
+  device.bus_width_bits = 5120;
+  device.memory_bytes = kH100MemoryBytes;
+  return device;
+}
+
+}  // namespace protond::record::testing
+
+#endif  // PROTOND_COMMON_RECORD_TEST_RECORDS_H_
