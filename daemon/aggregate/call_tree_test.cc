@@ -77,7 +77,7 @@ TEST(CallTreeTest, LoadResumesFromStoredRows) {
   first.TakeChangedRows(saved);
 
   CallTree second(1);
-  second.Load({saved.nodes, saved.node_stats, saved.metrics});
+  second.Load({saved.nodes, saved.node_stats, saved.metrics, {}});
   EXPECT_EQ(second.Child(second.Child(kRootNodeId, "a"), "b"), b);
   second.AddScope(b, 2, 50);
   ASSERT_TRUE(second.AddMetric(b, 2, ParseMetricName("bytes"), false, 2).ok());

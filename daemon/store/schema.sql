@@ -1,4 +1,4 @@
--- protond store schema, version 1 (store.h: kSchemaVersion). Applied to a fresh database in one
+-- protond store schema, version 2 (store.h: kSchemaVersion). Applied to a fresh database in one
 -- transaction, which then sets PRAGMA user_version and application_id. Older stores are brought
 -- here by internal/migrations.cc; docs/store-schema.md explains every table.
 --
@@ -113,6 +113,23 @@ CREATE TABLE names (
   name_string_id INTEGER NOT NULL
     REFERENCES strings (id) DEFERRABLE INITIALLY DEFERRED,
   PRIMARY KEY (process_id, name_id)
+) WITHOUT ROWID;
+
+-- A process's CUDA devices, as its shim read them when GPU tracing started (version 2).
+-- device_id is the CUDA ordinal, as in GPU activity records; arch is major * 10 + minor.
+CREATE TABLE devices (
+  process_id INTEGER NOT NULL
+    REFERENCES processes (process_id) DEFERRABLE INITIALLY DEFERRED,
+  device_id INTEGER NOT NULL,
+  name_string_id INTEGER NOT NULL
+    REFERENCES strings (id) DEFERRABLE INITIALLY DEFERRED,
+  arch INTEGER NOT NULL,
+  num_sms INTEGER NOT NULL,
+  clock_rate_khz INTEGER NOT NULL,
+  memory_clock_rate_khz INTEGER NOT NULL,
+  bus_width_bits INTEGER NOT NULL,
+  memory_bytes INTEGER NOT NULL,
+  PRIMARY KEY (process_id, device_id)
 ) WITHOUT ROWID;
 
 -- Where the daemon stands in each lane. Kept as a rowid table: decoder_state can be large, and

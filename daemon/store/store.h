@@ -22,7 +22,7 @@
 
 namespace protond::store {
 
-inline constexpr int kSchemaVersion = 1;
+inline constexpr int kSchemaVersion = 2;
 
 enum class SessionState : int { kRunning = 1, kStopped = 2 };
 
@@ -100,6 +100,27 @@ struct NameRow {
   std::string name;
 };
 
+// A CUDA device of a process, as its shim read it when GPU tracing started (a kDeviceInfo record).
+struct DeviceRow {
+  uint64_t process_id = 0;
+  uint32_t device_id = 0;  // the CUDA ordinal in the process, as in GPU activity records
+  std::string name;
+  uint32_t arch = 0;  // compute capability major * 10 + minor
+  uint32_t num_sms = 0;
+  uint32_t clock_rate_khz = 0;
+  uint32_t memory_clock_rate_khz = 0;
+  uint32_t bus_width_bits = 0;
+  uint64_t memory_bytes = 0;
+
+  friend bool operator==(const DeviceRow&, const DeviceRow&) = default;
+};
+
+// A device of one of a session's processes, with that process's pid.
+struct SessionDevice {
+  uint32_t pid = 0;
+  DeviceRow device;
+};
+
 // Where the daemon stands in one lane of a process's region.
 struct LaneRow {
   uint64_t process_id = 0;
@@ -120,15 +141,17 @@ struct Batch {
   std::vector<MetricRow> metrics;
   std::vector<ContextRow> contexts;
   std::vector<NameRow> names;
+  std::vector<DeviceRow> devices;
   std::vector<LaneRow> lanes;
 };
 
 // A session's tree as stored: nodes in insertion order (parents before children), stats and
-// metrics per (node, process).
+// metrics per (node, process), and the devices of the session's processes (by process, device).
 struct StoredTree {
   std::vector<NodeRow> nodes;
   std::vector<NodeStatsRow> node_stats;
   std::vector<MetricRow> metrics;
+  std::vector<SessionDevice> devices;
 };
 
 // What the daemon needs to resume a process after a restart.

@@ -59,6 +59,14 @@ constexpr absl::string_view kUpsertName =
     "INSERT INTO names (process_id, name_id, name_class, name_string_id) VALUES (?1, ?2, ?3, ?4) "
     "ON CONFLICT (process_id, name_id) DO UPDATE SET "
     "name_class = excluded.name_class, name_string_id = excluded.name_string_id";
+constexpr absl::string_view kUpsertDevice =
+    "INSERT INTO devices (process_id, device_id, name_string_id, arch, num_sms, clock_rate_khz, "
+    "memory_clock_rate_khz, bus_width_bits, memory_bytes) "
+    "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9) ON CONFLICT (process_id, device_id) DO UPDATE SET "
+    "name_string_id = excluded.name_string_id, arch = excluded.arch, num_sms = excluded.num_sms, "
+    "clock_rate_khz = excluded.clock_rate_khz, "
+    "memory_clock_rate_khz = excluded.memory_clock_rate_khz, "
+    "bus_width_bits = excluded.bus_width_bits, memory_bytes = excluded.memory_bytes";
 constexpr absl::string_view kUpsertLane =
     "INSERT INTO lanes (process_id, lane, read_pos, dropped_seen, corrupt_reason, decoder_state) "
     "VALUES (?1, ?2, ?3, ?4, ?5, ?6) ON CONFLICT (process_id, lane) DO UPDATE SET "
@@ -199,10 +207,28 @@ absl::Status WriteProcessState(Connection& connection, const Batch& batch) {
                    });
 }
 
+absl::Status WriteDevices(Connection& connection, const std::vector<DeviceRow>& rows) {
+  return UpsertAll(connection, "devices", kUpsertDevice, rows,
+                   [&connection](Statement& s, const DeviceRow& row) -> absl::Status {
+                     ASSIGN_OR_RETURN(int64_t name, connection.InternString(row.name));
+                     s.BindUint(1, row.process_id)
+                         .BindInt(2, row.device_id)
+                         .BindInt(3, name)
+                         .BindInt(4, row.arch)
+                         .BindInt(5, row.num_sms)
+                         .BindInt(6, row.clock_rate_khz)
+                         .BindInt(7, row.memory_clock_rate_khz)
+                         .BindInt(8, row.bus_width_bits)
+                         .BindUint(9, row.memory_bytes);
+                     return absl::OkStatus();
+                   });
+}
+
 absl::Status WriteBatch(Connection& connection, const Batch& batch) {
   RETURN_IF_ERROR(WriteSessions(connection, batch.sessions));
   RETURN_IF_ERROR(WriteProcesses(connection, batch));
   RETURN_IF_ERROR(WriteTree(connection, batch));
+  RETURN_IF_ERROR(WriteDevices(connection, batch.devices));
   return WriteProcessState(connection, batch);
 }
 

@@ -62,6 +62,14 @@ constexpr absl::string_view kSelectNames =
 constexpr absl::string_view kSelectLanes =
     "SELECT process_id, lane, read_pos, dropped_seen, corrupt_reason, decoder_state FROM lanes "
     "WHERE process_id = ?1 ORDER BY lane";
+// The devices of the processes that recorded into the session.
+constexpr absl::string_view kSelectSessionDevices =
+    "SELECT p.pid, d.process_id, d.device_id, s.value, d.arch, d.num_sms, d.clock_rate_khz, "
+    "d.memory_clock_rate_khz, d.bus_width_bits, d.memory_bytes FROM session_processes AS sp "
+    "JOIN devices AS d ON d.process_id = sp.process_id "
+    "JOIN processes AS p ON p.process_id = sp.process_id "
+    "JOIN strings AS s ON s.id = d.name_string_id WHERE sp.session_id = ?1 "
+    "ORDER BY d.process_id, d.device_id";
 constexpr absl::string_view kMaxSessionId = "SELECT coalesce(max(session_id), 0) FROM sessions";
 constexpr absl::string_view kMaxProcessId = "SELECT coalesce(max(process_id), 0) FROM processes";
 
@@ -92,6 +100,19 @@ ProcessRow DecodeProcess(const Statement& row) {
           .start_time_ticks = row.ColumnUint(3),
           .command = row.ColumnText(4),
           .exited = row.ColumnInt(5) != 0};
+}
+
+SessionDevice DecodeSessionDevice(const Statement& row) {
+  return {.pid = ColumnUint32(row, 0),
+          .device = {.process_id = row.ColumnUint(1),
+                     .device_id = ColumnUint32(row, 2),
+                     .name = row.ColumnText(3),
+                     .arch = ColumnUint32(row, 4),
+                     .num_sms = ColumnUint32(row, 5),
+                     .clock_rate_khz = ColumnUint32(row, 6),
+                     .memory_clock_rate_khz = ColumnUint32(row, 7),
+                     .bus_width_bits = ColumnUint32(row, 8),
+                     .memory_bytes = row.ColumnUint(9)}};
 }
 
 absl::StatusOr<MetricRow> DecodeMetric(const Statement& row) {
@@ -243,6 +264,8 @@ absl::StatusOr<StoredTree> Store::LoadTree(uint64_t session_id) {
       tree.node_stats));
   RETURN_IF_ERROR(
       Query(connection, kSelectMetrics, BindId(session_id), DecodeMetric, tree.metrics));
+  RETURN_IF_ERROR(Query(connection, kSelectSessionDevices, BindId(session_id), DecodeSessionDevice,
+                        tree.devices));
   RETURN_IF_ERROR(transaction.Commit());
   return tree;
 }

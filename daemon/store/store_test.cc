@@ -40,6 +40,11 @@ auto Tie(const ContextRow& r) {
   return std::tie(r.process_id, r.context_id, r.parent_context_id, r.name);
 }
 auto Tie(const NameRow& r) { return std::tie(r.process_id, r.name_id, r.name_class, r.name); }
+auto Tie(const SessionDevice& r) {
+  const DeviceRow& d = r.device;
+  return std::tie(r.pid, d.process_id, d.device_id, d.name, d.arch, d.num_sms, d.clock_rate_khz,
+                  d.memory_clock_rate_khz, d.bus_width_bits, d.memory_bytes);
+}
 auto Tie(const LaneRow& r) {
   return std::tie(r.process_id, r.lane, r.read_pos, r.dropped_seen, r.corrupt_reason,
                   r.decoder_state);
@@ -82,6 +87,10 @@ Batch SampleBatch() {
                    {1, 2, 1, "flops", MetricAggregation::kInclusive, false, 123456789, 0}};
   batch.contexts = {{1, 1, 0, "forward"}, {1, 2, 1, "matmul"}};
   batch.names = {{1, 1, 2, "flops"}, {1, 2, 3, "bytes"}};
+  batch.devices = {{2, 0, "NVIDIA A100-SXM4-80GB", 80, 108, 1410000, 1593000, 5120, 85097971712},
+                   {1, 1, "NVIDIA H100 80GB HBM3", 90, 132, 1980000, 2619000, 5120, 85029158912},
+                   {1, 0, "NVIDIA H100 80GB HBM3", UINT32_MAX, UINT32_MAX, UINT32_MAX, UINT32_MAX,
+                    UINT32_MAX, kMax}};
   batch.lanes = {{1, 0, 4096, 0, "", std::string("\0\x01\xff state", 9)},
                  {1, 1, 128, 5, "length past the end", ""}};
   return batch;
@@ -120,6 +129,12 @@ TEST_F(StoreTest, RoundTripsEveryRowKind) {
                                             batch.node_stats[2], batch.node_stats[3]));
   EXPECT_THAT(tree->metrics, ElementsAre(batch.metrics[0], batch.metrics[1], batch.metrics[2]));
   EXPECT_THAT(store->LoadTree(2)->node_stats, ElementsAre(batch.node_stats[4]));
+  // Devices of the session's processes, by process and device, with the process's pid.
+  EXPECT_THAT(tree->devices,
+              ElementsAre(SessionDevice{42, batch.devices[2]}, SessionDevice{42, batch.devices[1]},
+                          SessionDevice{43, batch.devices[0]}));
+  EXPECT_THAT(store->LoadTree(2)->devices, ElementsAre(SessionDevice{43, batch.devices[0]}));
+  EXPECT_THAT(store->LoadTree(3)->devices, ::testing::IsEmpty());
 
   absl::StatusOr<std::optional<StoredProcess>> process = store->FindLiveProcess(42, 777);
   ASSERT_TRUE(process.ok()) << process.status();
@@ -157,9 +172,11 @@ TEST_F(StoreTest, CommittingTheSameBatchTwiceChangesNothing) {
   EXPECT_EQ(store->LoadTree(1)->nodes, tree.nodes);
   EXPECT_EQ(store->LoadTree(1)->node_stats, tree.node_stats);
   EXPECT_EQ(store->LoadTree(1)->metrics, tree.metrics);
+  EXPECT_EQ(store->LoadTree(1)->devices, tree.devices);
   EXPECT_EQ((*store->FindLiveProcess(42, 777))->lanes, process->lanes);
   EXPECT_EQ(QueryFile(path_, "SELECT group_concat(id || '=' || value) FROM strings"), strings);
-  EXPECT_EQ(QueryFile(path_, "SELECT count(*) FROM strings"), "6");  // forward..bytes, once each
+  // forward..bytes and the two device names, once each.
+  EXPECT_EQ(QueryFile(path_, "SELECT count(*) FROM strings"), "8");
 }
 
 TEST_F(StoreTest, UpsertStoresAbsoluteValuesNotIncrements) {
@@ -174,6 +191,7 @@ TEST_F(StoreTest, UpsertStoresAbsoluteValuesNotIncrements) {
   update.lanes = {{1, 0, 8192, 2, "", "new state"}};
   update.session_processes = {{1, 1, 150, 4}};
   update.processes = {{1, 42, 1000, 777, "python train.py", true}};
+  update.devices = {{2, 0, "NVIDIA A100-SXM4-40GB", 80, 108, 1095000, 1215000, 5120, 42298834944}};
   ASSERT_TRUE(store->CommitBatch(update).ok());
 
   StoredTree tree = *store->LoadTree(1);
@@ -182,6 +200,7 @@ TEST_F(StoreTest, UpsertStoresAbsoluteValuesNotIncrements) {
   EXPECT_EQ(tree.metrics[2], update.metrics[0]);
   EXPECT_EQ(store->ListSessionProcesses(1)->front(), update.session_processes[0]);
   EXPECT_EQ(*store->GetProcess(1), update.processes[0]);
+  EXPECT_EQ(store->LoadTree(1)->devices.back(), (SessionDevice{43, update.devices[0]}));
   EXPECT_EQ(QueryFile(path_, "SELECT read_pos || '/' || decoder_state FROM lanes WHERE lane = 0"),
             "8192/new state");
 }
@@ -235,7 +254,7 @@ TEST_F(StoreTest, NewStoreHasTheCurrentSchemaVersionInWalMode) {
   ASSERT_NE(OpenStore(), nullptr);
   EXPECT_EQ(QueryFile(path_, "PRAGMA user_version"), absl::StrCat(kSchemaVersion));
   EXPECT_EQ(QueryFile(path_, "PRAGMA journal_mode"), "wal");
-  EXPECT_EQ(QueryFile(path_, "SELECT count(*) FROM sqlite_schema WHERE type = 'table'"), "11");
+  EXPECT_EQ(QueryFile(path_, "SELECT count(*) FROM sqlite_schema WHERE type = 'table'"), "12");
   ASSERT_NE(OpenStore(), nullptr);  // reopening a current store changes nothing
 }
 
@@ -246,7 +265,7 @@ TEST_F(StoreTest, RefusesANewerSchemaAndLeavesTheFileUntouched) {
   EXPECT_EQ(store.status().code(), absl::StatusCode::kFailedPrecondition);
   EXPECT_EQ(store.status().message(),
             absl::StrCat("store ", path_,
-                         " has schema version 7, newer than this protond's 1; use a newer "
+                         " has schema version 7, newer than this protond's 2; use a newer "
                          "protond"));
   EXPECT_EQ(testing::ReadFileBytes(path_), before);
   EXPECT_EQ(QueryFile(path_, "PRAGMA journal_mode"), "delete");

@@ -15,10 +15,29 @@ namespace {
 
 using Upgrade = absl::Status (*)(sqlite3* db);
 
-// kUpgrades[v - 1] upgrades schema version v to v + 1, inside MigrateSchema's transaction.
-// Empty while kSchemaVersion is 1. Version 2 adds UpgradeV1ToV2 here and makes the same change
-// in schema.sql, which creates fresh files directly at the newest version.
-constexpr std::array<Upgrade, kSchemaVersion - 1> kUpgrades = {};
+// Version 2: the devices table, as in schema.sql.
+absl::Status UpgradeV1ToV2(sqlite3* db) {
+  return ExecSql(db,
+                 "CREATE TABLE devices ("
+                 "  process_id INTEGER NOT NULL"
+                 "    REFERENCES processes (process_id) DEFERRABLE INITIALLY DEFERRED,"
+                 "  device_id INTEGER NOT NULL,"
+                 "  name_string_id INTEGER NOT NULL"
+                 "    REFERENCES strings (id) DEFERRABLE INITIALLY DEFERRED,"
+                 "  arch INTEGER NOT NULL,"
+                 "  num_sms INTEGER NOT NULL,"
+                 "  clock_rate_khz INTEGER NOT NULL,"
+                 "  memory_clock_rate_khz INTEGER NOT NULL,"
+                 "  bus_width_bits INTEGER NOT NULL,"
+                 "  memory_bytes INTEGER NOT NULL,"
+                 "  PRIMARY KEY (process_id, device_id)"
+                 ") WITHOUT ROWID");
+}
+
+// kUpgrades[v - 1] upgrades schema version v to v + 1, inside MigrateSchema's transaction. A
+// schema change adds its function here and makes the same change in schema.sql, which creates
+// fresh files directly at the newest version.
+constexpr std::array<Upgrade, kSchemaVersion - 1> kUpgrades = {UpgradeV1ToV2};
 
 struct Versions {
   int64_t user_version = 0;

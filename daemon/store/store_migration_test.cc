@@ -1,0 +1,192 @@
+// A store written by an older protond is upgraded in place when opened, keeping its data.
+#include <memory>
+#include <optional>
+#include <string>
+
+#include "absl/strings/str_cat.h"
+#include "daemon/store/internal/test_files.h"
+#include "daemon/store/store.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+
+namespace protond::store {
+namespace {
+
+using ::testing::ElementsAre;
+using testing::QueryFile;
+
+// Schema version 1 as protond shipped it (schema.sql before the devices table), without comments.
+constexpr char kSchemaV1[] = R"sql(
+CREATE TABLE strings (
+  id INTEGER PRIMARY KEY,
+  value TEXT NOT NULL UNIQUE
+);
+CREATE TABLE sessions (
+  session_id INTEGER PRIMARY KEY,
+  name TEXT NOT NULL,
+  uid INTEGER NOT NULL,
+  state INTEGER NOT NULL CHECK (state IN (1, 2)),
+  start_time_unix_ns INTEGER NOT NULL,
+  end_time_unix_ns INTEGER NOT NULL
+);
+CREATE TABLE session_problems (
+  session_id INTEGER NOT NULL
+    REFERENCES sessions (session_id) DEFERRABLE INITIALLY DEFERRED,
+  seq INTEGER NOT NULL,
+  problem TEXT NOT NULL,
+  PRIMARY KEY (session_id, seq)
+) WITHOUT ROWID;
+CREATE TABLE processes (
+  process_id INTEGER PRIMARY KEY,
+  pid INTEGER NOT NULL,
+  uid INTEGER NOT NULL,
+  start_time_ticks INTEGER NOT NULL,
+  command TEXT NOT NULL,
+  exited INTEGER NOT NULL CHECK (exited IN (0, 1))
+);
+CREATE INDEX processes_live ON processes (pid, start_time_ticks) WHERE exited = 0;
+CREATE TABLE session_processes (
+  session_id INTEGER NOT NULL
+    REFERENCES sessions (session_id) DEFERRABLE INITIALLY DEFERRED,
+  process_id INTEGER NOT NULL
+    REFERENCES processes (process_id) DEFERRABLE INITIALLY DEFERRED,
+  records INTEGER NOT NULL,
+  dropped_records INTEGER NOT NULL,
+  PRIMARY KEY (session_id, process_id)
+) WITHOUT ROWID;
+CREATE TABLE nodes (
+  session_id INTEGER NOT NULL
+    REFERENCES sessions (session_id) DEFERRABLE INITIALLY DEFERRED,
+  node_id INTEGER NOT NULL,
+  parent_id INTEGER NOT NULL,
+  name_string_id INTEGER NOT NULL
+    REFERENCES strings (id) DEFERRABLE INITIALLY DEFERRED,
+  PRIMARY KEY (session_id, node_id)
+) WITHOUT ROWID;
+CREATE TABLE node_stats (
+  session_id INTEGER NOT NULL
+    REFERENCES sessions (session_id) DEFERRABLE INITIALLY DEFERRED,
+  node_id INTEGER NOT NULL,
+  process_id INTEGER NOT NULL
+    REFERENCES processes (process_id) DEFERRABLE INITIALLY DEFERRED,
+  count INTEGER NOT NULL,
+  duration_ns_sum INTEGER NOT NULL,
+  duration_ns_min INTEGER NOT NULL,
+  duration_ns_max INTEGER NOT NULL,
+  PRIMARY KEY (session_id, node_id, process_id)
+) WITHOUT ROWID;
+CREATE TABLE metric_values (
+  session_id INTEGER NOT NULL
+    REFERENCES sessions (session_id) DEFERRABLE INITIALLY DEFERRED,
+  node_id INTEGER NOT NULL,
+  process_id INTEGER NOT NULL
+    REFERENCES processes (process_id) DEFERRABLE INITIALLY DEFERRED,
+  name_string_id INTEGER NOT NULL
+    REFERENCES strings (id) DEFERRABLE INITIALLY DEFERRED,
+  aggregation INTEGER NOT NULL CHECK (aggregation IN (1, 2, 3)),
+  is_double INTEGER NOT NULL CHECK (is_double IN (0, 1)),
+  int_value INTEGER NOT NULL,
+  double_value REAL NOT NULL,
+  PRIMARY KEY (session_id, node_id, process_id, name_string_id)
+) WITHOUT ROWID;
+CREATE TABLE contexts (
+  process_id INTEGER NOT NULL
+    REFERENCES processes (process_id) DEFERRABLE INITIALLY DEFERRED,
+  context_id INTEGER NOT NULL,
+  parent_context_id INTEGER NOT NULL,
+  name_string_id INTEGER NOT NULL
+    REFERENCES strings (id) DEFERRABLE INITIALLY DEFERRED,
+  PRIMARY KEY (process_id, context_id)
+) WITHOUT ROWID;
+CREATE TABLE names (
+  process_id INTEGER NOT NULL
+    REFERENCES processes (process_id) DEFERRABLE INITIALLY DEFERRED,
+  name_id INTEGER NOT NULL,
+  name_class INTEGER NOT NULL,
+  name_string_id INTEGER NOT NULL
+    REFERENCES strings (id) DEFERRABLE INITIALLY DEFERRED,
+  PRIMARY KEY (process_id, name_id)
+) WITHOUT ROWID;
+CREATE TABLE lanes (
+  process_id INTEGER NOT NULL
+    REFERENCES processes (process_id) DEFERRABLE INITIALLY DEFERRED,
+  lane INTEGER NOT NULL,
+  read_pos INTEGER NOT NULL,
+  dropped_seen INTEGER NOT NULL,
+  corrupt_reason TEXT NOT NULL,
+  decoder_state BLOB NOT NULL,
+  PRIMARY KEY (process_id, lane)
+);
+)sql";
+
+// A version-1 store with one stopped session of one process: a node with stats, a problem, a
+// context and a lane.
+constexpr char kDataV1[] = R"sql(
+INSERT INTO strings (id, value) VALUES (1, 'forward');
+INSERT INTO sessions VALUES (1, 'train', 1000, 2, 5, 9);
+INSERT INTO session_problems VALUES (1, 0, 'lane 3 is corrupt');
+INSERT INTO processes VALUES (1, 42, 1000, 777, 'python train.py', 1);
+INSERT INTO session_processes VALUES (1, 1, 10, 2);
+INSERT INTO nodes VALUES (1, 1, 0, 1);
+INSERT INTO node_stats VALUES (1, 1, 1, 10, 1000, 50, 200);
+INSERT INTO contexts VALUES (1, 1, 0, 1);
+INSERT INTO lanes VALUES (1, 0, 4096, 2, '', x'0102');
+PRAGMA application_id = 1347572814;
+PRAGMA user_version = 1;
+)sql";
+
+class StoreMigrationTest : public ::testing::Test {
+ protected:
+  void SetUp() override { testing::ExecOnFile(path_, absl::StrCat(kSchemaV1, kDataV1)); }
+
+  testing::TempDir dir_;
+  std::string path_ = dir_.File("protond.db");
+};
+
+TEST_F(StoreMigrationTest, VersionOneIsUpgradedAndKeepsItsData) {
+  ASSERT_EQ(QueryFile(path_, "PRAGMA user_version"), "1");
+  absl::StatusOr<std::unique_ptr<Store>> store = Store::Open(path_);
+  ASSERT_TRUE(store.ok()) << store.status();
+  EXPECT_EQ(QueryFile(path_, "PRAGMA user_version"), "2");
+  EXPECT_EQ(QueryFile(path_, "SELECT count(*) FROM sqlite_schema WHERE name = 'devices'"), "1");
+
+  absl::StatusOr<std::optional<SessionRow>> session = (*store)->GetSession(1);
+  ASSERT_TRUE(session.ok() && session->has_value()) << session.status();
+  EXPECT_EQ((*session)->name, "train");
+  EXPECT_EQ((*session)->state, SessionState::kStopped);
+  EXPECT_THAT((*session)->problems, ElementsAre("lane 3 is corrupt"));
+  absl::StatusOr<StoredTree> tree = (*store)->LoadTree(1);
+  ASSERT_TRUE(tree.ok()) << tree.status();
+  ASSERT_EQ(tree->nodes.size(), 1u);
+  EXPECT_EQ(tree->nodes[0].name, "forward");
+  ASSERT_EQ(tree->node_stats.size(), 1u);
+  EXPECT_EQ(tree->node_stats[0].duration_ns_sum, 1000u);
+  EXPECT_TRUE(tree->devices.empty());
+  EXPECT_EQ(QueryFile(path_, "SELECT read_pos || '/' || hex(decoder_state) FROM lanes"),
+            "4096/0102");
+  EXPECT_EQ(QueryFile(path_, "PRAGMA integrity_check"), "ok");
+  EXPECT_EQ(QueryFile(path_, "SELECT count(*) FROM pragma_foreign_key_check"), "0");
+}
+
+TEST_F(StoreMigrationTest, TheUpgradedStoreTakesDevices) {
+  absl::StatusOr<std::unique_ptr<Store>> store = Store::Open(path_);
+  ASSERT_TRUE(store.ok()) << store.status();
+  Batch batch;
+  batch.devices = {{1, 0, "NVIDIA H100 80GB HBM3", 90, 132, 1980000, 2619000, 5120, 85029158912}};
+  ASSERT_TRUE((*store)->CommitBatch(batch).ok());
+  // The device name is interned beside the strings version 1 wrote.
+  EXPECT_EQ(QueryFile(path_, "SELECT group_concat(id || '=' || value) FROM strings"),
+            "1=forward,2=NVIDIA H100 80GB HBM3");
+  store->reset();
+
+  store = Store::Open(path_);  // reopening a current store changes nothing
+  ASSERT_TRUE(store.ok()) << store.status();
+  absl::StatusOr<StoredTree> tree = (*store)->LoadTree(1);
+  ASSERT_TRUE(tree.ok()) << tree.status();
+  ASSERT_EQ(tree->devices.size(), 1u);
+  EXPECT_EQ(tree->devices[0].pid, 42u);
+  EXPECT_EQ(tree->devices[0].device, batch.devices[0]);
+}
+
+}  // namespace
+}  // namespace protond::store
