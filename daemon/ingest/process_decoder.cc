@@ -124,6 +124,9 @@ void ProcessDecoder::Apply(LaneCursor& cursor, const record::Record& r, SessionL
     case Kind::kNameDef:
       Define(r);
       return;
+    case Kind::kDeviceInfo:
+      DefineDevice(r);
+      return;
     default:
       break;
   }
@@ -170,6 +173,23 @@ void ProcessDecoder::Define(const record::Record& r) {
           : aggregate::ParseMetricName(r.name);
   auto [it, inserted] = names_.try_emplace(r.aux, Name{r.flags, metric});
   if (inserted) new_names_.push_back({process_id_, r.aux, r.flags, std::string(r.name)});
+}
+
+void ProcessDecoder::DefineDevice(const record::Record& r) {
+  const record::DeviceInfoRecord& d = r.device;
+  store::DeviceRow row{.process_id = process_id_,
+                       .device_id = r.aux,
+                       .name = std::string(r.name),
+                       .arch = d.arch,
+                       .num_sms = d.num_sms,
+                       .clock_rate_khz = d.clock_rate_khz,
+                       .memory_clock_rate_khz = d.memory_clock_rate_khz,
+                       .bus_width_bits = d.bus_width_bits,
+                       .memory_bytes = d.memory_bytes};
+  auto [it, inserted] = devices_.try_emplace(r.aux, row);
+  if (!inserted && it->second == row) return;  // written again at a later session's start
+  it->second = row;
+  changed_devices_.push_back(std::move(row));
 }
 
 bool ProcessDecoder::NodeOf(uint64_t session_id, aggregate::CallTree& tree, uint32_t context_id,
@@ -282,8 +302,10 @@ void ProcessDecoder::ApplyGpuActivity(LaneCursor& cursor, const record::Record& 
 void ProcessDecoder::TakeChangedRows(store::Batch& batch) {
   batch.contexts.insert(batch.contexts.end(), new_contexts_.begin(), new_contexts_.end());
   batch.names.insert(batch.names.end(), new_names_.begin(), new_names_.end());
+  batch.devices.insert(batch.devices.end(), changed_devices_.begin(), changed_devices_.end());
   new_contexts_.clear();
   new_names_.clear();
+  changed_devices_.clear();
 }
 
 void ProcessDecoder::Load(const std::vector<store::ContextRow>& contexts,

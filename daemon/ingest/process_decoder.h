@@ -1,7 +1,7 @@
 // Turns one process's lane bytes into call-tree updates. The bytes are an untrusted private copy;
 // each lane keeps a cursor (read position, owning thread, session, open scopes, state) that is
-// stored with the aggregates, so decoding resumes exactly after a daemon restart. Contexts and
-// names are per process (any lane may define them). Used by the ingest thread only.
+// stored with the aggregates, so decoding resumes exactly after a daemon restart. Contexts, names
+// and CUDA devices are per process (any lane may define them). Used by the ingest thread only.
 #ifndef PROTOND_DAEMON_INGEST_PROCESS_DECODER_H_
 #define PROTOND_DAEMON_INGEST_PROCESS_DECODER_H_
 
@@ -73,7 +73,7 @@ class ProcessDecoder {
   absl::Status DecodeLane(LaneCursor& cursor, std::span<const uint8_t> bytes,
                           SessionLookup sessions);
 
-  // Rows for contexts and names defined since the last call.
+  // Rows for contexts and names defined, and devices new or changed, since the last call.
   void TakeChangedRows(store::Batch& batch);
   void Load(const std::vector<store::ContextRow>& contexts,
             const std::vector<store::NameRow>& names);
@@ -99,6 +99,8 @@ class ProcessDecoder {
 
   void Apply(LaneCursor& cursor, const record::Record& r, SessionLookup sessions);
   void Define(const record::Record& r);
+  // Keeps the latest record of each device, whatever session the lane is in.
+  void DefineDevice(const record::Record& r);
   // The session node of `context_id`; false if the context (or an ancestor) is undefined.
   bool NodeOf(uint64_t session_id, aggregate::CallTree& tree, uint32_t context_id, uint32_t* node);
   void ApplyExit(LaneCursor& cursor, const record::Record& r, SessionSink& sink);
@@ -111,8 +113,11 @@ class ProcessDecoder {
   absl::flat_hash_map<uint32_t, Context> contexts_;
   absl::flat_hash_map<uint32_t, Name> names_;
   absl::flat_hash_map<uint64_t, SessionNodes> sessions_;
+  // Not loaded after a restart: decoding needs none, and a row written again is the same upsert.
+  absl::flat_hash_map<uint32_t, store::DeviceRow> devices_;
   std::vector<store::ContextRow> new_contexts_;
   std::vector<store::NameRow> new_names_;
+  std::vector<store::DeviceRow> changed_devices_;
   DecoderStats stats_;
 };
 

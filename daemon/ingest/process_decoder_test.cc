@@ -2,6 +2,7 @@
 
 #include <vector>
 
+#include "common/record/test_records.h"
 #include "gtest/gtest.h"
 
 namespace protond::ingest {
@@ -26,6 +27,12 @@ class LaneBytes {
   LaneBytes& Name(uint32_t id, record::NameClass name_class, std::string_view name) {
     std::vector<uint8_t> out(record::NamedRecordBytes(name.size()));
     record::EncodeNameDef(id, name_class, name, out.data());
+    bytes_.insert(bytes_.end(), out.begin(), out.end());
+    return *this;
+  }
+  LaneBytes& Device(uint32_t id, const record::DeviceInfoRecord& device, std::string_view name) {
+    std::vector<uint8_t> out(record::DeviceInfoRecordBytes(name.size()));
+    record::EncodeDeviceInfo(id, device, name, out.data());
     bytes_.insert(bytes_.end(), out.begin(), out.end());
     return *this;
   }
@@ -152,6 +159,37 @@ TEST_F(ProcessDecoderTest, NoticesBecomeSessionProblemsOnce) {
   LaneCursor cursor;
   ASSERT_TRUE(Decode(cursor, lane.span()).ok());
   EXPECT_EQ(problems_, std::vector<std::string>{"CUPTI is held by another tool"});
+}
+
+// Devices are facts about the process: kept whatever session the lane is in, not counted as the
+// session's records, and stored again only when they change.
+TEST_F(ProcessDecoderTest, DeviceInfoLandsInTheBatchOncePerChange) {
+  using record::testing::H100;
+  record::DeviceInfoRecord slower = H100();
+  slower.clock_rate_khz = 1755000;
+  LaneBytes lane;
+  lane.Device(0, H100(), "NVIDIA H100 80GB HBM3")  // before any session
+      .Add(record::MakeSessionBegin(5))
+      .Device(1, H100(), "NVIDIA H100 80GB HBM3")
+      .Add(record::MakeSessionBegin(9))  // a session this process may not record into
+      .Device(2, H100(), "NVIDIA H100 80GB HBM3");
+  LaneCursor cursor;
+  ASSERT_TRUE(Decode(cursor, lane.span()).ok());
+  EXPECT_EQ(records_, 0u);
+  EXPECT_EQ(decoder_.stats().outside_session, 1u);  // the refused SessionBegin alone
+  const store::DeviceRow h100 = {
+      77, 0, "NVIDIA H100 80GB HBM3", 90, 132, 1980000, 2619000, 5120, 85029158912};
+  store::DeviceRow second = h100;
+  second.device_id = 1;
+  store::DeviceRow third = h100;
+  third.device_id = 2;
+  EXPECT_EQ(Rows().devices, (std::vector<store::DeviceRow>{h100, second, third}));
+
+  LaneBytes again;
+  again.Device(0, H100(), "NVIDIA H100 80GB HBM3").Device(1, slower, "NVIDIA H100 80GB HBM3");
+  ASSERT_TRUE(Decode(cursor, again.span()).ok());
+  second.clock_rate_khz = 1755000;
+  EXPECT_EQ(Rows().devices, std::vector<store::DeviceRow>{second});
 }
 
 TEST_F(ProcessDecoderTest, Malicious_GpuActivityWithUndefinedOrWrongNamesIsCounted) {
