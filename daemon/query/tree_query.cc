@@ -70,6 +70,21 @@ void Emit(const std::vector<MergedNode>& nodes, uint32_t index, v1::Tree& tree) 
   for (uint32_t child : node.children) Emit(nodes, child, tree);
 }
 
+void AddDevice(const store::SessionDevice& stored, v1::Tree& tree) {
+  const store::DeviceRow& row = stored.device;
+  v1::Device* device = tree.add_devices();
+  device->set_process_id(row.process_id);
+  device->set_pid(stored.pid);
+  device->set_device_id(row.device_id);
+  device->set_name(row.name);
+  device->set_arch(row.arch);
+  device->set_num_sms(row.num_sms);
+  device->set_clock_rate_khz(row.clock_rate_khz);
+  device->set_memory_clock_rate_khz(row.memory_clock_rate_khz);
+  device->set_bus_width_bits(row.bus_width_bits);
+  device->set_memory_bytes(row.memory_bytes);
+}
+
 }  // namespace
 
 v1::Tree BuildTree(const store::StoredTree& stored) {
@@ -99,6 +114,7 @@ v1::Tree BuildTree(const store::StoredTree& stored) {
   }
   v1::Tree tree;
   Emit(nodes, 0, tree);
+  for (const store::SessionDevice& device : stored.devices) AddDevice(device, tree);
   return tree;
 }
 

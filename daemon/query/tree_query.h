@@ -1,6 +1,7 @@
 // Builds the API's view of a session's call tree from the store: per-process contributions are
 // merged (counts and sums added, min of minimums, max of maximums, summed metrics added,
-// properties from the last process that set them) and nodes are put in pre-order.
+// properties from the last process that set them) and nodes are put in pre-order. The devices of
+// the session's processes come with it, as stored.
 #ifndef PROTOND_DAEMON_QUERY_TREE_QUERY_H_
 #define PROTOND_DAEMON_QUERY_TREE_QUERY_H_
 

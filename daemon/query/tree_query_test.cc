@@ -29,6 +29,30 @@ TEST(TreeQueryTest, MergesProcessesAndEmitsPreOrder) {
   EXPECT_EQ(tree.nodes(3).metrics(0).aggregation(), v1::Metric::PROPERTY);
 }
 
+TEST(TreeQueryTest, DevicesComeWithTheTreeInStoredOrder) {
+  store::StoredTree stored;
+  stored.devices = {
+      {4242, {10, 0, "NVIDIA H100 80GB HBM3", 90, 132, 1980000, 2619000, 5120, 85029158912}},
+      {4243, {11, 1, "NVIDIA A100-SXM4-80GB", 80, 108, 1410000, 1593000, 5120, 85097971712}}};
+  const v1::Tree tree = BuildTree(stored);
+  EXPECT_EQ(tree.nodes_size(), 1);  // ROOT
+  ASSERT_EQ(tree.devices_size(), 2);
+  const v1::Device& h100 = tree.devices(0);
+  EXPECT_EQ(h100.process_id(), 10u);
+  EXPECT_EQ(h100.pid(), 4242u);
+  EXPECT_EQ(h100.device_id(), 0u);
+  EXPECT_EQ(h100.name(), "NVIDIA H100 80GB HBM3");
+  EXPECT_EQ(h100.arch(), 90u);
+  EXPECT_EQ(h100.num_sms(), 132u);
+  EXPECT_EQ(h100.clock_rate_khz(), 1980000u);
+  EXPECT_EQ(h100.memory_clock_rate_khz(), 2619000u);
+  EXPECT_EQ(h100.bus_width_bits(), 5120u);
+  EXPECT_EQ(h100.memory_bytes(), 85029158912u);
+  EXPECT_EQ(tree.devices(1).pid(), 4243u);
+  EXPECT_EQ(tree.devices(1).device_id(), 1u);
+  EXPECT_EQ(tree.devices(1).name(), "NVIDIA A100-SXM4-80GB");
+}
+
 TEST(TreeQueryTest, Malicious_OrphanRowsAreSkipped) {
   store::StoredTree stored;
   stored.nodes = {{1, 5, 4, "orphan"}};
