@@ -2,33 +2,18 @@
 
 #include <time.h>
 
-#include <algorithm>
-#include <iterator>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/string_view.h"
+#include "cli/render/text_table.h"
 
 namespace protond::cli {
 namespace {
 
-struct Column {
-  absl::string_view header;
-  bool right_aligned;
-};
-
-constexpr Column kColumns[] = {{"ID", true},        {"NAME", false},  {"STATE", false},
-                               {"PROCESSES", true}, {"START", false}, {"END", false},
-                               {"RECORDS", true},   {"DROPPED", true}};
-constexpr size_t kColumnCount = std::size(kColumns);
-
-using Row = std::vector<std::string>;
-
-// Terminal columns of UTF-8 text, counted as code points (session names are user input).
-size_t DisplayWidth(absl::string_view text) {
-  return std::count_if(text.begin(), text.end(),
-                       [](char c) { return (static_cast<unsigned char>(c) & 0xC0) != 0x80; });
-}
+constexpr TableColumn kColumns[] = {{"ID", true},        {"NAME", false},  {"STATE", false},
+                                    {"PROCESSES", true}, {"START", false}, {"END", false},
+                                    {"RECORDS", true},   {"DROPPED", true}};
 
 absl::string_view StateName(v1::Session::State state) {
   switch (state) {
@@ -41,7 +26,7 @@ absl::string_view StateName(v1::Session::State state) {
   }
 }
 
-Row SessionRow(const v1::Session& session) {
+std::vector<std::string> SessionRow(const v1::Session& session) {
   const bool running = session.state() == v1::Session::RUNNING;
   return {absl::StrCat(session.id()),
           session.name().empty() ? "-" : session.name(),
@@ -53,33 +38,12 @@ Row SessionRow(const v1::Session& session) {
           absl::StrCat(session.dropped_records())};
 }
 
-void AppendRow(const Row& row, const std::vector<size_t>& widths, std::string* out) {
-  for (size_t c = 0; c < kColumnCount; ++c) {
-    const std::string padding(widths[c] - DisplayWidth(row[c]), ' ');
-    const bool last = c + 1 == kColumnCount;
-    if (kColumns[c].right_aligned) {
-      absl::StrAppend(out, padding, row[c]);
-    } else {
-      absl::StrAppend(out, row[c], last ? "" : padding);
-    }
-    absl::StrAppend(out, last ? "\n" : "  ");
-  }
-}
-
 }  // namespace
 
 std::string RenderSessionTable(const google::protobuf::RepeatedPtrField<v1::Session>& sessions) {
-  std::vector<Row> rows;
-  Row& header = rows.emplace_back();
-  for (const Column& column : kColumns) header.emplace_back(column.header);
+  std::vector<std::vector<std::string>> rows;
   for (const v1::Session& session : sessions) rows.push_back(SessionRow(session));
-  std::vector<size_t> widths(kColumnCount, 0);
-  for (const Row& row : rows) {
-    for (size_t c = 0; c < kColumnCount; ++c) widths[c] = std::max(widths[c], DisplayWidth(row[c]));
-  }
-  std::string out;
-  for (const Row& row : rows) AppendRow(row, widths, &out);
-  return out;
+  return RenderTextTable(kColumns, rows);
 }
 
 std::string RenderSessionProblems(const v1::Session& session) {

@@ -1,0 +1,26 @@
+// Aligned text tables for protonctl's listings (sessions, devices). Pure functions; no I/O.
+#ifndef PROTOND_CLI_RENDER_TEXT_TABLE_H_
+#define PROTOND_CLI_RENDER_TEXT_TABLE_H_
+
+#include <span>
+#include <string>
+#include <vector>
+
+#include "absl/strings/string_view.h"
+
+namespace protond::cli {
+
+struct TableColumn {
+  absl::string_view header;
+  bool right_aligned;  // numbers; text is left-aligned
+};
+
+// A header line, then one line per row (one cell per column), columns as wide as their widest
+// cell and two spaces apart; no line ends in spaces. Widths count UTF-8 code points, one terminal
+// column each.
+std::string RenderTextTable(std::span<const TableColumn> columns,
+                            const std::vector<std::vector<std::string>>& rows);
+
+}  // namespace protond::cli
+
+#endif  // PROTOND_CLI_RENDER_TEXT_TABLE_H_
