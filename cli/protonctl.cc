@@ -5,6 +5,7 @@
 
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
+#include "cli/render/device_table.h"
 #include "cli/render/metric_spec.h"
 #include "cli/render/session_table.h"
 #include "cli/render/tree_view.h"
@@ -21,6 +22,7 @@ constexpr char kUsage[] =
     "  sessions                                  list your sessions\n"
     "  tree SESSION [-m METRIC[,METRIC]] [-d DEPTH]\n"
     "                                            print a session's call tree\n"
+    "  devices SESSION                           list the GPUs of a session's processes\n"
     "  stop --session SESSION                    stop a running session\n"
     "The socket is --socket, else $PROTOND_SOCKET, else the default (%s).\n";
 
@@ -101,6 +103,17 @@ int Tree(client::Client& client, const std::vector<std::string>& args) {
   return 0;
 }
 
+int Devices(client::Client& client, const std::vector<std::string>& args) {
+  if (args.empty()) return BadUsage("devices needs a session id");
+  if (args.size() > 1) return BadUsage("devices: unexpected argument '" + args[1] + "'");
+  auto id = ParseSessionId(args[0]);
+  if (!id.ok()) return Fail(id.status());
+  auto tree = client.GetTree(*id);
+  if (!tree.ok()) return Fail(tree.status());
+  std::fputs(RenderDeviceTable(*id, tree->devices()).c_str(), stdout);
+  return 0;
+}
+
 int Stop(client::Client& client, const std::vector<std::string>& args) {
   if (args.size() != 2 || args[0] != "--session") return BadUsage("usage: stop --session SESSION");
   auto id = ParseSessionId(args[1]);
@@ -134,6 +147,7 @@ int Main(int argc, char** argv) {
   client::Client client(socket);
   if (command == "sessions" && args.empty()) return Sessions(client);
   if (command == "tree") return Tree(client, args);
+  if (command == "devices") return Devices(client, args);
   if (command == "stop") return Stop(client, args);
   return BadUsage("unknown command '" + command + "'");
 }
