@@ -22,6 +22,20 @@ inline DeviceInfoRecord H100() {
   return device;
 }
 
+inline constexpr char kA100Name[] = "NVIDIA A100-SXM4-80GB";
+
+// An A100 (SXM4, 80 GB): a second, different device.
+inline DeviceInfoRecord A100() {
+  DeviceInfoRecord device{};
+  device.arch = 80;
+  device.num_sms = 108;
+  device.clock_rate_khz = 1410000;
+  device.memory_clock_rate_khz = 1593000;
+  device.bus_width_bits = 5120;
+  device.memory_bytes = 85097971712;  // 79.25 GiB
+  return device;
+}
+
 }  // namespace protond::record::testing
 
 #endif  // PROTOND_COMMON_RECORD_TEST_RECORDS_H_

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # GPU checks of a bundle (scripts/bundle.sh) on the GPU machine: the gpu-labelled tests, the CUDA
-# sample's tree, and an unmodified PyTorch program (with NVTX ranges) under protonctl run.
+# sample's tree and devices, and an unmodified PyTorch program (with NVTX ranges) under
+# protonctl run.
 # Usage: tests/device/gpu_check.sh [BUNDLE_DIR]
 set -uo pipefail
 bundle=$(cd "${1:-bundle}" && pwd)
@@ -20,6 +21,7 @@ for _ in $(seq 50); do [ -S "$socket" ] && break; sleep 0.1; done
 echo "== sample_gpu_workload under protonctl run"
 "${ctl[@]}" run --name sample-gpu -- "$bundle/bin/sample_gpu_workload"
 "${ctl[@]}" tree 1 -m time/us,count,bytes
+"${ctl[@]}" devices 1
 
 echo "== PyTorch, unmodified, under protonctl run"
 "${ctl[@]}" run --name torch -- python3 - <<'PY'
@@ -40,6 +42,7 @@ torch.cuda.synchronize()
 print("torch result", float(x[0]))
 PY
 "${ctl[@]}" tree 2 -m time/us,count   # expect nvtx_outer/nvtx_inner/<mul kernel> x7
+"${ctl[@]}" devices 2
 
 echo "== a session started while torch.profiler holds CUPTI (expect a problem naming it)"
 LD_PRELOAD=$bundle/bin/libprotond_shim.so PROTOND_SOCKET=$socket python3 - "$bundle/bin/libprotond_shim.so" <<'PY'

@@ -1,5 +1,7 @@
 // protonctl run on real CUDA work (ctest label gpu): sample_gpu_workload under the shim, its tree
-// checked kernel by kernel. Skips, saying so, where no CUDA device is usable.
+// checked kernel by kernel and its devices listed. Skips, saying so, where no CUDA device is
+// usable.
+#include <cstdio>
 #include <set>
 #include <string>
 
@@ -97,6 +99,37 @@ TEST_F(GpuRunTest, EveryKernelCopyAndSetLandsUnderItsScope) {
   }
   EXPECT_EQ(gpu_leaves, 8);  // 2 copies, 1 set, scale and add twice, fill
   EXPECT_GT(MetricValue(nodes["train/step/forward/scale"], "time (ns)"), 0);
+}
+
+// What the tracer read of each device when tracing started (inside cuInit, through the injection)
+// reaches the session; the values are the machine's, so only their plausibility is checked.
+TEST_F(GpuRunTest, TheSessionListsTheDevicesOfItsProcess) {
+  const Completed run = Run({});
+  ASSERT_EQ(run.exit_code, 0) << run.err;
+  const v1::Session session = OnlySession();
+  EXPECT_TRUE(session.problems().empty()) << session.DebugString();  // no device query failed
+  const v1::Tree tree = TreeOf(session.id());
+  ASSERT_GE(tree.devices_size(), 1) << "no device info reached the session";
+  std::set<uint32_t> device_ids;
+  for (const v1::Device& device : tree.devices()) {
+    SCOPED_TRACE(device.DebugString());
+    EXPECT_EQ(device.pid(), session.processes(0).pid());
+    EXPECT_TRUE(device_ids.insert(device.device_id()).second);
+    EXPECT_FALSE(device.name().empty());
+    EXPECT_GE(device.arch(), 70u);
+    EXPECT_GT(device.num_sms(), 0u);
+    EXPECT_GT(device.bus_width_bits(), 0u);
+    EXPECT_GT(device.memory_bytes(), 0u);
+  }
+
+  const Completed devices = RunToEnd({BinDir() + "/protonctl", "--socket", daemon_.socket(),
+                                      "devices", std::to_string(session.id())},
+                                     dir_);
+  ASSERT_EQ(devices.exit_code, 0) << devices.err;
+  std::printf("%s", devices.out.c_str());  // the machine's values, for the log
+  EXPECT_THAT(devices.out, HasSubstr("MEMORY (GiB)"));
+  EXPECT_THAT(devices.out, HasSubstr(tree.devices(0).name()));
+  EXPECT_THAT(devices.out, HasSubstr("sm_" + std::to_string(tree.devices(0).arch())));
 }
 
 TEST_F(GpuRunTest, CuptiHeldByAnotherToolIsReportedAndTheProgramRunsOn) {
