@@ -1,5 +1,5 @@
 """What the GPU scripts share (bench/gpu_overhead.py, tests/gpu/compare_with_proton.py,
-bench/research/triton_launch_cost.py): a private protond from a bundle, and the Triton kernel
+bench/research/callback_cost.py): a private protond from a bundle, and the Triton kernel
 their programs launch."""
 import contextlib
 import os

@@ -1,15 +1,20 @@
 #!/usr/bin/env python3
-"""What profiling costs a GPU program: no profiler, bare CUPTI (activity records only, no
-callbacks: the floor any CUPTI tracer pays), protond, Proton and torch.profiler, side by side on
-one GPU, in interleaved rounds (each round runs every profiler once, in a rotated order).
+"""What profiling costs a GPU program: bare CUPTI (activity records only, no callbacks: the floor
+any CUPTI tracer pays), protond, Proton and torch.profiler, each against no profiler on one GPU.
+
+Process-to-process noise on a shared machine is larger than the effects measured here (the same
+loop with no profiler ran at 7.1 to 9.7 us per launch in four processes of one run), so each
+profiler is measured inside its own processes: every round times the workloads once with the
+profiler off and once with it on (order alternating), and the result is the median over rounds of
+on / off. A profiler is started and stopped once before the rounds, so that one-time costs (CUPTI's
+first enable) stay out. "x floor" divides a profiler's ratio by bare CUPTI's.
 
 Workloads: 20k tiny torch ops (add_ on 1k floats), 5k small Triton kernel launches, 100 fp16
-4096^3 matmuls; and what stopping the profiler costs the program (protond: session stop; Proton:
-finalize; torch.profiler: leaving the context).
+4096^3 matmuls; and what stopping costs the program (protond: session stop; Proton: finalize;
+torch.profiler: leaving the context).
 
 Usage (on the GPU machine, from a bundle made by scripts/bundle.sh):
-    bench/gpu_overhead.py BUNDLE_DIR [ROUNDS]
-Prints medians with min-max spread, and ratios of medians against no profiler and bare CUPTI.
+    bench/gpu_overhead.py BUNDLE_DIR [ROUNDS] [PROCESSES]
 """
 import json
 import os
@@ -20,11 +25,11 @@ import tempfile
 
 from gpu_common import protond, shim_env, write_program
 
-PROFILERS = ["none", "cupti", "protond", "proton", "torch"]
+PROFILERS = ["cupti", "protond", "proton", "torch"]
 WORKLOADS = ["add_", "triton", "matmul"]
 
 PROGRAM = r'''
-import ctypes, json, os, statistics, sys, time
+import ctypes, json, os, sys, time
 import torch
 
 x = torch.zeros(1024, device="cuda")
@@ -57,6 +62,7 @@ class BareCupti:
         self.buffers = {}
         self.request = self.REQUEST(self._request)
         self.complete = self.COMPLETE(self._complete)
+        assert self.lib.cuptiActivityRegisterCallbacks(self.request, self.complete) == 0
 
     def _request(self, buffer, size, max_records):
         block = ctypes.create_string_buffer(8 << 20)
@@ -69,7 +75,6 @@ class BareCupti:
         self.buffers.pop(buffer, None)
 
     def start(self):
-        assert self.lib.cuptiActivityRegisterCallbacks(self.request, self.complete) == 0
         for kind in self.KINDS:
             assert self.lib.cuptiActivityEnable(kind) == 0
 
@@ -78,90 +83,108 @@ class BareCupti:
             self.lib.cuptiActivityDisable(kind)
         self.lib.cuptiActivityFlushAll(1)
 
-def start(mode):
+def profiler(mode):
+    """(start, stop) of the profiler named `mode`."""
     if mode == "cupti":
         tracer = BareCupti(os.environ["BENCH_CUPTI"])
-        tracer.start()
-        return tracer.stop
+        return tracer.start, tracer.stop
     if mode == "protond":
         shim = ctypes.CDLL(os.environ["PROTOND_SHIM"])
         session = ctypes.c_uint64(0)
-        assert shim.protond_session_start(b"bench", ctypes.byref(session)) == 0
-        return lambda: shim.protond_session_stop(session)
+        def start():
+            assert shim.protond_session_start(b"bench", ctypes.byref(session)) == 0
+        def stop():
+            assert shim.protond_session_stop(session) == 0
+        return start, stop
     if mode == "proton":
         import triton.profiler as proton
-        proton.start("bench")
-        return proton.finalize
+        return (lambda: proton.start("bench")), proton.finalize
     if mode == "torch":
-        profile = torch.profiler.profile(activities=[torch.profiler.ProfilerActivity.CPU,
-                                                     torch.profiler.ProfilerActivity.CUDA])
-        profile.__enter__()
-        return lambda: profile.__exit__(None, None, None)
-    return lambda: None
+        holder = {}
+        def start():
+            holder["profile"] = torch.profiler.profile(
+                activities=[torch.profiler.ProfilerActivity.CPU,
+                            torch.profiler.ProfilerActivity.CUDA])
+            holder["profile"].__enter__()
+        return start, lambda: holder.pop("profile").__exit__(None, None, None)
+    raise ValueError(mode)
 
-mode = sys.argv[1]
+def timed(workload):
+    torch.cuda.synchronize()
+    begin = time.perf_counter()
+    workload()
+    torch.cuda.synchronize()
+    return time.perf_counter() - begin
+
+mode, rounds = sys.argv[1], int(sys.argv[2])
+start, stop = profiler(mode)
 for workload in WORKLOADS.values():  # compile, load cuBLAS, settle clocks
     workload()
-torch.cuda.synchronize()
-stop = start(mode)
-results = {}
-for name, workload in WORKLOADS.items():
-    workload()  # the first run under the profiler pays one-time costs
-    torch.cuda.synchronize()
-    seconds = []
-    for _ in range(3):
-        begin = time.perf_counter()
-        workload()
-        torch.cuda.synchronize()
-        seconds.append(time.perf_counter() - begin)
-    results[name] = statistics.median(seconds)
-begin = time.perf_counter()
+start()
+for workload in WORKLOADS.values():
+    workload()
 stop()
-results["stop"] = time.perf_counter() - begin
-print("RESULT " + json.dumps(results))
+ratios = {name: [] for name in WORKLOADS}
+stops = []
+for r in range(rounds):
+    seconds = {}
+    for state in (("off", "on") if r % 2 == 0 else ("on", "off")):
+        if state == "on":
+            start()
+        for name, workload in WORKLOADS.items():
+            seconds[name, state] = timed(workload)
+        if state == "on":
+            begin = time.perf_counter()
+            stop()
+            stops.append(time.perf_counter() - begin)
+    for name in WORKLOADS:
+        ratios[name].append(seconds[name, "on"] / seconds[name, "off"])
+print("RESULT " + json.dumps({"ratios": ratios, "stops": stops}))
 '''
+
+
+def spread(samples, scale=1.0, digits=3):
+    return (f"{statistics.median(samples) * scale:.{digits}f} "
+            f"[{min(samples) * scale:.{digits}f}-{max(samples) * scale:.{digits}f}]")
 
 
 def main():
     bundle = os.path.abspath(sys.argv[1] if len(sys.argv) > 1 else "bundle")
-    rounds = int(sys.argv[2]) if len(sys.argv) > 2 else 5
+    rounds = int(sys.argv[2]) if len(sys.argv) > 2 else 15
+    processes = int(sys.argv[3]) if len(sys.argv) > 3 else 2
     work = tempfile.mkdtemp()
     program = write_program(work, PROGRAM)
-    samples = {p: {w: [] for w in WORKLOADS + ["stop"]} for p in PROFILERS}
+    ratios = {p: {w: [] for w in WORKLOADS} for p in PROFILERS}
+    stops = {p: [] for p in PROFILERS}
     with protond(bundle, work) as socket:
-        for round_index in range(rounds):
-            order = PROFILERS[round_index % len(PROFILERS):] + \
-                PROFILERS[:round_index % len(PROFILERS)]
-            for profiler in order:
-                env = shim_env(bundle, socket) if profiler == "protond" else dict(os.environ)
+        for index in range(processes):
+            for name in PROFILERS[index % len(PROFILERS):] + PROFILERS[:index % len(PROFILERS)]:
+                env = shim_env(bundle, socket) if name == "protond" else dict(os.environ)
                 env["BENCH_CUPTI"] = f"{bundle}/lib/libcupti.so.13"
-                run = subprocess.run([sys.executable, program, profiler], env=env, cwd=work,
-                                     capture_output=True, text=True)
+                run = subprocess.run([sys.executable, program, name, str(rounds)], env=env,
+                                     cwd=work, capture_output=True, text=True)
                 lines = [l for l in run.stdout.splitlines() if l.startswith("RESULT ")]
                 if run.returncode != 0 or not lines:
-                    print(f"{profiler} failed:\n{run.stderr[-2000:]}")
+                    print(f"{name} failed:\n{run.stderr[-2000:]}")
                     continue
-                for key, value in json.loads(lines[0][7:]).items():
-                    samples[profiler][key].append(value)
+                result = json.loads(lines[0][7:])
+                for w in WORKLOADS:
+                    ratios[name][w] += result["ratios"][w]
+                stops[name] += result["stops"]
 
-    print(f"{rounds} rounds; each sample is the median of 3 runs; median [min-max] in ms")
-    print(f"{'':10}" + "".join(f"{w:>26}" for w in WORKLOADS + ["stop"]))
-    for profiler in PROFILERS:
-        row = ""
-        for w in WORKLOADS + ["stop"]:
-            s = samples[profiler][w]
-            row += (f"{statistics.median(s) * 1e3:10.2f} [{min(s) * 1e3:6.1f}-{max(s) * 1e3:6.1f}]"
-                    if s else f"{'-':>26}")
-        print(f"{profiler:10}{row}")
-    for base in ["none", "cupti"]:
-        print(f"ratio of medians to {base}:")
-        for profiler in PROFILERS:
-            row = ""
-            for w in WORKLOADS:
-                s, b = samples[profiler][w], samples[base][w]
-                row += f"{statistics.median(s) / statistics.median(b):26.3f}" if s and b else \
-                    f"{'-':>26}"
-            print(f"{profiler:10}{row}")
+    print(f"{processes} processes per profiler x {rounds} rounds; on / off time in the same "
+          "round: median [min-max]; x floor = median / bare CUPTI's median")
+    print(f"{'':9}" + "".join(f"{w:>30}" for w in WORKLOADS) + f"{'stop (ms)':>26}")
+    for name in PROFILERS:
+        row = "".join(f"{spread(ratios[name][w]):>30}" if ratios[name][w] else f"{'-':>30}"
+                      for w in WORKLOADS)
+        row += f"{spread(stops[name], 1e3, 1):>26}" if stops[name] else f"{'-':>26}"
+        print(f"{name:9}{row}")
+    floor = {w: statistics.median(ratios["cupti"][w]) for w in WORKLOADS if ratios["cupti"][w]}
+    for name in PROFILERS[1:]:
+        row = "".join(f"{statistics.median(ratios[name][w]) / floor[w]:30.3f}"
+                      if ratios[name][w] and w in floor else f"{'-':>30}" for w in WORKLOADS)
+        print(f"{name + ' x floor':9}{row}")
 
 
 if __name__ == "__main__":

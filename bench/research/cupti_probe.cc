@@ -1,6 +1,6 @@
-// Research helper for bench/research/triton_launch_cost.py and callback_cost.py: turns on parts
-// of what protond's GPU tracer enables, so their cost per launch can be told apart. Not part of
-// the build; compile with (one command):
+// Research helper for bench/research/callback_cost.py: switches parts of what protond's GPU
+// tracer enables on and off inside one process, so their cost per launch can be told apart. Not
+// part of the build; compile with (one command):
 //   g++ -O2 -shared -fPIC bench/research/cupti_probe.cc -I/usr/local/cuda/include
 //       -L/usr/local/cuda/lib64 -lcupti -o libcupti_probe.so
 #include <cupti.h>
@@ -13,11 +13,9 @@
 namespace {
 
 enum Part {
-  kActivity = 1,          // CONCURRENT_KERNEL, MEMCPY, MEMCPY2, MEMSET records
-  kDriverLaunchOnly = 2,  // a callback on cuLaunchKernelEx alone
-  kDriverPrefixes = 4,    // callbacks on cuLaunch*, cuGraphLaunch*, cuMemcpy*, cuMemset*
-  kRuntimePrefixes = 8,   // callbacks on cudaLaunch*, cudaGraphLaunch*, cudaMemcpy*, cudaMemset*
-  kFlushPeriod = 16,      // cuptiActivityFlushPeriod(200)
+  kActivity = 1,         // CONCURRENT_KERNEL, MEMCPY, MEMCPY2, MEMSET records
+  kDriverPrefixes = 4,   // callbacks on cuLaunch*, cuGraphLaunch*, cuMemcpy*, cuMemset*
+  kRuntimePrefixes = 8,  // callbacks on cudaLaunch*, cudaGraphLaunch*, cudaMemcpy*, cudaMemset*
 };
 
 thread_local uint32_t tl_context = 1;
@@ -46,7 +44,7 @@ void CUPTIAPI OnComplete(CUcontext, uint32_t, uint8_t* buffer, size_t, size_t) {
 }
 
 void EnableByPrefix(CUpti_SubscriberHandle subscriber, CUpti_CallbackDomain domain, uint32_t count,
-                    const char* const* prefixes, int prefix_count, uint32_t enable = 1) {
+                    const char* const* prefixes, int prefix_count, uint32_t enable) {
   for (uint32_t id = 1; id < count; ++id) {
     const char* name = nullptr;
     if (cuptiGetCallbackName(domain, id, &name) != CUPTI_SUCCESS || name == nullptr) continue;
@@ -66,35 +64,8 @@ const CUpti_ActivityKind kKinds[] = {CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL,
 
 }  // namespace
 
-extern "C" int probe_start(int parts) {
-  if (parts & kActivity) {
-    if (cuptiActivityRegisterCallbacks(OnRequest, OnComplete) != CUPTI_SUCCESS) return 1;
-    for (CUpti_ActivityKind kind : kKinds) {
-      if (cuptiActivityEnable(kind) != CUPTI_SUCCESS) return 2;
-    }
-  }
-  if (parts & kFlushPeriod) cuptiActivityFlushPeriod(200);
-  if (parts & (kDriverLaunchOnly | kDriverPrefixes | kRuntimePrefixes)) {
-    CUpti_SubscriberHandle subscriber;
-    if (cuptiSubscribe(&subscriber, OnCallback, nullptr) != CUPTI_SUCCESS) return 3;
-    if (parts & kDriverLaunchOnly) {
-      cuptiEnableCallback(1, subscriber, CUPTI_CB_DOMAIN_DRIVER_API,
-                          CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx);
-    }
-    if (parts & kDriverPrefixes) {
-      EnableByPrefix(subscriber, CUPTI_CB_DOMAIN_DRIVER_API, CUPTI_DRIVER_TRACE_CBID_SIZE, kDriver,
-                     4);
-    }
-    if (parts & kRuntimePrefixes) {
-      EnableByPrefix(subscriber, CUPTI_CB_DOMAIN_RUNTIME_API, CUPTI_RUNTIME_TRACE_CBID_SIZE,
-                     kRuntime, 4);
-    }
-  }
-  return 0;
-}
-
-// For switching parts on and off inside one process (callback_cost.py): subscribe once, then
-// probe_switch(parts) sets activity and the callback families to exactly `parts`.
+// Subscribe once, then probe_switch(parts) sets activity and the callback families to exactly
+// `parts`.
 extern "C" int probe_subscribe() {
   if (cuptiActivityRegisterCallbacks(OnRequest, OnComplete) != CUPTI_SUCCESS) return 1;
   return cuptiSubscribe(&g_subscriber, OnCallback, nullptr) == CUPTI_SUCCESS ? 0 : 3;
@@ -108,8 +79,8 @@ extern "C" int probe_switch(int parts) {
   }
   EnableByPrefix(g_subscriber, CUPTI_CB_DOMAIN_DRIVER_API, CUPTI_DRIVER_TRACE_CBID_SIZE, kDriver, 4,
                  (parts & kDriverPrefixes) ? 1 : 0);
-  EnableByPrefix(g_subscriber, CUPTI_CB_DOMAIN_RUNTIME_API, CUPTI_RUNTIME_TRACE_CBID_SIZE,
-                 kRuntime, 4, (parts & kRuntimePrefixes) ? 1 : 0);
+  EnableByPrefix(g_subscriber, CUPTI_CB_DOMAIN_RUNTIME_API, CUPTI_RUNTIME_TRACE_CBID_SIZE, kRuntime,
+                 4, (parts & kRuntimePrefixes) ? 1 : 0);
   cuptiActivityFlushAll(0);
   return 0;
 }

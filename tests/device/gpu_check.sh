@@ -58,3 +58,21 @@ with torch.profiler.profile(activities=[torch.profiler.ProfilerActivity.CUDA]):
 print("result", float(x.sum()))
 PY
 "${ctl[@]}" sessions
+
+echo "== the shim loaded with ctypes after CUDA is in use (no preload; expect 5 add kernels)"
+PROTOND_SOCKET=$socket python3 - "$bundle/bin/libprotond_shim.so" <<'PY'
+import ctypes, sys, torch
+x = torch.ones(1024, device="cuda")
+torch.cuda.synchronize()
+shim = ctypes.CDLL(sys.argv[1])
+session = ctypes.c_uint64(0)
+print("start rc", shim.protond_session_start(b"late", ctypes.byref(session)), "session", session.value)
+shim.protond_scope_enter(b"late_scope")
+for _ in range(5):
+    x.add_(1.0)
+shim.protond_scope_exit(b"late_scope")
+torch.cuda.synchronize()
+print("stop rc", shim.protond_session_stop(session), "result", float(x[0]))
+PY
+"${ctl[@]}" tree 4 -m time/us,count
+"${ctl[@]}" devices 4
