@@ -14,7 +14,9 @@
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
+#include <mutex>
 #include <string>
+#include <string_view>
 
 #include "client-lib/cpp/daemon_paths.h"
 #include "shim/control/control_loader.h"
@@ -38,6 +40,9 @@ struct Shim {
   Recorder recorder{&region};
   ControlLoader control;
   GpuTracing gpu{&recorder};
+  std::mutex pause_mutex;  // serializes pausing, resuming and stopping
+  // A session of this process that records nothing for now (written under pause_mutex).
+  std::atomic<uint64_t> paused_session{0};
 };
 
 // Set once by the load-time constructor; never freed, so that threads still running during exit
@@ -157,14 +162,51 @@ protond_result StartSession(const char* name, uint64_t* session_id) {
   return result;
 }
 
-protond_result StopSession(uint64_t session_id) {
+protond_result NotThisProcess(uint64_t session_id) {
+  return Fail(PROTOND_ERR_INVALID_ARGUMENT,
+              "session " + std::to_string(session_id) + " is not recording in this process");
+}
+
+// The session this process records into, whether it is paused or not (0: none).
+uint64_t OwnSession(Shim* shim) {
+  const uint64_t recording = shim->recorder.session_id();
+  return recording != 0 ? recording : shim->paused_session.load();
+}
+
+protond_result PauseSession(uint64_t session_id) {
   Shim* shim = g_shim.load();
-  if (shim == nullptr || session_id == 0 || shim->recorder.session_id() != session_id) {
-    return Fail(PROTOND_ERR_INVALID_ARGUMENT,
-                "session " + std::to_string(session_id) + " is not recording in this process");
-  }
+  if (shim == nullptr || session_id == 0) return NotThisProcess(session_id);
+  std::lock_guard<std::mutex> lock(shim->pause_mutex);
+  if (shim->paused_session == session_id) return PROTOND_OK;
+  if (shim->recorder.session_id() != session_id) return NotThisProcess(session_id);
   shim->gpu.SessionStopping();
   shim->recorder.Activate(0);
+  shim->paused_session = session_id;
+  return PROTOND_OK;
+}
+
+protond_result ResumeSession(uint64_t session_id) {
+  Shim* shim = g_shim.load();
+  if (shim == nullptr || session_id == 0) return NotThisProcess(session_id);
+  std::lock_guard<std::mutex> lock(shim->pause_mutex);
+  if (shim->recorder.session_id() == session_id) return PROTOND_OK;
+  if (shim->paused_session != session_id) return NotThisProcess(session_id);
+  shim->paused_session = 0;
+  shim->recorder.Activate(session_id);
+  shim->gpu.SessionStarted();
+  return PROTOND_OK;
+}
+
+protond_result StopSession(uint64_t session_id) {
+  Shim* shim = g_shim.load();
+  if (shim == nullptr || session_id == 0) return NotThisProcess(session_id);
+  {
+    std::lock_guard<std::mutex> lock(shim->pause_mutex);
+    if (OwnSession(shim) != session_id) return NotThisProcess(session_id);
+    shim->paused_session = 0;
+    shim->gpu.SessionStopping();
+    shim->recorder.Activate(0);
+  }
   return CallControl(shim, [&](const ProtondControlApi& api, ProtondControl* control, char* error,
                                size_t error_bytes) {
     return api.stop_session(control, session_id, error, error_bytes);
@@ -173,12 +215,30 @@ protond_result StopSession(uint64_t session_id) {
 
 protond_result Flush() {
   Shim* shim = g_shim.load();
-  const uint64_t session_id = shim != nullptr ? shim->recorder.session_id() : 0;
+  const uint64_t session_id = shim != nullptr ? OwnSession(shim) : 0;
   if (session_id == 0) return PROTOND_INACTIVE;
   shim->gpu.Flush();
   return CallControl(shim, [&](const ProtondControlApi& api, ProtondControl* control, char* error,
                                size_t error_bytes) {
     return api.flush_session(control, session_id, error, error_bytes);
+  });
+}
+
+protond_result ExportSession(uint64_t session_id, const char* format, const char* path) {
+  if (format == nullptr || path == nullptr || *path == '\0') {
+    return Fail(PROTOND_ERR_INVALID_ARGUMENT, "export needs a format and a non-empty path");
+  }
+  if (std::string_view(format) != "hatchet") {
+    return Fail(PROTOND_ERR_INVALID_ARGUMENT,
+                std::string("unknown export format '") + format + "' (known: hatchet)");
+  }
+  Shim* shim = g_shim.load();
+  if (shim != nullptr && session_id != 0 && OwnSession(shim) == session_id) {
+    if (const protond_result flushed = Flush(); flushed != PROTOND_OK) return flushed;
+  }
+  return CallControl(shim, [&](const ProtondControlApi& api, ProtondControl* control, char* error,
+                               size_t error_bytes) {
+    return api.export_hatchet(control, session_id, path, error, error_bytes);
   });
 }
 
@@ -231,9 +291,22 @@ PROTOND_EXPORT protond_result protond_session_stop(uint64_t session_id) {
 
 PROTOND_EXPORT protond_result protond_flush(void) { return protond::shim::Flush(); }
 
+PROTOND_EXPORT protond_result protond_session_pause(uint64_t session_id) {
+  return protond::shim::PauseSession(session_id);
+}
+
+PROTOND_EXPORT protond_result protond_session_resume(uint64_t session_id) {
+  return protond::shim::ResumeSession(session_id);
+}
+
+PROTOND_EXPORT protond_result protond_session_export(uint64_t session_id, const char* format,
+                                                     const char* path) {
+  return protond::shim::ExportSession(session_id, format, path);
+}
+
 PROTOND_EXPORT uint64_t protond_current_session(void) {
-  auto* recorder = ActiveRecorder();
-  return recorder != nullptr ? recorder->session_id() : 0;
+  protond::shim::Shim* shim = protond::shim::g_shim.load();
+  return shim != nullptr ? protond::shim::OwnSession(shim) : 0;
 }
 
 PROTOND_EXPORT const char* protond_last_error(void) { return protond::shim::LastError(); }

@@ -11,9 +11,9 @@
 
 extern "C" {
 
-inline constexpr uint32_t kControlApiVersion = 1;
+inline constexpr uint32_t kControlApiVersion = 2;
 inline constexpr char kControlLibraryName[] = "libprotond_control.so";
-inline constexpr char kControlApiSymbol[] = "protond_control_api_v1";
+inline constexpr char kControlApiSymbol[] = "protond_control_api_v2";
 
 struct ProtondControl;  // one registration of this process, owned by the control library
 
@@ -33,6 +33,9 @@ struct ProtondControlApi {
                       size_t error_bytes);
   int (*flush_session)(ProtondControl* control, uint64_t session_id, char* error,
                        size_t error_bytes);
+  // Writes the session's stored tree to `path` as Proton's Hatchet JSON.
+  int (*export_hatchet)(ProtondControl* control, uint64_t session_id, const char* path, char* error,
+                        size_t error_bytes);
 };
 
 }  // extern "C"

@@ -3,11 +3,13 @@
 #include <unistd.h>
 
 #include <chrono>
+#include <cstdio>
 #include <cstring>
 #include <fstream>
 #include <string>
 
 #include "client-lib/cpp/client.h"
+#include "client-lib/cpp/hatchet.h"
 #include "protond/shim.h"
 #include "shim/control/control_api.h"
 #include "shim/control/registration.h"
@@ -53,13 +55,20 @@ absl::StatusOr<client::Client> RegisteredClient(ProtondControl* control) {
   return client::Client(registration.socket_path(), std::chrono::seconds(30));
 }
 
+const absl::Status& StatusOf(const absl::Status& status) { return status; }
+template <typename T>
+const absl::Status& StatusOf(const absl::StatusOr<T>& result) {
+  return result.status();
+}
+
+// Runs `call` (returning an absl::Status or StatusOr) with a client of the registered daemon.
 template <typename Call>
 int WithClient(ProtondControl* control, char* error, size_t error_bytes, Call call) {
   absl::StatusOr<client::Client> client = RegisteredClient(control);
   if (!client.ok()) return Unavailable(std::string(client.status().message()), error, error_bytes);
-  absl::StatusOr<v1::Session> session = call(*client);
-  if (!session.ok()) {
-    return Unavailable(std::string(session.status().message()), error, error_bytes);
+  const auto result = call(*client);
+  if (!StatusOf(result).ok()) {
+    return Unavailable(std::string(StatusOf(result).message()), error, error_bytes);
   }
   return PROTOND_OK;
 }
@@ -100,13 +109,41 @@ int FlushSession(ProtondControl* control, uint64_t session_id, char* error, size
                     [&](client::Client& client) { return client.FlushSession(session_id); });
 }
 
+// Writes `text` to `path` through a temporary file beside it, so that a reader never sees half
+// a profile and a failed write leaves an older file intact.
+absl::Status WriteFileAtomically(const std::string& path, const std::string& text) {
+  const std::string temporary = path + ".tmp" + std::to_string(getpid());
+  std::ofstream out(temporary, std::ios::binary | std::ios::trunc);
+  out << text;
+  out.close();
+  if (!out) {
+    std::remove(temporary.c_str());
+    return absl::UnavailableError("cannot write " + path + ": " + std::strerror(errno));
+  }
+  if (std::rename(temporary.c_str(), path.c_str()) != 0) {
+    const std::string reason = std::strerror(errno);
+    std::remove(temporary.c_str());
+    return absl::UnavailableError("cannot write " + path + ": " + reason);
+  }
+  return absl::OkStatus();
+}
+
+int ExportHatchet(ProtondControl* control, uint64_t session_id, const char* path, char* error,
+                  size_t error_bytes) {
+  return WithClient(control, error, error_bytes, [&](client::Client& client) -> absl::Status {
+    absl::StatusOr<v1::Tree> tree = client.GetTree(session_id);
+    if (!tree.ok()) return tree.status();
+    return WriteFileAtomically(path, client::RenderHatchet(*tree));
+  });
+}
+
 constexpr ProtondControlApi kApi = {kControlApiVersion, Start,       WaitRegistered, Stop,
-                                    StartSession,       StopSession, FlushSession};
+                                    StartSession,       StopSession, FlushSession,   ExportHatchet};
 
 }  // namespace
 }  // namespace protond::shim
 
 extern "C" __attribute__((visibility("default"))) const ProtondControlApi*
-protond_control_api_v1() {
+protond_control_api_v2() {
   return &protond::shim::kApi;
 }

@@ -3,6 +3,8 @@
 #include <signal.h>
 
 #include <chrono>
+#include <fstream>
+#include <iterator>
 #include <thread>
 
 #include "client-lib/cpp/client.h"
@@ -151,22 +153,55 @@ TEST_F(RunTest, SigkillBetweenCommitsAndRestartGivesTheUndisturbedTree) {
   EXPECT_EQ(sessions->sessions(0).dropped_records(), 0u);
 }
 
-TEST_F(RunTest, ProcessStartsAndStopsItsOwnSession) {
-  const Completed run = RunToEnd({BinDir() + "/session_api_workload"}, dir_,
+// The C API the Python package uses: start, pause/resume (Proton's deactivate/activate), stop,
+// and the Hatchet file proton.finalize() writes, byte for byte.
+TEST_F(RunTest, ProcessDrivesItsOwnSessionAndExportsHatchet) {
+  const std::string hatchet = dir_ + "/in-process.hatchet";
+  const Completed run = RunToEnd({BinDir() + "/session_api_workload", hatchet}, dir_,
                                  {{{"PROTOND_SOCKET", daemon_.socket()}}});
   ASSERT_EQ(run.exit_code, 0) << run.err;
-  EXPECT_EQ(run.out, "session 1 flush 0 stop 0\n");
+  EXPECT_EQ(run.out,
+            "session 1 pause 0 resume 0 foreign 3 flush 0 stop 0 export 0 bad-format 3 "
+            "bad-path 7: cannot write /nonexistent-dir/x.hatchet: No such file or directory\n");
   client::Client client(daemon_.socket());
   auto sessions = client.ListSessions();
   ASSERT_TRUE(sessions.ok()) << sessions.status();
   EXPECT_EQ(sessions->sessions(0).name(), "in-process");
   EXPECT_EQ(sessions->sessions(0).state(), v1::Session::STOPPED);
-  EXPECT_EQ(sessions->sessions(0).records(), 15u);
+  EXPECT_EQ(sessions->sessions(0).records(), 21u);  // 7 recorded scopes: enter, metric, exit
   auto tree = client.GetTree(1);
   ASSERT_TRUE(tree.ok()) << tree.status();
   auto nodes = NodesByPath(*tree);
-  EXPECT_EQ(nodes["work"].count(), 5u);
-  EXPECT_EQ(MetricValue(nodes["work"], "items"), 15);
+  EXPECT_EQ(nodes["work"].count(), 7u);  // the 3 done while paused are not recorded
+  EXPECT_EQ(MetricValue(nodes["work"], "items"), 21);
+  std::ifstream file(hatchet);
+  const std::string text((std::istreambuf_iterator<char>(file)), std::istreambuf_iterator<char>());
+  EXPECT_EQ(text, R"json(
+[
+    {
+        "children": [
+            {
+                "children": [],
+                "frame": {
+                    "name": "work",
+                    "type": "function"
+                },
+                "metrics": {
+                    "items": 21
+                }
+            }
+        ],
+        "frame": {
+            "name": "ROOT",
+            "type": "function"
+        },
+        "metrics": {
+            "items": 0
+        }
+    },
+    {}
+]
+)json");
 }
 
 TEST(NoDaemonTest, ProgramRunsAndExitsZero) {

@@ -14,7 +14,7 @@
 extern "C" {
 #endif
 
-#define PROTOND_SHIM_ABI_VERSION 1
+#define PROTOND_SHIM_ABI_VERSION 2
 
 typedef enum protond_result {
   PROTOND_OK = 0,
@@ -52,7 +52,20 @@ protond_result protond_session_stop(uint64_t session_id);
 /* Waits until the daemon has stored everything this process wrote so far. */
 protond_result protond_flush(void);
 
-/* The session this process records into, 0 when none. */
+/* Proton's deactivate and activate: while paused, scopes and states still nest but nothing is
+ * recorded (GPU work included), and the session stays open. PROTOND_ERR_INVALID_ARGUMENT when
+ * `session_id` is not this process's session. (ABI version 2) */
+protond_result protond_session_pause(uint64_t session_id);
+protond_result protond_session_resume(uint64_t session_id);
+
+/* Writes the stored tree of session `session_id` (any session the caller may read) to `path` in
+ * `format`: "hatchet" is Proton's Hatchet JSON, what proton.finalize() writes. This process's own
+ * session is flushed first. PROTOND_ERR_INVALID_ARGUMENT for an unknown format or an empty path;
+ * PROTOND_ERR_UNAVAILABLE when the daemon cannot be reached, refuses (no such session), or the
+ * file cannot be written; protond_last_error says which. (ABI version 2) */
+protond_result protond_session_export(uint64_t session_id, const char* format, const char* path);
+
+/* The session this process records into (also while paused), 0 when none. */
 uint64_t protond_current_session(void);
 
 /* A message about the calling thread's last error, "" if none. Valid until the next call. */

@@ -1,0 +1,23 @@
+// Proton's Hatchet JSON for a session's tree: the file `proton.finalize()` writes and
+// proton-viewer and hatchet read, so a profile taken by protond opens wherever a Proton profile
+// does. The layout follows Triton 3.6's Proton byte for byte: a leading newline, the JSON with
+// 4-space indentation, sorted keys and non-ASCII escaped, and a closing newline.
+#ifndef PROTOND_CLIENT_LIB_CPP_HATCHET_H_
+#define PROTOND_CLIENT_LIB_CPP_HATCHET_H_
+
+#include <string>
+
+#include "protond.pb.h"
+
+namespace protond::client {
+
+// `[root, device_info]`: every node as {"children", "frame": {"name", "type": "function"},
+// "metrics"}. GPU nodes (those with a "time (ns)" metric) carry "count", "time (ns)",
+// "device_id" (a string) and "device_type" "CUDA" beside their other metrics; scope nodes carry
+// only the user metrics given in them (their CPU count and duration are not Proton metrics).
+// ROOT's metrics are zero placeholders, one for each summed metric name in the tree.
+std::string RenderHatchet(const v1::Tree& tree);
+
+}  // namespace protond::client
+
+#endif  // PROTOND_CLIENT_LIB_CPP_HATCHET_H_

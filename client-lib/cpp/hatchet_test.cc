@@ -1,0 +1,162 @@
+#include "client-lib/cpp/hatchet.h"
+
+#include "gtest/gtest.h"
+
+namespace protond::client {
+namespace {
+
+v1::TreeNode* AddNode(v1::Tree& tree, uint32_t id, uint32_t parent, const std::string& name,
+                      uint64_t count = 0) {
+  v1::TreeNode* node = tree.add_nodes();
+  node->set_id(id);
+  node->set_parent_id(parent);
+  node->set_name(name);
+  node->set_count(count);
+  return node;
+}
+
+void AddInt(v1::TreeNode* node, const std::string& name, int64_t value,
+            v1::Metric::Aggregation aggregation = v1::Metric::INCLUSIVE) {
+  v1::Metric* metric = node->add_metrics();
+  metric->set_name(name);
+  metric->set_aggregation(aggregation);
+  metric->set_int_value(value);
+}
+
+void AddDouble(v1::TreeNode* node, const std::string& name, double value) {
+  v1::Metric* metric = node->add_metrics();
+  metric->set_name(name);
+  metric->set_aggregation(v1::Metric::INCLUSIVE);
+  metric->set_double_value(value);
+}
+
+TEST(RenderHatchet, WritesProtonsLayout) {
+  v1::Tree tree;
+  AddNode(tree, 0, 0, "ROOT");
+  AddInt(AddNode(tree, 1, 0, "model", 1), "flops", 100);
+  v1::TreeNode* kernel = AddNode(tree, 2, 1, "add_one", 3);
+  AddInt(kernel, "time (ns)", 300);
+  AddInt(kernel, "device_id", 0, v1::Metric::PROPERTY);
+  v1::TreeNode* cpu = AddNode(tree, 3, 0, "cpu", 2);
+  AddInt(cpu, "cpu_time (ns)", 50, v1::Metric::EXCLUSIVE);
+  AddDouble(cpu, "loss", 2.0);
+  v1::Device* device = tree.add_devices();
+  device->set_device_id(0);
+  device->set_name("NVIDIA H100 80GB HBM3");
+  device->set_arch(90);
+  device->set_num_sms(132);
+  device->set_clock_rate_khz(1980000);
+  device->set_memory_clock_rate_khz(2619000);
+  device->set_bus_width_bits(5120);
+  device->set_memory_bytes(85028929536);
+
+  EXPECT_EQ(RenderHatchet(tree), R"json(
+[
+    {
+        "children": [
+            {
+                "children": [
+                    {
+                        "children": [],
+                        "frame": {
+                            "name": "add_one",
+                            "type": "function"
+                        },
+                        "metrics": {
+                            "count": 3,
+                            "device_id": "0",
+                            "device_type": "CUDA",
+                            "time (ns)": 300
+                        }
+                    }
+                ],
+                "frame": {
+                    "name": "model",
+                    "type": "function"
+                },
+                "metrics": {
+                    "flops": 100
+                }
+            },
+            {
+                "children": [],
+                "frame": {
+                    "name": "cpu",
+                    "type": "function"
+                },
+                "metrics": {
+                    "cpu_time (ns)": 50,
+                    "loss": 2.0
+                }
+            }
+        ],
+        "frame": {
+            "name": "ROOT",
+            "type": "function"
+        },
+        "metrics": {
+            "count": 0,
+            "cpu_time (ns)": 0,
+            "flops": 0,
+            "loss": 0,
+            "time (ns)": 0
+        }
+    },
+    {
+        "CUDA": {
+            "0": {
+                "arch": "90",
+                "bus_width": 5120,
+                "clock_rate": 1980000,
+                "memory_clock_rate": 2619000,
+                "num_sms": 132
+            }
+        }
+    }
+]
+)json");
+}
+
+TEST(RenderHatchet, AnEmptySessionIsARootWithNoMetrics) {
+  v1::Tree tree;
+  AddNode(tree, 0, 0, "ROOT");
+  EXPECT_EQ(RenderHatchet(tree), R"json(
+[
+    {
+        "children": [],
+        "frame": {
+            "name": "ROOT",
+            "type": "function"
+        },
+        "metrics": {}
+    },
+    {}
+]
+)json");
+}
+
+TEST(RenderHatchet, EscapesNonAsciiNamesAndKeepsSiblingOrder) {
+  v1::Tree tree;
+  AddNode(tree, 0, 0, "ROOT");
+  AddNode(tree, 1, 0, "zeta");
+  AddNode(tree, 2, 0,
+          "r\xc3\xbc"
+          "ckw\xc3\xa4"
+          "rts");
+  const std::string text = RenderHatchet(tree);
+  const size_t zeta = text.find("\"zeta\"");
+  const size_t wide = text.find(R"("r\u00fcckw\u00e4rts")");
+  ASSERT_NE(zeta, std::string::npos);
+  ASSERT_NE(wide, std::string::npos) << text;
+  EXPECT_LT(zeta, wide);  // first-seen order, not sorted
+}
+
+TEST(RenderHatchet, ANodeWhoseParentIsMissingIsLeftOut) {
+  v1::Tree tree;
+  AddNode(tree, 0, 0, "ROOT");
+  AddNode(tree, 5, 9, "orphan");
+  EXPECT_EQ(RenderHatchet(tree).find("orphan"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace protond::client
