@@ -3,37 +3,22 @@
 #include <string>
 #include <vector>
 
+#include "client-lib/cpp/test_trees.h"
 #include "gtest/gtest.h"
 
 namespace protond::cli {
 namespace {
 
+using testing::AddDouble;
+using testing::AddInt;
+
 v1::TreeNode* AddNode(v1::Tree* tree, uint32_t id, uint32_t parent_id, const std::string& name,
                       uint64_t count, uint64_t sum_ns, uint64_t min_ns, uint64_t max_ns) {
-  v1::TreeNode* node = tree->add_nodes();
-  node->set_id(id);
-  node->set_parent_id(parent_id);
-  node->set_name(name);
-  node->set_count(count);
+  v1::TreeNode* node = testing::AddNode(tree, id, parent_id, name, count);
   node->set_duration_ns_sum(sum_ns);
   node->set_duration_ns_min(min_ns);
   node->set_duration_ns_max(max_ns);
   return node;
-}
-
-void AddInt(v1::TreeNode* node, const std::string& name, v1::Metric::Aggregation aggregation,
-            int64_t value) {
-  v1::Metric* metric = node->add_metrics();
-  metric->set_name(name);
-  metric->set_aggregation(aggregation);
-  metric->set_int_value(value);
-}
-
-void AddDouble(v1::TreeNode* node, const std::string& name, double value) {
-  v1::Metric* metric = node->add_metrics();
-  metric->set_name(name);
-  metric->set_aggregation(v1::Metric::INCLUSIVE);
-  metric->set_double_value(value);
 }
 
 // ROOT -> compute -> {matmul, reduce}; ROOT -> io. Ids differ from positions on purpose.

@@ -1,44 +1,24 @@
 #include "client-lib/cpp/hatchet.h"
 
+#include "client-lib/cpp/test_trees.h"
 #include "gtest/gtest.h"
 
 namespace protond::client {
 namespace {
 
-v1::TreeNode* AddNode(v1::Tree& tree, uint32_t id, uint32_t parent, const std::string& name,
-                      uint64_t count = 0) {
-  v1::TreeNode* node = tree.add_nodes();
-  node->set_id(id);
-  node->set_parent_id(parent);
-  node->set_name(name);
-  node->set_count(count);
-  return node;
-}
-
-void AddInt(v1::TreeNode* node, const std::string& name, int64_t value,
-            v1::Metric::Aggregation aggregation = v1::Metric::INCLUSIVE) {
-  v1::Metric* metric = node->add_metrics();
-  metric->set_name(name);
-  metric->set_aggregation(aggregation);
-  metric->set_int_value(value);
-}
-
-void AddDouble(v1::TreeNode* node, const std::string& name, double value) {
-  v1::Metric* metric = node->add_metrics();
-  metric->set_name(name);
-  metric->set_aggregation(v1::Metric::INCLUSIVE);
-  metric->set_double_value(value);
-}
+using testing::AddDouble;
+using testing::AddInt;
+using testing::AddNode;
 
 TEST(RenderHatchet, WritesProtonsLayout) {
   v1::Tree tree;
-  AddNode(tree, 0, 0, "ROOT");
-  AddInt(AddNode(tree, 1, 0, "model", 1), "flops", 100);
-  v1::TreeNode* kernel = AddNode(tree, 2, 1, "add_one", 3);
-  AddInt(kernel, "time (ns)", 300);
-  AddInt(kernel, "device_id", 0, v1::Metric::PROPERTY);
-  v1::TreeNode* cpu = AddNode(tree, 3, 0, "cpu", 2);
-  AddInt(cpu, "cpu_time (ns)", 50, v1::Metric::EXCLUSIVE);
+  AddNode(&tree, 0, 0, "ROOT");
+  AddInt(AddNode(&tree, 1, 0, "model", 1), "flops", v1::Metric::INCLUSIVE, 100);
+  v1::TreeNode* kernel = AddNode(&tree, 2, 1, "add_one", 3);
+  AddInt(kernel, "time (ns)", v1::Metric::INCLUSIVE, 300);
+  AddInt(kernel, "device_id", v1::Metric::PROPERTY, 0);
+  v1::TreeNode* cpu = AddNode(&tree, 3, 0, "cpu", 2);
+  AddInt(cpu, "cpu_time (ns)", v1::Metric::EXCLUSIVE, 50);
   AddDouble(cpu, "loss", 2.0);
   v1::Device* device = tree.add_devices();
   device->set_device_id(0);
@@ -119,7 +99,7 @@ TEST(RenderHatchet, WritesProtonsLayout) {
 
 TEST(RenderHatchet, AnEmptySessionIsARootWithNoMetrics) {
   v1::Tree tree;
-  AddNode(tree, 0, 0, "ROOT");
+  AddNode(&tree, 0, 0, "ROOT");
   EXPECT_EQ(RenderHatchet(tree), R"json(
 [
     {
@@ -137,9 +117,9 @@ TEST(RenderHatchet, AnEmptySessionIsARootWithNoMetrics) {
 
 TEST(RenderHatchet, EscapesNonAsciiNamesAndKeepsSiblingOrder) {
   v1::Tree tree;
-  AddNode(tree, 0, 0, "ROOT");
-  AddNode(tree, 1, 0, "zeta");
-  AddNode(tree, 2, 0,
+  AddNode(&tree, 0, 0, "ROOT");
+  AddNode(&tree, 1, 0, "zeta");
+  AddNode(&tree, 2, 0,
           "r\xc3\xbc"
           "ckw\xc3\xa4"
           "rts");
@@ -153,8 +133,8 @@ TEST(RenderHatchet, EscapesNonAsciiNamesAndKeepsSiblingOrder) {
 
 TEST(RenderHatchet, ANodeWhoseParentIsMissingIsLeftOut) {
   v1::Tree tree;
-  AddNode(tree, 0, 0, "ROOT");
-  AddNode(tree, 5, 9, "orphan");
+  AddNode(&tree, 0, 0, "ROOT");
+  AddNode(&tree, 5, 9, "orphan");
   EXPECT_EQ(RenderHatchet(tree).find("orphan"), std::string::npos);
 }
 

@@ -76,3 +76,28 @@ print("stop rc", shim.protond_session_stop(session), "result", float(x[0]))
 PY
 "${ctl[@]}" tree 4 -m time/us,count
 "${ctl[@]}" devices 4
+
+echo "== pause and resume (Proton's deactivate/activate) and the Hatchet export (expect count 5)"
+PROTOND_SOCKET=$socket python3 - "$bundle/bin/libprotond_shim.so" "$work/paused.hatchet" <<'PY'
+import ctypes, json, sys, torch
+x = torch.ones(1024, device="cuda")
+torch.cuda.synchronize()
+shim = ctypes.CDLL(sys.argv[1])
+session = ctypes.c_uint64(0)
+assert shim.protond_session_start(b"paused", ctypes.byref(session)) == 0
+def adds(n):
+    for _ in range(n):
+        x.add_(1.0)
+    torch.cuda.synchronize()
+adds(3)
+print("pause rc", shim.protond_session_pause(session))
+adds(4)
+print("resume rc", shim.protond_session_resume(session))
+adds(2)
+print("stop rc", shim.protond_session_stop(session))
+print("export rc", shim.protond_session_export(session, b"hatchet", sys.argv[2].encode()))
+root, device_info = json.load(open(sys.argv[2]))
+for node in root["children"]:
+    print("hatchet node", node["frame"]["name"][:60], node["metrics"])
+print("hatchet root metrics", root["metrics"], "device_info", device_info)
+PY
