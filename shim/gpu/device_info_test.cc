@@ -174,13 +174,14 @@ TEST_F(DeviceInfoTest, ADeviceThatCannotBeReadIsANoticeAndTheOthersAreWritten) {
 }
 
 TEST_F(DeviceInfoTest, AnErrorWithoutANameIsShownByNumber) {
-  driver_.name_result = static_cast<CUresult>(12345);
+  // A value the driver gives no name, inside the enum's range (UBSan checks loads of it).
+  driver_.name_result = static_cast<CUresult>(1000);
   EXPECT_TRUE(WriteDeviceInfo(kDriver, kHost));
   EXPECT_EQ(driver_.notices,
             (std::vector<std::string>{"no device information for CUDA device 0: cuDeviceGetName "
-                                      "failed with CUDA error 12345",
+                                      "failed with CUDA error 1000",
                                       "no device information for CUDA device 1: cuDeviceGetName "
-                                      "failed with CUDA error 12345"}));
+                                      "failed with CUDA error 1000"}));
   EXPECT_TRUE(driver_.written.empty());
 }
 
