@@ -45,6 +45,12 @@ struct Shim {
   std::atomic<uint64_t> paused_session{0};
 };
 
+// The session this process records into, whether it is paused or not (0: none).
+uint64_t OwnSession(Shim* shim) {
+  const uint64_t recording = shim->recorder.session_id();
+  return recording != 0 ? recording : shim->paused_session.load();
+}
+
 // Set once by the load-time constructor; never freed, so that threads still running during exit
 // never see it go away.
 std::atomic<Shim*> g_shim{nullptr};
@@ -73,7 +79,7 @@ void WaitForDaemonAtExit() {
   Shim* shim = g_shim.load();
   // A forked child has no control thread (only the thread that forked survives): nothing to do.
   if (shim == nullptr || shim->recorder.disabled()) return;
-  if (shim->recorder.session_id() != 0 && shim->region.HasRecords()) {
+  if (OwnSession(shim) != 0 && shim->region.HasRecords()) {
     std::string error;
     ProtondControl* control = shim->control.Load(&error);
     const auto wait_ms = static_cast<uint32_t>(EnvUint("PROTOND_EXIT_WAIT_MS", 3000));
@@ -165,12 +171,6 @@ protond_result StartSession(const char* name, uint64_t* session_id) {
 protond_result NotThisProcess(uint64_t session_id) {
   return Fail(PROTOND_ERR_INVALID_ARGUMENT,
               "session " + std::to_string(session_id) + " is not recording in this process");
-}
-
-// The session this process records into, whether it is paused or not (0: none).
-uint64_t OwnSession(Shim* shim) {
-  const uint64_t recording = shim->recorder.session_id();
-  return recording != 0 ? recording : shim->paused_session.load();
 }
 
 protond_result PauseSession(uint64_t session_id) {
