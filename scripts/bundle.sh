@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
 # Makes a relocatable bundle of a build: bundle/bin (protond, protonctl, the shim and its GPU
-# tracer, the samples, the GPU tests, benchmarks) and bundle/lib (every shared library they need
-# that a base system may lack, CUPTI included). The binaries find bundle/lib through RPATH
-# $ORIGIN/../lib, so the folder can be copied to another Linux machine (such as the GPU machine)
-# and run in place.
+# tracer, the samples, the GPU tests, benchmarks), bundle/python (protond.profiler) and
+# bundle/lib (every shared library they need that a base system may lack, CUPTI included). The
+# binaries find bundle/lib through RPATH $ORIGIN/../lib, so the folder can be copied to another
+# Linux machine (such as the GPU machine) and run in place.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 build_dir=${BUILD_DIR:-build-rel}
@@ -23,4 +23,9 @@ for f in "$out"/bin/*; do
     [[ "$name" =~ $skip ]] || cp -n "$path" "$out/lib/"
   done
 done
+# protond.profiler, the pure-Python package: PYTHONPATH=bundle/python finds it, and it finds the
+# shim in bundle/bin.
+mkdir -p "$out/python"
+cp -r client-lib/python/protond "$out/python/"
+find "$out/python" -name __pycache__ -prune -exec rm -rf {} +
 du -sh "$out"

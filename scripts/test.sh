@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The test command: installs what is missing, builds, and runs every test: the unit and
-# integration tests, the same under AddressSanitizer + UndefinedBehaviorSanitizer, and a short run
-# of each libFuzzer target. Ends with the ctest summaries.
+# integration tests, the Python package's tests, the C++ tests again under AddressSanitizer +
+# UndefinedBehaviorSanitizer, and a short run of each libFuzzer target. Ends with the summaries.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ./scripts/install-deps.sh
@@ -12,6 +12,11 @@ git ls-files '*.cc' '*.h' | xargs clang-format --dry-run --Werror
 
 BUILD_DIR=build ./scripts/build.sh
 (cd build && ctest -j "$jobs" --output-on-failure -LE 'fuzz|gpu' | tee ../build/ctest-summary.txt)
+
+# The Python package (protond.profiler) against this build's shim and daemon, with Debian's
+# python3 and pytest (a python3 earlier on PATH may lack pytest).
+PROTOND_BIN_DIR="$PWD/build/bin" /usr/bin/python3 -m pytest -q -p no:cacheprovider \
+  client-lib/python/tests | tee build/pytest-summary.txt
 
 # Sanitizers: the unit and integration tests again. Leak checks stay on.
 BUILD_DIR=build-asan BUILD_TYPE=Debug ./scripts/build.sh -DPROTOND_SANITIZE=ON
@@ -28,3 +33,4 @@ echo "== summaries =="
 for dir in build build-asan build-fuzz; do
   echo "$dir: $(grep -E 'tests passed' "$dir/ctest-summary.txt")"
 done
+echo "python: $(tail -n 1 build/pytest-summary.txt)"

@@ -101,3 +101,22 @@ for node in root["children"]:
     print("hatchet node", node["frame"]["name"][:60], node["metrics"])
 print("hatchet root metrics", root["metrics"], "device_info", device_info)
 PY
+
+echo "== protond.profiler (import protond.profiler as proton) on the GPU (expect add kernel x5 under s)"
+(cd "$work" && PYTHONPATH=$bundle/python PROTOND_SOCKET=$socket python3 - <<'PY'
+import json, torch
+import protond.profiler as proton
+x = torch.ones(1024, device="cuda")
+torch.cuda.synchronize()
+session = proton.start("gpu")
+with proton.scope("s", metrics={"flops": 5}):
+    for _ in range(5):
+        x.add_(1.0)
+    torch.cuda.synchronize()
+proton.finalize()
+root, device_info = json.load(open("gpu.hatchet"))
+scope = root["children"][0]
+print("hatchet", scope["frame"]["name"], scope["metrics"],
+      [(k["frame"]["name"][:40], k["metrics"]) for k in scope["children"]], device_info)
+PY
+)

@@ -1,0 +1,81 @@
+"""Loads libprotond_shim.so and declares its C ABI (shim/include/protond/shim.h) for ctypes.
+
+The shim is found through PROTOND_SHIM (a path), else in the bundle layout, where this package
+sits in <bundle>/python/protond and the shim in <bundle>/bin. Nothing here raises: a shim that
+cannot be loaded is reported as a reason, and the profiler then does nothing."""
+import ctypes
+import os
+
+OK = 0
+INACTIVE = 1
+DROPPED = 2
+ERR_INVALID_ARGUMENT = 3
+ERR_METRIC_TYPE = 4
+ERR_SCOPE_MISMATCH = 5
+ERR_NO_SCOPE = 6
+ERR_UNAVAILABLE = 7
+
+ABI_VERSION = 2  # pause, resume and export came with version 2
+
+_SIGNATURES = {
+    "protond_abi_version": ([], ctypes.c_int),
+    "protond_scope_enter": ([ctypes.c_char_p], ctypes.c_int),
+    "protond_scope_exit": ([ctypes.c_char_p], ctypes.c_int),
+    "protond_metric_int64": ([ctypes.c_char_p, ctypes.c_int64], ctypes.c_int),
+    "protond_metric_double": ([ctypes.c_char_p, ctypes.c_double], ctypes.c_int),
+    "protond_state_enter": ([ctypes.c_char_p], ctypes.c_int),
+    "protond_state_exit": ([], ctypes.c_int),
+    "protond_session_start": ([ctypes.c_char_p, ctypes.POINTER(ctypes.c_uint64)], ctypes.c_int),
+    "protond_session_stop": ([ctypes.c_uint64], ctypes.c_int),
+    "protond_session_pause": ([ctypes.c_uint64], ctypes.c_int),
+    "protond_session_resume": ([ctypes.c_uint64], ctypes.c_int),
+    "protond_session_export": ([ctypes.c_uint64, ctypes.c_char_p, ctypes.c_char_p], ctypes.c_int),
+    "protond_flush": ([], ctypes.c_int),
+    "protond_last_error": ([], ctypes.c_char_p),
+}
+
+_library = None
+_load_error = None
+
+
+def _candidates():
+    explicit = os.environ.get("PROTOND_SHIM")
+    if explicit:
+        return [explicit]
+    package = os.path.dirname(os.path.abspath(__file__))
+    return [os.path.join(package, "..", "..", "bin", "libprotond_shim.so")]
+
+
+def library():
+    """The loaded shim, or None (then load_error() says why)."""
+    global _library, _load_error
+    if _library is not None or _load_error is not None:
+        return _library
+    reasons = []
+    for path in _candidates():
+        try:
+            candidate = ctypes.CDLL(path)
+        except OSError as error:
+            reasons.append(f"cannot load {path}: {error}")
+            continue
+        for name, (argtypes, restype) in _SIGNATURES.items():
+            function = getattr(candidate, name, None)
+            if function is None:
+                break
+            function.argtypes, function.restype = argtypes, restype
+        else:
+            if candidate.protond_abi_version() >= ABI_VERSION:
+                _library = candidate
+                return _library
+        reasons.append(f"{path} is an older protond shim (ABI version 2 or later is needed)")
+    _load_error = "; ".join(reasons) or "no protond shim found (set PROTOND_SHIM)"
+    return None
+
+
+def load_error():
+    return _load_error
+
+
+def last_error():
+    lib = library()
+    return lib.protond_last_error().decode(errors="replace") if lib is not None else _load_error

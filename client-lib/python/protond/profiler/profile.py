@@ -1,0 +1,157 @@
+"""Sessions as Proton numbers them (0, 1, 2, ... in this process), each backed by a protond
+session. The shim records into one session at a time, so a second session must wait for the
+first to be finalized."""
+import ctypes
+import functools
+import os
+import sys
+
+from .. import _shim
+
+_CONTEXTS = ("shadow", "python")
+_DATA = ("tree", "trace")
+_FORMATS = ("", "hatchet")
+
+
+class _Session:
+    def __init__(self, name, daemon_id):
+        self.name = name
+        self.daemon_id = daemon_id
+
+
+_sessions = {}  # Proton id -> _Session, while not finalized
+_next_id = 0
+_warned = False
+
+
+def is_profiling():
+    """Whether a session is open in this process (scopes are then tracked and recorded)."""
+    return bool(_sessions)
+
+
+def _disabled():
+    for variable in ("TRITON_PROTON_DISABLE", "PROTOND_DISABLE"):
+        if os.environ.get(variable, "").lower() in ("1", "true", "on", "yes"):
+            return True
+    return False
+
+
+def _warn(reason):
+    global _warned
+    if not _warned:
+        print(f"protond.profiler: profiling is off: {reason}", file=sys.stderr)
+        _warned = True
+
+
+def _check_arguments(context, data, backend, mode, hook):
+    if context not in _CONTEXTS:
+        raise ValueError(f"Unknown context: {context!r} (known: {', '.join(_CONTEXTS)})")
+    if data not in _DATA:
+        raise ValueError(f"Unknown data: {data!r} (known: {', '.join(_DATA)})")
+    if hook is not None and not (hook == "triton" or not isinstance(hook, str)):
+        raise ValueError(f"Unknown hook: {hook!r} (known: None, 'triton', or a hook object)")
+    unsupported = [
+        (context == "python", 'context="python"'),
+        (data == "trace", 'data="trace"'),
+        (hook is not None, "launch hooks"),
+        (backend not in (None, "cupti"), f"backend={backend!r}"),
+        (mode not in (None, ""), f"mode={mode!r}"),
+    ]
+    for not_yet, what in unsupported:
+        if not_yet:
+            raise NotImplementedError(f"protond.profiler does not support {what} yet")
+
+
+def _session(session_id):
+    if session_id not in _sessions:
+        raise RuntimeError(f"Session has not been initialized: {session_id}")
+    return _sessions[session_id]
+
+
+def _chosen(session_id):
+    return list(_sessions) if session_id is None else [session_id]
+
+
+def start(name=None, *, context="shadow", data="tree", backend=None, mode=None, hook=None):
+    """Starts a session whose finalize() writes `<name>.hatchet` (default name "proton") and
+    returns its id, or None when profiling is disabled or protond cannot be reached. Starting
+    again with the name of an open session reactivates it and returns its id."""
+    global _next_id
+    if _disabled():
+        return None
+    _check_arguments(context, data, backend, mode, hook)
+    name = name or "proton"
+    for session_id, session in _sessions.items():
+        if session.name == name:
+            activate(session_id)
+            return session_id
+    if _sessions:
+        raise NotImplementedError(
+            f"protond records one session at a time; finalize session {next(iter(_sessions))} "
+            "first")
+    lib = _shim.library()
+    if lib is None:
+        _warn(_shim.load_error())
+        return None
+    daemon_id = ctypes.c_uint64(0)
+    if lib.protond_session_start(name.encode(), ctypes.byref(daemon_id)) != _shim.OK:
+        _warn(_shim.last_error())
+        return None
+    session_id = _next_id
+    _next_id += 1
+    _sessions[session_id] = _Session(name, daemon_id.value)
+    return session_id
+
+
+def activate(session=None):
+    """Records again into `session` (None: every open session) after deactivate()."""
+    for session_id in _chosen(session):
+        _shim.library().protond_session_resume(_session(session_id).daemon_id)
+
+
+def deactivate(session=None, flushing=False):
+    """Stops recording into `session` (None: every open session) until activate(); the session
+    stays open. With flushing, what was recorded so far is stored at once."""
+    for session_id in _chosen(session):
+        lib = _shim.library()
+        lib.protond_session_pause(_session(session_id).daemon_id)
+        if flushing:
+            lib.protond_flush()
+
+
+def finalize(session=None, output_format=""):
+    """Ends `session` (None: every open session) and writes its `<name>.hatchet` file."""
+    if output_format not in _FORMATS:
+        raise NotImplementedError(
+            f"protond.profiler does not write output_format={output_format!r} yet (only hatchet)")
+    for session_id in _chosen(session):
+        current = _session(session_id)
+        del _sessions[session_id]
+        lib = _shim.library()
+        path = os.path.abspath(current.name + ".hatchet")
+        if lib.protond_session_stop(current.daemon_id) != _shim.OK or \
+                lib.protond_session_export(current.daemon_id, b"hatchet",
+                                           path.encode()) != _shim.OK:
+            print(f"protond.profiler: {path} was not written: {_shim.last_error()}",
+                  file=sys.stderr)
+
+
+def profile(func=None, *, name=None, context="shadow", data="tree", backend=None, mode=None,
+            hook=None):
+    """Decorator: starts a session before each call of `func` and deactivates it after; the
+    caller finalizes."""
+    if func is None:
+        return functools.partial(profile, name=name, context=context, data=data, backend=backend,
+                                 mode=mode, hook=hook)
+
+    @functools.wraps(func)
+    def wrapper(*args, **kwargs):
+        session_id = start(name=name, context=context, data=data, backend=backend, mode=mode,
+                           hook=hook)
+        try:
+            return func(*args, **kwargs)
+        finally:
+            if session_id is not None:
+                deactivate(session_id)
+
+    return wrapper

@@ -1,0 +1,124 @@
+"""Scopes and their metrics, as in Proton: a thread-local stack of (id, name), ids from one
+counter, metrics given inside a scope landing on its node. While no session is open these do
+nothing and return -1."""
+import functools
+import itertools
+import threading
+import time
+
+from .. import _shim
+from .profile import is_profiling
+
+_local = threading.local()
+_ids = itertools.count()
+_CPU_TIME = "cpu_time (ns)"
+
+
+def _stack():
+    if not hasattr(_local, "stack"):
+        _local.stack = []
+    return _local.stack
+
+
+def depth():
+    """How many scopes are open on the calling thread."""
+    return len(_stack())
+
+
+def _add_metric(lib, name, value):
+    if not isinstance(value, (int, float)) and hasattr(value, "item"):
+        value = value.item()  # a tensor with one element, on the CPU or a device
+    if isinstance(value, int):
+        result = lib.protond_metric_int64(name.encode(), value)
+    elif isinstance(value, float):
+        result = lib.protond_metric_double(name.encode(), value)
+    else:
+        raise TypeError(f"metric {name!r} has a value of type {type(value).__name__}; "
+                        "metrics are int or float")
+    if result == _shim.ERR_METRIC_TYPE:
+        raise ValueError(_shim.last_error())
+
+
+def _add_metrics(metrics):
+    lib = _shim.library()
+    for name, value in (metrics or {}).items():
+        _add_metric(lib, name, value)
+
+
+def enter_scope(name, *, metrics=None):
+    """Opens scope `name` on the calling thread and returns its id."""
+    if not is_profiling():
+        return -1
+    scope_id = next(_ids)
+    _shim.library().protond_scope_enter(name.encode())
+    _stack().append((scope_id, name))
+    try:
+        _add_metrics(metrics)
+    except (TypeError, ValueError):
+        exit_scope(name)
+        raise
+    return scope_id
+
+
+def exit_scope(name=None, *, metrics=None):
+    """Closes the innermost scope (which must be `name` when given) and returns its id."""
+    if not is_profiling():
+        return -1
+    stack = _stack()
+    if not stack:
+        raise ValueError("exit_scope: no scope is open on this thread")
+    scope_id, innermost = stack[-1]
+    if name is not None and name != innermost:
+        raise ValueError(f"Scope name mismatch: exiting {name!r} but the innermost scope is "
+                         f"{innermost!r}")
+    try:
+        _add_metrics(metrics)
+    finally:
+        stack.pop()
+        _shim.library().protond_scope_exit(innermost.encode())
+    return scope_id
+
+
+class scope:
+    """`with scope(name, metrics):` or `@scope(name, metrics)`."""
+
+    def __init__(self, name, metrics=None):
+        self.name = name
+        self.metrics = metrics
+        self.id = -1
+
+    def __enter__(self):
+        self.id = enter_scope(self.name, metrics=self.metrics)
+        return self
+
+    def __exit__(self, *exc_info):
+        exit_scope(self.name)
+        return False
+
+    def __call__(self, func):
+        @functools.wraps(func)
+        def wrapper(*args, **kwargs):
+            with type(self)(self.name, self.metrics):
+                return func(*args, **kwargs)
+
+        return wrapper
+
+
+class cpu_timed_scope(scope):
+    """A scope that also records the CPU time spent in it as the exclusive metric
+    `cpu_time (ns)` (measured with perf_counter_ns); `cpu_time` is reserved."""
+
+    def __init__(self, name, metrics=None):
+        if metrics and any(key.startswith("cpu_time") for key in metrics):
+            raise ValueError("cpu_time is a reserved metric name in cpu_timed_scope")
+        super().__init__(name, metrics)
+        self.start_ns = 0
+
+    def __enter__(self):
+        self.start_ns = time.perf_counter_ns()
+        return super().__enter__()
+
+    def __exit__(self, *exc_info):
+        elapsed_ns = time.perf_counter_ns() - self.start_ns
+        exit_scope(self.name, metrics={_CPU_TIME + " (exc)": elapsed_ns})
+        return False

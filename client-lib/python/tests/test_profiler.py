@@ -1,0 +1,146 @@
+"""protond.profiler against a real protond: what Proton's API records, and the .hatchet file
+finalize() writes."""
+from conftest import children
+
+
+def test_scopes_metrics_and_states_land_in_the_hatchet_file(daemon):
+    run = daemon.run("""
+        import protond.profiler as proton
+        print("id", proton.start("out"))
+        with proton.scope("model", metrics={"flops": 10}):
+            for _ in range(3):
+                with proton.cpu_timed_scope("step"):
+                    proton.enter_scope("inner", metrics={"bytes": 4.5})
+                    print("depth", proton.context.depth())
+                    with proton.state("loading"):
+                        pass
+                    proton.exit_scope("inner")
+
+        @proton.scope("decorated", metrics={"calls": 1})
+        def decorated():
+            return "result"
+
+        print(decorated(), decorated())
+        proton.finalize()
+    """)
+    assert run.returncode == 0, run.stderr
+    assert run.stdout.splitlines() == ["id 0", "depth 3", "depth 3", "depth 3", "result result"]
+    root, device_info = daemon.hatchet("out")
+    assert device_info == {}
+    assert root["frame"] == {"name": "ROOT", "type": "function"}
+    assert root["metrics"] == {"bytes": 0, "calls": 0, "cpu_time (ns)": 0, "flops": 0}
+    top = children(root)
+    assert list(top) == ["model", "decorated"]
+    assert top["model"]["metrics"] == {"flops": 10}
+    assert top["decorated"]["metrics"] == {"calls": 2}
+    step = children(top["model"])["step"]
+    assert list(step["metrics"]) == ["cpu_time (ns)"] and step["metrics"]["cpu_time (ns)"] > 0
+    inner = children(step)["inner"]
+    assert inner["metrics"] == {"bytes": 13.5}
+    assert inner["children"] == []
+
+
+def test_work_done_while_deactivated_is_not_recorded(daemon):
+    run = daemon.run("""
+        import protond.profiler as proton
+        session = proton.start("paused")
+        with proton.scope("kept", metrics={"n": 1}):
+            pass
+        proton.deactivate(session)
+        with proton.scope("dropped", metrics={"n": 1}):
+            pass
+        proton.activate(session)
+        with proton.scope("kept", metrics={"n": 1}):
+            pass
+        proton.finalize()
+    """)
+    assert run.returncode == 0, run.stderr
+    root, _ = daemon.hatchet("paused")
+    assert {name: node["metrics"] for name, node in children(root).items()} == {"kept": {"n": 2}}
+
+
+def test_session_ids_count_from_zero_and_a_name_reactivates_its_session(daemon):
+    run = daemon.run("""
+        import protond.profiler as proton
+        first = proton.start("a")
+        again = proton.start("a")
+        try:
+            proton.start("b")
+        except NotImplementedError as error:
+            print("second:", error)
+        proton.finalize()
+        print(first, again, proton.start("b"))
+        proton.finalize()
+        proton.finalize()  # nothing open: nothing to do
+    """)
+    assert run.returncode == 0, run.stderr
+    assert run.stdout.splitlines() == [
+        "second: protond records one session at a time; finalize session 0 first", "0 0 1"]
+
+
+def test_errors_read_as_protons(daemon):
+    run = daemon.run("""
+        import protond.profiler as proton
+        proton.start("errors")
+        proton.enter_scope("a")
+        for call in (lambda: proton.exit_scope("b"), lambda: proton.activate(7),
+                     lambda: proton.finalize(3),
+                     lambda: proton.scope("m", metrics={"x": 1.5}).__enter__(),
+                     lambda: proton.scope("m", metrics={"x": "text"}).__enter__(),
+                     lambda: proton.cpu_timed_scope("c", metrics={"cpu_time": 1}),
+                     lambda: proton.start("errors", context="bogus"),
+                     lambda: proton.start("errors", data="trace"),
+                     lambda: proton.start("errors", hook="triton"),
+                     lambda: proton.finalize(output_format="chrome_trace")):
+            if call is not None:
+                with proton.scope("m", metrics={"x": 1}):
+                    pass
+            try:
+                call()
+            except Exception as error:
+                print(type(error).__name__, error)
+        print("depth", proton.context.depth())
+        proton.exit_scope("a")
+        proton.finalize()
+    """)
+    assert run.returncode == 0, run.stderr
+    lines = run.stdout.splitlines()
+    assert lines[0] == "ValueError Scope name mismatch: exiting 'b' but the innermost scope is 'a'"
+    assert lines[1] == "RuntimeError Session has not been initialized: 7"
+    assert lines[2] == "RuntimeError Session has not been initialized: 3"
+    assert lines[3].startswith("ValueError Metric value type mismatch for valueId")
+    assert "(x): current=int64_t, new=double" in lines[3]
+    assert lines[4] == "TypeError metric 'x' has a value of type str; metrics are int or float"
+    assert lines[5] == "ValueError cpu_time is a reserved metric name in cpu_timed_scope"
+    assert lines[6] == "ValueError Unknown context: 'bogus' (known: shadow, python)"
+    assert lines[7] == 'NotImplementedError protond.profiler does not support data="trace" yet'
+    assert lines[8] == "NotImplementedError protond.profiler does not support launch hooks yet"
+    assert lines[9] == ("NotImplementedError protond.profiler does not write "
+                        "output_format='chrome_trace' yet (only hatchet)")
+    assert lines[10] == "depth 1"  # scopes whose metrics failed were closed again
+    root, _ = daemon.hatchet("errors")
+    assert children(children(root)["a"])["m"]["metrics"] == {"x": 10}
+
+
+def test_without_a_daemon_the_program_runs_unprofiled(daemon):
+    run = daemon.run("""
+        import protond.profiler as proton
+        print("id", proton.start("none"))
+        with proton.scope("work", metrics={"n": 1}):
+            print("working")
+        proton.finalize()
+    """, env={"PROTOND_SOCKET": daemon.directory + "/nobody.sock"})
+    assert run.returncode == 0, run.stderr
+    assert run.stdout.splitlines() == ["id None", "working"]
+    assert "protond.profiler: profiling is off: no protond answers at" in run.stderr
+
+
+def test_triton_proton_disable_turns_it_off(daemon):
+    run = daemon.run("""
+        import os, protond.profiler as proton
+        print("id", proton.start("off"))
+        proton.finalize()
+        print(os.path.exists("off.hatchet"))
+    """, env={"TRITON_PROTON_DISABLE": "1"})
+    assert run.returncode == 0, run.stderr
+    assert run.stdout.splitlines() == ["id None", "False"]
