@@ -42,13 +42,14 @@ Json NodeMetrics(const v1::TreeNode& node) {
 }
 
 // Zero for every summed metric name in the tree: Proton's ROOT placeholders (readers sum the
-// real values up themselves). Properties, such as the device id, have none.
+// real values up themselves). Exclusive metrics and properties, such as cpu_time and the device
+// id, have none (seen side by side with Triton 3.6's Proton: tests/gpu/compare_python_api.py).
 Json RootMetrics(const v1::Tree& tree) {
   std::set<std::string> names;
   for (const v1::TreeNode& node : tree.nodes()) {
     if (IsGpuNode(node)) names.insert("count");
     for (const v1::Metric& metric : node.metrics()) {
-      if (metric.aggregation() != v1::Metric::PROPERTY) names.insert(metric.name());
+      if (metric.aggregation() == v1::Metric::INCLUSIVE) names.insert(metric.name());
     }
   }
   Json metrics = Json::object();

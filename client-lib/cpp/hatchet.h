@@ -15,7 +15,8 @@ namespace protond::client {
 // "metrics"}. GPU nodes (those with a "time (ns)" metric) carry "count", "time (ns)",
 // "device_id" (a string) and "device_type" "CUDA" beside their other metrics; scope nodes carry
 // only the user metrics given in them (their CPU count and duration are not Proton metrics).
-// ROOT's metrics are zero placeholders, one for each summed metric name in the tree.
+// ROOT's metrics are zero placeholders, one for each summed (not exclusive, not property) metric
+// name in the tree.
 std::string RenderHatchet(const v1::Tree& tree);
 
 }  // namespace protond::client

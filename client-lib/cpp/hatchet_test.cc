@@ -76,7 +76,6 @@ TEST(RenderHatchet, WritesProtonsLayout) {
         },
         "metrics": {
             "count": 0,
-            "cpu_time (ns)": 0,
             "flops": 0,
             "loss": 0,
             "time (ns)": 0

@@ -1,0 +1,114 @@
+#!/usr/bin/env python3
+"""Runs one Triton+PyTorch program twice, changing only its import: `import triton.profiler as
+proton` (Triton's own Proton) and `import protond.profiler as proton` (protond), and compares the
+two .hatchet files: the same paths, the same metric names on each, the same counts and user
+metrics, and kernel times within 5%. cpu_time values are compared by presence only (they are host
+time, different in every run).
+
+Usage (on a GPU machine with Triton, from a bundle made by scripts/bundle.sh):
+    tests/gpu/compare_python_api.py BUNDLE_DIR
+Exit code 0 when the files agree; the comparison is printed either way.
+"""
+import json
+import os
+import subprocess
+import sys
+import tempfile
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "bench"))
+from gpu_common import protond, write_program  # noqa: E402
+
+TIME_TOLERANCE = 0.05
+
+PROGRAM = r'''
+import sys, torch
+if sys.argv[1] == "proton":
+    import triton.profiler as proton
+else:
+    import protond.profiler as proton
+
+x = torch.zeros(1 << 20, device="cuda")
+a = torch.randn(2048, 2048, device="cuda", dtype=torch.float16)
+def step():
+    with proton.scope("triton", metrics={"launches": 3}):
+        for _ in range(3):
+            add_one[(x.numel() // 1024,)](x, x.numel(), BLOCK=1024)
+    with proton.scope("torch", metrics={"flops": 2 * 2048 ** 3}):
+        a @ a
+        x.mul_(0.5)
+step()  # compile and warm up before profiling
+torch.cuda.synchronize()
+
+proton.start(sys.argv[2])
+with proton.scope("model"):
+    for _ in range(20):
+        with proton.cpu_timed_scope("step"):
+            step()
+torch.cuda.synchronize()
+proton.finalize()
+'''
+
+
+def flatten(path):
+    """{path: metrics} for every node of a .hatchet file, ROOT excluded."""
+    with open(path) as f:
+        root, device_info = json.load(f)
+    nodes = {}
+
+    def walk(node, prefix):
+        for child in node["children"]:
+            name = f"{prefix}/{child['frame']['name']}" if prefix else child["frame"]["name"]
+            nodes[name] = child["metrics"]
+            walk(child, name)
+
+    walk(root, "")
+    return nodes, root["metrics"], device_info
+
+
+def compare(theirs, ours):
+    problems = []
+    for path in sorted(set(theirs) | set(ours)):
+        if path not in theirs or path not in ours:
+            problems.append(f"{path}: only in {'protond' if path in ours else 'Proton'}")
+            continue
+        t, o = theirs[path], ours[path]
+        if set(t) != set(o):
+            problems.append(f"{path}: metrics {sorted(t)} (Proton) vs {sorted(o)} (protond)")
+        for key in set(t) & set(o):
+            if key == "cpu_time (ns)":
+                continue
+            if key == "time (ns)":
+                ratio = o[key] / t[key] if t[key] else float("inf")
+                print(f"{path[-60:]:60} time ratio {ratio:.3f}")
+                if abs(ratio - 1) > TIME_TOLERANCE:
+                    problems.append(f"{path}: time {t[key]} (Proton) vs {o[key]} (protond)")
+            elif t[key] != o[key]:
+                problems.append(f"{path}: {key} = {t[key]} (Proton) vs {o[key]} (protond)")
+    return problems
+
+
+def main():
+    bundle = os.path.abspath(sys.argv[1] if len(sys.argv) > 1 else "bundle")
+    work = tempfile.mkdtemp()
+    program = write_program(work, PROGRAM)
+    with protond(bundle, work) as socket:
+        subprocess.run([sys.executable, program, "proton", "theirs"], check=True, cwd=work)
+        env = dict(os.environ, PYTHONPATH=f"{bundle}/python", PROTOND_SOCKET=socket)
+        subprocess.run([sys.executable, program, "protond", "ours"], check=True, cwd=work,
+                       env=env)
+    theirs, their_root, their_devices = flatten(f"{work}/theirs.hatchet")
+    ours, our_root, our_devices = flatten(f"{work}/ours.hatchet")
+    problems = compare(theirs, ours)
+    if their_root != our_root:
+        problems.append(f"ROOT metrics {their_root} (Proton) vs {our_root} (protond)")
+    if their_devices != our_devices:
+        problems.append(f"device_info {their_devices} (Proton) vs {our_devices} (protond)")
+    print(json.dumps({"proton": theirs, "protond": ours}, indent=1, sort_keys=True)[:6000])
+    for problem in problems:
+        print("DIFFERS:", problem)
+    print("files agree" if not problems else f"{len(problems)} differences")
+    return 1 if problems else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
