@@ -16,20 +16,19 @@ torch.profiler: leaving the context).
 Usage (on the GPU machine, from a bundle made by scripts/bundle.sh):
     bench/gpu_overhead.py BUNDLE_DIR [ROUNDS] [PROCESSES]
 """
-import json
 import os
 import statistics
-import subprocess
 import sys
 import tempfile
 
-from gpu_common import protond, shim_env, write_program
+from gpu_common import (PAIRED_ROUNDS, collect_paired, print_paired, protond, shim_env,
+                        write_program)
 
 PROFILERS = ["cupti", "protond", "proton", "torch"]
 WORKLOADS = ["add_", "triton", "matmul"]
 
 PROGRAM = r'''
-import ctypes, json, os, sys, time
+import ctypes, os, sys
 import torch
 
 x = torch.zeros(1024, device="cuda")
@@ -109,43 +108,9 @@ def profiler(mode):
         return start, lambda: holder.pop("profile").__exit__(None, None, None)
     raise ValueError(mode)
 
-def timed(workload):
-    torch.cuda.synchronize()
-    begin = time.perf_counter()
-    workload()
-    torch.cuda.synchronize()
-    return time.perf_counter() - begin
-
 mode, rounds = sys.argv[1], int(sys.argv[2])
-start, stop = profiler(mode)
-for workload in WORKLOADS.values():  # compile, load cuBLAS, settle clocks
-    workload()
-start()
-for workload in WORKLOADS.values():
-    workload()
-stop()
-ratios = {name: [] for name in WORKLOADS}
-stops = []
-for r in range(rounds):
-    seconds = {}
-    for state in (("off", "on") if r % 2 == 0 else ("on", "off")):
-        if state == "on":
-            start()
-        for name, workload in WORKLOADS.items():
-            seconds[name, state] = timed(workload)
-        if state == "on":
-            begin = time.perf_counter()
-            stop()
-            stops.append(time.perf_counter() - begin)
-    for name in WORKLOADS:
-        ratios[name].append(seconds[name, "on"] / seconds[name, "off"])
-print("RESULT " + json.dumps({"ratios": ratios, "stops": stops}))
+run_paired_rounds(*profiler(mode), WORKLOADS, rounds)
 '''
-
-
-def spread(samples, scale=1.0, digits=3):
-    return (f"{statistics.median(samples) * scale:.{digits}f} "
-            f"[{min(samples) * scale:.{digits}f}-{max(samples) * scale:.{digits}f}]")
 
 
 def main():
@@ -153,33 +118,18 @@ def main():
     rounds = int(sys.argv[2]) if len(sys.argv) > 2 else 15
     processes = int(sys.argv[3]) if len(sys.argv) > 3 else 2
     work = tempfile.mkdtemp()
-    program = write_program(work, PROGRAM)
-    ratios = {p: {w: [] for w in WORKLOADS} for p in PROFILERS}
-    stops = {p: [] for p in PROFILERS}
+    program = write_program(work, PAIRED_ROUNDS + PROGRAM)
     with protond(bundle, work) as socket:
-        for index in range(processes):
-            for name in PROFILERS[index % len(PROFILERS):] + PROFILERS[:index % len(PROFILERS)]:
-                env = shim_env(bundle, socket) if name == "protond" else dict(os.environ)
-                env["BENCH_CUPTI"] = f"{bundle}/lib/libcupti.so.13"
-                run = subprocess.run([sys.executable, program, name, str(rounds)], env=env,
-                                     cwd=work, capture_output=True, text=True)
-                lines = [l for l in run.stdout.splitlines() if l.startswith("RESULT ")]
-                if run.returncode != 0 or not lines:
-                    print(f"{name} failed:\n{run.stderr[-2000:]}")
-                    continue
-                result = json.loads(lines[0][7:])
-                for w in WORKLOADS:
-                    ratios[name][w] += result["ratios"][w]
-                stops[name] += result["stops"]
+        def env_for(name):
+            env = shim_env(bundle, socket) if name == "protond" else dict(os.environ)
+            env["BENCH_CUPTI"] = f"{bundle}/lib/libcupti.so.13"
+            return env
 
+        ratios, stops = collect_paired(program, PROFILERS, WORKLOADS, rounds, processes, env_for,
+                                       work)
     print(f"{processes} processes per profiler x {rounds} rounds; on / off time in the same "
           "round: median [min-max]; x floor = median / bare CUPTI's median")
-    print(f"{'':9}" + "".join(f"{w:>30}" for w in WORKLOADS) + f"{'stop (ms)':>26}")
-    for name in PROFILERS:
-        row = "".join(f"{spread(ratios[name][w]):>30}" if ratios[name][w] else f"{'-':>30}"
-                      for w in WORKLOADS)
-        row += f"{spread(stops[name], 1e3, 1):>26}" if stops[name] else f"{'-':>26}"
-        print(f"{name:9}{row}")
+    print_paired(PROFILERS, WORKLOADS, ratios, stops, "stop")
     floor = {w: statistics.median(ratios["cupti"][w]) for w in WORKLOADS if ratios["cupti"][w]}
     for name in PROFILERS[1:]:
         row = "".join(f"{statistics.median(ratios[name][w]) / floor[w]:30.3f}"
