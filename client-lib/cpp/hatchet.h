@@ -1,7 +1,8 @@
 // Proton's Hatchet JSON for a session's tree: the file `proton.finalize()` writes and
 // proton-viewer and hatchet read, so a profile taken by protond opens wherever a Proton profile
-// does. The layout follows Triton 3.6's Proton byte for byte: a leading newline, the JSON with
-// 4-space indentation, sorted keys and non-ASCII escaped, and a closing newline.
+// does. The layout is the one Triton 3.6's Proton writes: a leading newline, the JSON with 4-space
+// indentation, sorted keys and non-ASCII escaped, and a closing newline (PROTON_COMPAT.md);
+// tests/gpu/compare_python_api.py checks the content against Proton's own file.
 #ifndef PROTOND_CLIENT_LIB_CPP_HATCHET_H_
 #define PROTOND_CLIENT_LIB_CPP_HATCHET_H_
 
