@@ -281,6 +281,16 @@ PROTOND_EXPORT protond_result protond_state_exit(void) {
   return recorder != nullptr ? recorder->ExitState() : PROTOND_INACTIVE;
 }
 
+PROTOND_EXPORT protond_result protond_launch_enter(const char* name) {
+  auto* recorder = ActiveRecorder();
+  return recorder != nullptr ? recorder->EnterLaunch(name) : PROTOND_INACTIVE;
+}
+
+PROTOND_EXPORT protond_result protond_launch_exit(void) {
+  auto* recorder = ActiveRecorder();
+  return recorder != nullptr ? recorder->ExitLaunch() : PROTOND_INACTIVE;
+}
+
 PROTOND_EXPORT protond_result protond_session_start(const char* name, uint64_t* session_id) {
   return protond::shim::StartSession(name, session_id);
 }

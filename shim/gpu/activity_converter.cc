@@ -63,7 +63,8 @@ std::optional<record::GpuActivityRecord> ActivityConverter::Convert(
           Make({Kind::kKernel, 0, k.start, k.end, 0, k.graphNodeId, k.correlationId, k.deviceId,
                 k.streamId, k.graphId});
       if (!out) return out;
-      out->name_id = KernelNameId(k.name != nullptr ? k.name : "<unnamed kernel>");
+      if (out->name_id == 0)
+        out->name_id = KernelNameId(k.name != nullptr ? k.name : "<unnamed kernel>");
       const int32_t grid[3] = {k.gridX, k.gridY, k.gridZ};
       const int32_t block[3] = {k.blockX, k.blockY, k.blockZ};
       for (int i = 0; i < 3; ++i) {
@@ -98,16 +99,19 @@ std::optional<record::GpuActivityRecord> ActivityConverter::Make(const Common& c
     stats_.incomplete++;
     return std::nullopt;
   }
-  uint32_t context = LaunchContext(c.correlation_id);
+  uint32_t kernel_name_id = 0;
+  uint32_t context = LaunchTarget(LaunchContext(c.correlation_id), &kernel_name_id);
   if (c.graph_node_id != 0) {
     std::optional<uint32_t> capture = graphs_.CaptureContext(c.graph_node_id);
     if (capture) {
-      context = CapturedContext(context, *capture);
+      // The graph's launch is not a kernel: a launch frame there names nothing.
+      context = CapturedContext(context, LaunchTarget(*capture, &kernel_name_id));
     } else {
       stats_.captures_not_seen++;
     }
   }
   record::GpuActivityRecord out = record::MakeGpuActivity(c.kind, c.flags, context);
+  if (c.kind == Kind::kKernel) out.name_id = kernel_name_id;
   out.start_ns = static_cast<uint64_t>(static_cast<int64_t>(c.start) + clock_offset_ns_);
   out.end_ns = static_cast<uint64_t>(static_cast<int64_t>(c.end) + clock_offset_ns_);
   out.bytes = c.bytes;
@@ -124,6 +128,17 @@ uint32_t ActivityConverter::LaunchContext(uint32_t correlation_id) {
   if (context) return *context;
   stats_.launches_not_seen++;
   return record::kRootContextId;
+}
+
+uint32_t ActivityConverter::LaunchTarget(uint32_t context, uint32_t* kernel_name_id) {
+  if (context == record::kRootContextId) {
+    *kernel_name_id = 0;
+    return context;
+  }
+  auto [it, inserted] = launch_targets_.try_emplace(context);
+  if (inserted) it->second.first = host_.launch_target(context, &it->second.second);
+  *kernel_name_id = it->second.second;
+  return it->second.first;
 }
 
 uint32_t ActivityConverter::CapturedContext(uint32_t launch_context, uint32_t capture_context) {

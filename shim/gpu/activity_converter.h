@@ -1,7 +1,8 @@
 // Turns CUPTI activity records (kernels, copies, sets) into protond's GPU activity records:
 // attributes each to the context its launch was made from (through the correlation map), or for
 // work replayed from a CUDA graph to "launch context -> <captured_at> -> capture context", as
-// Proton does; interns kernel names; moves CUPTI's timestamps onto CLOCK_MONOTONIC. Used by one
+// Proton does; names a kernel launched from a launch frame after the frame (Proton's launch
+// hook); interns kernel names; moves CUPTI's timestamps onto CLOCK_MONOTONIC. Used by one
 // buffer-completion thread at a time (the caller serializes).
 #ifndef PROTOND_SHIM_GPU_ACTIVITY_CONVERTER_H_
 #define PROTOND_SHIM_GPU_ACTIVITY_CONVERTER_H_
@@ -76,8 +77,12 @@ class ActivityConverter {
     uint64_t start, end, bytes, graph_node_id;
     uint32_t correlation_id, device_id, stream_id, graph_id;
   };
+  // The record, attributed; for work launched from a launch frame, name_id is the frame's
+  // kernel name.
   std::optional<record::GpuActivityRecord> Make(const Common& common);
   uint32_t LaunchContext(uint32_t correlation_id);
+  // host_.launch_target, remembered.
+  uint32_t LaunchTarget(uint32_t context, uint32_t* kernel_name_id);
   uint32_t CapturedContext(uint32_t launch_context, uint32_t capture_context);
   uint32_t KernelNameId(const char* name);
 
@@ -90,6 +95,7 @@ class ActivityConverter {
   // a pointer is reused after a module unloads.
   std::unordered_map<const char*, std::pair<std::string, uint32_t>> kernel_names_;
   std::unordered_map<uint64_t, uint32_t> captured_paths_;  // (launch << 32 | capture) -> context
+  std::unordered_map<uint32_t, std::pair<uint32_t, uint32_t>> launch_targets_;
 };
 
 }  // namespace protond::shim::gpu

@@ -17,17 +17,23 @@ struct FakeHost {
   struct Context {
     uint32_t parent;
     std::string name;
+    bool launch_frame = false;
   };
   std::deque<Context> contexts{{0, "ROOT"}};  // names stay put, as the host promises
   std::map<std::string, uint32_t> kernel_names;
   int intern_context_calls = 0;
   int intern_kernel_calls = 0;
+  int launch_target_calls = 0;
 
   uint32_t Intern(uint32_t parent, const std::string& name) {
     for (uint32_t id = 1; id < contexts.size(); ++id) {
       if (contexts[id].parent == parent && contexts[id].name == name) return id;
     }
     contexts.push_back({parent, name});
+    return static_cast<uint32_t>(contexts.size() - 1);
+  }
+  uint32_t LaunchFrame(uint32_t parent, const std::string& name) {
+    contexts.push_back({parent, name, true});
     return static_cast<uint32_t>(contexts.size() - 1);
   }
   std::string Path(uint32_t id) const {
@@ -38,9 +44,17 @@ struct FakeHost {
 };
 
 FakeHost* g_host = nullptr;
+extern const ProtondGpuHost kHost;
 
 const ProtondGpuHost kHost = {
     /*current_context=*/[] { return 0u; },
+    /*launch_target=*/
+    [](uint32_t context, uint32_t* kernel_name_id) {
+      g_host->launch_target_calls++;
+      const FakeHost::Context& entry = g_host->contexts[context];
+      *kernel_name_id = entry.launch_frame ? kHost.intern_kernel_name(entry.name.c_str()) : 0;
+      return entry.launch_frame ? entry.parent : context;
+    },
     /*intern_context=*/
     [](uint32_t parent, const char* name) {
       g_host->intern_context_calls++;
@@ -214,6 +228,53 @@ TEST_F(ActivityConverterTest, ReplayedKernelSitsUnderCapturedAtAndTheCaptureScop
   const int interned = host_.intern_context_calls;
   ASSERT_TRUE(Convert(&kernel));
   EXPECT_EQ(host_.intern_context_calls, interned) << "the path is cached";
+}
+
+TEST_F(ActivityConverterTest, KernelFromALaunchFrameIsTheFrameUnderItsParent) {
+  const uint32_t step = host_.Intern(0, "step");
+  const uint32_t frame = host_.LaunchFrame(step, "matmul_128x128");
+  correlations_.Put(8, frame);
+  const CUpti_ActivityKernel10 kernel = Kernel(8, "matmul_kernel");
+
+  std::optional<record::GpuActivityRecord> out = Convert(&kernel);
+
+  ASSERT_TRUE(out);
+  EXPECT_EQ(out->header.aux, step);
+  EXPECT_EQ(out->name_id, host_.kernel_names.at("matmul_128x128"));
+  EXPECT_EQ(host_.kernel_names.count("matmul_kernel"), 0u) << "the driver's name is not used";
+  ASSERT_TRUE(Convert(&kernel));
+  EXPECT_EQ(host_.launch_target_calls, 1) << "a context's target is asked once";
+}
+
+TEST_F(ActivityConverterTest, CopyFromALaunchFrameGoesUnderItsParent) {
+  const uint32_t step = host_.Intern(0, "step");
+  correlations_.Put(9, host_.LaunchFrame(step, "k"));
+  CUpti_ActivityMemcpy6 copy;
+  std::memset(&copy, 0, sizeof(copy));
+  copy.kind = CUPTI_ACTIVITY_KIND_MEMCPY;
+  copy.correlationId = 9;
+  copy.start = 1;
+  copy.end = 2;
+
+  std::optional<record::GpuActivityRecord> out = Convert(&copy);
+
+  ASSERT_TRUE(out);
+  EXPECT_EQ(out->header.aux, step);
+  EXPECT_EQ(out->name_id, 0u);
+}
+
+TEST_F(ActivityConverterTest, ReplayedKernelCapturedInALaunchFrameTakesItsName) {
+  const uint32_t build = host_.Intern(0, "build_graph");
+  graphs_.NodeCreated(/*node_id=*/10, host_.LaunchFrame(build, "renamed"));
+  correlations_.Put(5, host_.Intern(0, "step"));
+  CUpti_ActivityKernel10 kernel = Kernel(5, "k");
+  kernel.graphNodeId = 10;
+
+  std::optional<record::GpuActivityRecord> out = Convert(&kernel);
+
+  ASSERT_TRUE(out);
+  EXPECT_EQ(host_.Path(out->header.aux), "/step/<captured_at>/build_graph");
+  EXPECT_EQ(out->name_id, host_.kernel_names.at("renamed"));
 }
 
 TEST_F(ActivityConverterTest, GraphCapturedBeforeTracingStaysUnderTheLaunchScope) {

@@ -301,6 +301,6 @@ constexpr ProtondGpuApi kApi = {kGpuApiVersion, Start, Stop, Flush};
 }  // namespace
 }  // namespace protond::shim::gpu
 
-extern "C" __attribute__((visibility("default"))) const ProtondGpuApi* protond_gpu_api_v2() {
+extern "C" __attribute__((visibility("default"))) const ProtondGpuApi* protond_gpu_api_v3() {
   return &protond::shim::gpu::kApi;
 }

@@ -13,14 +13,19 @@
 
 extern "C" {
 
-inline constexpr uint32_t kGpuApiVersion = 2;
+inline constexpr uint32_t kGpuApiVersion = 3;
 inline constexpr char kGpuLibraryName[] = "libprotond_cupti.so";
-inline constexpr char kGpuApiSymbol[] = "protond_gpu_api_v2";
+inline constexpr char kGpuApiSymbol[] = "protond_gpu_api_v3";
 
 // What the shim offers the tracer. Every function may be called from any thread.
 struct ProtondGpuHost {
-  // The calling thread's innermost scope (record::kRootContextId when none).
+  // The calling thread's open launch frame, else its innermost scope (record::kRootContextId
+  // when none).
   uint32_t (*current_context)();
+  // Where GPU work attributed to `context` goes: for a launch frame, its parent, with
+  // `*kernel_name_id` set to the frame's name as a kernel name (the work is that node); for any
+  // other context, `context` itself, with `*kernel_name_id` = 0.
+  uint32_t (*launch_target)(uint32_t context, uint32_t* kernel_name_id);
   // The context `name` under `parent`, interned.
   uint32_t (*intern_context)(uint32_t parent, const char* name);
   // A context's name (stable for the life of the process) and its parent.

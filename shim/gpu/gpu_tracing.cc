@@ -34,6 +34,16 @@ uint32_t HostInternKernelName(const char* name) {
   return HostRecorder().names().InternName(name, record::NameClass::kKernel, &first_class);
 }
 
+uint32_t HostLaunchTarget(uint32_t context, uint32_t* kernel_name_id) {
+  const ContextEntry* entry = HostRecorder().names().Context(context);
+  if (!entry->launch_frame) {
+    *kernel_name_id = 0;
+    return context;
+  }
+  *kernel_name_id = HostInternKernelName(entry->name.c_str());
+  return entry->parent_id;
+}
+
 void HostWriteActivity(const record::GpuActivityRecord* activity) {
   HostRecorder().WriteGpuActivity(*activity);
 }
@@ -53,9 +63,9 @@ void HostWriteDeviceInfo(uint32_t device_id, const record::DeviceInfoRecord* dev
 GpuTracing* g_exit_tracing = nullptr;
 void StopAtExit() { g_exit_tracing->SessionStopping(); }
 
-constexpr ProtondGpuHost kHost = {HostCurrentContext,   HostInternContext,  HostContextName,
-                                  HostInternKernelName, HostWriteActivity,  HostWriteNotice,
-                                  HostCountDropped,     HostWriteDeviceInfo};
+constexpr ProtondGpuHost kHost = {HostCurrentContext, HostLaunchTarget,     HostInternContext,
+                                  HostContextName,    HostInternKernelName, HostWriteActivity,
+                                  HostWriteNotice,    HostCountDropped,     HostWriteDeviceInfo};
 
 }  // namespace
 

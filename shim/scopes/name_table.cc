@@ -9,14 +9,17 @@ NameTable::NameTable() {
   names_.push_back({record::NameClass::kState, ""});
 }
 
-uint32_t NameTable::InternContext(uint32_t parent_id, std::string_view name) {
+uint32_t NameTable::InternContext(uint32_t parent_id, std::string_view name, bool launch_frame) {
   std::string key(sizeof(parent_id), '\0');
   std::memcpy(key.data(), &parent_id, sizeof(parent_id));
+  key.push_back(launch_frame ? 'l' : 's');
   key.append(name.substr(0, record::kMaxNameBytes));
   std::lock_guard<std::mutex> lock(mutex_);
   auto [it, inserted] = context_ids_.try_emplace(std::move(key), contexts_.size());
-  if (inserted)
-    contexts_.push_back({parent_id, std::string(name.substr(0, record::kMaxNameBytes))});
+  if (inserted) {
+    contexts_.push_back(
+        {parent_id, std::string(name.substr(0, record::kMaxNameBytes)), launch_frame});
+  }
   return it->second;
 }
 

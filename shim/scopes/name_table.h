@@ -19,6 +19,9 @@ namespace protond::shim {
 struct ContextEntry {
   uint32_t parent_id;
   std::string name;  // its address is stable for the life of the table
+  // A launch frame stands for the kernel launched from it (Proton's launch hook): GPU work
+  // attributed to it is the node `name` under the parent, and metrics given meanwhile land there.
+  bool launch_frame = false;
 };
 
 struct NameEntry {
@@ -30,8 +33,9 @@ class NameTable {
  public:
   NameTable();
 
-  // The id of the context `name` under `parent_id`; context 0 is ROOT.
-  uint32_t InternContext(uint32_t parent_id, std::string_view name);
+  // The id of the context `name` under `parent_id`; context 0 is ROOT. A launch frame and a scope
+  // of the same name and parent are different contexts.
+  uint32_t InternContext(uint32_t parent_id, std::string_view name, bool launch_frame = false);
   // A copy of a context's parent and a pointer to its name (stable).
   ContextEntry* Context(uint32_t context_id);
 

@@ -143,17 +143,18 @@ protond_result WriteUnreferenced(ring::WritableRegion& region, uint64_t session,
 }
 
 const ContextCacheEntry& LookupContext(NameTable& names, ThreadRecorder& t, uint32_t parent_id,
-                                       const char* name) {
+                                       const char* name, bool launch_frame = false) {
   const auto key = reinterpret_cast<uintptr_t>(name);
   ContextCacheEntry& entry =
-      t.cache[((key >> 3) ^ (parent_id * 0x9e3779b1u)) % ThreadRecorder::kCacheSize];
+      t.cache[((key >> 3) ^ (parent_id * 0x9e3779b1u) ^ launch_frame) % ThreadRecorder::kCacheSize];
   // The pointer alone could be a reused buffer with new contents, so the content decides.
   if (entry.key_pointer == name && entry.parent_id == parent_id &&
-      std::strcmp(entry.name->c_str(), name) == 0) {
+      entry.launch_frame == launch_frame && std::strcmp(entry.name->c_str(), name) == 0) {
     return entry;
   }
-  entry.context_id = names.InternContext(parent_id, name);
+  entry.context_id = names.InternContext(parent_id, name, launch_frame);
   entry.parent_id = parent_id;
+  entry.launch_frame = launch_frame;
   entry.key_pointer = name;
   entry.name = &names.Context(entry.context_id)->name;
   return entry;
@@ -178,13 +179,21 @@ const NameCacheEntry& LookupName(NameTable& names, ThreadRecorder& t, const char
 
 bool IsValidName(const char* name) { return name != nullptr && name[0] != '\0'; }
 
+uint32_t InnermostScope(const ThreadRecorder& t) {
+  return t.stack.empty() ? record::kRootContextId : t.stack.back().context_id;
+}
+
+// Where metrics and GPU work of the thread go: the open launch frame, else the innermost scope.
+uint32_t CurrentContextOf(const ThreadRecorder& t) {
+  return t.launch_context != 0 ? t.launch_context : InnermostScope(t);
+}
+
 }  // namespace
 
 protond_result Recorder::EnterScope(const char* name) {
   ThreadRecorder& t = CurrentThread();
   if (!IsValidName(name)) return Fail(t, PROTOND_ERR_INVALID_ARGUMENT, "scope name is empty");
-  const uint32_t parent_id = t.stack.empty() ? record::kRootContextId : t.stack.back().context_id;
-  const ContextCacheEntry& context = LookupContext(names_, t, parent_id, name);
+  const ContextCacheEntry& context = LookupContext(names_, t, InnermostScope(t), name);
   const uint64_t session = session_id();
   protond_result result = PROTOND_INACTIVE;
   if (session != 0) {
@@ -240,7 +249,7 @@ protond_result Recorder::AddMetric(const char* name, NameClass type, uint64_t va
                     name + "): current=" + ClassName(entry.first_class) +
                     ", new=" + ClassName(static_cast<uint8_t>(type)));
   }
-  const uint32_t context_id = t.stack.empty() ? record::kRootContextId : t.stack.back().context_id;
+  const uint32_t context_id = CurrentContextOf(t);
   return WriteRecord(*this, t, session, context_id, entry.name_id, type,
                      record::MakeMetric(context_id, entry.name_id, type, value_bits));
 }
@@ -260,10 +269,24 @@ protond_result Recorder::EnterState(const char* name) {
   return result;
 }
 
-uint32_t Recorder::CurrentContext() {
-  const ThreadRecorder& t = CurrentThread();
-  return t.stack.empty() ? record::kRootContextId : t.stack.back().context_id;
+protond_result Recorder::EnterLaunch(const char* name) {
+  ThreadRecorder& t = CurrentThread();
+  if (!IsValidName(name)) return Fail(t, PROTOND_ERR_INVALID_ARGUMENT, "kernel name is empty");
+  // Nothing is written: the frame reaches the daemon as the context of what lands on it.
+  t.launch_context = LookupContext(names_, t, InnermostScope(t), name, true).context_id;
+  return session_id() != 0 ? PROTOND_OK : PROTOND_INACTIVE;
 }
+
+protond_result Recorder::ExitLaunch() {
+  ThreadRecorder& t = CurrentThread();
+  if (t.launch_context == 0) {
+    return Fail(t, PROTOND_ERR_NO_SCOPE, "no kernel launch is open on this thread");
+  }
+  t.launch_context = 0;
+  return session_id() != 0 ? PROTOND_OK : PROTOND_INACTIVE;
+}
+
+uint32_t Recorder::CurrentContext() { return CurrentContextOf(CurrentThread()); }
 
 protond_result Recorder::WriteGpuActivity(const record::GpuActivityRecord& activity) {
   const uint64_t session = session_id();

@@ -38,9 +38,14 @@ class Recorder {
   protond_result AddDoubleMetric(const char* name, double value);
   protond_result EnterState(const char* name);
   protond_result ExitState();
+  // Proton's launch hook: until ExitLaunch, GPU work launched on this thread and metrics given on
+  // it belong to the kernel node `name` under the innermost scope (see protond_launch_enter).
+  protond_result EnterLaunch(const char* name);
+  protond_result ExitLaunch();
 
-  // For the GPU tracer (shim/gpu/gpu_api.h): the calling thread's innermost scope, and writing
-  // into the calling thread's lane for the running session (nothing happens when none runs).
+  // For the GPU tracer (shim/gpu/gpu_api.h): the calling thread's open launch frame or innermost
+  // scope, and writing into the calling thread's lane for the running session (nothing happens
+  // when none runs).
   uint32_t CurrentContext();
   protond_result WriteGpuActivity(const record::GpuActivityRecord& activity);
   protond_result WriteNotice(std::string_view text);

@@ -193,6 +193,44 @@ TEST(RecorderTest, ScopeMismatchAndMissingScopeAreErrorsWithMessages) {
   });
 }
 
+// Proton's launch hook: the kernel's node is a frame under the innermost scope; metrics given
+// while it is open land on it, and the GPU tracer attributes the launch to it.
+TEST(RecorderTest, LaunchFrameTakesMetricsAndLaunchesUntilItCloses) {
+  auto region = ring::WritableRegion::Create({4, 1u << 16});
+  Recorder recorder(&*region);
+  recorder.Activate(1);
+  uint32_t frame = 0;
+  uint32_t step = 0;
+  OnNewThread([&] {
+    recorder.EnterScope("step");
+    step = recorder.CurrentContext();
+    EXPECT_EQ(recorder.EnterLaunch("matmul"), PROTOND_OK);
+    frame = recorder.CurrentContext();
+    EXPECT_EQ(recorder.AddInt64Metric("flops16", 1024), PROTOND_OK);
+    EXPECT_EQ(recorder.ExitLaunch(), PROTOND_OK);
+    EXPECT_EQ(recorder.CurrentContext(), step);
+    EXPECT_EQ(recorder.ExitLaunch(), PROTOND_ERR_NO_SCOPE);
+    EXPECT_STREQ(LastError(), "no kernel launch is open on this thread");
+    EXPECT_EQ(recorder.EnterLaunch(""), PROTOND_ERR_INVALID_ARGUMENT);
+    EXPECT_EQ(recorder.ExitScope("step"), PROTOND_OK) << "a launch frame is not a scope";
+  });
+  const ContextEntry* entry = recorder.names().Context(frame);
+  EXPECT_TRUE(entry->launch_frame);
+  EXPECT_EQ(entry->parent_id, step);
+  EXPECT_EQ(entry->name, "matmul");
+  EXPECT_NE(frame, recorder.names().InternContext(step, "matmul")) << "a scope of that name";
+
+  std::vector<uint8_t> bytes;
+  const auto records = ReadLane(*region, 0, bytes);
+  EXPECT_EQ(Kinds(records),
+            (std::vector<Kind>{Kind::kThreadBegin, Kind::kSessionBegin, Kind::kContextDef,
+                               Kind::kScopeEnter, Kind::kContextDef, Kind::kNameDef, Kind::kMetric,
+                               Kind::kScopeExit}));
+  EXPECT_EQ(records[4].name, "matmul");
+  EXPECT_EQ(records[4].ref_id, step);
+  EXPECT_EQ(records[6].aux, frame);
+}
+
 TEST(RecorderTest, MetricKeepsItsFirstType) {
   auto region = ring::WritableRegion::Create({4, 1u << 16});
   Recorder recorder(&*region);

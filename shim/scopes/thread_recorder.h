@@ -21,6 +21,7 @@ struct OpenScope {
 struct ContextCacheEntry {
   uint32_t parent_id = 0;
   uint32_t context_id = 0;
+  bool launch_frame = false;
   const char* key_pointer = nullptr;  // the caller's pointer, checked by content as well
   const std::string* name = nullptr;  // the interned name
 };
@@ -43,7 +44,8 @@ struct ThreadRecorder {
   std::vector<bool> context_defined;  // per context id: defined in this lane
   std::vector<bool> name_defined;     // per name id
   std::vector<OpenScope> stack;
-  uint32_t state_name_id = 0;  // 0: no state
+  uint32_t launch_context = 0;  // a launch frame, between launch enter and exit; 0: none
+  uint32_t state_name_id = 0;   // 0: no state
   uint64_t state_recorded_in_session = 0;
   bool lane_announced = false;  // ThreadBegin written since the lane was claimed
   ContextCacheEntry cache[kCacheSize];

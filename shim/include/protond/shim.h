@@ -14,7 +14,7 @@
 extern "C" {
 #endif
 
-#define PROTOND_SHIM_ABI_VERSION 2
+#define PROTOND_SHIM_ABI_VERSION 3
 
 typedef enum protond_result {
   PROTOND_OK = 0,
@@ -64,6 +64,14 @@ protond_result protond_session_resume(uint64_t session_id);
  * PROTOND_ERR_UNAVAILABLE when the daemon cannot be reached, refuses (no such session), or the
  * file cannot be written; protond_last_error says which. (ABI version 2) */
 protond_result protond_session_export(uint64_t session_id, const char* format, const char* path);
+
+/* Proton's kernel launch hook: between launch_enter and launch_exit on a thread, the kernel that
+ * thread launches is the node `name` under its innermost scope (instead of a child named by the
+ * driver), and metrics given on the thread land on that node, as "flops16" and "bytes" from a
+ * Triton kernel's launch_metadata do in Proton. Scopes entered meanwhile nest as usual.
+ * PROTOND_ERR_NO_SCOPE when launch_exit finds no launch open. (ABI version 3) */
+protond_result protond_launch_enter(const char* name);
+protond_result protond_launch_exit(void);
 
 /* The session this process records into (also while paused), 0 when none. */
 uint64_t protond_current_session(void);
