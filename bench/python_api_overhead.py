@@ -1,7 +1,9 @@
 #!/usr/bin/env python3
 """What Proton's Python API costs a program, with Triton's Proton and with protond.profiler (the
-same program, only the import differs): 200 steps of 100 tiny torch ops (add_ on 1k floats), each
-step in a scope, and 5k small Triton launches in 50 scopes; and what finalize() costs.
+same program, only the import differs), with the Triton launch hook on (start(hook="triton")):
+200 steps of 100 tiny torch ops (add_ on 1k floats), each step in a scope; 5k small Triton
+launches in 50 scopes, of a kernel without launch_metadata and of one whose launch_metadata
+renames it and gives it `bytes`; and what finalize() costs.
 
 Measured inside each process with gpu_common.PAIRED_ROUNDS, as bench/gpu_overhead.py does: on
 is start() ... finalize(). Without a profiler the scope calls return at once in both.
@@ -16,7 +18,7 @@ import tempfile
 from gpu_common import PAIRED_ROUNDS, collect_paired, print_paired, protond, write_program
 
 APIS = ["proton", "protond"]
-WORKLOADS = ["add_ in scopes", "triton in scopes"]
+WORKLOADS = ["add_ in scopes", "triton in scopes", "triton+metadata in scopes"]
 
 PROGRAM = r'''
 import sys, torch
@@ -24,6 +26,14 @@ if sys.argv[1] == "proton":
     import triton.profiler as proton
 else:
     import protond.profiler as proton
+
+def add_one_metadata(grid, metadata, args):
+    return {"name": f"add_one_{args['n']}", "bytes": 8 * args["n"]}
+
+@triton.jit(launch_metadata=add_one_metadata)
+def add_one_named(x_ptr, n, BLOCK: tl.constexpr):
+    offsets = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    tl.store(x_ptr + offsets, tl.load(x_ptr + offsets) + 1)
 
 x = torch.zeros(1024, device="cuda")
 
@@ -39,9 +49,17 @@ def triton_launches():
             for _ in range(100):
                 add_one[(1,)](x, 1024, BLOCK=1024)
 
-WORKLOADS = {"add_ in scopes": tiny_ops, "triton in scopes": triton_launches}
+def triton_launches_with_metadata():
+    for _ in range(50):
+        with proton.scope("launches"):
+            for _ in range(100):
+                add_one_named[(1,)](x, 1024, BLOCK=1024)
 
-run_paired_rounds(lambda: proton.start("bench"), proton.finalize, WORKLOADS, int(sys.argv[2]))
+WORKLOADS = {"add_ in scopes": tiny_ops, "triton in scopes": triton_launches,
+             "triton+metadata in scopes": triton_launches_with_metadata}
+
+run_paired_rounds(lambda: proton.start("bench", hook="triton"), proton.finalize, WORKLOADS,
+                  int(sys.argv[2]))
 '''
 
 

@@ -1,9 +1,11 @@
 #!/usr/bin/env python3
 """Runs one Triton+PyTorch program twice, changing only its import: `import triton.profiler as
 proton` (Triton's own Proton) and `import protond.profiler as proton` (protond), and compares the
-two .hatchet files: the same paths, the same metric names on each, the same counts and user
-metrics, and kernel times within 5%. cpu_time values are compared by presence only (they are host
-time, different in every run).
+two .hatchet files. The program has nested scopes, a state, cpu_timed_scope, user metrics, and
+Triton kernels under the launch hook (hook="triton"), one with launch_metadata that renames it
+and gives it flops16 and bytes. The files must have the same paths, the same metric names on
+each, the same counts and user metrics, and kernel times within 5%. cpu_time values are compared
+by presence only (they are host time, different in every run).
 
 Usage (on a GPU machine with Triton, from a bundle made by scripts/bundle.sh):
     tests/gpu/compare_python_api.py BUNDLE_DIR
@@ -27,19 +29,39 @@ if sys.argv[1] == "proton":
 else:
     import protond.profiler as proton
 
+def matmul_metadata(grid, metadata, args):
+    m, n, k = args["M"], args["N"], args["K"]
+    return {"name": f"matmul_{m}x{n}x{k}", "flops16": 2 * m * n * k,
+            "bytes": 2 * (m * k + k * n + m * n)}
+
+@triton.jit(launch_metadata=matmul_metadata)
+def matmul(a_ptr, b_ptr, c_ptr, M, N, K, BLOCK: tl.constexpr):
+    rows = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    cols = tl.program_id(1) * BLOCK + tl.arange(0, BLOCK)
+    inner = tl.arange(0, BLOCK)
+    acc = tl.zeros((BLOCK, BLOCK), dtype=tl.float32)
+    for k0 in range(0, K, BLOCK):
+        a = tl.load(a_ptr + rows[:, None] * K + (k0 + inner)[None, :])
+        b = tl.load(b_ptr + (k0 + inner)[:, None] * N + cols[None, :])
+        acc += tl.dot(a, b)
+    tl.store(c_ptr + rows[:, None] * N + cols[None, :], acc.to(tl.float16))
+
 x = torch.zeros(1 << 20, device="cuda")
 a = torch.randn(2048, 2048, device="cuda", dtype=torch.float16)
+c = torch.empty_like(a)
 def step():
     with proton.scope("triton", metrics={"launches": 3}):
         for _ in range(3):
             add_one[(x.numel() // 1024,)](x, x.numel(), BLOCK=1024)
+        with proton.state("fwd"):
+            matmul[(2048 // 64, 2048 // 64)](a, a, c, 2048, 2048, 2048, BLOCK=64)
     with proton.scope("torch", metrics={"flops": 2 * 2048 ** 3}):
         a @ a
         x.mul_(0.5)
 step()  # compile and warm up before profiling
 torch.cuda.synchronize()
 
-proton.start(sys.argv[2])
+proton.start(sys.argv[2], hook="triton")
 with proton.scope("model"):
     for _ in range(20):
         with proton.cpu_timed_scope("step"):

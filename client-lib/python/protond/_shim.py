@@ -15,7 +15,7 @@ ERR_SCOPE_MISMATCH = 5
 ERR_NO_SCOPE = 6
 ERR_UNAVAILABLE = 7
 
-ABI_VERSION = 2  # pause, resume and export came with version 2
+ABI_VERSION = 3  # launch_enter and launch_exit came with version 3
 
 _SIGNATURES = {
     "protond_abi_version": ([], ctypes.c_int),
@@ -25,6 +25,8 @@ _SIGNATURES = {
     "protond_metric_double": ([ctypes.c_char_p, ctypes.c_double], ctypes.c_int),
     "protond_state_enter": ([ctypes.c_char_p], ctypes.c_int),
     "protond_state_exit": ([], ctypes.c_int),
+    "protond_launch_enter": ([ctypes.c_char_p], ctypes.c_int),
+    "protond_launch_exit": ([], ctypes.c_int),
     "protond_session_start": ([ctypes.c_char_p, ctypes.POINTER(ctypes.c_uint64)], ctypes.c_int),
     "protond_session_stop": ([ctypes.c_uint64], ctypes.c_int),
     "protond_session_pause": ([ctypes.c_uint64], ctypes.c_int),
@@ -67,7 +69,8 @@ def library():
             if candidate.protond_abi_version() >= ABI_VERSION:
                 _library = candidate
                 return _library
-        reasons.append(f"{path} is an older protond shim (ABI version 2 or later is needed)")
+        reasons.append(f"{path} is an older protond shim (ABI version {ABI_VERSION} or later "
+                       "is needed)")
     _load_error = "; ".join(reasons) or "no protond shim found (set PROTOND_SHIM)"
     return None
 

@@ -90,7 +90,7 @@ def test_errors_read_as_protons(daemon):
                      lambda: proton.cpu_timed_scope("c", metrics={"cpu_time": 1}),
                      lambda: proton.start("errors", context="bogus"),
                      lambda: proton.start("errors", data="trace"),
-                     lambda: proton.start("errors", hook="triton"),
+                     lambda: proton.start("errors", hook=object()),
                      lambda: proton.finalize(output_format="chrome_trace")):
             if call is not None:
                 with proton.scope("m", metrics={"x": 1}):
@@ -114,7 +114,7 @@ def test_errors_read_as_protons(daemon):
     assert lines[5] == "ValueError cpu_time is a reserved metric name in cpu_timed_scope"
     assert lines[6] == "ValueError Unknown context: 'bogus' (known: shadow, python)"
     assert lines[7] == 'NotImplementedError protond.profiler does not support data="trace" yet'
-    assert lines[8] == "NotImplementedError protond.profiler does not support launch hooks yet"
+    assert lines[8] == "NotImplementedError protond.profiler does not support hook objects yet"
     assert lines[9] == ("NotImplementedError protond.profiler does not write "
                         "output_format='chrome_trace' yet (only hatchet)")
     assert lines[10] == "depth 1"  # scopes whose metrics failed were closed again

@@ -7,6 +7,7 @@ import os
 import sys
 
 from .. import _shim
+from . import hook as _hook
 
 _CONTEXTS = ("shadow", "python")
 _DATA = ("tree", "trace")
@@ -14,9 +15,10 @@ _FORMATS = ("", "hatchet")
 
 
 class _Session:
-    def __init__(self, name, daemon_id):
+    def __init__(self, name, daemon_id, hook):
         self.name = name
         self.daemon_id = daemon_id
+        self.hook = hook
 
 
 _sessions = {}  # Proton id -> _Session, while not finalized
@@ -53,7 +55,7 @@ def _check_arguments(context, data, backend, mode, hook):
     unsupported = [
         (context == "python", 'context="python"'),
         (data == "trace", 'data="trace"'),
-        (hook is not None, "launch hooks"),
+        (hook is not None and hook != "triton", "hook objects"),
         (backend not in (None, "cupti"), f"backend={backend!r}"),
         (mode not in (None, ""), f"mode={mode!r}"),
     ]
@@ -99,7 +101,9 @@ def start(name=None, *, context="shadow", data="tree", backend=None, mode=None, 
         return None
     session_id = _next_id
     _next_id += 1
-    _sessions[session_id] = _Session(name, daemon_id.value)
+    _sessions[session_id] = _Session(name, daemon_id.value, hook)
+    if hook == "triton":
+        _hook.install()
     return session_id
 
 
@@ -127,6 +131,8 @@ def finalize(session=None, output_format=""):
     for session_id in _chosen(session):
         current = _session(session_id)
         del _sessions[session_id]
+        if current.hook and not any(other.hook for other in _sessions.values()):
+            _hook.uninstall()
         lib = _shim.library()
         path = os.path.abspath(current.name + ".hatchet")
         if lib.protond_session_stop(current.daemon_id) != _shim.OK or \
