@@ -121,9 +121,11 @@ def spread(samples, scale=1.0, digits=3):
 
 
 def print_paired(names, workloads, ratios, stops, stop_label):
-    print(f"{'':9}" + "".join(f"{w:>30}" for w in workloads) + f"{stop_label + ' (ms)':>26}")
+    width = max(9, max(len(name) for name in names) + 1)
+    print(f"{'':{width}}" + "".join(f"{w:>30}" for w in workloads) +
+          f"{stop_label + ' (ms)':>26}")
     for name in names:
         row = "".join(f"{spread(ratios[name][w]):>30}" if ratios[name][w] else f"{'-':>30}"
                       for w in workloads)
         row += f"{spread(stops[name], 1e3, 1):>26}" if stops[name] else f"{'-':>26}"
-        print(f"{name:9}{row}")
+        print(f"{name:{width}}{row}")

@@ -17,7 +17,8 @@ import tempfile
 
 from gpu_common import PAIRED_ROUNDS, collect_paired, print_paired, protond, write_program
 
-APIS = ["proton", "protond"]
+# protond-nohook: protond.profiler without hook="triton", to see what the hook itself costs.
+APIS = ["proton", "protond", "protond-nohook"]
 WORKLOADS = ["add_ in scopes", "triton in scopes", "triton+metadata in scopes"]
 
 PROGRAM = r'''
@@ -26,6 +27,10 @@ if sys.argv[1] == "proton":
     import triton.profiler as proton
 else:
     import protond.profiler as proton
+HOOK = None if sys.argv[1] == "protond-nohook" else "triton"
+
+def start():
+    proton.start("bench", hook=HOOK)
 
 def add_one_metadata(grid, metadata, args):
     return {"name": f"add_one_{args['n']}", "bytes": 8 * args["n"]}
@@ -58,8 +63,7 @@ def triton_launches_with_metadata():
 WORKLOADS = {"add_ in scopes": tiny_ops, "triton in scopes": triton_launches,
              "triton+metadata in scopes": triton_launches_with_metadata}
 
-run_paired_rounds(lambda: proton.start("bench", hook="triton"), proton.finalize, WORKLOADS,
-                  int(sys.argv[2]))
+run_paired_rounds(start, proton.finalize, WORKLOADS, int(sys.argv[2]))
 '''
 
 

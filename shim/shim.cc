@@ -282,8 +282,11 @@ PROTOND_EXPORT protond_result protond_state_exit(void) {
 }
 
 PROTOND_EXPORT protond_result protond_launch_enter(const char* name) {
-  auto* recorder = ActiveRecorder();
-  return recorder != nullptr ? recorder->EnterLaunch(name) : PROTOND_INACTIVE;
+  // The frame ends with the next kernel launch the GPU tracer sees; with no tracing, no kernel
+  // would be recorded and nothing would end it.
+  protond::shim::Shim* shim = protond::shim::g_shim.load(std::memory_order_acquire);
+  if (shim == nullptr || !shim->gpu.tracing()) return PROTOND_INACTIVE;
+  return shim->recorder.EnterLaunch(name);
 }
 
 PROTOND_EXPORT protond_result protond_launch_exit(void) {

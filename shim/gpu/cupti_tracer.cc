@@ -37,6 +37,9 @@ constexpr CUpti_ActivityKind kActivityKinds[] = {
 constexpr const char* kDriverCallPrefixes[] = {"cuLaunch", "cuGraphLaunch", "cuMemcpy", "cuMemset"};
 constexpr const char* kRuntimeCallPrefixes[] = {"cudaLaunch", "cudaGraphLaunch", "cudaMemcpy",
                                                 "cudaMemset"};
+// Those of them that launch kernels: a launch frame (Proton's launch hook) ends with them.
+constexpr const char* kDriverKernelLaunchPrefixes[] = {"cuLaunch"};
+constexpr const char* kRuntimeKernelLaunchPrefixes[] = {"cudaLaunch"};
 
 constexpr CUpti_CallbackId kGraphNodeCallbacks[] = {CUPTI_CBID_RESOURCE_GRAPHNODE_CREATED,
                                                     CUPTI_CBID_RESOURCE_GRAPHNODE_CLONED,
@@ -111,6 +114,30 @@ void OnGraphNode(Tracer& tracer, CUpti_CallbackId id, const CUpti_ResourceData& 
   }
 }
 
+// Callback ids whose API names start with one of `prefixes`, as a bitmap over `count` ids.
+template <typename Prefixes>
+std::vector<bool> MatchingCallbacks(CUpti_CallbackDomain domain, uint32_t count,
+                                    const Prefixes& prefixes) {
+  std::vector<bool> matching(count, false);
+  for (uint32_t id = 1; id < count; ++id) {
+    const char* name = nullptr;
+    if (cuptiGetCallbackName(domain, id, &name) != CUPTI_SUCCESS || name == nullptr) continue;
+    for (const char* prefix : prefixes) {
+      if (std::strncmp(name, prefix, std::strlen(prefix)) == 0) matching[id] = true;
+    }
+  }
+  return matching;
+}
+
+bool IsKernelLaunch(CUpti_CallbackDomain domain, CUpti_CallbackId id) {
+  static const auto* driver = new std::vector<bool>(MatchingCallbacks(
+      CUPTI_CB_DOMAIN_DRIVER_API, CUPTI_DRIVER_TRACE_CBID_SIZE, kDriverKernelLaunchPrefixes));
+  static const auto* runtime = new std::vector<bool>(MatchingCallbacks(
+      CUPTI_CB_DOMAIN_RUNTIME_API, CUPTI_RUNTIME_TRACE_CBID_SIZE, kRuntimeKernelLaunchPrefixes));
+  const std::vector<bool>& ids = domain == CUPTI_CB_DOMAIN_DRIVER_API ? *driver : *runtime;
+  return id < ids.size() && ids[id];
+}
+
 // Runs on application threads, inside their CUDA calls: keep it to a few loads and stores.
 void CUPTIAPI OnCallback(void*, CUpti_CallbackDomain domain, CUpti_CallbackId id,
                          const void* data) {
@@ -122,6 +149,8 @@ void CUPTIAPI OnCallback(void*, CUpti_CallbackDomain domain, CUpti_CallbackId id
   const auto* call = static_cast<const CUpti_CallbackData*>(data);
   if (call->callbackSite == CUPTI_API_ENTER) {
     tracer.correlations.Put(call->correlationId, tracer.host->current_context());
+  } else if (IsKernelLaunch(domain, id)) {
+    tracer.host->end_launch();
   }
 }
 
@@ -187,15 +216,9 @@ const std::vector<std::pair<CUpti_CallbackDomain, CUpti_CallbackId>>& LaunchCall
   static const auto* callbacks = [] {
     auto* found = new std::vector<std::pair<CUpti_CallbackDomain, CUpti_CallbackId>>;
     auto add_matching = [&](CUpti_CallbackDomain domain, uint32_t count, const auto& prefixes) {
-      for (uint32_t id = 1; id < count; ++id) {
-        const char* name = nullptr;
-        if (cuptiGetCallbackName(domain, id, &name) != CUPTI_SUCCESS || name == nullptr) continue;
-        for (const char* prefix : prefixes) {
-          if (std::strncmp(name, prefix, std::strlen(prefix)) == 0) {
-            found->emplace_back(domain, id);
-            break;
-          }
-        }
+      const std::vector<bool> matching = MatchingCallbacks(domain, count, prefixes);
+      for (uint32_t id = 0; id < count; ++id) {
+        if (matching[id]) found->emplace_back(domain, id);
       }
     };
     add_matching(CUPTI_CB_DOMAIN_DRIVER_API, CUPTI_DRIVER_TRACE_CBID_SIZE, kDriverCallPrefixes);

@@ -44,6 +44,8 @@ uint32_t HostLaunchTarget(uint32_t context, uint32_t* kernel_name_id) {
   return entry->parent_id;
 }
 
+void HostEndLaunch() { HostRecorder().EndLaunch(); }
+
 void HostWriteActivity(const record::GpuActivityRecord* activity) {
   HostRecorder().WriteGpuActivity(*activity);
 }
@@ -63,9 +65,10 @@ void HostWriteDeviceInfo(uint32_t device_id, const record::DeviceInfoRecord* dev
 GpuTracing* g_exit_tracing = nullptr;
 void StopAtExit() { g_exit_tracing->SessionStopping(); }
 
-constexpr ProtondGpuHost kHost = {HostCurrentContext, HostLaunchTarget,     HostInternContext,
-                                  HostContextName,    HostInternKernelName, HostWriteActivity,
-                                  HostWriteNotice,    HostCountDropped,     HostWriteDeviceInfo};
+constexpr ProtondGpuHost kHost = {HostCurrentContext, HostEndLaunch,   HostLaunchTarget,
+                                  HostInternContext,  HostContextName, HostInternKernelName,
+                                  HostWriteActivity,  HostWriteNotice, HostCountDropped,
+                                  HostWriteDeviceInfo};
 
 }  // namespace
 
@@ -91,7 +94,7 @@ bool GpuTracing::CudaInUse() {
 
 void GpuTracing::SessionStarted() {
   std::lock_guard<std::mutex> lock(mutex_);
-  if (tracing_ || load_failed_) return;
+  if (tracing() || load_failed_) return;
   if (!CudaInUse()) return WarnIfInjectionIsElsewhere();
   if (api_ == nullptr) {
     std::string error;
@@ -104,8 +107,8 @@ void GpuTracing::SessionStarted() {
     }
   }
   char error[512] = {};
-  tracing_ = api_->start(&kHost, error, sizeof(error));
-  if (!tracing_) return Fail(error);
+  tracing_.store(api_->start(&kHost, error, sizeof(error)), std::memory_order_release);
+  if (!tracing()) return Fail(error);
   if (g_exit_tracing == nullptr) {
     g_exit_tracing = this;
     std::atexit(StopAtExit);
@@ -114,14 +117,14 @@ void GpuTracing::SessionStarted() {
 
 void GpuTracing::SessionStopping() {
   std::lock_guard<std::mutex> lock(mutex_);
-  if (!tracing_) return;
+  if (!tracing()) return;
   api_->stop();
-  tracing_ = false;
+  tracing_.store(false, std::memory_order_release);
 }
 
 void GpuTracing::Flush() {
   std::lock_guard<std::mutex> lock(mutex_);
-  if (tracing_) api_->flush();
+  if (tracing()) api_->flush();
 }
 
 void GpuTracing::WarnIfInjectionIsElsewhere() {

@@ -7,6 +7,7 @@
 #ifndef PROTOND_SHIM_GPU_GPU_TRACING_H_
 #define PROTOND_SHIM_GPU_GPU_TRACING_H_
 
+#include <atomic>
 #include <mutex>
 #include <string>
 
@@ -28,6 +29,8 @@ class GpuTracing {
   // Delivers every record and releases CUPTI; call before the recorder leaves the session.
   void SessionStopping();
   void Flush();
+  // Whether GPU work is being traced now (any thread, no lock).
+  bool tracing() const { return tracing_.load(std::memory_order_acquire); }
 
  private:
   bool CudaInUse();
@@ -37,7 +40,7 @@ class GpuTracing {
   Recorder* const recorder_;
   std::mutex mutex_;
   bool cuda_initialized_ = false;
-  bool tracing_ = false;
+  std::atomic<bool> tracing_{false};  // written under mutex_
   bool load_failed_ = false;
   bool warned_injection_ = false;
   const ProtondGpuApi* api_ = nullptr;

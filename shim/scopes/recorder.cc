@@ -282,9 +282,11 @@ protond_result Recorder::ExitLaunch() {
   if (t.launch_context == 0) {
     return Fail(t, PROTOND_ERR_NO_SCOPE, "no kernel launch is open on this thread");
   }
-  t.launch_context = 0;
+  EndLaunch();
   return session_id() != 0 ? PROTOND_OK : PROTOND_INACTIVE;
 }
+
+void Recorder::EndLaunch() { CurrentThread().launch_context = 0; }
 
 uint32_t Recorder::CurrentContext() { return CurrentContextOf(CurrentThread()); }
 

@@ -42,6 +42,9 @@ class Recorder {
   // it belong to the kernel node `name` under the innermost scope (see protond_launch_enter).
   protond_result EnterLaunch(const char* name);
   protond_result ExitLaunch();
+  // Closes the thread's launch frame if one is open, quietly: the GPU tracer calls it when a
+  // kernel launch returns.
+  void EndLaunch();
 
   // For the GPU tracer (shim/gpu/gpu_api.h): the calling thread's open launch frame or innermost
   // scope, and writing into the calling thread's lane for the running session (nothing happens

@@ -209,6 +209,10 @@ TEST(RecorderTest, LaunchFrameTakesMetricsAndLaunchesUntilItCloses) {
     EXPECT_EQ(recorder.AddInt64Metric("flops16", 1024), PROTOND_OK);
     EXPECT_EQ(recorder.ExitLaunch(), PROTOND_OK);
     EXPECT_EQ(recorder.CurrentContext(), step);
+    EXPECT_EQ(recorder.EnterLaunch("matmul"), PROTOND_OK);
+    EXPECT_EQ(recorder.CurrentContext(), frame) << "the same frame again";
+    recorder.EndLaunch();  // what the GPU tracer does when the launch returns
+    EXPECT_EQ(recorder.CurrentContext(), step);
     EXPECT_EQ(recorder.ExitLaunch(), PROTOND_ERR_NO_SCOPE);
     EXPECT_STREQ(LastError(), "no kernel launch is open on this thread");
     EXPECT_EQ(recorder.EnterLaunch(""), PROTOND_ERR_INVALID_ARGUMENT);

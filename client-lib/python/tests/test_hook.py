@@ -39,18 +39,22 @@ _FAKE_KNOBS = {
 _LAUNCHER = """
     from triton import knobs
 
-    class LazyDict(dict):
-        def __init__(self, data, extra=None):
-            super().__init__(data)
-            self.extra = extra
+    class LazyDict:  # as in triton/compiler/compiler.py
+        def __init__(self, data):
+            self.data = data
+            self.extras = []
         def get(self):
-            if self.extra is not None:
-                self.update(self.extra())
-                self.extra = None
-            return self
+            for func, args in self.extras:
+                self.data = self.data | func(*args)
+            self.extras.clear()
+            return self.data
+        def add(self, func, args):
+            self.extras.append((func, args))
 
     def launch(name, launch_metadata=None):
-        metadata = LazyDict({"name": name, "function": 1234, "stream": 0}, launch_metadata)
+        metadata = LazyDict({"name": name, "function": 1234, "stream": 0})
+        if launch_metadata is not None:
+            metadata.add(launch_metadata, ((1, 1, 1), {}, {"n": 64}))
         if knobs.runtime.launch_enter_hook is not None:
             knobs.runtime.launch_enter_hook(metadata)
         if knobs.runtime.launch_exit_hook is not None:
@@ -70,36 +74,82 @@ def _fake_triton(directory, knobs_kind):
 
 
 @pytest.mark.parametrize("knobs_kind", ["chain", "function"])
-def test_launch_metadata_names_the_kernel_node_and_puts_metrics_on_it(daemon, knobs_kind):
+def test_without_gpu_tracing_the_hook_runs_launch_metadata_and_records_nothing(daemon,
+                                                                              knobs_kind):
     run = daemon.run("""
         import protond.profiler as proton
         from triton import knobs
         from triton.launcher import launch
 
-        def matmul_metadata():
-            return {"name": "matmul_128x64", "flops16": 2 * 128 * 64 * 32, "bytes": 4096,
-                    "tiles": 8.5, "note": "not a number", "ok": True}
+        calls = []
+        def matmul_metadata(grid, metadata, args):
+            calls.append(args["n"])
+            return {"name": "matmul_128x64", "flops16": 1000}
 
         proton.start("hooked", hook="triton")
         with proton.scope("step"):
             for _ in range(3):
                 launch("matmul_kernel", matmul_metadata)
-            launch("add_kernel")  # no launch_metadata: its node needs no hook
-            proton.enter_scope("after", metrics={"n": 1})  # a scope, not the kernel's
-            proton.exit_scope("after")
+            launch("add_kernel")
+        with proton.scope("after", metrics={"n": 1}):
+            pass
         proton.finalize()
+        print("launch_metadata calls", len(calls))
         print("hooks left", knobs.runtime.launch_enter_hook in (None,) or
               getattr(knobs.runtime.launch_enter_hook, "calls", None) == [])
     """, env=_fake_triton(daemon.directory, knobs_kind))
     assert run.returncode == 0, run.stderr
-    assert run.stdout.splitlines() == ["hooks left True"]
+    assert run.stdout.splitlines() == ["launch_metadata calls 3", "hooks left True"]
     root, _ = daemon.hatchet("hooked")
-    step = children(root)["step"]
-    assert list(children(step)) == ["matmul_128x64", "after"]
-    kernel = children(step)["matmul_128x64"]
-    assert kernel["metrics"] == {"flops16": 3 * 2 * 128 * 64 * 32, "bytes": 3 * 4096,
-                                 "tiles": 25.5}
-    assert children(step)["after"]["metrics"] == {"n": 1}
+    # No kernel ran, and the metadata's metrics have no kernel node to land on: not on "step".
+    assert {name: node["metrics"] for name, node in children(root).items()} == {
+        "step": {}, "after": {"n": 1}}
+
+
+class _RecordingShim:
+    """The shim's launch and metric calls, as the hook makes them while GPU tracing runs."""
+
+    def __init__(self):
+        self.calls = []
+
+    def protond_launch_enter(self, name):
+        self.calls.append(("launch", name))
+        return 0
+
+    def protond_metric_int64(self, name, value):
+        self.calls.append(("int", name, value))
+        return 0
+
+    def protond_metric_double(self, name, value):
+        self.calls.append(("double", name, value))
+        return 0
+
+
+def test_hook_opens_a_frame_named_by_launch_metadata_with_its_numbers_as_metrics(monkeypatch):
+    monkeypatch.syspath_prepend(PACKAGE_DIR)
+    from protond import _shim
+    from protond.profiler import hook
+
+    shim = _RecordingShim()
+    monkeypatch.setattr(_shim, "library", lambda: shim)
+
+    class LazyDict:  # as in triton/compiler/compiler.py
+        def __init__(self, data, extra=None):
+            self.data, self.extras = data, [extra] if extra else []
+
+        def get(self):
+            for func in self.extras:
+                self.data = self.data | func()
+            self.extras.clear()
+            return self.data
+
+    launch = hook.TritonLaunchHook()
+    launch.enter(LazyDict({"name": "add_kernel", "function": 1, "stream": 0}))
+    launch.enter(LazyDict({"name": "matmul_kernel", "function": 1, "stream": 0},
+                          lambda: {"name": "matmul_128x64", "flops16": 1000, "bytes": 64,
+                                   "tiles": 8.5, "note": "text", "ok": True}))
+    assert shim.calls == [("launch", b"matmul_128x64"), ("int", b"flops16", 1000),
+                          ("int", b"bytes", 64), ("double", b"tiles", 8.5)]
 
 
 def test_without_triton_the_hook_says_so_once_and_profiling_goes_on(daemon):

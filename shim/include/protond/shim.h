@@ -65,11 +65,14 @@ protond_result protond_session_resume(uint64_t session_id);
  * file cannot be written; protond_last_error says which. (ABI version 2) */
 protond_result protond_session_export(uint64_t session_id, const char* format, const char* path);
 
-/* Proton's kernel launch hook: between launch_enter and launch_exit on a thread, the kernel that
- * thread launches is the node `name` under its innermost scope (instead of a child named by the
- * driver), and metrics given on the thread land on that node, as "flops16" and "bytes" from a
- * Triton kernel's launch_metadata do in Proton. Scopes entered meanwhile nest as usual.
- * PROTOND_ERR_NO_SCOPE when launch_exit finds no launch open. (ABI version 3) */
+/* Proton's kernel launch hook: launch_enter opens a launch frame on the calling thread. The
+ * kernel the thread launches next is the node `name` under its innermost scope (instead of a
+ * child named by the driver), and metrics given on the thread while the frame is open land on
+ * that node, as "flops16" and "bytes" from a Triton kernel's launch_metadata do in Proton. The
+ * frame closes when that kernel launch returns, or at launch_exit, whichever comes first. While
+ * no GPU work is traced (no CUDA yet, CUPTI held by another tool, session paused) launch_enter
+ * opens nothing and returns PROTOND_INACTIVE. PROTOND_ERR_NO_SCOPE when launch_exit finds no
+ * frame open. (ABI version 3) */
 protond_result protond_launch_enter(const char* name);
 protond_result protond_launch_exit(void);
 

@@ -1,12 +1,11 @@
-"""Proton's Triton launch hook (`start(hook="triton")`): around each Triton kernel launch, Triton
+"""Proton's Triton launch hook (`start(hook="triton")`): before each Triton kernel launch, Triton
 calls the hook with the kernel's launch metadata; the kernel's `launch_metadata(grid, metadata,
 args)` may rename it and give it metrics (`flops16`, `bytes`, any other number). The shim then
 makes the launched kernel the node of that name under the current scope, with those metrics on it
-(protond_launch_enter/exit in shim.h). A launch that keeps its name and gives no metrics costs no
-call into the shim: its node is the same without the hook."""
+(protond_launch_enter in shim.h). A kernel without launch_metadata costs no call into the
+shim: its node is the same without the hook."""
 import numbers
 import sys
-import threading
 
 from .. import _shim
 from . import scope as _scope
@@ -22,34 +21,31 @@ def _is_metric(key, value):
 
 
 class TritonLaunchHook:
-    """The hook functions Triton calls; installed into triton.knobs.runtime while a session that
-    asked for it is open."""
+    """What Triton calls before each kernel launch, while a session that asked for it is open.
+    The shim closes the launch frame when the launch returns, so no exit hook is needed (each
+    hook costs a Python call on every launch)."""
 
     def __init__(self):
         self._lib = _shim.library()
-        self._local = threading.local()  # .open: this thread's launch frame is open
         self._names = {}  # kernel name -> its bytes, encoded once
 
     def enter(self, lazy_dict):
-        own_name = dict.get(lazy_dict, "name")
-        metadata = lazy_dict.get()  # runs the kernel's launch_metadata, if it has one
-        name = dict.get(metadata, "name", own_name)  # LazyDict's get() takes no key
-        metrics = [(key, value) for key, value in metadata.items() if _is_metric(key, value)]
-        if name == own_name and not metrics:
+        # Triton's LazyDict holds the kernel's own name and, when the kernel has launch_metadata,
+        # that function to run: without it the kernel's node is the same as without the hook.
+        if not getattr(lazy_dict, "extras", True):
             return
+        metadata = lazy_dict.get()
+        if self._lib.protond_launch_enter(self._encoded(metadata["name"])) != _shim.OK:
+            return  # no GPU tracing: no kernel node to put metrics on
+        for key, value in metadata.items():
+            if _is_metric(key, value):
+                _scope._add_metric(self._lib, key, value)
+
+    def _encoded(self, name):
         encoded = self._names.get(name)
         if encoded is None:
             encoded = self._names[name] = str(name).encode()
-        self._lib.protond_launch_enter(encoded)
-        self._local.open = True
-        for key, value in metrics:
-            _scope._add_metric(self._lib, key, value)
-
-    def exit(self, lazy_dict):
-        del lazy_dict  # the frame was opened by enter
-        if getattr(self._local, "open", False):
-            self._local.open = False
-            self._lib.protond_launch_exit()
+        return encoded
 
 
 _installed = None  # (hook, restore) while installed
@@ -75,19 +71,17 @@ def install():
               "installed", file=sys.stderr)
         return False
     hook = TritonLaunchHook()
-    enter_chain, exit_chain = runtime.launch_enter_hook, runtime.launch_exit_hook
-    if hasattr(enter_chain, "add"):  # Triton 3.5 and later: chains of hooks
-        enter_chain.add(hook.enter)
-        exit_chain.add(hook.exit)
+    chain = runtime.launch_enter_hook
+    if hasattr(chain, "add"):  # Triton 3.5 and later: a chain of hooks
+        chain.add(hook.enter)
 
         def restore():
-            enter_chain.remove(hook.enter)
-            exit_chain.remove(hook.exit)
-    else:  # earlier: one function each
-        runtime.launch_enter_hook, runtime.launch_exit_hook = hook.enter, hook.exit
+            chain.remove(hook.enter)
+    else:  # earlier: one function
+        runtime.launch_enter_hook = hook.enter
 
         def restore():
-            runtime.launch_enter_hook, runtime.launch_exit_hook = enter_chain, exit_chain
+            runtime.launch_enter_hook = chain
     _installed = (hook, restore)
     return True
 
