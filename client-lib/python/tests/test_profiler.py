@@ -122,6 +122,25 @@ def test_errors_read_as_protons(daemon):
     assert children(children(root)["a"])["m"]["metrics"] == {"x": 10}
 
 
+def test_a_bool_metric_is_refused_not_stored_as_one(daemon):
+    run = daemon.run("""
+        import protond.profiler as proton
+        proton.start("bools")
+        for metrics in ({"x": True}, {"n": 1, "x": False}):
+            try:
+                with proton.scope("s", metrics=metrics):
+                    pass
+            except TypeError as error:
+                print(error)
+        proton.finalize()
+    """)
+    assert run.returncode == 0, run.stderr
+    assert run.stdout.splitlines() == [
+        "metric 'x' has a value of type bool; metrics are int or float"] * 2
+    root, _ = daemon.hatchet("bools")
+    assert children(root)["s"]["metrics"] == {"n": 1}
+
+
 def test_without_a_daemon_the_program_runs_unprofiled(daemon):
     run = daemon.run("""
         import protond.profiler as proton
