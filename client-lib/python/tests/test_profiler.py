@@ -122,6 +122,27 @@ def test_errors_read_as_protons(daemon):
     assert children(children(root)["a"])["m"]["metrics"] == {"x": 10}
 
 
+def test_with_profiling_off_session_calls_do_nothing(daemon):
+    program = """
+        import protond.profiler as proton
+        session = proton.start("off")
+        for call in (proton.activate, proton.deactivate, proton.finalize):
+            call(session)
+            call()
+            call(0)  # Proton's first id, written into many programs
+        proton.deactivate(session, flushing=True)
+        with proton.scope("work"):
+            print("done", session)
+    """
+    disabled = daemon.run(program, env={"TRITON_PROTON_DISABLE": "1"})
+    no_daemon = daemon.run(program, env={"PROTOND_SOCKET": daemon.directory + "/nobody.sock"})
+    for run in (disabled, no_daemon):
+        assert run.returncode == 0, run.stderr
+        assert run.stdout.splitlines() == ["done None"]
+    assert disabled.stderr == ""
+    assert no_daemon.stderr.count("protond.profiler: profiling is off") == 1
+
+
 def test_a_bool_metric_is_refused_not_stored_as_one(daemon):
     run = daemon.run("""
         import protond.profiler as proton
