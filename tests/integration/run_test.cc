@@ -3,6 +3,7 @@
 #include <signal.h>
 
 #include <chrono>
+#include <filesystem>
 #include <fstream>
 #include <iterator>
 #include <thread>
@@ -202,6 +203,38 @@ TEST_F(RunTest, ProcessDrivesItsOwnSessionAndExportsHatchet) {
     {}
 ]
 )json");
+}
+
+TEST_F(RunTest, ASecondDaemonForTheSocketExitsAtOnceWithoutTouchingAStore) {
+  const Completed second = RunToEnd(
+      {BinDir() + "/protond", "--socket", daemon_.socket(), "--state-dir", dir_ + "/other"}, dir_);
+  EXPECT_EQ(second.exit_code, 1);
+  EXPECT_THAT(second.err, HasSubstr("another protond serves " + daemon_.socket()));
+  EXPECT_FALSE(std::filesystem::exists(dir_ + "/other"));
+  EXPECT_TRUE(client::Client(daemon_.socket()).ListSessions().ok());
+}
+
+TEST(DetachTest, ReturnsOnceTheDaemonListensAndLeavesItRunning) {
+  const std::string dir = MakeTempDir();
+  const std::string socket = dir + "/run/protond.sock";
+  const Completed detach = RunToEnd(
+      {BinDir() + "/protond", "--detach", "--socket", socket, "--state-dir", dir + "/state"}, dir);
+  ASSERT_EQ(detach.exit_code, 0) << detach.err;
+  EXPECT_TRUE(client::Client(socket).ListSessions().ok());
+  std::ifstream pid_file(dir + "/state/protond.pid");
+  pid_t pid = 0;
+  ASSERT_TRUE(pid_file >> pid);
+  ASSERT_EQ(kill(pid, SIGTERM), 0);
+  for (int i = 0; i < 400 && std::filesystem::exists(socket); ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  EXPECT_FALSE(std::filesystem::exists(socket));
+  // A daemon that cannot start says so, and so does the command.
+  const Completed failed = RunToEnd(
+      {BinDir() + "/protond", "--detach", "--socket", socket, "--state-dir", "/proc/no/state"},
+      dir);
+  EXPECT_EQ(failed.exit_code, 1);
+  EXPECT_THAT(failed.err, HasSubstr("cannot create state directory /proc/no/state"));
 }
 
 TEST(NoDaemonTest, ProgramRunsAndExitsZero) {
