@@ -8,11 +8,13 @@
 #include <fstream>
 #include <string>
 
+#include "absl/strings/str_cat.h"
 #include "client-lib/cpp/client.h"
 #include "client-lib/cpp/hatchet.h"
 #include "protond/shim.h"
 #include "shim/control/control_api.h"
 #include "shim/control/registration.h"
+#include "shim/control/socket_probe.h"
 
 struct ProtondControl {
   protond::shim::Registration registration;
@@ -45,14 +47,22 @@ int Unavailable(const std::string& message, char* error, size_t error_bytes) {
 }
 
 // The daemon attaches a session to the process that started it, so it must know the process.
+// A daemon that is merely slow gets the whole deadline; with no daemon at the socket at all
+// this fails at once.
 absl::StatusOr<client::Client> RegisteredClient(ProtondControl* control) {
   Registration& registration = control->registration;
+  const std::string& socket_path = registration.socket_path();
+  if (const int probe = registration.registered() ? 0 : ProbeSocket(socket_path);
+      NoDaemonAt(probe)) {
+    return absl::UnavailableError(
+        absl::StrCat("no protond answers at ", socket_path, " (", std::strerror(probe), ")"));
+  }
   if (!registration.WaitRegistered(std::chrono::seconds(3))) {
     const std::string refusal = registration.refusal();
-    return absl::UnavailableError(
-        refusal.empty() ? "no protond answers at " + registration.socket_path() : refusal);
+    return absl::UnavailableError(refusal.empty() ? "no protond answers at " + socket_path
+                                                  : refusal);
   }
-  return client::Client(registration.socket_path(), std::chrono::seconds(30));
+  return client::Client(socket_path, std::chrono::seconds(30));
 }
 
 const absl::Status& StatusOf(const absl::Status& status) { return status; }
