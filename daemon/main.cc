@@ -1,30 +1,38 @@
 // protond: the profiling daemon. Serves the protond.v1 API on a unix socket and keeps sessions
 // in an SQLite store under the state directory. See README.md and docs/.
+#include <fcntl.h>
 #include <signal.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <cerrno>
 #include <cstdio>
+#include <cstdlib>
 #include <filesystem>
+#include <fstream>
 #include <string>
 
 #include "absl/strings/numbers.h"
 #include "client-lib/cpp/daemon_paths.h"
+#include "daemon/server/socket_lock.h"
 #include "daemon/server/unix_server.h"
 #include "daemon/service/protond_service.h"
 
 namespace {
 
 constexpr char kUsage[] =
-    "usage: protond [--socket PATH] [--state-dir DIR] [--commit-interval-ms N]\n"
+    "usage: protond [--socket PATH] [--state-dir DIR] [--commit-interval-ms N] [--detach]\n"
     "  --socket PATH        unix socket to serve (default: %s)\n"
-    "  --state-dir DIR      where protond.db is kept (default: %s)\n"
-    "  --commit-interval-ms how often lanes are drained and committed (default: 100)\n";
+    "  --state-dir DIR      where protond.db (and protond.pid) are kept (default: %s)\n"
+    "  --commit-interval-ms how often lanes are drained and committed (default: 100)\n"
+    "  --detach             run on in the background, in a session of its own; the command\n"
+    "                       returns once the daemon listens (0) or has failed (1)\n";
 
 struct Flags {
   std::string socket;
   std::string state_dir;
   int commit_interval_ms = 100;
+  bool detach = false;
 };
 
 int Usage(FILE* out, int code) {
@@ -41,6 +49,10 @@ int ParseFlags(int argc, char** argv, Flags& flags) {
   for (int i = 1; i < argc; ++i) {
     const std::string arg = argv[i];
     if (arg == "-h" || arg == "--help") return Usage(stdout, 0);
+    if (arg == "--detach") {
+      flags.detach = true;
+      continue;
+    }
     if (i + 1 >= argc) {
       std::fprintf(stderr, "protond: unknown option or missing value: %s\n", arg.c_str());
       return Usage(stderr, 2);
@@ -70,11 +82,48 @@ int WaitForTermination() {
   return received;
 }
 
+// --detach: forks; the command's own process waits until the daemon reports that it listens
+// (exit 0) or dies (exit 1, its reason already on stderr), so that whoever started it knows. The
+// daemon runs on in a new session, without the caller's terminal. Returns, in the daemon, the
+// pipe to write one byte to once it listens. Called before any thread exists.
+int Detach() {
+  int ready[2];
+  if (pipe2(ready, O_CLOEXEC) != 0) {
+    std::perror("protond: pipe");
+    std::exit(1);
+  }
+  const pid_t pid = fork();
+  if (pid < 0) {
+    std::perror("protond: fork");
+    std::exit(1);
+  }
+  if (pid > 0) {
+    close(ready[1]);
+    char byte = 0;
+    ssize_t n;
+    do {
+      n = read(ready[0], &byte, 1);
+    } while (n < 0 && errno == EINTR);
+    _exit(n == 1 ? 0 : 1);
+  }
+  close(ready[0]);
+  setsid();
+  return ready[1];
+}
+
+// protond.pid in the state directory names the daemon serving it (how to stop an autostarted
+// one: kill $(cat DIR/protond.pid)); removed at a clean exit.
+void WritePidFile(const std::string& path) {
+  std::ofstream out(path, std::ios::trunc);
+  out << getpid() << "\n";
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
   Flags flags;
   if (int code = ParseFlags(argc, argv, flags); code >= 0) return code;
+  const int ready_fd = flags.detach ? Detach() : -1;
   // Block the termination signals in every thread; the main thread waits for them.
   sigset_t signals;
   sigemptyset(&signals);
@@ -83,6 +132,12 @@ int main(int argc, char** argv) {
   pthread_sigmask(SIG_BLOCK, &signals, nullptr);
   signal(SIGPIPE, SIG_IGN);
 
+  // Before the store is touched: a second daemon for this socket must not open it.
+  auto lock = protond::server::SocketLock::Acquire(flags.socket);
+  if (!lock.ok()) {
+    std::fprintf(stderr, "protond: %s\n", std::string(lock.status().message()).c_str());
+    return 1;
+  }
   std::error_code error;
   std::filesystem::create_directories(flags.state_dir, error);
   if (error) {
@@ -102,11 +157,18 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "protond: %s\n", std::string(server.status().message()).c_str());
     return 1;
   }
-  std::fprintf(stderr, "protond: listening at %s, store %s/protond.db\n", flags.socket.c_str(),
-               flags.state_dir.c_str());
+  const std::string pid_file = flags.state_dir + "/protond.pid";
+  WritePidFile(pid_file);
+  std::fprintf(stderr, "protond: listening at %s, store %s/protond.db, pid %d\n",
+               flags.socket.c_str(), flags.state_dir.c_str(), static_cast<int>(getpid()));
+  if (ready_fd >= 0) {
+    (void)!write(ready_fd, "R", 1);
+    close(ready_fd);
+  }
   const int signal_number = WaitForTermination();
   std::fprintf(stderr, "protond: %s, shutting down\n", strsignal(signal_number));
   (*server)->Shutdown();
+  unlink(pid_file.c_str());
   if (absl::Status s = (*service)->RunIngestCycle(); !s.ok()) {
     std::fprintf(stderr, "protond: last commit failed: %s\n", s.ToString().c_str());
     return 1;

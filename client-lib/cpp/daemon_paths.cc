@@ -29,6 +29,11 @@ DaemonPaths DefaultDaemonPaths() {
   return {runtime + "/protond/protond.sock", state + "/protond"};
 }
 
+std::string StateDirForSocket(const std::string& socket) {
+  const DaemonPaths defaults = DefaultDaemonPaths();
+  return socket == defaults.socket ? defaults.state_dir : socket + ".state";
+}
+
 std::string ResolveSocketPath(const std::string& flag_value) {
   if (!flag_value.empty()) return flag_value;
   return EnvOr("PROTOND_SOCKET", DefaultDaemonPaths().socket);

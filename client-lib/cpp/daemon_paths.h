@@ -17,6 +17,11 @@ struct DaemonPaths {
 // $XDG_STATE_HOME/protond (or ~/.local/state/protond).
 DaemonPaths DefaultDaemonPaths();
 
+// The state directory of a daemon started for `socket` (the shim's autostart): the default one
+// for the default socket; for any other, `<socket>.state` beside it, so that two daemons never
+// share a store.
+std::string StateDirForSocket(const std::string& socket);
+
 // The socket a client uses: `flag_value` if set, else $PROTOND_SOCKET, else the default.
 std::string ResolveSocketPath(const std::string& flag_value);
 

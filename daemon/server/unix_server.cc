@@ -8,7 +8,6 @@
 
 #include <cerrno>
 #include <cstring>
-#include <filesystem>
 
 #include "absl/strings/str_cat.h"
 #include "daemon/server/grpc_services.h"
@@ -40,13 +39,6 @@ absl::StatusOr<int> Listen(const std::string& path) {
                                                    sizeof(address.sun_path) - 1, " bytes"));
   }
   std::strcpy(address.sun_path, path.c_str());
-  const std::filesystem::path dir = std::filesystem::path(path).parent_path();
-  std::error_code error;
-  if (!dir.empty()) std::filesystem::create_directories(dir, error);
-  if (error) {
-    return absl::FailedPreconditionError(
-        absl::StrCat("cannot create the socket directory ", dir.string(), ": ", error.message()));
-  }
   if (SomeoneListens(address)) {
     return absl::AlreadyExistsError(absl::StrCat("a protond already listens at ", path));
   }

@@ -8,11 +8,14 @@
 #include <fstream>
 #include <string>
 
+#include "absl/strings/str_cat.h"
 #include "client-lib/cpp/client.h"
 #include "client-lib/cpp/hatchet.h"
 #include "protond/shim.h"
 #include "shim/control/control_api.h"
+#include "shim/control/daemon_autostart.h"
 #include "shim/control/registration.h"
+#include "shim/control/socket_probe.h"
 
 struct ProtondControl {
   protond::shim::Registration registration;
@@ -45,14 +48,31 @@ int Unavailable(const std::string& message, char* error, size_t error_bytes) {
 }
 
 // The daemon attaches a session to the process that started it, so it must know the process.
-absl::StatusOr<client::Client> RegisteredClient(ProtondControl* control) {
+// A daemon that is merely slow gets the whole deadline; with no daemon at the socket at all this
+// fails at once, or, for a session start, first starts one (daemon_autostart.h).
+absl::StatusOr<client::Client> RegisteredClient(ProtondControl* control, bool may_start_daemon) {
   Registration& registration = control->registration;
+  const std::string& socket_path = registration.socket_path();
+  if (const int probe = registration.registered() ? 0 : ProbeSocket(socket_path);
+      NoDaemonAt(probe)) {
+    const std::string no_daemon =
+        absl::StrCat("no protond answers at ", socket_path, " (", std::strerror(probe), ")");
+    if (!may_start_daemon) return absl::UnavailableError(no_daemon);
+    if (!AutostartEnabled()) {
+      return absl::UnavailableError(no_daemon + "; PROTOND_AUTOSTART=0, so none was started");
+    }
+    if (absl::Status started = StartDaemon(socket_path); !started.ok()) {
+      return absl::UnavailableError(
+          absl::StrCat(no_daemon, ", and starting one failed: ", started.message()));
+    }
+    registration.RetryNow();
+  }
   if (!registration.WaitRegistered(std::chrono::seconds(3))) {
     const std::string refusal = registration.refusal();
-    return absl::UnavailableError(
-        refusal.empty() ? "no protond answers at " + registration.socket_path() : refusal);
+    return absl::UnavailableError(refusal.empty() ? "no protond answers at " + socket_path
+                                                  : refusal);
   }
-  return client::Client(registration.socket_path(), std::chrono::seconds(30));
+  return client::Client(socket_path, std::chrono::seconds(30));
 }
 
 const absl::Status& StatusOf(const absl::Status& status) { return status; }
@@ -63,8 +83,9 @@ const absl::Status& StatusOf(const absl::StatusOr<T>& result) {
 
 // Runs `call` (returning an absl::Status or StatusOr) with a client of the registered daemon.
 template <typename Call>
-int WithClient(ProtondControl* control, char* error, size_t error_bytes, Call call) {
-  absl::StatusOr<client::Client> client = RegisteredClient(control);
+int WithClient(ProtondControl* control, char* error, size_t error_bytes, Call call,
+               bool may_start_daemon = false) {
+  absl::StatusOr<client::Client> client = RegisteredClient(control, may_start_daemon);
   if (!client.ok()) return Unavailable(std::string(client.status().message()), error, error_bytes);
   const auto result = call(*client);
   if (!StatusOf(result).ok()) {
@@ -92,11 +113,14 @@ void Stop(ProtondControl* control, uint32_t timeout_ms) {
 
 int StartSession(ProtondControl* control, const char* name, uint64_t* session_id, char* error,
                  size_t error_bytes) {
-  return WithClient(control, error, error_bytes, [&](client::Client& client) {
-    absl::StatusOr<v1::Session> session = client.StartSession(name);
-    if (session.ok()) *session_id = session->id();
-    return session;
-  });
+  return WithClient(
+      control, error, error_bytes,
+      [&](client::Client& client) {
+        absl::StatusOr<v1::Session> session = client.StartSession(name);
+        if (session.ok()) *session_id = session->id();
+        return session;
+      },
+      /*may_start_daemon=*/true);
 }
 
 int StopSession(ProtondControl* control, uint64_t session_id, char* error, size_t error_bytes) {

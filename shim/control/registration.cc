@@ -46,6 +46,12 @@ bool Registration::registered() {
   return registered_;
 }
 
+void Registration::RetryNow() {
+  std::lock_guard<std::mutex> lock(mutex_);
+  retry_now_ = true;
+  changed_.notify_all();
+}
+
 std::string Registration::refusal() {
   std::lock_guard<std::mutex> lock(mutex_);
   return refusal_;
@@ -98,7 +104,8 @@ bool Registration::RegisterOnce() {
 
 void Registration::SleepBackoff(std::chrono::milliseconds delay) {
   std::unique_lock<std::mutex> lock(mutex_);
-  changed_.wait_for(lock, delay, [this] { return stopping_; });
+  changed_.wait_for(lock, delay, [this] { return stopping_ || retry_now_; });
+  retry_now_ = false;
 }
 
 }  // namespace protond::shim

@@ -30,6 +30,8 @@ class Registration {
   // Waits until the daemon has acknowledged the registration, at most `timeout`.
   bool WaitRegistered(std::chrono::milliseconds timeout);
   bool registered();
+  // Ends a backoff sleep between attempts at once: a daemon was just started at the socket.
+  void RetryNow();
   const std::string& socket_path() const { return socket_path_; }
   // Why the daemon refused this process (empty while not refused).
   std::string refusal();
@@ -47,6 +49,7 @@ class Registration {
   bool stopping_ = false;
   bool registered_ = false;
   bool finished_ = false;
+  bool retry_now_ = false;
   std::string refusal_;
   grpc::ClientContext* active_context_ = nullptr;  // guarded by mutex_, for cancellation
   std::thread thread_;

@@ -3,6 +3,7 @@
 #include <signal.h>
 
 #include <chrono>
+#include <filesystem>
 #include <fstream>
 #include <iterator>
 #include <thread>
@@ -204,6 +205,47 @@ TEST_F(RunTest, ProcessDrivesItsOwnSessionAndExportsHatchet) {
 )json");
 }
 
+TEST_F(RunTest, ASecondDaemonForTheSocketExitsAtOnceWithoutTouchingAStore) {
+  const Completed second = RunToEnd(
+      {BinDir() + "/protond", "--socket", daemon_.socket(), "--state-dir", dir_ + "/other"}, dir_);
+  EXPECT_EQ(second.exit_code, 1);
+  EXPECT_THAT(second.err, HasSubstr("another protond serves " + daemon_.socket()));
+  EXPECT_FALSE(std::filesystem::exists(dir_ + "/other"));
+  EXPECT_TRUE(client::Client(daemon_.socket()).ListSessions().ok());
+}
+
+// Stops a daemon that is not this test's child (a detached one) and waits until it has exited.
+void StopDetachedDaemon(pid_t pid) {
+  ASSERT_EQ(kill(pid, SIGTERM), 0);
+  for (int i = 0; i < 1000; ++i) {
+    std::ifstream stat("/proc/" + std::to_string(pid) + "/stat");
+    std::string pid_field, command, state;
+    if (!(stat >> pid_field >> command >> state) || state == "Z") return;
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  ADD_FAILURE() << "protond " << pid << " did not exit within 10 s of SIGTERM";
+}
+
+TEST(DetachTest, ReturnsOnceTheDaemonListensAndLeavesItRunning) {
+  const std::string dir = MakeTempDir();
+  const std::string socket = dir + "/run/protond.sock";
+  const Completed detach = RunToEnd(
+      {BinDir() + "/protond", "--detach", "--socket", socket, "--state-dir", dir + "/state"}, dir);
+  ASSERT_EQ(detach.exit_code, 0) << detach.err;
+  EXPECT_TRUE(client::Client(socket).ListSessions().ok());
+  std::ifstream pid_file(dir + "/state/protond.pid");
+  pid_t pid = 0;
+  ASSERT_TRUE(pid_file >> pid);
+  StopDetachedDaemon(pid);
+  EXPECT_FALSE(std::filesystem::exists(socket));
+  // A daemon that cannot start says so, and so does the command.
+  const Completed failed = RunToEnd(
+      {BinDir() + "/protond", "--detach", "--socket", socket, "--state-dir", "/proc/no/state"},
+      dir);
+  EXPECT_EQ(failed.exit_code, 1);
+  EXPECT_THAT(failed.err, HasSubstr("cannot create state directory /proc/no/state"));
+}
+
 TEST(NoDaemonTest, ProgramRunsAndExitsZero) {
   const std::string dir = MakeTempDir();
   const std::string socket = dir + "/nobody-listens.sock";
@@ -218,10 +260,35 @@ TEST(NoDaemonTest, ProgramRunsAndExitsZero) {
       {BinDir() + "/sample_workload", "--steps", "2"}, dir,
       {{{"PROTOND_SOCKET", socket}, {"PROTOND_SESSION", "7"}, {"PROTOND_EXIT_WAIT_MS", "100"}}});
   EXPECT_EQ(direct.exit_code, 0) << direct.err;
-  const Completed in_process =
-      RunToEnd({BinDir() + "/session_api_workload"}, dir, {{{"PROTOND_SOCKET", socket}}});
+  // A session start with autostart off fails at once, saying so.
+  const auto before = std::chrono::steady_clock::now();
+  const Completed in_process = RunToEnd({BinDir() + "/session_api_workload"}, dir,
+                                        {{{"PROTOND_SOCKET", socket}, {"PROTOND_AUTOSTART", "0"}}});
+  EXPECT_LT(std::chrono::steady_clock::now() - before, std::chrono::seconds(2));
   EXPECT_EQ(in_process.exit_code, 0);
-  EXPECT_THAT(in_process.out, HasSubstr("start failed: no protond answers at " + socket));
+  EXPECT_THAT(in_process.out,
+              HasSubstr("start failed: no protond answers at " + socket +
+                        " (No such file or directory); PROTOND_AUTOSTART=0, so none was started"));
+}
+
+// The C ABI's session start with no daemon at the socket starts one, which outlives the program.
+TEST(AutostartTest, SessionStartStartsADaemonThatOutlivesTheProgram) {
+  const std::string dir = MakeTempDir();
+  const std::string socket = dir + "/run/protond.sock";
+  const Completed run = RunToEnd({BinDir() + "/session_api_workload", dir + "/out.hatchet"}, dir,
+                                 {{{"PROTOND_SOCKET", socket}}});
+  EXPECT_EQ(run.exit_code, 0);
+  EXPECT_THAT(run.out, HasSubstr("session 1 pause 0 resume 0 foreign 3 flush 0 stop 0 export 0"));
+  EXPECT_TRUE(std::filesystem::exists(dir + "/out.hatchet"));
+  std::ifstream pid_file(socket + ".state/protond.pid");
+  pid_t pid = 0;
+  ASSERT_TRUE(pid_file >> pid) << run.out << run.err;
+  auto sessions = client::Client(socket).ListSessions();
+  StopDetachedDaemon(pid);
+  ASSERT_TRUE(sessions.ok()) << sessions.status();
+  ASSERT_EQ(sessions->sessions_size(), 1);
+  EXPECT_EQ(sessions->sessions(0).name(), "in-process");
+  EXPECT_EQ(sessions->sessions(0).records(), 21u);
 }
 
 }  // namespace

@@ -3,6 +3,7 @@ own processes, as a user's would. The build's binaries come from PROTOND_BIN_DIR
 <repo>/build/bin)."""
 import json
 import os
+import signal
 import subprocess
 import sys
 import textwrap
@@ -34,17 +35,96 @@ class Daemon:
 
     def run(self, program, env=None):
         """Runs `program` (Python source) in the daemon's directory; returns the completed
-        process with text output."""
-        environment = dict(os.environ, PROTOND_SHIM=os.path.join(BIN_DIR, "libprotond_shim.so"),
-                           PROTOND_SOCKET=self.socket, PYTHONPATH=PACKAGE_DIR)
-        environment.pop("TRITON_PROTON_DISABLE", None)
-        environment.update(env or {})
-        return subprocess.run([sys.executable, "-c", textwrap.dedent(program)], cwd=self.directory,
-                              env=environment, capture_output=True, text=True, timeout=60)
+        process with text output. No daemon is autostarted unless `env` asks for it."""
+        return run_program(program, self.directory, dict({"PROTOND_SOCKET": self.socket,
+                                                          "PROTOND_AUTOSTART": "0"}, **(env or {})))
 
     def hatchet(self, name):
         with open(os.path.join(self.directory, name + ".hatchet")) as f:
             return json.load(f)
+
+
+def program_environment(env):
+    environment = dict(os.environ, PROTOND_SHIM=os.path.join(BIN_DIR, "libprotond_shim.so"),
+                       PYTHONPATH=PACKAGE_DIR)
+    for variable in ("TRITON_PROTON_DISABLE", "PROTOND_DISABLE", "PROTOND_AUTOSTART"):
+        environment.pop(variable, None)
+    environment.update(env)
+    return environment
+
+
+def run_program(program, directory, env):
+    """Runs `program` (Python source) in `directory` with protond.profiler importable."""
+    return subprocess.run([sys.executable, "-c", textwrap.dedent(program)], cwd=directory,
+                          env=program_environment(env), capture_output=True, text=True,
+                          timeout=60)
+
+
+def processes_mentioning(text):
+    """pids of this machine's processes whose command line contains `text`."""
+    pids = []
+    for entry in os.listdir("/proc"):
+        try:
+            with open(f"/proc/{entry}/cmdline", "rb") as f:
+                if text.encode() in f.read():
+                    pids.append(int(entry))
+        except (OSError, ValueError):
+            continue
+    return pids
+
+
+class Autostart:
+    """Programs that find no daemon at a socket of their own (in a temporary directory, as are
+    XDG_RUNTIME_DIR and XDG_STATE_HOME), so that whatever they start never meets the user's real
+    daemon. stop() ends every daemon started for that socket."""
+
+    def __init__(self, directory):
+        self.directory = directory
+        self.socket = os.path.join(directory, "run", "protond.sock")
+        self.state_dir = self.socket + ".state"  # client::StateDirForSocket
+        self.env = {"PROTOND_SOCKET": self.socket,
+                    "XDG_RUNTIME_DIR": os.path.join(directory, "xdg-run"),
+                    "XDG_STATE_HOME": os.path.join(directory, "xdg-state")}
+
+    def run(self, program, env=None):
+        return run_program(program, self.directory, dict(self.env, **(env or {})))
+
+    def start(self, program):
+        return subprocess.Popen([sys.executable, "-c", textwrap.dedent(program)],
+                                cwd=self.directory, env=program_environment(self.env),
+                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+
+    def protonctl(self, *args):
+        return subprocess.run([os.path.join(BIN_DIR, "protonctl"), "--socket", self.socket,
+                               *args], capture_output=True, text=True, timeout=30)
+
+    def daemons(self):
+        """pids of the protond processes serving this socket."""
+        pids = []
+        for pid in processes_mentioning(self.socket):
+            try:
+                if os.path.basename(os.readlink(f"/proc/{pid}/exe")) == "protond":
+                    pids.append(pid)
+            except OSError:
+                continue  # it has just exited
+        return pids
+
+    def stop(self):
+        for pid in self.daemons():
+            os.kill(pid, signal.SIGTERM)
+        for _ in range(400):
+            if not self.daemons():
+                return
+            time.sleep(0.025)
+        for pid in self.daemons():
+            os.kill(pid, signal.SIGKILL)
+
+
+@pytest.fixture
+def autostart(tmp_path):
+    started = Autostart(str(tmp_path))
+    yield started
+    started.stop()
 
 
 @pytest.fixture

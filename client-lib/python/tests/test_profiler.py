@@ -122,6 +122,46 @@ def test_errors_read_as_protons(daemon):
     assert children(children(root)["a"])["m"]["metrics"] == {"x": 10}
 
 
+def test_with_profiling_off_session_calls_do_nothing(daemon):
+    program = """
+        import protond.profiler as proton
+        session = proton.start("off")
+        for call in (proton.activate, proton.deactivate, proton.finalize):
+            call(session)
+            call()
+            call(0)  # Proton's first id, written into many programs
+        proton.deactivate(session, flushing=True)
+        with proton.scope("work"):
+            print("done", session)
+    """
+    disabled = daemon.run(program, env={"TRITON_PROTON_DISABLE": "1"})
+    no_daemon = daemon.run(program, env={"PROTOND_SOCKET": daemon.directory + "/nobody.sock"})
+    for run in (disabled, no_daemon):
+        assert run.returncode == 0, run.stderr
+        assert run.stdout.splitlines() == ["done None"]
+    assert disabled.stderr == ""
+    assert no_daemon.stderr.count("protond.profiler: profiling is off") == 1
+
+
+def test_a_bool_metric_is_refused_not_stored_as_one(daemon):
+    run = daemon.run("""
+        import protond.profiler as proton
+        proton.start("bools")
+        for metrics in ({"x": True}, {"n": 1, "x": False}):
+            try:
+                with proton.scope("s", metrics=metrics):
+                    pass
+            except TypeError as error:
+                print(error)
+        proton.finalize()
+    """)
+    assert run.returncode == 0, run.stderr
+    assert run.stdout.splitlines() == [
+        "metric 'x' has a value of type bool; metrics are int or float"] * 2
+    root, _ = daemon.hatchet("bools")
+    assert children(root)["s"]["metrics"] == {"n": 1}
+
+
 def test_without_a_daemon_the_program_runs_unprofiled(daemon):
     run = daemon.run("""
         import protond.profiler as proton

@@ -24,6 +24,7 @@ class _Session:
 _sessions = {}  # Proton id -> _Session, while not finalized
 _next_id = 0
 _warned = False
+_off = False  # the last start() returned None: calls naming a session then do nothing
 
 
 def is_profiling():
@@ -71,16 +72,26 @@ def _session(session_id):
 
 
 def _chosen(session_id):
-    return list(_sessions) if session_id is None else [session_id]
+    if session_id is None:
+        return list(_sessions)
+    # As with Proton disabled: the id start() gave (None) or any other names nothing to act on.
+    return [] if _off and session_id not in _sessions else [session_id]
+
+
+def _nothing_started():
+    """What start() returns when profiling is off: None, as Proton does."""
+    global _off
+    _off = not _sessions
+    return None
 
 
 def start(name=None, *, context="shadow", data="tree", backend=None, mode=None, hook=None):
     """Starts a session whose finalize() writes `<name>.hatchet` (default name "proton") and
     returns its id, or None when profiling is disabled or protond cannot be reached. Starting
     again with the name of an open session reactivates it and returns its id."""
-    global _next_id
+    global _next_id, _off
     if _disabled():
-        return None
+        return _nothing_started()
     _check_arguments(context, data, backend, mode, hook)
     name = name or "proton"
     for session_id, session in _sessions.items():
@@ -94,11 +105,12 @@ def start(name=None, *, context="shadow", data="tree", backend=None, mode=None, 
     lib = _shim.library()
     if lib is None:
         _warn(_shim.load_error())
-        return None
+        return _nothing_started()
     daemon_id = ctypes.c_uint64(0)
     if lib.protond_session_start(name.encode(), ctypes.byref(daemon_id)) != _shim.OK:
         _warn(_shim.last_error())
-        return None
+        return _nothing_started()
+    _off = False
     session_id = _next_id
     _next_id += 1
     _sessions[session_id] = _Session(name, daemon_id.value, hook)

@@ -28,13 +28,12 @@ def depth():
 def _add_metric(lib, name, value):
     if not isinstance(value, (int, float)) and hasattr(value, "item"):
         value = value.item()  # a tensor with one element, on the CPU or a device
-    if isinstance(value, int):
-        result = lib.protond_metric_int64(name.encode(), value)
-    elif isinstance(value, float):
-        result = lib.protond_metric_double(name.encode(), value)
-    else:
+    # bool is a subclass of int, but True is not a count: refuse it rather than store 1.
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
         raise TypeError(f"metric {name!r} has a value of type {type(value).__name__}; "
                         "metrics are int or float")
+    add = lib.protond_metric_int64 if isinstance(value, int) else lib.protond_metric_double
+    result = add(name.encode(), value)
     if result == _shim.ERR_METRIC_TYPE:
         raise ValueError(_shim.last_error())
 

@@ -1,0 +1,41 @@
+#include "daemon/server/socket_lock.h"
+
+#include <fcntl.h>
+#include <sys/file.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <filesystem>
+
+#include "absl/strings/str_cat.h"
+
+namespace protond::server {
+
+absl::StatusOr<SocketLock> SocketLock::Acquire(const std::string& socket_path) {
+  const std::filesystem::path dir = std::filesystem::path(socket_path).parent_path();
+  std::error_code error;
+  if (!dir.empty()) std::filesystem::create_directories(dir, error);
+  if (error) {
+    return absl::FailedPreconditionError(
+        absl::StrCat("cannot create the socket directory ", dir.string(), ": ", error.message()));
+  }
+  const std::string path = socket_path + ".lock";
+  const int fd = open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0600);
+  if (fd < 0) return absl::ErrnoToStatus(errno, absl::StrCat("cannot open ", path));
+  if (flock(fd, LOCK_EX | LOCK_NB) != 0) {
+    const int lock_errno = errno;
+    close(fd);
+    if (lock_errno == EWOULDBLOCK) {
+      return absl::AlreadyExistsError(
+          absl::StrCat("another protond serves ", socket_path, " (it holds ", path, ")"));
+    }
+    return absl::ErrnoToStatus(lock_errno, absl::StrCat("cannot lock ", path));
+  }
+  return SocketLock(fd);
+}
+
+SocketLock::~SocketLock() {
+  if (fd_ >= 0) close(fd_);
+}
+
+}  // namespace protond::server

@@ -1,0 +1,31 @@
+// One daemon per socket: before it touches its store or its socket, protond takes an exclusive
+// lock on the file `<socket>.lock` and keeps it until it exits. Two daemons started at once for
+// the same socket (two programs autostarting one, say) thus end as one: the second is refused at
+// once instead of unlinking the first one's socket and leaving it serving nobody.
+#ifndef PROTOND_DAEMON_SERVER_SOCKET_LOCK_H_
+#define PROTOND_DAEMON_SERVER_SOCKET_LOCK_H_
+
+#include <string>
+
+#include "absl/status/statusor.h"
+
+namespace protond::server {
+
+class SocketLock {
+ public:
+  // Creates the socket's directory if needed and locks `<socket_path>.lock` without waiting:
+  // AlreadyExistsError when another process holds it. The lock file itself stays behind.
+  static absl::StatusOr<SocketLock> Acquire(const std::string& socket_path);
+
+  SocketLock(SocketLock&& other) noexcept : fd_(other.fd_) { other.fd_ = -1; }
+  SocketLock& operator=(SocketLock&&) = delete;
+  ~SocketLock();  // releases the lock
+
+ private:
+  explicit SocketLock(int fd) : fd_(fd) {}
+  int fd_;
+};
+
+}  // namespace protond::server
+
+#endif  // PROTOND_DAEMON_SERVER_SOCKET_LOCK_H_

@@ -1,0 +1,161 @@
+#include "shim/control/daemon_autostart.h"
+
+#include <fcntl.h>
+#include <signal.h>
+#include <spawn.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <chrono>
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <optional>
+#include <string_view>
+#include <thread>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "client-lib/cpp/daemon_paths.h"
+#include "common/status/status_macros.h"
+#include "shim/control/socket_probe.h"
+#include "shim/loading/sibling_library.h"
+
+extern char** environ;
+
+namespace protond::shim {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+constexpr auto kReadyTimeout = std::chrono::seconds(5);   // protond --detach: until it listens
+constexpr auto kWinnerTimeout = std::chrono::seconds(2);  // another process's daemon
+constexpr auto kPollInterval = std::chrono::milliseconds(5);
+
+// The daemon must not profile itself: no preloaded shim, no injection, no session.
+std::vector<std::string> DaemonEnvironment() {
+  constexpr std::string_view kDropped[] = {
+      "LD_PRELOAD=", "CUDA_INJECTION64_PATH=", "NVTX_INJECTION64_PATH=", "PROTOND_SESSION=",
+      "PROTOND_DISABLE="};
+  std::vector<std::string> environment;
+  for (char** entry = environ; *entry != nullptr; ++entry) {
+    const std::string_view variable(*entry);
+    bool dropped = false;
+    for (std::string_view prefix : kDropped) dropped = dropped || variable.starts_with(prefix);
+    if (!dropped) environment.emplace_back(variable);
+  }
+  environment.emplace_back("PROTOND_DISABLE=1");
+  return environment;
+}
+
+std::vector<char*> Pointers(std::vector<std::string>& strings) {
+  std::vector<char*> pointers;
+  for (std::string& s : strings) pointers.push_back(s.data());
+  pointers.push_back(nullptr);
+  return pointers;
+}
+
+// Runs `argv` with stdin from /dev/null, stdout and stderr appended to `log`, no other
+// descriptor of this process, default signal handling and a session of its own.
+absl::StatusOr<pid_t> SpawnDetached(std::vector<std::string> argv, const std::string& log) {
+  posix_spawn_file_actions_t actions;
+  posix_spawn_file_actions_init(&actions);
+  posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0);
+  posix_spawn_file_actions_addopen(&actions, 1, log.c_str(), O_WRONLY | O_CREAT | O_APPEND, 0600);
+  posix_spawn_file_actions_adddup2(&actions, 1, 2);
+  posix_spawn_file_actions_addclosefrom_np(&actions, 3);
+  posix_spawnattr_t attributes;
+  posix_spawnattr_init(&attributes);
+  sigset_t signals;
+  sigemptyset(&signals);
+  posix_spawnattr_setsigmask(&attributes, &signals);
+  sigfillset(&signals);
+  posix_spawnattr_setsigdefault(&attributes, &signals);
+  posix_spawnattr_setflags(&attributes,
+                           POSIX_SPAWN_SETSID | POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF);
+  std::vector<std::string> environment = DaemonEnvironment();
+  pid_t pid = -1;
+  const int error = posix_spawn(&pid, argv[0].c_str(), &actions, &attributes, Pointers(argv).data(),
+                                Pointers(environment).data());
+  posix_spawnattr_destroy(&attributes);
+  posix_spawn_file_actions_destroy(&actions);
+  if (error != 0) {
+    return absl::UnavailableError(absl::StrCat("cannot run ", argv[0], ": ", strerror(error)));
+  }
+  return pid;
+}
+
+// The exit status of child `pid` (128+N when killed by signal N; -1 when it cannot be known,
+// as when the program ignores SIGCHLD), or nothing if it still runs after `timeout`; then a
+// thread reaps it later, so that it does not linger as a zombie.
+std::optional<int> WaitForExit(pid_t pid, Clock::duration timeout) {
+  const auto deadline = Clock::now() + timeout;
+  while (Clock::now() < deadline) {
+    int status = 0;
+    const pid_t waited = waitpid(pid, &status, WNOHANG);
+    if (waited == pid) {
+      return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+    }
+    if (waited < 0 && errno != EINTR) return -1;
+    std::this_thread::sleep_for(kPollInterval);
+  }
+  std::thread([pid] { waitpid(pid, nullptr, 0); }).detach();
+  return std::nullopt;
+}
+
+bool AnswersWithin(const std::string& socket_path, Clock::duration timeout) {
+  const auto deadline = Clock::now() + timeout;
+  while (ProbeSocket(socket_path) != 0) {
+    if (Clock::now() >= deadline) return false;
+    std::this_thread::sleep_for(kPollInterval);
+  }
+  return true;
+}
+
+std::string LastLine(const std::string& path) {
+  std::ifstream in(path);
+  std::string last;
+  for (std::string line; std::getline(in, line);) {
+    if (!line.empty()) last = line;
+  }
+  return last;
+}
+
+}  // namespace
+
+bool AutostartEnabled() {
+  const char* value = std::getenv("PROTOND_AUTOSTART");
+  return value == nullptr || std::string_view(value) != "0";
+}
+
+absl::Status StartDaemon(const std::string& socket_path) {
+  const std::string binary = SiblingLibraryPath("protond");
+  const std::string state_dir = client::StateDirForSocket(socket_path);
+  std::error_code error;
+  std::filesystem::create_directories(state_dir, error);
+  if (error) {
+    return absl::UnavailableError(
+        absl::StrCat("cannot create the state directory ", state_dir, ": ", error.message()));
+  }
+  const std::string log = state_dir + "/protond.log";
+  ASSIGN_OR_RETURN(
+      const pid_t pid,
+      SpawnDetached({binary, "--detach", "--socket", socket_path, "--state-dir", state_dir}, log));
+  const std::optional<int> status = WaitForExit(pid, kReadyTimeout);
+  if (status == 0) return absl::OkStatus();
+  // Another process may have started the daemon first: this one then gave up on the lock.
+  if (AnswersWithin(socket_path, kWinnerTimeout)) return absl::OkStatus();
+  if (!status.has_value()) {
+    return absl::UnavailableError(absl::StrCat(binary, " did not start listening within ",
+                                               kReadyTimeout / std::chrono::seconds(1),
+                                               " s (its log: ", log, ")"));
+  }
+  const std::string last_words = LastLine(log);
+  return absl::UnavailableError(absl::StrCat(binary, " exited with status ", *status,
+                                             last_words.empty() ? "" : ": " + last_words,
+                                             " (its log: ", log, ")"));
+}
+
+}  // namespace protond::shim

@@ -1,0 +1,30 @@
+// Starting a private protond when a program starts a session and none answers at its socket
+// (PROTOND_AUTOSTART, on unless "0"). The daemon is the `protond` beside the control library (a
+// bundle's bin/, or the build's bin/), started detached: in a session of its own, its store in
+// client::StateDirForSocket(socket), its output appended to protond.log there. It outlives the
+// program, so that `protonctl sessions` and `protonctl tree` find the session later. Two
+// processes autostarting at once end with one daemon: the daemon locks its socket
+// (daemon/server/socket_lock.h), and the loser's starter waits for the winner.
+//
+// Called on the application thread that starts the session; posix_spawn, so that a
+// multi-threaded program forks nothing but the new process.
+#ifndef PROTOND_SHIM_CONTROL_DAEMON_AUTOSTART_H_
+#define PROTOND_SHIM_CONTROL_DAEMON_AUTOSTART_H_
+
+#include <string>
+
+#include "absl/status/status.h"
+
+namespace protond::shim {
+
+// Whether PROTOND_AUTOSTART allows starting a daemon (anything but "0").
+bool AutostartEnabled();
+
+// Starts protond at `socket_path` and returns once it answers there, or once another process's
+// daemon does; the error says why not (the binary that could not run, or the daemon's last
+// words and where its log is). Waits at most about 7 s.
+absl::Status StartDaemon(const std::string& socket_path);
+
+}  // namespace protond::shim
+
+#endif  // PROTOND_SHIM_CONTROL_DAEMON_AUTOSTART_H_
