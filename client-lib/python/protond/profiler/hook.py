@@ -1,23 +1,16 @@
 """Proton's Triton launch hook (`start(hook="triton")`): before each Triton kernel launch, Triton
 calls the hook with the kernel's launch metadata; the kernel's `launch_metadata(grid, metadata,
-args)` may rename it and give it metrics (`flops16`, `bytes`, any other number). The shim then
+args)` may rename it and give it metrics (`flops8/16/32/64`, `flops`, `bytes`). The shim then
 makes the launched kernel the node of that name under the current scope, with those metrics on it
 (protond_launch_enter in shim.h). A kernel without launch_metadata costs no call into the
 shim: its node is the same without the hook."""
-import numbers
 import sys
 
 from .. import _shim
 from . import scope as _scope
 
-# Launch metadata keys that are not metrics.
-_RESERVED = frozenset(("name", "function", "stream"))
-
-
-def _is_metric(key, value):
-    if key in _RESERVED or isinstance(value, bool):
-        return False
-    return isinstance(value, numbers.Number) or hasattr(value, "item")  # tensors, as in Proton
+# The launch metadata that Triton 3.6's Proton records; other keys are ignored, as there.
+METRICS = frozenset(("flops8", "flops16", "flops32", "flops64", "flops", "bytes"))
 
 
 class TritonLaunchHook:
@@ -37,9 +30,8 @@ class TritonLaunchHook:
         metadata = lazy_dict.get()
         if self._lib.protond_launch_enter(self._encoded(metadata["name"])) != _shim.OK:
             return  # no GPU tracing: no kernel node to put metrics on
-        for key, value in metadata.items():
-            if _is_metric(key, value):
-                _scope._add_metric(self._lib, key, value)
+        for key in METRICS.intersection(metadata):
+            _scope._add_metric(self._lib, key, metadata[key])
 
     def _encoded(self, name):
         encoded = self._names.get(name)
