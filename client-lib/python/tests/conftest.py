@@ -35,12 +35,28 @@ class Daemon:
     def run(self, program, env=None):
         """Runs `program` (Python source) in the daemon's directory; returns the completed
         process with text output."""
+        return self.launch([sys.executable, "-c", textwrap.dedent(program)], env)
+
+    def launch(self, argv, env=None):
+        """Runs `argv` in the daemon's directory, with the package on PYTHONPATH and this
+        daemon's socket (`env` adds or, with None values, removes variables); returns the
+        completed process with text output."""
         environment = dict(os.environ, PROTOND_SHIM=os.path.join(BIN_DIR, "libprotond_shim.so"),
                            PROTOND_SOCKET=self.socket, PYTHONPATH=PACKAGE_DIR)
         environment.pop("TRITON_PROTON_DISABLE", None)
         environment.update(env or {})
-        return subprocess.run([sys.executable, "-c", textwrap.dedent(program)], cwd=self.directory,
-                              env=environment, capture_output=True, text=True, timeout=60)
+        environment = {name: value for name, value in environment.items() if value is not None}
+        return subprocess.run(argv, cwd=self.directory, env=environment, capture_output=True,
+                              text=True, timeout=60)
+
+    def write(self, path, source):
+        """Writes `source` (dedented) to `path` under the daemon's directory; returns the
+        full path."""
+        full = os.path.join(self.directory, path)
+        os.makedirs(os.path.dirname(full), exist_ok=True)
+        with open(full, "w") as f:
+            f.write(textwrap.dedent(source))
+        return full
 
     def hatchet(self, name):
         with open(os.path.join(self.directory, name + ".hatchet")) as f:

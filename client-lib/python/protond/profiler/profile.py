@@ -24,6 +24,7 @@ class _Session:
 _sessions = {}  # Proton id -> _Session, while not finalized
 _next_id = 0
 _warned = False
+_command_line = False  # set by the launcher (proton.py) once it has started session 0
 
 
 def is_profiling():
@@ -64,6 +65,19 @@ def _check_arguments(context, data, backend, mode, hook):
             raise NotImplementedError(f"protond.profiler does not support {what} yet")
 
 
+def set_command_line():
+    """Called by the launcher (proton.py) once it has started session 0: from then on start()
+    returns None and only session 0 may be named."""
+    global _command_line
+    _command_line = True
+
+
+def _refuse_under_launcher(session_id, done):
+    # Proton's own check, None included: under its launcher only session 0 may be named.
+    if _command_line and session_id != 0:
+        raise ValueError(f"Only one session can be {done} when running from the command line.")
+
+
 def _session(session_id):
     if session_id not in _sessions:
         raise RuntimeError(f"Session has not been initialized: {session_id}")
@@ -76,10 +90,11 @@ def _chosen(session_id):
 
 def start(name=None, *, context="shadow", data="tree", backend=None, mode=None, hook=None):
     """Starts a session whose finalize() writes `<name>.hatchet` (default name "proton") and
-    returns its id, or None when profiling is disabled or protond cannot be reached. Starting
-    again with the name of an open session reactivates it and returns its id."""
+    returns its id, or None when profiling is disabled, protond cannot be reached, or the
+    program runs under the launcher (which has started session 0 itself). Starting again with
+    the name of an open session reactivates it and returns its id."""
     global _next_id
-    if _disabled():
+    if _disabled() or _command_line:
         return None
     _check_arguments(context, data, backend, mode, hook)
     name = name or "proton"
@@ -109,6 +124,7 @@ def start(name=None, *, context="shadow", data="tree", backend=None, mode=None, 
 
 def activate(session=None):
     """Records again into `session` (None: every open session) after deactivate()."""
+    _refuse_under_launcher(session, "activated")
     for session_id in _chosen(session):
         _shim.library().protond_session_resume(_session(session_id).daemon_id)
 
@@ -116,6 +132,7 @@ def activate(session=None):
 def deactivate(session=None, flushing=False):
     """Stops recording into `session` (None: every open session) until activate(); the session
     stays open. With flushing, what was recorded so far is stored at once."""
+    _refuse_under_launcher(session, "deactivated")
     for session_id in _chosen(session):
         lib = _shim.library()
         lib.protond_session_pause(_session(session_id).daemon_id)
@@ -128,6 +145,8 @@ def finalize(session=None, output_format=""):
     if output_format not in _FORMATS:
         raise NotImplementedError(
             f"protond.profiler does not write output_format={output_format!r} yet (only hatchet)")
+    if session is not None:
+        _refuse_under_launcher(session, "finalized")
     for session_id in _chosen(session):
         current = _session(session_id)
         del _sessions[session_id]
