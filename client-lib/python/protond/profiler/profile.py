@@ -15,16 +15,18 @@ _FORMATS = ("", "hatchet")
 
 
 class _Session:
-    def __init__(self, name, daemon_id, hook):
+    def __init__(self, name, daemon_id, hook, inherited=False):
         self.name = name
         self.daemon_id = daemon_id
         self.hook = hook
+        self.inherited = inherited  # started outside Python (protonctl run): paused, not stopped
 
 
 _sessions = {}  # Proton id -> _Session, while not finalized
 _next_id = 0
 _warned = False
 _command_line = False  # set by the launcher (proton.py) once it has started session 0
+_inherited_taken = False
 
 
 def is_profiling():
@@ -78,6 +80,16 @@ def _refuse_under_launcher(session_id, done):
         raise ValueError(f"Only one session can be {done} when running from the command line.")
 
 
+def _take_inherited_session(lib):
+    """The daemon session this process already records into when `protonctl run` started it
+    (PROTOND_SESSION), for the first start() only; else 0."""
+    global _inherited_taken
+    if _inherited_taken:
+        return 0
+    _inherited_taken = True
+    return lib.protond_current_session()
+
+
 def _session(session_id):
     if session_id not in _sessions:
         raise RuntimeError(f"Session has not been initialized: {session_id}")
@@ -92,7 +104,8 @@ def start(name=None, *, context="shadow", data="tree", backend=None, mode=None, 
     """Starts a session whose finalize() writes `<name>.hatchet` (default name "proton") and
     returns its id, or None when profiling is disabled, protond cannot be reached, or the
     program runs under the launcher (which has started session 0 itself). Starting again with
-    the name of an open session reactivates it and returns its id."""
+    the name of an open session reactivates it and returns its id. Under `protonctl run` the
+    first session is the one protonctl started for the process."""
     global _next_id
     if _disabled() or _command_line:
         return None
@@ -110,13 +123,15 @@ def start(name=None, *, context="shadow", data="tree", backend=None, mode=None, 
     if lib is None:
         _warn(_shim.load_error())
         return None
-    daemon_id = ctypes.c_uint64(0)
-    if lib.protond_session_start(name.encode(), ctypes.byref(daemon_id)) != _shim.OK:
+    inherited = _take_inherited_session(lib)
+    daemon_id = ctypes.c_uint64(inherited)
+    if not inherited and \
+            lib.protond_session_start(name.encode(), ctypes.byref(daemon_id)) != _shim.OK:
         _warn(_shim.last_error())
         return None
     session_id = _next_id
     _next_id += 1
-    _sessions[session_id] = _Session(name, daemon_id.value, hook)
+    _sessions[session_id] = _Session(name, daemon_id.value, hook, inherited=bool(inherited))
     if hook == "triton":
         _hook.install()
     return session_id
@@ -154,7 +169,9 @@ def finalize(session=None, output_format=""):
             _hook.uninstall()
         lib = _shim.library()
         path = os.path.abspath(current.name + ".hatchet")
-        if lib.protond_session_stop(current.daemon_id) != _shim.OK or \
+        # The session protonctl started lives on for the rest of the process (and its children).
+        end = lib.protond_session_pause if current.inherited else lib.protond_session_stop
+        if end(current.daemon_id) != _shim.OK or \
                 lib.protond_session_export(current.daemon_id, b"hatchet",
                                            path.encode()) != _shim.OK:
             print(f"protond.profiler: {path} was not written: {_shim.last_error()}",
