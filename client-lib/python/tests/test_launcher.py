@@ -120,3 +120,17 @@ def test_bad_or_unsupported_options_are_refused_before_the_script_runs(daemon):
         assert run.returncode == 2, arguments
         assert run.stdout == "" and message in run.stderr, (arguments, run.stderr)
         assert run.stderr.startswith("usage: python -m protond.profiler [options] script.py")
+
+
+def test_the_hook_option_reaches_start(daemon):
+    daemon.write("hooked.py", """
+        import protond.profiler as proton
+        with proton.scope("work", metrics={"n": 1}):
+            pass
+    """)
+    run = daemon.launch(LAUNCHER + ["-k", "triton", "-n", "hooked", "hooked.py"])
+    assert run.returncode == 0, run.stderr
+    # No Triton here: the hook says so once, as start(hook="triton") does, and profiling goes on.
+    assert 'hook="triton" does nothing: Triton (triton.knobs) is not installed' in run.stderr
+    root, _ = daemon.hatchet("hooked")
+    assert list(children(root)) == ["work"]
