@@ -18,7 +18,10 @@ namespace {
 
 constexpr char kUsage[] =
     "usage: protonctl [--socket PATH] COMMAND ...\n"
-    "  run [--name NAME] -- PROGRAM [ARGS...]   profile PROGRAM in a new session\n"
+    "  run [--name NAME] [--as-proton] -- PROGRAM [ARGS...]\n"
+    "                                            profile PROGRAM in a new session (with\n"
+    "                                            --as-proton, Python's triton.profiler is\n"
+    "                                            protond.profiler)\n"
     "  sessions                                  list your sessions\n"
     "  tree SESSION [-m METRIC[,METRIC]] [-d DEPTH]\n"
     "                                            print a session's call tree\n"
@@ -51,11 +54,14 @@ absl::StatusOr<uint64_t> ParseSessionId(const std::string& text) {
 }
 
 int Run(const std::string& socket, const std::vector<std::string>& args) {
-  RunOptions options{socket, "", {}};
+  RunOptions options;
+  options.socket_path = socket;
   size_t i = 0;
   for (; i < args.size() && args[i] != "--"; ++i) {
     if (args[i] == "--name" && i + 1 < args.size()) {
       options.session_name = args[++i];
+    } else if (args[i] == "--as-proton") {
+      options.as_proton = true;
     } else {
       break;
     }

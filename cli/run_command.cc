@@ -12,6 +12,7 @@
 #include <filesystem>
 #include <thread>
 
+#include "absl/status/statusor.h"
 #include "absl/strings/str_cat.h"
 #include "client-lib/cpp/client.h"
 
@@ -35,14 +36,45 @@ std::string FindShim() {
   return "";
 }
 
+// The folder that holds the protond Python package: PROTOND_PYTHON_DIR, else ../python beside
+// protonctl's folder (a bundle's bin/ and python/; the build tree links build/python to the
+// source).
+absl::StatusOr<std::string> FindPythonPackage() {
+  std::error_code error;
+  std::filesystem::path folder;
+  if (const char* dir = std::getenv("PROTOND_PYTHON_DIR"); dir != nullptr && *dir != '\0') {
+    folder = std::filesystem::absolute(dir, error);
+  } else {
+    folder = std::filesystem::read_symlink("/proc/self/exe", error).parent_path() / "../python";
+  }
+  folder = folder.lexically_normal();
+  if (!std::filesystem::exists(folder / "protond/as_proton/sitecustomize.py", error)) {
+    return absl::NotFoundError(absl::StrCat(
+        "--as-proton needs the protond Python package, which is not in ", folder.string(),
+        " (protond/as_proton/sitecustomize.py is missing); set PROTOND_PYTHON_DIR to the folder "
+        "that holds protond/"));
+  }
+  return folder.string();
+}
+
+void PrependToEnv(const char* name, const std::string& value) {
+  const char* old = std::getenv(name);
+  setenv(name, old != nullptr && *old != '\0' ? (value + ":" + old).c_str() : value.c_str(), 1);
+}
+
 [[noreturn]] void ExecProgram(const RunOptions& options, const std::string& shim,
-                              uint64_t session_id) {
+                              uint64_t session_id, const std::string& python_package) {
   if (session_id != 0) {
-    const char* preload = std::getenv("LD_PRELOAD");
-    const std::string value = preload != nullptr && *preload != '\0' ? shim + ":" + preload : shim;
-    setenv("LD_PRELOAD", value.c_str(), 1);
+    PrependToEnv("LD_PRELOAD", shim);
     setenv("PROTOND_SOCKET", options.socket_path.c_str(), 1);
     setenv("PROTOND_SESSION", std::to_string(session_id).c_str(), 1);
+  }
+  if (options.as_proton) {
+    // sitecustomize.py there aliases triton.profiler to protond.profiler, which loads the shim
+    // protonctl preloaded (the same file, so the same library) to find this session.
+    PrependToEnv("PYTHONPATH", python_package);
+    PrependToEnv("PYTHONPATH", python_package + "/protond/as_proton");
+    if (!shim.empty()) setenv("PROTOND_SHIM", shim.c_str(), 1);
   }
   std::vector<char*> argv;
   for (const std::string& arg : options.argv) argv.push_back(const_cast<char*>(arg.c_str()));
@@ -97,6 +129,15 @@ uint64_t StartSession(const RunOptions& options, client::Client& client, const s
 }  // namespace
 
 int RunCommand(const RunOptions& options) {
+  std::string python_package;
+  if (options.as_proton) {
+    absl::StatusOr<std::string> found = FindPythonPackage();
+    if (!found.ok()) {
+      std::fprintf(stderr, "protonctl: %s\n", std::string(found.status().message()).c_str());
+      return 1;
+    }
+    python_package = *found;
+  }
   client::Client client(options.socket_path, std::chrono::seconds(10));
   const std::string shim = FindShim();
   const uint64_t session_id = StartSession(options, client, shim);
@@ -105,7 +146,7 @@ int RunCommand(const RunOptions& options) {
     std::fprintf(stderr, "protonctl: fork failed: %s\n", std::strerror(errno));
     return 1;
   }
-  if (child == 0) ExecProgram(options, shim, session_id);
+  if (child == 0) ExecProgram(options, shim, session_id, python_package);
   g_child = child;
   signal(SIGINT, ForwardSignal);
   signal(SIGTERM, ForwardSignal);

@@ -13,6 +13,9 @@ struct RunOptions {
   std::string socket_path;
   std::string session_name;       // default: the program's base name
   std::vector<std::string> argv;  // the program and its arguments
+  // Python programs written for Proton: `import triton.profiler` gives protond.profiler (found
+  // through PROTOND_PYTHON_DIR, else ../python beside protonctl's folder, as in a bundle).
+  bool as_proton = false;
 };
 
 // Returns the exit code protonctl should exit with (the program's, or 128+signal).

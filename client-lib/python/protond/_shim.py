@@ -33,6 +33,7 @@ _SIGNATURES = {
     "protond_session_resume": ([ctypes.c_uint64], ctypes.c_int),
     "protond_session_export": ([ctypes.c_uint64, ctypes.c_char_p, ctypes.c_char_p], ctypes.c_int),
     "protond_flush": ([], ctypes.c_int),
+    "protond_current_session": ([], ctypes.c_uint64),
     "protond_last_error": ([], ctypes.c_char_p),
 }
 

@@ -36,8 +36,25 @@ class Daemon:
     def run(self, program, env=None):
         """Runs `program` (Python source) in the daemon's directory; returns the completed
         process with text output. No daemon is autostarted unless `env` asks for it."""
-        return run_program(program, self.directory, dict({"PROTOND_SOCKET": self.socket,
-                                                          "PROTOND_AUTOSTART": "0"}, **(env or {})))
+        return self.launch([sys.executable, "-c", textwrap.dedent(program)], env)
+
+    def launch(self, argv, env=None):
+        """Runs `argv` in the daemon's directory, with the package on PYTHONPATH and this
+        daemon's socket (`env` adds or, with None values, removes variables); returns the
+        completed process with text output."""
+        environment = program_environment(
+            dict({"PROTOND_SOCKET": self.socket, "PROTOND_AUTOSTART": "0"}, **(env or {})))
+        return subprocess.run(argv, cwd=self.directory, env=environment, capture_output=True,
+                              text=True, timeout=60)
+
+    def write(self, path, source):
+        """Writes `source` (dedented) to `path` under the daemon's directory; returns the
+        full path."""
+        full = os.path.join(self.directory, path)
+        os.makedirs(os.path.dirname(full), exist_ok=True)
+        with open(full, "w") as f:
+            f.write(textwrap.dedent(source))
+        return full
 
     def hatchet(self, name):
         with open(os.path.join(self.directory, name + ".hatchet")) as f:
@@ -50,7 +67,7 @@ def program_environment(env):
     for variable in ("TRITON_PROTON_DISABLE", "PROTOND_DISABLE", "PROTOND_AUTOSTART"):
         environment.pop(variable, None)
     environment.update(env)
-    return environment
+    return {name: value for name, value in environment.items() if value is not None}
 
 
 def run_program(program, directory, env):

@@ -1,6 +1,10 @@
 """protond.profiler against a real protond: what Proton's API records, and the .hatchet file
 finalize() writes."""
-from conftest import children
+import os
+import subprocess
+import sys
+
+from conftest import BIN_DIR, children
 
 
 def test_scopes_metrics_and_states_land_in_the_hatchet_file(daemon):
@@ -184,3 +188,27 @@ def test_triton_proton_disable_turns_it_off(daemon):
     """, env={"TRITON_PROTON_DISABLE": "1"})
     assert run.returncode == 0, run.stderr
     assert run.stdout.splitlines() == ["id None", "False"]
+
+
+def test_under_protonctl_run_the_first_session_is_protonctls(daemon):
+    protonctl = [os.path.join(BIN_DIR, "protonctl"), "--socket", daemon.socket]
+    run = daemon.launch(protonctl + ["run", "--name", "outer", "--", sys.executable, "-c", """
+import protond.profiler as proton
+print(proton.start("mine"))
+with proton.scope("s", metrics={"n": 1}):
+    pass
+proton.finalize()
+with proton.scope("after", metrics={"n": 1}):
+    pass
+print(proton.start("second"))
+proton.finalize()
+"""])
+    assert run.returncode == 0, run.stderr
+    assert run.stdout.splitlines() == ["0", "1"]
+    assert "protonctl: session 1 (outer):" in run.stderr
+    root, _ = daemon.hatchet("mine")
+    assert {name: node["metrics"] for name, node in children(root).items()} == {"s": {"n": 1}}
+    tree = subprocess.run(protonctl + ["tree", "1"], capture_output=True, text=True).stdout
+    assert " s" in tree and "after" not in tree
+    sessions = subprocess.run(protonctl + ["sessions"], capture_output=True, text=True).stdout
+    assert [line.split()[1] for line in sessions.splitlines()[1:]] == ["outer", "second"]

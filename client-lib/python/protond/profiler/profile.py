@@ -15,16 +15,19 @@ _FORMATS = ("", "hatchet")
 
 
 class _Session:
-    def __init__(self, name, daemon_id, hook):
+    def __init__(self, name, daemon_id, hook, inherited=False):
         self.name = name
         self.daemon_id = daemon_id
         self.hook = hook
+        self.inherited = inherited  # started outside Python (protonctl run): paused, not stopped
 
 
 _sessions = {}  # Proton id -> _Session, while not finalized
 _next_id = 0
 _warned = False
 _off = False  # the last start() returned None: calls naming a session then do nothing
+_command_line = False  # set by the launcher (proton.py) once it has started session 0
+_inherited_taken = False
 
 
 def is_profiling():
@@ -65,6 +68,29 @@ def _check_arguments(context, data, backend, mode, hook):
             raise NotImplementedError(f"protond.profiler does not support {what} yet")
 
 
+def set_command_line():
+    """Called by the launcher (proton.py) once it has started session 0: from then on start()
+    returns None and only session 0 may be named."""
+    global _command_line
+    _command_line = True
+
+
+def _refuse_under_launcher(session_id, done):
+    # Proton's own check, None included: under its launcher only session 0 may be named.
+    if _command_line and session_id != 0:
+        raise ValueError(f"Only one session can be {done} when running from the command line.")
+
+
+def _take_inherited_session(lib):
+    """The daemon session this process already records into when `protonctl run` started it
+    (PROTOND_SESSION), for the first start() only; else 0."""
+    global _inherited_taken
+    if _inherited_taken:
+        return 0
+    _inherited_taken = True
+    return lib.protond_current_session()
+
+
 def _session(session_id):
     if session_id not in _sessions:
         raise RuntimeError(f"Session has not been initialized: {session_id}")
@@ -87,9 +113,13 @@ def _nothing_started():
 
 def start(name=None, *, context="shadow", data="tree", backend=None, mode=None, hook=None):
     """Starts a session whose finalize() writes `<name>.hatchet` (default name "proton") and
-    returns its id, or None when profiling is disabled or protond cannot be reached. Starting
-    again with the name of an open session reactivates it and returns its id."""
+    returns its id, or None when profiling is disabled, protond cannot be reached, or the
+    program runs under the launcher (which has started session 0 itself). Starting again with
+    the name of an open session reactivates it and returns its id. Under `protonctl run` the
+    first session is the one protonctl started for the process."""
     global _next_id, _off
+    if _command_line:
+        return None
     if _disabled():
         return _nothing_started()
     _check_arguments(context, data, backend, mode, hook)
@@ -106,14 +136,16 @@ def start(name=None, *, context="shadow", data="tree", backend=None, mode=None, 
     if lib is None:
         _warn(_shim.load_error())
         return _nothing_started()
-    daemon_id = ctypes.c_uint64(0)
-    if lib.protond_session_start(name.encode(), ctypes.byref(daemon_id)) != _shim.OK:
+    inherited = _take_inherited_session(lib)
+    daemon_id = ctypes.c_uint64(inherited)
+    if not inherited and \
+            lib.protond_session_start(name.encode(), ctypes.byref(daemon_id)) != _shim.OK:
         _warn(_shim.last_error())
         return _nothing_started()
     _off = False
     session_id = _next_id
     _next_id += 1
-    _sessions[session_id] = _Session(name, daemon_id.value, hook)
+    _sessions[session_id] = _Session(name, daemon_id.value, hook, inherited=bool(inherited))
     if hook == "triton":
         _hook.install()
     return session_id
@@ -121,6 +153,7 @@ def start(name=None, *, context="shadow", data="tree", backend=None, mode=None, 
 
 def activate(session=None):
     """Records again into `session` (None: every open session) after deactivate()."""
+    _refuse_under_launcher(session, "activated")
     for session_id in _chosen(session):
         _shim.library().protond_session_resume(_session(session_id).daemon_id)
 
@@ -128,6 +161,7 @@ def activate(session=None):
 def deactivate(session=None, flushing=False):
     """Stops recording into `session` (None: every open session) until activate(); the session
     stays open. With flushing, what was recorded so far is stored at once."""
+    _refuse_under_launcher(session, "deactivated")
     for session_id in _chosen(session):
         lib = _shim.library()
         lib.protond_session_pause(_session(session_id).daemon_id)
@@ -140,6 +174,8 @@ def finalize(session=None, output_format=""):
     if output_format not in _FORMATS:
         raise NotImplementedError(
             f"protond.profiler does not write output_format={output_format!r} yet (only hatchet)")
+    if session is not None:
+        _refuse_under_launcher(session, "finalized")
     for session_id in _chosen(session):
         current = _session(session_id)
         del _sessions[session_id]
@@ -147,7 +183,9 @@ def finalize(session=None, output_format=""):
             _hook.uninstall()
         lib = _shim.library()
         path = os.path.abspath(current.name + ".hatchet")
-        if lib.protond_session_stop(current.daemon_id) != _shim.OK or \
+        # The session protonctl started lives on for the rest of the process (and its children).
+        end = lib.protond_session_pause if current.inherited else lib.protond_session_stop
+        if end(current.daemon_id) != _shim.OK or \
                 lib.protond_session_export(current.daemon_id, b"hatchet",
                                            path.encode()) != _shim.OK:
             print(f"protond.profiler: {path} was not written: {_shim.last_error()}",
