@@ -75,6 +75,9 @@ void PrependToEnv(const char* name, const std::string& value) {
     PrependToEnv("PYTHONPATH", python_package);
     PrependToEnv("PYTHONPATH", python_package + "/protond/as_proton");
     if (!shim.empty()) setenv("PROTOND_SHIM", shim.c_str(), 1);
+    // As with Proton, what the script does before its proton.start() is not recorded: start()
+    // resumes the session.
+    if (session_id != 0) setenv("PROTOND_SESSION_PAUSED", "1", 1);
   }
   std::vector<char*> argv;
   for (const std::string& arg : options.argv) argv.push_back(const_cast<char*>(arg.c_str()));

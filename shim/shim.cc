@@ -104,8 +104,12 @@ void WaitForDaemonAtExit() {
     return;
   }
   const uint64_t session_id = EnvUint("PROTOND_SESSION", 0);
+  // protonctl run --as-proton: the session starts paused, and the script's proton.start() resumes
+  // it, so that the profile begins where Proton's would.
+  const bool paused = session_id != 0 && EnvUint("PROTOND_SESSION_PAUSED", 0) != 0;
   auto* shim = new Shim(std::move(*region), session_id);
-  shim->recorder.Activate(session_id);
+  shim->recorder.Activate(paused ? 0 : session_id);
+  if (paused) shim->paused_session = session_id;
   g_shim.store(shim);
   // The CUDA driver loads its injection library at initialization and calls InitializeInjection:
   // that is how the shim learns that the process uses CUDA. NVTX likewise loads its injection at
@@ -120,7 +124,7 @@ void WaitForDaemonAtExit() {
     if (NvtxRangesEnabled()) setenv("NVTX_INJECTION64_PATH", self.c_str(), /*overwrite=*/0);
 #endif
   }
-  if (session_id != 0) shim->gpu.SessionStarted();
+  if (session_id != 0 && !paused) shim->gpu.SessionStarted();
   pthread_atfork(nullptr, nullptr, DisableInForkedChild);
   std::atexit(WaitForDaemonAtExit);
   shim->control.StartAfter(std::chrono::milliseconds(EnvUint("PROTOND_CONTROL_DELAY_MS", 200)));

@@ -8,6 +8,12 @@ import sys
 from conftest import BIN_DIR, children
 
 PROTON_SCRIPT = """
+    import ctypes, os
+    # What the shim records on its own before start() (GPU work, NVTX ranges): not in the profile
+    # under --as-proton, as with Proton.
+    native = ctypes.CDLL(os.environ["PROTOND_SHIM"])
+    native.protond_scope_enter(b"before_start")
+    native.protond_scope_exit(b"before_start")
     import triton
     import triton.profiler as proton
     from triton.profiler import scope
@@ -57,6 +63,7 @@ def test_a_proton_script_records_into_the_session_protonctl_started(daemon):
     assert len(sessions) == 2 and "as_proton" in sessions[1], sessions
     tree = protonctl(daemon, "tree", "1").stdout
     assert "step" in tree and "inner" in tree and "after_finalize" not in tree
+    assert "before_start" not in tree
 
 
 def test_an_installed_triton_keeps_everything_but_its_profiler(daemon):

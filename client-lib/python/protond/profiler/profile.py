@@ -138,8 +138,9 @@ def start(name=None, *, context="shadow", data="tree", backend=None, mode=None, 
         return _nothing_started()
     inherited = _take_inherited_session(lib)
     daemon_id = ctypes.c_uint64(inherited)
-    if not inherited and \
-            lib.protond_session_start(name.encode(), ctypes.byref(daemon_id)) != _shim.OK:
+    if inherited:
+        lib.protond_session_resume(inherited)  # paused until now under --as-proton
+    elif lib.protond_session_start(name.encode(), ctypes.byref(daemon_id)) != _shim.OK:
         _warn(_shim.last_error())
         return _nothing_started()
     _off = False
