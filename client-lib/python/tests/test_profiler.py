@@ -109,13 +109,13 @@ def test_errors_read_as_protons(daemon):
     """)
     assert run.returncode == 0, run.stderr
     lines = run.stdout.splitlines()
-    assert lines[0] == "ValueError Scope name mismatch: exiting 'b' but the innermost scope is 'a'"
+    assert lines[0] == "ValueError Scope name mismatch: b != a"
     assert lines[1] == "RuntimeError Session has not been initialized: 7"
     assert lines[2] == "RuntimeError Session has not been initialized: 3"
     assert lines[3].startswith("ValueError Metric value type mismatch for valueId")
     assert "(x): current=int64_t, new=double" in lines[3]
     assert lines[4] == "TypeError metric 'x' has a value of type str; metrics are int or float"
-    assert lines[5] == "ValueError cpu_time is a reserved metric name in cpu_timed_scope"
+    assert lines[5] == "ValueError The metric name 'cpu_time' is reserved."
     assert lines[6] == "ValueError Unknown context: 'bogus' (known: shadow, python)"
     assert lines[7] == 'NotImplementedError protond.profiler does not support data="trace" yet'
     assert lines[8] == "NotImplementedError protond.profiler does not support hook objects yet"
