@@ -179,16 +179,21 @@ const NameCacheEntry& LookupName(NameTable& names, ThreadRecorder& t, const char
 
 bool IsValidName(const char* name) { return name != nullptr && name[0] != '\0'; }
 
-uint32_t InnermostScope(const ThreadRecorder& t) {
-  return t.stack.empty() ? record::kRootContextId : t.stack.back().context_id;
+}  // namespace
+
+uint32_t Recorder::InnermostScope(const ThreadRecorder& t) const {
+  if (!t.stack.empty()) return t.stack.back().context_id;
+  return t.tid == main_tid_ ? record::kRootContextId
+                            : main_context_.load(std::memory_order_relaxed);
 }
 
-// Where metrics and GPU work of the thread go: the open launch frame, else the innermost scope.
-uint32_t CurrentContextOf(const ThreadRecorder& t) {
+uint32_t Recorder::CurrentContextOf(const ThreadRecorder& t) const {
   return t.launch_context != 0 ? t.launch_context : InnermostScope(t);
 }
 
-}  // namespace
+void Recorder::PublishIfMain(const ThreadRecorder& t) {
+  if (t.tid == main_tid_) main_context_.store(InnermostScope(t), std::memory_order_relaxed);
+}
 
 protond_result Recorder::EnterScope(const char* name) {
   ThreadRecorder& t = CurrentThread();
@@ -201,6 +206,7 @@ protond_result Recorder::EnterScope(const char* name) {
                          record::MakeTimed(record::Kind::kScopeEnter, context.context_id, NowNs()));
   }
   t.stack.push_back({context.context_id, context.name, result == PROTOND_OK ? session : 0});
+  PublishIfMain(t);
   return result;
 }
 
@@ -214,6 +220,7 @@ protond_result Recorder::ExitScope(const char* name) {
                     "' but the innermost scope is '" + *top.name + "'");
   }
   t.stack.pop_back();
+  PublishIfMain(t);
   const uint64_t session = session_id();
   if (session == 0 || top.recorded_in_session != session) return PROTOND_INACTIVE;
   const auto exit = record::MakeTimed(record::Kind::kScopeExit, top.context_id, NowNs());

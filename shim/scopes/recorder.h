@@ -6,6 +6,8 @@
 #ifndef PROTOND_SHIM_SCOPES_RECORDER_H_
 #define PROTOND_SHIM_SCOPES_RECORDER_H_
 
+#include <unistd.h>
+
 #include <atomic>
 #include <cstdint>
 #include <string>
@@ -17,10 +19,18 @@
 
 namespace protond::shim {
 
+struct ThreadRecorder;
+
+// A thread whose own scope stack is empty works inside the main thread's innermost scope, as in
+// Proton (new threads start from the main thread's stack): the GPU work of PyTorch's autograd
+// threads, say, lands under the scope around loss.backward(), and scopes such a thread enters
+// nest there. The view is live: it follows the main thread's scopes as they change.
 class Recorder {
  public:
-  // `region` must outlive the recorder.
-  explicit Recorder(ring::WritableRegion* region) : region_(region) {}
+  // `region` must outlive the recorder. `main_tid` is the thread whose scopes other threads
+  // inherit (the process's initial thread).
+  explicit Recorder(ring::WritableRegion* region, uint32_t main_tid = getpid())
+      : region_(region), main_tid_(main_tid) {}
 
   // Records go to `session_id` from now on (0 stops recording). Any thread.
   void Activate(uint64_t session_id) { session_id_.store(session_id, std::memory_order_release); }
@@ -61,6 +71,13 @@ class Recorder {
 
  private:
   ring::WritableRegion* region_;
+  const uint32_t main_tid_;
+  std::atomic<uint32_t> main_context_{0};  // the main thread's innermost scope
+
+  uint32_t InnermostScope(const ThreadRecorder& t) const;
+  // Where metrics and GPU work of the thread go: the open launch frame, else the innermost scope.
+  uint32_t CurrentContextOf(const ThreadRecorder& t) const;
+  void PublishIfMain(const ThreadRecorder& t);
   protond_result AddMetric(const char* name, record::NameClass type, uint64_t value_bits);
 
   NameTable names_;

@@ -2,6 +2,9 @@
 
 #include <unistd.h>
 
+#include <atomic>
+#include <latch>
+#include <optional>
 #include <string>
 #include <thread>
 #include <vector>
@@ -233,6 +236,44 @@ TEST(RecorderTest, LaunchFrameTakesMetricsAndLaunchesUntilItCloses) {
   EXPECT_EQ(records[4].name, "matmul");
   EXPECT_EQ(records[4].ref_id, step);
   EXPECT_EQ(records[6].aux, frame);
+}
+
+// Other threads work inside the main thread's innermost scope, live (autograd's threads under
+// the scope around backward()).
+TEST(RecorderTest, ThreadsWithoutScopesWorkInsideTheMainThreadsScope) {
+  auto region = ring::WritableRegion::Create({4, 1u << 16});
+  std::atomic<uint32_t> main_tid{0};
+  std::latch main_known(1), recorder_made(1), main_entered(1), checked(1), main_exited(1);
+  std::optional<Recorder> recorder;
+  uint32_t train = 0;
+  std::thread main_thread([&] {
+    main_tid = static_cast<uint32_t>(gettid());
+    main_known.count_down();
+    recorder_made.wait();
+    recorder->EnterScope("train");
+    train = recorder->CurrentContext();
+    main_entered.count_down();
+    checked.wait();
+    recorder->ExitScope("train");
+    main_exited.count_down();
+  });
+  main_known.wait();
+  recorder.emplace(&*region, main_tid.load());
+  recorder->Activate(1);
+  recorder_made.count_down();
+  main_entered.wait();
+  OnNewThread([&] {
+    EXPECT_EQ(recorder->CurrentContext(), train);
+    EXPECT_EQ(recorder->EnterScope("worker"), PROTOND_OK);
+    const ContextEntry* worker = recorder->names().Context(recorder->CurrentContext());
+    EXPECT_EQ(worker->parent_id, train) << "its scopes nest there";
+    EXPECT_EQ(recorder->ExitScope("worker"), PROTOND_OK);
+    EXPECT_EQ(recorder->ExitScope(nullptr), PROTOND_ERR_NO_SCOPE) << "train is not its own";
+  });
+  checked.count_down();
+  main_exited.wait();
+  OnNewThread([&] { EXPECT_EQ(recorder->CurrentContext(), record::kRootContextId); });
+  main_thread.join();
 }
 
 TEST(RecorderTest, MetricKeepsItsFirstType) {

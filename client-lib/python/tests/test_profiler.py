@@ -212,3 +212,29 @@ proton.finalize()
     assert " s" in tree and "after" not in tree
     sessions = subprocess.run(protonctl + ["sessions"], capture_output=True, text=True).stdout
     assert [line.split()[1] for line in sessions.splitlines()[1:]] == ["outer", "second"]
+
+
+def test_a_new_thread_works_inside_the_main_threads_scopes(daemon):
+    run = daemon.run("""
+        import threading
+        import protond.profiler as proton
+        proton.start("threads")
+
+        def worker():
+            with proton.scope("worker", metrics={"n": 1}):
+                pass
+
+        with proton.scope("train"):
+            thread = threading.Thread(target=worker)
+            thread.start()
+            thread.join()
+        thread = threading.Thread(target=worker)  # the main thread is in no scope now
+        thread.start()
+        thread.join()
+        proton.finalize()
+    """)
+    assert run.returncode == 0, run.stderr
+    root, _ = daemon.hatchet("threads")
+    assert list(children(root)) == ["train", "worker"]
+    assert children(children(root)["train"])["worker"]["metrics"] == {"n": 1}
+    assert children(root)["worker"]["metrics"] == {"n": 1}
