@@ -3,7 +3,7 @@
 proton` (Triton's own Proton) and `import protond.profiler as proton` (protond), and compares the
 two .hatchet files. The program has nested scopes, a state, cpu_timed_scope, user metrics, and
 Triton kernels under the launch hook (hook="triton"), one with launch_metadata that renames it
-and gives it flops16 and bytes. The files must have the same paths, the same metric names on
+and gives it flops16 and bytes, and a forward and backward pass (autograd's thread). The files must have the same paths, the same metric names on
 each, the same counts and user metrics, and kernel times within 5%. cpu_time values are compared
 by presence only (they are host time, different in every run).
 
@@ -49,6 +49,9 @@ def matmul(a_ptr, b_ptr, c_ptr, M, N, K, BLOCK: tl.constexpr):
 x = torch.zeros(1 << 20, device="cuda")
 a = torch.randn(2048, 2048, device="cuda", dtype=torch.float16)
 c = torch.empty_like(a)
+model = torch.nn.Sequential(torch.nn.Linear(256, 256), torch.nn.ReLU(),
+                            torch.nn.Linear(256, 1)).cuda()
+inputs = torch.randn(64, 256, device="cuda")
 def step():
     with proton.scope("triton", metrics={"launches": 3}):
         for _ in range(3):
@@ -58,6 +61,8 @@ def step():
     with proton.scope("torch", metrics={"flops": 2 * 2048 ** 3}):
         a @ a
         x.mul_(0.5)
+    with proton.scope("autograd"):  # backward's kernels come from autograd's own thread
+        model(inputs).sum().backward()
 step()  # compile and warm up before profiling
 torch.cuda.synchronize()
 
