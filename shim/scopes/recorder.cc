@@ -191,6 +191,19 @@ uint32_t Recorder::CurrentContextOf(const ThreadRecorder& t) const {
   return t.launch_context != 0 ? t.launch_context : InnermostScope(t);
 }
 
+uint32_t Recorder::LaunchParent(const ThreadRecorder& t) {
+  const protond_context_provider provider = provider_.load(std::memory_order_acquire);
+  if (provider != nullptr) {
+    const uint32_t context = provider();
+    if (context != PROTOND_NO_CONTEXT && names_.IsContext(context)) return context;
+  }
+  return InnermostScope(t);
+}
+
+void Recorder::SetContextProvider(protond_context_provider provider) {
+  provider_.store(provider, std::memory_order_release);
+}
+
 void Recorder::PublishIfMain(const ThreadRecorder& t) {
   if (t.tid == main_tid_) main_context_.store(InnermostScope(t), std::memory_order_relaxed);
 }
@@ -280,7 +293,7 @@ protond_result Recorder::EnterLaunch(const char* name) {
   ThreadRecorder& t = CurrentThread();
   if (!IsValidName(name)) return Fail(t, PROTOND_ERR_INVALID_ARGUMENT, "kernel name is empty");
   // Nothing is written: the frame reaches the daemon as the context of what lands on it.
-  t.launch_context = LookupContext(names_, t, InnermostScope(t), name, true).context_id;
+  t.launch_context = LookupContext(names_, t, LaunchParent(t), name, true).context_id;
   return session_id() != 0 ? PROTOND_OK : PROTOND_INACTIVE;
 }
 
@@ -295,7 +308,10 @@ protond_result Recorder::ExitLaunch() {
 
 void Recorder::EndLaunch() { CurrentThread().launch_context = 0; }
 
-uint32_t Recorder::CurrentContext() { return CurrentContextOf(CurrentThread()); }
+uint32_t Recorder::CurrentContext() {
+  const ThreadRecorder& t = CurrentThread();
+  return t.launch_context != 0 ? t.launch_context : LaunchParent(t);
+}
 
 protond_result Recorder::WriteGpuActivity(const record::GpuActivityRecord& activity) {
   const uint64_t session = session_id();

@@ -56,9 +56,13 @@ class Recorder {
   // kernel launch returns.
   void EndLaunch();
 
-  // For the GPU tracer (shim/gpu/gpu_api.h): the calling thread's open launch frame or innermost
-  // scope, and writing into the calling thread's lane for the running session (nothing happens
-  // when none runs).
+  // Proton's context="python" (see protond_set_context_provider): while set, GPU work goes to
+  // the context `provider` returns instead of the scope stack. nullptr turns it off. Any thread.
+  void SetContextProvider(protond_context_provider provider);
+
+  // For the GPU tracer (shim/gpu/gpu_api.h): where the calling thread's GPU work goes (its open
+  // launch frame, else the context provider's answer, else its innermost scope), and writing
+  // into the calling thread's lane for the running session (nothing happens when none runs).
   uint32_t CurrentContext();
   protond_result WriteGpuActivity(const record::GpuActivityRecord& activity);
   protond_result WriteNotice(std::string_view text);
@@ -73,6 +77,10 @@ class Recorder {
   ring::WritableRegion* region_;
   const uint32_t main_tid_;
   std::atomic<uint32_t> main_context_{0};  // the main thread's innermost scope
+  std::atomic<protond_context_provider> provider_{nullptr};
+
+  // Where GPU work launched by the thread goes when no launch frame is open.
+  uint32_t LaunchParent(const ThreadRecorder& t);
 
   uint32_t InnermostScope(const ThreadRecorder& t) const;
   // Where metrics and GPU work of the thread go: the open launch frame, else the innermost scope.

@@ -276,6 +276,36 @@ TEST(RecorderTest, ThreadsWithoutScopesWorkInsideTheMainThreadsScope) {
   main_thread.join();
 }
 
+// context="python": a provider names where GPU work goes.
+uint32_t g_provided = 0;
+
+TEST(RecorderTest, ContextProviderPlacesGpuWorkAndLaunchFrames) {
+  auto region = ring::WritableRegion::Create({4, 1u << 16});
+  Recorder recorder(&*region);
+  recorder.Activate(1);
+  const uint32_t frames = recorder.names().InternContext(
+      recorder.names().InternContext(record::kRootContextId, "train.py:10@<module>"),
+      "train.py:4@step");
+  OnNewThread([&] {
+    recorder.EnterScope("scope");
+    const uint32_t scope = recorder.CurrentContext();
+    recorder.SetContextProvider([] { return g_provided; });
+    g_provided = frames;
+    EXPECT_EQ(recorder.CurrentContext(), frames);
+    EXPECT_EQ(recorder.EnterLaunch("kernel"), PROTOND_OK);
+    EXPECT_EQ(recorder.names().Context(recorder.CurrentContext())->parent_id, frames);
+    recorder.EndLaunch();
+    g_provided = PROTOND_NO_CONTEXT;
+    EXPECT_EQ(recorder.CurrentContext(), scope);
+    g_provided = 1u << 30;  // no such context
+    EXPECT_EQ(recorder.CurrentContext(), scope);
+    recorder.SetContextProvider(nullptr);
+    g_provided = frames;
+    EXPECT_EQ(recorder.CurrentContext(), scope);
+    recorder.ExitScope("scope");
+  });
+}
+
 TEST(RecorderTest, MetricKeepsItsFirstType) {
   auto region = ring::WritableRegion::Create({4, 1u << 16});
   Recorder recorder(&*region);
