@@ -182,9 +182,12 @@ bool IsValidName(const char* name) { return name != nullptr && name[0] != '\0'; 
 }  // namespace
 
 uint32_t Recorder::InnermostScope(const ThreadRecorder& t) const {
-  if (!t.stack.empty()) return t.stack.back().context_id;
-  return t.tid == main_tid_ ? record::kRootContextId
-                            : main_context_.load(std::memory_order_relaxed);
+  return t.stack.empty() ? record::kRootContextId : t.stack.back().context_id;
+}
+
+uint32_t Recorder::GpuWorkScope(const ThreadRecorder& t) const {
+  if (!t.stack.empty() || t.tid == main_tid_) return InnermostScope(t);
+  return main_context_.load(std::memory_order_relaxed);
 }
 
 uint32_t Recorder::CurrentContextOf(const ThreadRecorder& t) const {
@@ -197,7 +200,7 @@ uint32_t Recorder::LaunchParent(const ThreadRecorder& t) {
     const uint32_t context = provider();
     if (context != PROTOND_NO_CONTEXT && names_.IsContext(context)) return context;
   }
-  return InnermostScope(t);
+  return GpuWorkScope(t);
 }
 
 void Recorder::SetContextProvider(protond_context_provider provider) {

@@ -21,10 +21,12 @@ namespace protond::shim {
 
 struct ThreadRecorder;
 
-// A thread whose own scope stack is empty works inside the main thread's innermost scope, as in
-// Proton (new threads start from the main thread's stack): the GPU work of PyTorch's autograd
-// threads, say, lands under the scope around loss.backward(), and scopes such a thread enters
-// nest there. The view is live: it follows the main thread's scopes as they change.
+// GPU work launched on a thread with no open scope of its own lands in the main thread's
+// innermost scope: the kernels of PyTorch's autograd threads, say, under the scope around
+// loss.backward() (Proton does the same: its new threads start from the main thread's stack).
+// A thread's own scopes still nest from ROOT, so that threads working side by side with the main
+// thread (data loaders, the sample's workers) give the same tree in every run. The view is live:
+// it follows the main thread's scopes as they change.
 class Recorder {
  public:
   // `region` must outlive the recorder. `main_tid` is the thread whose scopes other threads
@@ -83,6 +85,8 @@ class Recorder {
   uint32_t LaunchParent(const ThreadRecorder& t);
 
   uint32_t InnermostScope(const ThreadRecorder& t) const;
+  // Where GPU work of the thread goes when no launch frame or context provider says otherwise.
+  uint32_t GpuWorkScope(const ThreadRecorder& t) const;
   // Where metrics and GPU work of the thread go: the open launch frame, else the innermost scope.
   uint32_t CurrentContextOf(const ThreadRecorder& t) const;
   void PublishIfMain(const ThreadRecorder& t);

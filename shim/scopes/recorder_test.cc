@@ -238,9 +238,9 @@ TEST(RecorderTest, LaunchFrameTakesMetricsAndLaunchesUntilItCloses) {
   EXPECT_EQ(records[6].aux, frame);
 }
 
-// Other threads work inside the main thread's innermost scope, live (autograd's threads under
-// the scope around backward()).
-TEST(RecorderTest, ThreadsWithoutScopesWorkInsideTheMainThreadsScope) {
+// GPU work of other threads without scopes lands in the main thread's innermost scope, live
+// (autograd's threads under the scope around backward()); their own scopes start from ROOT.
+TEST(RecorderTest, GpuWorkOfThreadsWithoutScopesLandsInTheMainThreadsScope) {
   auto region = ring::WritableRegion::Create({4, 1u << 16});
   std::atomic<uint32_t> main_tid{0};
   std::latch main_known(1), recorder_made(1), main_entered(1), checked(1), main_exited(1);
@@ -264,9 +264,13 @@ TEST(RecorderTest, ThreadsWithoutScopesWorkInsideTheMainThreadsScope) {
   main_entered.wait();
   OnNewThread([&] {
     EXPECT_EQ(recorder->CurrentContext(), train);
+    EXPECT_EQ(recorder->EnterLaunch("kernel"), PROTOND_OK);
+    EXPECT_EQ(recorder->names().Context(recorder->CurrentContext())->parent_id, train);
+    recorder->EndLaunch();
     EXPECT_EQ(recorder->EnterScope("worker"), PROTOND_OK);
-    const ContextEntry* worker = recorder->names().Context(recorder->CurrentContext());
-    EXPECT_EQ(worker->parent_id, train) << "its scopes nest there";
+    const uint32_t worker = recorder->CurrentContext();
+    EXPECT_EQ(recorder->names().Context(worker)->parent_id, record::kRootContextId)
+        << "its own scopes start from ROOT";
     EXPECT_EQ(recorder->ExitScope("worker"), PROTOND_OK);
     EXPECT_EQ(recorder->ExitScope(nullptr), PROTOND_ERR_NO_SCOPE) << "train is not its own";
   });
