@@ -10,6 +10,7 @@ is start() ... finalize(). Without a profiler the scope calls return at once in 
 
 Usage (on the GPU machine, from a bundle made by scripts/bundle.sh):
     cd bench && python3 python_api_overhead.py ../bundle [ROUNDS] [PROCESSES]
+BENCH_CONTEXT=python in the environment runs every session with context="python".
 """
 import os
 import sys
@@ -22,15 +23,16 @@ APIS = ["proton", "protond", "protond-nohook"]
 WORKLOADS = ["add_ in scopes", "triton in scopes", "triton+metadata in scopes"]
 
 PROGRAM = r'''
-import sys, torch
+import os, sys, torch
 if sys.argv[1] == "proton":
     import triton.profiler as proton
 else:
     import protond.profiler as proton
 HOOK = None if sys.argv[1] == "protond-nohook" else "triton"
+CONTEXT = os.environ.get("BENCH_CONTEXT", "shadow")
 
 def start():
-    proton.start("bench", hook=HOOK)
+    proton.start("bench", hook=HOOK, context=CONTEXT)
 
 def add_one_metadata(grid, metadata, args):
     return {"name": f"add_one_{args['n']}", "bytes": 8 * args["n"]}

@@ -48,7 +48,7 @@ extern const ProtondGpuHost kHost;
 
 const ProtondGpuHost kHost = {
     /*current_context=*/[] { return 0u; },
-    /*end_launch=*/[] {},
+    /*api_returned=*/[](int) {},
     /*launch_target=*/
     [](uint32_t context, uint32_t* kernel_name_id) {
       g_host->launch_target_calls++;

@@ -149,8 +149,8 @@ void CUPTIAPI OnCallback(void*, CUpti_CallbackDomain domain, CUpti_CallbackId id
   const auto* call = static_cast<const CUpti_CallbackData*>(data);
   if (call->callbackSite == CUPTI_API_ENTER) {
     tracer.correlations.Put(call->correlationId, tracer.host->current_context());
-  } else if (IsKernelLaunch(domain, id)) {
-    tracer.host->end_launch();
+  } else {
+    tracer.host->api_returned(IsKernelLaunch(domain, id));
   }
 }
 

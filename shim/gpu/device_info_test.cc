@@ -100,7 +100,7 @@ const CudaDeviceDriver kDriver = {
 
 const ProtondGpuHost kHost = {
     /*current_context=*/[] { return 0u; },
-    /*end_launch=*/[] {},
+    /*api_returned=*/[](int) {},
     /*launch_target=*/[](uint32_t context, uint32_t*) { return context; },
     /*intern_context=*/[](uint32_t, const char*) { return 0u; },
     /*context_name=*/[](uint32_t, uint32_t*) { return ""; },

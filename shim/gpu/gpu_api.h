@@ -22,8 +22,9 @@ struct ProtondGpuHost {
   // The calling thread's open launch frame, else its innermost scope (record::kRootContextId
   // when none).
   uint32_t (*current_context)();
-  // A kernel launch returned on the calling thread: its launch frame, if one is open, is closed.
-  void (*end_launch)();
+  // A followed CUDA call returned on the calling thread (`kernel_launch`: it launched a kernel,
+  // and the thread's launch frame, if one is open, is closed).
+  void (*api_returned)(int kernel_launch);
   // Where GPU work attributed to `context` goes: for a launch frame, its parent, with
   // `*kernel_name_id` set to the frame's name as a kernel name (the work is that node); for any
   // other context, `context` itself, with `*kernel_name_id` = 0.

@@ -44,7 +44,7 @@ uint32_t HostLaunchTarget(uint32_t context, uint32_t* kernel_name_id) {
   return entry->parent_id;
 }
 
-void HostEndLaunch() { HostRecorder().EndLaunch(); }
+void HostApiReturned(int kernel_launch) { HostRecorder().ApiCallReturned(kernel_launch != 0); }
 
 void HostWriteActivity(const record::GpuActivityRecord* activity) {
   HostRecorder().WriteGpuActivity(*activity);
@@ -65,7 +65,7 @@ void HostWriteDeviceInfo(uint32_t device_id, const record::DeviceInfoRecord* dev
 GpuTracing* g_exit_tracing = nullptr;
 void StopAtExit() { g_exit_tracing->SessionStopping(); }
 
-constexpr ProtondGpuHost kHost = {HostCurrentContext, HostEndLaunch,   HostLaunchTarget,
+constexpr ProtondGpuHost kHost = {HostCurrentContext, HostApiReturned, HostLaunchTarget,
                                   HostInternContext,  HostContextName, HostInternKernelName,
                                   HostWriteActivity,  HostWriteNotice, HostCountDropped,
                                   HostWriteDeviceInfo};

@@ -194,12 +194,18 @@ uint32_t Recorder::CurrentContextOf(const ThreadRecorder& t) const {
   return t.launch_context != 0 ? t.launch_context : InnermostScope(t);
 }
 
-uint32_t Recorder::LaunchParent(const ThreadRecorder& t) {
+uint32_t Recorder::ProvidedContext(ThreadRecorder& t, bool in_api_call) {
   const protond_context_provider provider = provider_.load(std::memory_order_acquire);
-  if (provider != nullptr) {
-    const uint32_t context = provider();
-    if (context != PROTOND_NO_CONTEXT && names_.IsContext(context)) return context;
-  }
+  if (provider == nullptr) return PROTOND_NO_CONTEXT;
+  if (!in_api_call) return provider();
+  // A runtime call reaches the tracer twice (runtime, then the driver call inside it): ask once.
+  if (t.provided_context == kNoProvidedContext) t.provided_context = provider();
+  return t.provided_context;
+}
+
+uint32_t Recorder::LaunchParent(ThreadRecorder& t, bool in_api_call) {
+  const uint32_t context = ProvidedContext(t, in_api_call);
+  if (context != PROTOND_NO_CONTEXT && names_.IsContext(context)) return context;
   return GpuWorkScope(t);
 }
 
@@ -296,7 +302,8 @@ protond_result Recorder::EnterLaunch(const char* name) {
   ThreadRecorder& t = CurrentThread();
   if (!IsValidName(name)) return Fail(t, PROTOND_ERR_INVALID_ARGUMENT, "kernel name is empty");
   // Nothing is written: the frame reaches the daemon as the context of what lands on it.
-  t.launch_context = LookupContext(names_, t, LaunchParent(t), name, true).context_id;
+  t.launch_context =
+      LookupContext(names_, t, LaunchParent(t, /*in_api_call=*/false), name, true).context_id;
   return session_id() != 0 ? PROTOND_OK : PROTOND_INACTIVE;
 }
 
@@ -305,15 +312,19 @@ protond_result Recorder::ExitLaunch() {
   if (t.launch_context == 0) {
     return Fail(t, PROTOND_ERR_NO_SCOPE, "no kernel launch is open on this thread");
   }
-  EndLaunch();
+  t.launch_context = 0;
   return session_id() != 0 ? PROTOND_OK : PROTOND_INACTIVE;
 }
 
-void Recorder::EndLaunch() { CurrentThread().launch_context = 0; }
+void Recorder::ApiCallReturned(bool kernel_launch) {
+  ThreadRecorder& t = CurrentThread();
+  t.provided_context = kNoProvidedContext;
+  if (kernel_launch) t.launch_context = 0;
+}
 
 uint32_t Recorder::CurrentContext() {
-  const ThreadRecorder& t = CurrentThread();
-  return t.launch_context != 0 ? t.launch_context : LaunchParent(t);
+  ThreadRecorder& t = CurrentThread();
+  return t.launch_context != 0 ? t.launch_context : LaunchParent(t, /*in_api_call=*/true);
 }
 
 protond_result Recorder::WriteGpuActivity(const record::GpuActivityRecord& activity) {

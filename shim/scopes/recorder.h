@@ -54,16 +54,17 @@ class Recorder {
   // it belong to the kernel node `name` under the innermost scope (see protond_launch_enter).
   protond_result EnterLaunch(const char* name);
   protond_result ExitLaunch();
-  // Closes the thread's launch frame if one is open, quietly: the GPU tracer calls it when a
-  // kernel launch returns.
-  void EndLaunch();
+  // The GPU tracer: a CUDA call that CurrentContext() was asked about has returned on the calling
+  // thread. After a kernel launch, the thread's launch frame (if open) closes, quietly.
+  void ApiCallReturned(bool kernel_launch);
 
   // Proton's context="python" (see protond_set_context_provider): while set, GPU work goes to
   // the context `provider` returns instead of the scope stack. nullptr turns it off. Any thread.
   void SetContextProvider(protond_context_provider provider);
 
-  // For the GPU tracer (shim/gpu/gpu_api.h): where the calling thread's GPU work goes (its open
-  // launch frame, else the context provider's answer, else its innermost scope), and writing
+  // For the GPU tracer (shim/gpu/gpu_api.h), inside a CUDA call: where the calling thread's GPU
+  // work goes (its open launch frame, else the context provider's answer, asked once per call
+  // until ApiCallReturned, else its innermost scope), and writing
   // into the calling thread's lane for the running session (nothing happens when none runs).
   uint32_t CurrentContext();
   protond_result WriteGpuActivity(const record::GpuActivityRecord& activity);
@@ -82,7 +83,10 @@ class Recorder {
   std::atomic<protond_context_provider> provider_{nullptr};
 
   // Where GPU work launched by the thread goes when no launch frame is open.
-  uint32_t LaunchParent(const ThreadRecorder& t);
+  uint32_t LaunchParent(ThreadRecorder& t, bool in_api_call);
+  // The context provider's answer (PROTOND_NO_CONTEXT without one), remembered for the rest of
+  // the CUDA call when asked from inside one.
+  uint32_t ProvidedContext(ThreadRecorder& t, bool in_api_call);
 
   uint32_t InnermostScope(const ThreadRecorder& t) const;
   // Where GPU work of the thread goes when no launch frame or context provider says otherwise.

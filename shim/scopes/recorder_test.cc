@@ -214,7 +214,7 @@ TEST(RecorderTest, LaunchFrameTakesMetricsAndLaunchesUntilItCloses) {
     EXPECT_EQ(recorder.CurrentContext(), step);
     EXPECT_EQ(recorder.EnterLaunch("matmul"), PROTOND_OK);
     EXPECT_EQ(recorder.CurrentContext(), frame) << "the same frame again";
-    recorder.EndLaunch();  // what the GPU tracer does when the launch returns
+    recorder.ApiCallReturned(/*kernel_launch=*/true);  // what the GPU tracer does then
     EXPECT_EQ(recorder.CurrentContext(), step);
     EXPECT_EQ(recorder.ExitLaunch(), PROTOND_ERR_NO_SCOPE);
     EXPECT_STREQ(LastError(), "no kernel launch is open on this thread");
@@ -266,7 +266,7 @@ TEST(RecorderTest, GpuWorkOfThreadsWithoutScopesLandsInTheMainThreadsScope) {
     EXPECT_EQ(recorder->CurrentContext(), train);
     EXPECT_EQ(recorder->EnterLaunch("kernel"), PROTOND_OK);
     EXPECT_EQ(recorder->names().Context(recorder->CurrentContext())->parent_id, train);
-    recorder->EndLaunch();
+    recorder->ApiCallReturned(/*kernel_launch=*/true);
     EXPECT_EQ(recorder->EnterScope("worker"), PROTOND_OK);
     const uint32_t worker = recorder->CurrentContext();
     EXPECT_EQ(recorder->names().Context(worker)->parent_id, record::kRootContextId)
@@ -282,6 +282,7 @@ TEST(RecorderTest, GpuWorkOfThreadsWithoutScopesLandsInTheMainThreadsScope) {
 
 // context="python": a provider names where GPU work goes.
 uint32_t g_provided = 0;
+int g_provider_calls = 0;
 
 TEST(RecorderTest, ContextProviderPlacesGpuWorkAndLaunchFrames) {
   auto region = ring::WritableRegion::Create({4, 1u << 16});
@@ -293,16 +294,25 @@ TEST(RecorderTest, ContextProviderPlacesGpuWorkAndLaunchFrames) {
   OnNewThread([&] {
     recorder.EnterScope("scope");
     const uint32_t scope = recorder.CurrentContext();
-    recorder.SetContextProvider([] { return g_provided; });
+    recorder.SetContextProvider([] {
+      ++g_provider_calls;
+      return g_provided;
+    });
     g_provided = frames;
+    // A runtime call and the driver call inside it: the provider is asked once.
     EXPECT_EQ(recorder.CurrentContext(), frames);
+    EXPECT_EQ(recorder.CurrentContext(), frames);
+    EXPECT_EQ(g_provider_calls, 1);
+    recorder.ApiCallReturned(/*kernel_launch=*/false);
     EXPECT_EQ(recorder.EnterLaunch("kernel"), PROTOND_OK);
     EXPECT_EQ(recorder.names().Context(recorder.CurrentContext())->parent_id, frames);
-    recorder.EndLaunch();
+    recorder.ApiCallReturned(/*kernel_launch=*/true);
     g_provided = PROTOND_NO_CONTEXT;
     EXPECT_EQ(recorder.CurrentContext(), scope);
+    recorder.ApiCallReturned(/*kernel_launch=*/false);
     g_provided = 1u << 30;  // no such context
     EXPECT_EQ(recorder.CurrentContext(), scope);
+    recorder.ApiCallReturned(/*kernel_launch=*/false);
     recorder.SetContextProvider(nullptr);
     g_provided = frames;
     EXPECT_EQ(recorder.CurrentContext(), scope);

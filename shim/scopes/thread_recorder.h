@@ -34,6 +34,8 @@ struct NameCacheEntry {
   const std::string* name = nullptr;
 };
 
+inline constexpr uint32_t kNoProvidedContext = UINT32_MAX - 1;
+
 struct ThreadRecorder {
   static constexpr uint32_t kCacheSize = 256;
   static constexpr uint32_t kNameCacheSize = 64;
@@ -45,7 +47,9 @@ struct ThreadRecorder {
   std::vector<bool> name_defined;     // per name id
   std::vector<OpenScope> stack;
   uint32_t launch_context = 0;  // a launch frame, between launch enter and exit; 0: none
-  uint32_t state_name_id = 0;   // 0: no state
+  // The context provider's answer for the CUDA call in progress (kNoProvidedContext: not asked).
+  uint32_t provided_context = kNoProvidedContext;
+  uint32_t state_name_id = 0;  // 0: no state
   uint64_t state_recorded_in_session = 0;
   bool lane_announced = false;  // ThreadBegin written since the lane was claimed
   ContextCacheEntry cache[kCacheSize];
