@@ -15,7 +15,7 @@ ERR_SCOPE_MISMATCH = 5
 ERR_NO_SCOPE = 6
 ERR_UNAVAILABLE = 7
 
-ABI_VERSION = 3  # launch_enter and launch_exit came with version 3
+ABI_VERSION = 4  # session_start_with_data and the chrome_trace export came with version 4
 
 _SIGNATURES = {
     "protond_abi_version": ([], ctypes.c_int),
@@ -28,6 +28,8 @@ _SIGNATURES = {
     "protond_launch_enter": ([ctypes.c_char_p], ctypes.c_int),
     "protond_launch_exit": ([], ctypes.c_int),
     "protond_session_start": ([ctypes.c_char_p, ctypes.POINTER(ctypes.c_uint64)], ctypes.c_int),
+    "protond_session_start_with_data": (
+        [ctypes.c_char_p, ctypes.c_char_p, ctypes.POINTER(ctypes.c_uint64)], ctypes.c_int),
     "protond_session_stop": ([ctypes.c_uint64], ctypes.c_int),
     "protond_session_pause": ([ctypes.c_uint64], ctypes.c_int),
     "protond_session_resume": ([ctypes.c_uint64], ctypes.c_int),
