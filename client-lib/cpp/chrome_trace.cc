@@ -4,6 +4,7 @@
 #include <limits>
 #include <map>
 #include <nlohmann/json.hpp>
+#include <set>
 #include <utility>
 #include <vector>
 
@@ -74,33 +75,35 @@ class ChromeTraceWriter {
     if (origin_ns_ == std::numeric_limits<uint64_t>::max()) origin_ns_ = 0;
   }
 
+  // Each event is dumped straight into the output (keys sorted, as nlohmann's objects are), so
+  // a large trace is held once, as text; the lane names come last (their order does not matter).
   std::string Render() {
+    out_ = "{\"baseTimeNanoseconds\":";
+    out_ += std::to_string(static_cast<int64_t>(origin_ns_) + trace_.clock_offset_ns());
+    out_ += ",\"displayTimeUnit\":\"us\",\"traceEvents\":[";
     WriteScopes();
     WriteGpuEvents();
-    std::string out = "{\"baseTimeNanoseconds\":";
-    out += std::to_string(static_cast<int64_t>(origin_ns_) + trace_.clock_offset_ns());
-    out += ",\"displayTimeUnit\":\"us\",\"traceEvents\":[";
-    bool first = true;
-    for (const std::string& event : metadata_) Append(out, event, first);
-    for (const std::string& event : events_) Append(out, event, first);
-    out += "]}\n";
-    return out;
+    for (const Json& lane_name : lane_names_) Append(lane_name);
+    out_ += "]}\n";
+    return std::move(out_);
   }
 
  private:
-  static void Append(std::string& out, const std::string& event, bool& first) {
-    if (!first) out += ',';
-    out += event;
-    first = false;
+  void Append(const Json& event) {
+    if (!first_event_) out_ += ',';
+    out_ += event.dump();
+    first_event_ = false;
   }
   double Micros(uint64_t ns) const { return static_cast<double>(ns - origin_ns_) / 1000.0; }
   static double Duration(uint64_t begin_ns, uint64_t end_ns) {
     return end_ns >= begin_ns ? static_cast<double>(end_ns - begin_ns) / 1000.0 : 0.0;
   }
   void NameLane(uint32_t tid, const std::string& name) {
-    metadata_.push_back(Json{
-        {"name", "thread_name"}, {"ph", "M"}, {"pid", 0}, {"tid", tid}, {"args", {{"name", name}}}}
-                            .dump());
+    lane_names_.push_back(Json{{"name", "thread_name"},
+                               {"ph", "M"},
+                               {"pid", 0},
+                               {"tid", tid},
+                               {"args", {{"name", name}}}});
   }
 
   void WriteScopes() {
@@ -116,16 +119,15 @@ class ChromeTraceWriter {
     for (const v1::ScopeEvent* e : scopes) {
       auto [lane, added] = lanes.try_emplace({e->process_id(), e->tid()}, lanes.size());
       if (added) NameLane(lane->second, "CPU Thread " + std::to_string(lane->second));
-      events_.push_back(
-          Json{{"name", names_.Name(e->node_id())},
-               {"cat", "scope"},
-               {"ph", "X"},
-               {"ts", Micros(e->begin_ns())},
-               {"dur", Duration(e->begin_ns(), e->end_ns())},
-               {"pid", 0},
-               {"tid", lane->second},
-               {"args", {{"call_stack", names_.CallStack(e->node_id())}, {"scope_id", scope_id++}}}}
-              .dump());
+      Append(Json{
+          {"name", names_.Name(e->node_id())},
+          {"cat", "scope"},
+          {"ph", "X"},
+          {"ts", Micros(e->begin_ns())},
+          {"dur", Duration(e->begin_ns(), e->end_ns())},
+          {"pid", 0},
+          {"tid", lane->second},
+          {"args", {{"call_stack", names_.CallStack(e->node_id())}, {"scope_id", scope_id++}}}});
       scopes_by_node_[{e->process_id(), e->node_id()}].push_back(
           {e->begin_ns(), e->end_ns(), lane->second});
     }
@@ -146,57 +148,54 @@ class ChromeTraceWriter {
     for (const v1::GpuEvent& e : trace_.gpu_events()) gpu.push_back(&e);
     std::stable_sort(gpu.begin(), gpu.end(),
                      [](const auto* a, const auto* b) { return a->start_ns() < b->start_ns(); });
-    std::map<uint32_t, bool> streams;
+    std::set<uint32_t> streams;
     uint64_t flow_id = 0;
     for (const v1::GpuEvent* e : gpu) {
       const uint32_t lane = kGpuStreamLaneBase + e->stream_id();
-      if (streams.try_emplace(e->stream_id(), true).second) {
+      if (streams.insert(e->stream_id()).second) {
         NameLane(lane, "GPU Stream " + std::to_string(e->stream_id()));
       }
-      events_.push_back(Json{{"name", names_.Name(e->node_id())},
-                             {"cat", Category(e->kind())},
-                             {"ph", "X"},
-                             {"ts", Micros(e->start_ns())},
-                             {"dur", Duration(e->start_ns(), e->end_ns())},
-                             {"pid", 0},
-                             {"tid", lane},
-                             {"args",
-                              {{"call_stack", names_.CallStack(e->node_id())},
-                               {"device_id", e->device_id()},
-                               {"stream_id", e->stream_id()},
-                               {"correlation_id", e->correlation_id()}}}}
-                            .dump());
+      Append(Json{{"name", names_.Name(e->node_id())},
+                  {"cat", Category(e->kind())},
+                  {"ph", "X"},
+                  {"ts", Micros(e->start_ns())},
+                  {"dur", Duration(e->start_ns(), e->end_ns())},
+                  {"pid", 0},
+                  {"tid", lane},
+                  {"args",
+                   {{"call_stack", names_.CallStack(e->node_id())},
+                    {"device_id", e->device_id()},
+                    {"stream_id", e->stream_id()},
+                    {"correlation_id", e->correlation_id()}}}});
       const PlacedScope* launch =
           LaunchingScope(e->process_id(), names_.Parent(e->node_id()), e->start_ns());
       if (launch == nullptr) continue;
       const uint64_t launch_ns = std::min(e->start_ns(), launch->end_ns);
       ++flow_id;
-      events_.push_back(Json{
-          {"name", "launch"},
-          {"cat", "flow"},
-          {"ph", "s"},
-          {"id", flow_id},
-          {"ts", Micros(launch_ns)},
-          {"pid", 0},
-          {"tid",
-           launch->lane}}.dump());
-      events_.push_back(Json{
-          {"name", "launch"},
-          {"cat", "flow"},
-          {"ph", "f"},
-          {"bp", "e"},
-          {"id", flow_id},
-          {"ts", Micros(e->start_ns())},
-          {"pid", 0},
-          {"tid", lane}}.dump());
+      Append(Json{{"name", "launch"},
+                  {"cat", "flow"},
+                  {"ph", "s"},
+                  {"id", flow_id},
+                  {"ts", Micros(launch_ns)},
+                  {"pid", 0},
+                  {"tid", launch->lane}});
+      Append(Json{{"name", "launch"},
+                  {"cat", "flow"},
+                  {"ph", "f"},
+                  {"bp", "e"},
+                  {"id", flow_id},
+                  {"ts", Micros(e->start_ns())},
+                  {"pid", 0},
+                  {"tid", lane}});
     }
   }
 
   const v1::Trace& trace_;
   NodeNames names_;
   uint64_t origin_ns_ = std::numeric_limits<uint64_t>::max();
-  std::vector<std::string> metadata_;
-  std::vector<std::string> events_;
+  std::string out_;
+  bool first_event_ = true;
+  std::vector<Json> lane_names_;
   // By (process, node), in order of begin.
   absl::flat_hash_map<std::pair<uint64_t, uint32_t>, std::vector<PlacedScope>> scopes_by_node_;
 };

@@ -216,17 +216,26 @@ absl::StatusOr<v1::Tree> ProtondService::GetTree(const Peer& peer, uint64_t sess
 
 absl::StatusOr<std::vector<v1::Trace>> ProtondService::GetTrace(const Peer& peer,
                                                                 uint64_t session_id) {
-  std::lock_guard<std::mutex> lock(mutex_);
-  ASSIGN_OR_RETURN(SessionEntry * session, OwnedSession(peer, session_id));
-  if (session->row.data != store::SessionData::kTrace) {
-    return absl::FailedPreconditionError(absl::StrCat(
-        "session ", session_id, " (", session->row.name,
-        ") was not started with data=\"trace\": it keeps its call tree only, not the events a "
-        "Chrome trace needs"));
+  int64_t clock_offset_ns;
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    ASSIGN_OR_RETURN(SessionEntry * session, OwnedSession(peer, session_id));
+    if (session->row.data != store::SessionData::kTrace) {
+      return absl::FailedPreconditionError(absl::StrCat(
+          "session ", session_id, " (", session->row.name,
+          ") was not started with data=\"trace\": it keeps its call tree only, not the events a "
+          "Chrome trace needs"));
+    }
+    if (session->row.state == store::SessionState::kRunning) {
+      RETURN_IF_ERROR(RunIngestCycleLocked());
+    }
+    clock_offset_ns = session->row.clock_offset_ns;
   }
-  if (session->row.state == store::SessionState::kRunning) RETURN_IF_ERROR(RunIngestCycleLocked());
-  ASSIGN_OR_RETURN(store::StoredTrace stored, store_->LoadTrace(session_id));
-  return query::BuildTraceChunks(stored, session->row.clock_offset_ns);
+  // A trace may hold millions of events: read them on a connection of this call's own, without
+  // the mutex, so the ingest cycle goes on meanwhile (what is committed is there to read).
+  ASSIGN_OR_RETURN(std::unique_ptr<store::Store> reader, store::Store::Open(options_.store_path));
+  ASSIGN_OR_RETURN(store::StoredTrace stored, reader->LoadTrace(session_id));
+  return query::BuildTraceChunks(stored, clock_offset_ns);
 }
 
 }  // namespace protond::service
