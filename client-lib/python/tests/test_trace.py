@@ -67,8 +67,8 @@ def test_a_trace_session_writes_every_scope_instance_on_its_thread(daemon):
             assert inner["args"]["call_stack"] == ["ROOT", f"{tag}_outer", f"{tag}_inner"]
             assert inner["dur"] >= 2000  # microseconds: each slept 2 ms
             # Nested: inside exactly one outer instance of its thread.
-            around = [o for o in outers
-                      if o["ts"] <= inner["ts"] and inner["ts"] + inner["dur"] <= o["ts"] + o["dur"]]
+            end = inner["ts"] + inner["dur"]
+            around = [o for o in outers if o["ts"] <= inner["ts"] and end <= o["ts"] + o["dur"]]
             assert len(around) == 1
     # The earliest event is at ts 0; the worker's scopes all come before main's.
     all_scopes = lanes[0] + lanes[1]
