@@ -304,6 +304,22 @@ PROTOND_EXPORT protond_result protond_launch_exit(void) {
   return recorder != nullptr ? recorder->ExitLaunch() : PROTOND_INACTIVE;
 }
 
+PROTOND_EXPORT protond_result protond_set_context_provider(protond_context_provider provider) {
+  auto* recorder = ActiveRecorder();
+  if (recorder == nullptr) return PROTOND_INACTIVE;
+  recorder->SetContextProvider(provider);
+  return PROTOND_OK;
+}
+
+PROTOND_EXPORT uint32_t protond_context_intern(uint32_t parent, const char* name) {
+  auto* recorder = ActiveRecorder();
+  if (recorder == nullptr || name == nullptr || *name == '\0' ||
+      !recorder->names().IsContext(parent)) {
+    return PROTOND_NO_CONTEXT;
+  }
+  return recorder->names().InternContext(parent, name);
+}
+
 PROTOND_EXPORT protond_result protond_session_start(const char* name, uint64_t* session_id) {
   return protond::shim::StartSession(name, "tree", session_id);
 }

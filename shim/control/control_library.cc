@@ -13,11 +13,11 @@
 #include "client-lib/cpp/chrome_trace.h"
 #include "client-lib/cpp/client.h"
 #include "client-lib/cpp/hatchet.h"
+#include "common/status/status_macros.h"
 #include "protond/shim.h"
 #include "shim/control/control_api.h"
 #include "shim/control/daemon_autostart.h"
 #include "shim/control/registration.h"
-#include "shim/control/socket_probe.h"
 
 struct ProtondControl {
   protond::shim::Registration registration;
@@ -55,19 +55,9 @@ int Unavailable(const std::string& message, char* error, size_t error_bytes) {
 absl::StatusOr<client::Client> RegisteredClient(ProtondControl* control, bool may_start_daemon) {
   Registration& registration = control->registration;
   const std::string& socket_path = registration.socket_path();
-  if (const int probe = registration.registered() ? 0 : ProbeSocket(socket_path);
-      NoDaemonAt(probe)) {
-    const std::string no_daemon =
-        absl::StrCat("no protond answers at ", socket_path, " (", std::strerror(probe), ")");
-    if (!may_start_daemon) return absl::UnavailableError(no_daemon);
-    if (!AutostartEnabled()) {
-      return absl::UnavailableError(no_daemon + "; PROTOND_AUTOSTART=0, so none was started");
-    }
-    if (absl::Status started = StartDaemon(socket_path); !started.ok()) {
-      return absl::UnavailableError(
-          absl::StrCat(no_daemon, ", and starting one failed: ", started.message()));
-    }
-    registration.RetryNow();
+  if (!registration.registered()) {
+    ASSIGN_OR_RETURN(const bool started, EnsureDaemon(socket_path, may_start_daemon));
+    if (started) registration.RetryNow();
   }
   if (!registration.WaitRegistered(std::chrono::seconds(3))) {
     const std::string refusal = registration.refusal();

@@ -158,4 +158,20 @@ absl::Status StartDaemon(const std::string& socket_path) {
                                              " (its log: ", log, ")"));
 }
 
+absl::StatusOr<bool> EnsureDaemon(const std::string& socket_path, bool may_start) {
+  const int probe = ProbeSocket(socket_path);
+  if (!NoDaemonAt(probe)) return false;
+  const std::string no_daemon =
+      absl::StrCat("no protond answers at ", socket_path, " (", std::strerror(probe), ")");
+  if (!may_start) return absl::UnavailableError(no_daemon);
+  if (!AutostartEnabled()) {
+    return absl::UnavailableError(no_daemon + "; PROTOND_AUTOSTART=0, so none was started");
+  }
+  if (absl::Status started = StartDaemon(socket_path); !started.ok()) {
+    return absl::UnavailableError(
+        absl::StrCat(no_daemon, ", and starting one failed: ", started.message()));
+  }
+  return true;
+}
+
 }  // namespace protond::shim

@@ -14,6 +14,7 @@
 #include <string>
 
 #include "absl/status/status.h"
+#include "absl/status/statusor.h"
 
 namespace protond::shim {
 
@@ -24,6 +25,11 @@ bool AutostartEnabled();
 // daemon does; the error says why not (the binary that could not run, or the daemon's last
 // words and where its log is). Waits at most about 7 s.
 absl::Status StartDaemon(const std::string& socket_path);
+
+// For a session start at `socket_path`: true when a daemon was started there (`may_start` and
+// PROTOND_AUTOSTART allowing), false when something already answers (a slow daemon is still a
+// daemon), else Unavailable saying that no protond answers and why none was started.
+absl::StatusOr<bool> EnsureDaemon(const std::string& socket_path, bool may_start);
 
 }  // namespace protond::shim
 

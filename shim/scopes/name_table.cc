@@ -43,6 +43,11 @@ uint32_t NameTable::InternName(std::string_view name, record::NameClass name_cla
   return it->second;
 }
 
+bool NameTable::IsContext(uint32_t context_id) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  return context_id < contexts_.size();
+}
+
 NameEntry* NameTable::Name(uint32_t name_id) {
   std::lock_guard<std::mutex> lock(mutex_);
   return &names_[name_id];

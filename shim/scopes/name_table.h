@@ -38,6 +38,8 @@ class NameTable {
   uint32_t InternContext(uint32_t parent_id, std::string_view name, bool launch_frame = false);
   // A copy of a context's parent and a pointer to its name (stable).
   ContextEntry* Context(uint32_t context_id);
+  // Whether `context_id` names a context (ROOT included).
+  bool IsContext(uint32_t context_id);
 
   // The id of a metric or state name; `*first_class` receives the class it was first given.
   uint32_t InternName(std::string_view name, record::NameClass name_class,

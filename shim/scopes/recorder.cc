@@ -179,16 +179,37 @@ const NameCacheEntry& LookupName(NameTable& names, ThreadRecorder& t, const char
 
 bool IsValidName(const char* name) { return name != nullptr && name[0] != '\0'; }
 
-uint32_t InnermostScope(const ThreadRecorder& t) {
+}  // namespace
+
+uint32_t Recorder::InnermostScope(const ThreadRecorder& t) const {
   return t.stack.empty() ? record::kRootContextId : t.stack.back().context_id;
 }
 
-// Where metrics and GPU work of the thread go: the open launch frame, else the innermost scope.
-uint32_t CurrentContextOf(const ThreadRecorder& t) {
+uint32_t Recorder::GpuWorkScope(const ThreadRecorder& t) const {
+  if (!t.stack.empty() || t.tid == main_tid_) return InnermostScope(t);
+  return main_context_.load(std::memory_order_relaxed);
+}
+
+uint32_t Recorder::CurrentContextOf(const ThreadRecorder& t) const {
   return t.launch_context != 0 ? t.launch_context : InnermostScope(t);
 }
 
-}  // namespace
+uint32_t Recorder::LaunchParent(const ThreadRecorder& t) {
+  const protond_context_provider provider = provider_.load(std::memory_order_acquire);
+  if (provider != nullptr) {
+    const uint32_t context = provider();
+    if (context != PROTOND_NO_CONTEXT && names_.IsContext(context)) return context;
+  }
+  return GpuWorkScope(t);
+}
+
+void Recorder::SetContextProvider(protond_context_provider provider) {
+  provider_.store(provider, std::memory_order_release);
+}
+
+void Recorder::PublishIfMain(const ThreadRecorder& t) {
+  if (t.tid == main_tid_) main_context_.store(InnermostScope(t), std::memory_order_relaxed);
+}
 
 protond_result Recorder::EnterScope(const char* name) {
   ThreadRecorder& t = CurrentThread();
@@ -201,6 +222,7 @@ protond_result Recorder::EnterScope(const char* name) {
                          record::MakeTimed(record::Kind::kScopeEnter, context.context_id, NowNs()));
   }
   t.stack.push_back({context.context_id, context.name, result == PROTOND_OK ? session : 0});
+  PublishIfMain(t);
   return result;
 }
 
@@ -214,6 +236,7 @@ protond_result Recorder::ExitScope(const char* name) {
                     "' but the innermost scope is '" + *top.name + "'");
   }
   t.stack.pop_back();
+  PublishIfMain(t);
   const uint64_t session = session_id();
   if (session == 0 || top.recorded_in_session != session) return PROTOND_INACTIVE;
   const auto exit = record::MakeTimed(record::Kind::kScopeExit, top.context_id, NowNs());
@@ -273,7 +296,7 @@ protond_result Recorder::EnterLaunch(const char* name) {
   ThreadRecorder& t = CurrentThread();
   if (!IsValidName(name)) return Fail(t, PROTOND_ERR_INVALID_ARGUMENT, "kernel name is empty");
   // Nothing is written: the frame reaches the daemon as the context of what lands on it.
-  t.launch_context = LookupContext(names_, t, InnermostScope(t), name, true).context_id;
+  t.launch_context = LookupContext(names_, t, LaunchParent(t), name, true).context_id;
   return session_id() != 0 ? PROTOND_OK : PROTOND_INACTIVE;
 }
 
@@ -288,7 +311,10 @@ protond_result Recorder::ExitLaunch() {
 
 void Recorder::EndLaunch() { CurrentThread().launch_context = 0; }
 
-uint32_t Recorder::CurrentContext() { return CurrentContextOf(CurrentThread()); }
+uint32_t Recorder::CurrentContext() {
+  const ThreadRecorder& t = CurrentThread();
+  return t.launch_context != 0 ? t.launch_context : LaunchParent(t);
+}
 
 protond_result Recorder::WriteGpuActivity(const record::GpuActivityRecord& activity) {
   const uint64_t session = session_id();

@@ -6,6 +6,8 @@
 #ifndef PROTOND_SHIM_SCOPES_RECORDER_H_
 #define PROTOND_SHIM_SCOPES_RECORDER_H_
 
+#include <unistd.h>
+
 #include <atomic>
 #include <cstdint>
 #include <string>
@@ -17,10 +19,20 @@
 
 namespace protond::shim {
 
+struct ThreadRecorder;
+
+// GPU work launched on a thread with no open scope of its own lands in the main thread's
+// innermost scope: the kernels of PyTorch's autograd threads, say, under the scope around
+// loss.backward() (Proton does the same: its new threads start from the main thread's stack).
+// A thread's own scopes still nest from ROOT, so that threads working side by side with the main
+// thread (data loaders, the sample's workers) give the same tree in every run. The view is live:
+// it follows the main thread's scopes as they change.
 class Recorder {
  public:
-  // `region` must outlive the recorder.
-  explicit Recorder(ring::WritableRegion* region) : region_(region) {}
+  // `region` must outlive the recorder. `main_tid` is the thread whose scopes other threads
+  // inherit (the process's initial thread).
+  explicit Recorder(ring::WritableRegion* region, uint32_t main_tid = getpid())
+      : region_(region), main_tid_(main_tid) {}
 
   // Records go to `session_id` from now on (0 stops recording). Any thread.
   void Activate(uint64_t session_id) { session_id_.store(session_id, std::memory_order_release); }
@@ -46,9 +58,13 @@ class Recorder {
   // kernel launch returns.
   void EndLaunch();
 
-  // For the GPU tracer (shim/gpu/gpu_api.h): the calling thread's open launch frame or innermost
-  // scope, and writing into the calling thread's lane for the running session (nothing happens
-  // when none runs).
+  // Proton's context="python" (see protond_set_context_provider): while set, GPU work goes to
+  // the context `provider` returns instead of the scope stack. nullptr turns it off. Any thread.
+  void SetContextProvider(protond_context_provider provider);
+
+  // For the GPU tracer (shim/gpu/gpu_api.h): where the calling thread's GPU work goes (its open
+  // launch frame, else the context provider's answer, else its innermost scope), and writing
+  // into the calling thread's lane for the running session (nothing happens when none runs).
   uint32_t CurrentContext();
   protond_result WriteGpuActivity(const record::GpuActivityRecord& activity);
   protond_result WriteNotice(std::string_view text);
@@ -61,6 +77,19 @@ class Recorder {
 
  private:
   ring::WritableRegion* region_;
+  const uint32_t main_tid_;
+  std::atomic<uint32_t> main_context_{0};  // the main thread's innermost scope
+  std::atomic<protond_context_provider> provider_{nullptr};
+
+  // Where GPU work launched by the thread goes when no launch frame is open.
+  uint32_t LaunchParent(const ThreadRecorder& t);
+
+  uint32_t InnermostScope(const ThreadRecorder& t) const;
+  // Where GPU work of the thread goes when no launch frame or context provider says otherwise.
+  uint32_t GpuWorkScope(const ThreadRecorder& t) const;
+  // Where metrics and GPU work of the thread go: the open launch frame, else the innermost scope.
+  uint32_t CurrentContextOf(const ThreadRecorder& t) const;
+  void PublishIfMain(const ThreadRecorder& t);
   protond_result AddMetric(const char* name, record::NameClass type, uint64_t value_bits);
 
   NameTable names_;

@@ -2,6 +2,9 @@
 
 #include <unistd.h>
 
+#include <atomic>
+#include <latch>
+#include <optional>
 #include <string>
 #include <thread>
 #include <vector>
@@ -233,6 +236,78 @@ TEST(RecorderTest, LaunchFrameTakesMetricsAndLaunchesUntilItCloses) {
   EXPECT_EQ(records[4].name, "matmul");
   EXPECT_EQ(records[4].ref_id, step);
   EXPECT_EQ(records[6].aux, frame);
+}
+
+// GPU work of other threads without scopes lands in the main thread's innermost scope, live
+// (autograd's threads under the scope around backward()); their own scopes start from ROOT.
+TEST(RecorderTest, GpuWorkOfThreadsWithoutScopesLandsInTheMainThreadsScope) {
+  auto region = ring::WritableRegion::Create({4, 1u << 16});
+  std::atomic<uint32_t> main_tid{0};
+  std::latch main_known(1), recorder_made(1), main_entered(1), checked(1), main_exited(1);
+  std::optional<Recorder> recorder;
+  uint32_t train = 0;
+  std::thread main_thread([&] {
+    main_tid = static_cast<uint32_t>(gettid());
+    main_known.count_down();
+    recorder_made.wait();
+    recorder->EnterScope("train");
+    train = recorder->CurrentContext();
+    main_entered.count_down();
+    checked.wait();
+    recorder->ExitScope("train");
+    main_exited.count_down();
+  });
+  main_known.wait();
+  recorder.emplace(&*region, main_tid.load());
+  recorder->Activate(1);
+  recorder_made.count_down();
+  main_entered.wait();
+  OnNewThread([&] {
+    EXPECT_EQ(recorder->CurrentContext(), train);
+    EXPECT_EQ(recorder->EnterLaunch("kernel"), PROTOND_OK);
+    EXPECT_EQ(recorder->names().Context(recorder->CurrentContext())->parent_id, train);
+    recorder->EndLaunch();
+    EXPECT_EQ(recorder->EnterScope("worker"), PROTOND_OK);
+    const uint32_t worker = recorder->CurrentContext();
+    EXPECT_EQ(recorder->names().Context(worker)->parent_id, record::kRootContextId)
+        << "its own scopes start from ROOT";
+    EXPECT_EQ(recorder->ExitScope("worker"), PROTOND_OK);
+    EXPECT_EQ(recorder->ExitScope(nullptr), PROTOND_ERR_NO_SCOPE) << "train is not its own";
+  });
+  checked.count_down();
+  main_exited.wait();
+  OnNewThread([&] { EXPECT_EQ(recorder->CurrentContext(), record::kRootContextId); });
+  main_thread.join();
+}
+
+// context="python": a provider names where GPU work goes.
+uint32_t g_provided = 0;
+
+TEST(RecorderTest, ContextProviderPlacesGpuWorkAndLaunchFrames) {
+  auto region = ring::WritableRegion::Create({4, 1u << 16});
+  Recorder recorder(&*region);
+  recorder.Activate(1);
+  const uint32_t frames = recorder.names().InternContext(
+      recorder.names().InternContext(record::kRootContextId, "train.py:10@<module>"),
+      "train.py:4@step");
+  OnNewThread([&] {
+    recorder.EnterScope("scope");
+    const uint32_t scope = recorder.CurrentContext();
+    recorder.SetContextProvider([] { return g_provided; });
+    g_provided = frames;
+    EXPECT_EQ(recorder.CurrentContext(), frames);
+    EXPECT_EQ(recorder.EnterLaunch("kernel"), PROTOND_OK);
+    EXPECT_EQ(recorder.names().Context(recorder.CurrentContext())->parent_id, frames);
+    recorder.EndLaunch();
+    g_provided = PROTOND_NO_CONTEXT;
+    EXPECT_EQ(recorder.CurrentContext(), scope);
+    g_provided = 1u << 30;  // no such context
+    EXPECT_EQ(recorder.CurrentContext(), scope);
+    recorder.SetContextProvider(nullptr);
+    g_provided = frames;
+    EXPECT_EQ(recorder.CurrentContext(), scope);
+    recorder.ExitScope("scope");
+  });
 }
 
 TEST(RecorderTest, MetricKeepsItsFirstType) {

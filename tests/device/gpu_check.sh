@@ -120,3 +120,29 @@ print("hatchet", scope["frame"]["name"], scope["metrics"],
       [(k["frame"]["name"][:40], k["metrics"]) for k in scope["children"]], device_info)
 PY
 )
+
+echo "== autograd: backward kernels run on autograd's threads; expect them under train/backward, none under ROOT"
+(cd "$work" && PYTHONPATH=$bundle/python PROTOND_SOCKET=$socket python3 - <<'PY'
+import json, torch
+import protond.profiler as proton
+model = torch.nn.Sequential(torch.nn.Linear(256, 256), torch.nn.ReLU(), torch.nn.Linear(256, 1)).cuda()
+x = torch.randn(64, 256, device="cuda")
+model(x).sum().backward()  # warm-up: autograd's device thread exists before the session
+torch.cuda.synchronize()
+proton.start("autograd")
+with proton.scope("train"):
+    loss = model(x).sum()
+    with proton.scope("backward"):
+        loss.backward()
+    torch.cuda.synchronize()
+proton.finalize()
+root, _ = json.load(open("autograd.hatchet"))
+def walk(node, path):
+    for child in node["children"]:
+        name = child["frame"]["name"]
+        if "count" in child["metrics"]:
+            print("kernel", "/".join(path) or "ROOT", name[:50], child["metrics"]["count"])
+        walk(child, path + [name])
+walk(root, [])
+PY
+)

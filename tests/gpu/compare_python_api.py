@@ -3,12 +3,13 @@
 proton` (Triton's own Proton) and `import protond.profiler as proton` (protond), and compares the
 two .hatchet files. The program has nested scopes, a state, cpu_timed_scope, user metrics, and
 Triton kernels under the launch hook (hook="triton"), one with launch_metadata that renames it
-and gives it flops16 and bytes. The files must have the same paths, the same metric names on
+and gives it flops16 and bytes, and a forward and backward pass (autograd's thread). The files must have the same paths, the same metric names on
 each, the same counts and user metrics, and kernel times within 5%. cpu_time values are compared
 by presence only (they are host time, different in every run).
 
 Usage (on a GPU machine with Triton, from a bundle made by scripts/bundle.sh):
-    tests/gpu/compare_python_api.py BUNDLE_DIR
+    tests/gpu/compare_python_api.py BUNDLE_DIR [shadow|python]
+(the second argument is start()'s context; with "python" the paths are Python frames).
 Exit code 0 when the files agree; the comparison is printed either way.
 """
 import json
@@ -49,6 +50,9 @@ def matmul(a_ptr, b_ptr, c_ptr, M, N, K, BLOCK: tl.constexpr):
 x = torch.zeros(1 << 20, device="cuda")
 a = torch.randn(2048, 2048, device="cuda", dtype=torch.float16)
 c = torch.empty_like(a)
+model = torch.nn.Sequential(torch.nn.Linear(256, 256), torch.nn.ReLU(),
+                            torch.nn.Linear(256, 1)).cuda()
+inputs = torch.randn(64, 256, device="cuda")
 def step():
     with proton.scope("triton", metrics={"launches": 3}):
         for _ in range(3):
@@ -58,10 +62,12 @@ def step():
     with proton.scope("torch", metrics={"flops": 2 * 2048 ** 3}):
         a @ a
         x.mul_(0.5)
+    with proton.scope("autograd"):  # backward's kernels come from autograd's own thread
+        model(inputs).sum().backward()
 step()  # compile and warm up before profiling
 torch.cuda.synchronize()
 
-proton.start(sys.argv[2], hook="triton")
+proton.start(sys.argv[2], hook="triton", context=sys.argv[3])
 with proton.scope("model"):
     for _ in range(20):
         with proton.cpu_timed_scope("step"):
@@ -71,17 +77,24 @@ proton.finalize()
 '''
 
 
-def flatten(path):
-    """{path: metrics} for every node of a .hatchet file, ROOT excluded."""
+def flatten(path, context):
+    """{path: metrics} for every node of a .hatchet file, ROOT excluded. With context="python",
+    only GPU nodes, and without the profilers' own frames: Proton's paths show its hook and scope
+    internals (triton/profiler/...), protond leaves its own out, and Proton puts scopes at their
+    Python frames where protond keeps them as named scopes."""
     with open(path) as f:
         root, device_info = json.load(f)
     nodes = {}
 
     def walk(node, prefix):
         for child in node["children"]:
-            name = f"{prefix}/{child['frame']['name']}" if prefix else child["frame"]["name"]
-            nodes[name] = child["metrics"]
-            walk(child, name)
+            name = child["frame"]["name"]
+            internal = context == "python" and ("/triton/profiler/" in name or
+                                                "/protond/profiler/" in name)
+            here = prefix if internal else (f"{prefix}/{name}" if prefix else name)
+            if context != "python" or "count" in child["metrics"]:
+                nodes[here] = child["metrics"]
+            walk(child, here)
 
     walk(root, "")
     return nodes, root["metrics"], device_info
@@ -111,15 +124,17 @@ def compare(theirs, ours):
 
 def main():
     bundle = os.path.abspath(sys.argv[1] if len(sys.argv) > 1 else "bundle")
+    context = sys.argv[2] if len(sys.argv) > 2 else "shadow"
     work = tempfile.mkdtemp()
     program = write_program(work, PROGRAM)
     with protond(bundle, work) as socket:
-        subprocess.run([sys.executable, program, "proton", "theirs"], check=True, cwd=work)
+        subprocess.run([sys.executable, program, "proton", "theirs", context], check=True,
+                       cwd=work)
         env = dict(os.environ, PYTHONPATH=f"{bundle}/python", PROTOND_SOCKET=socket)
-        subprocess.run([sys.executable, program, "protond", "ours"], check=True, cwd=work,
-                       env=env)
-    theirs, their_root, their_devices = flatten(f"{work}/theirs.hatchet")
-    ours, our_root, our_devices = flatten(f"{work}/ours.hatchet")
+        subprocess.run([sys.executable, program, "protond", "ours", context], check=True,
+                       cwd=work, env=env)
+    theirs, their_root, their_devices = flatten(f"{work}/theirs.hatchet", context)
+    ours, our_root, our_devices = flatten(f"{work}/ours.hatchet", context)
     problems = compare(theirs, ours)
     if their_root != our_root:
         problems.append(f"ROOT metrics {their_root} (Proton) vs {our_root} (protond)")

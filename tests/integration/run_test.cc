@@ -251,9 +251,11 @@ TEST(NoDaemonTest, ProgramRunsAndExitsZero) {
   const std::string socket = dir + "/nobody-listens.sock";
   const Completed run = RunToEnd({BinDir() + "/protonctl", "--socket", socket, "run", "--",
                                   BinDir() + "/sample_workload", "--steps", "2"},
-                                 dir);
+                                 dir, {{{"PROTOND_AUTOSTART", "0"}}});
   EXPECT_EQ(run.exit_code, 0) << run.err;
-  EXPECT_THAT(run.err, HasSubstr("no protond is listening at " + socket));
+  EXPECT_THAT(run.err, HasSubstr("no protond answers at " + socket +
+                                 " (No such file or directory); PROTOND_AUTOSTART=0, so none was "
+                                 "started\nprotonctl: running "));
   EXPECT_THAT(run.out, HasSubstr("sample_workload: 2 steps"));
   // The shim loaded with a session but no daemon: it gives up at exit after a bounded wait.
   const Completed direct = RunToEnd(
@@ -271,6 +273,16 @@ TEST(NoDaemonTest, ProgramRunsAndExitsZero) {
                         " (No such file or directory); PROTOND_AUTOSTART=0, so none was started"));
 }
 
+// The sessions of the daemon that was autostarted at `socket`, which is then stopped.
+absl::StatusOr<v1::ListSessionsResponse> SessionsOfAutostartedDaemon(const std::string& socket) {
+  std::ifstream pid_file(socket + ".state/protond.pid");
+  pid_t pid = 0;
+  if (!(pid_file >> pid)) return absl::NotFoundError("no daemon was started at " + socket);
+  auto sessions = client::Client(socket).ListSessions();
+  StopDetachedDaemon(pid);
+  return sessions;
+}
+
 // The C ABI's session start with no daemon at the socket starts one, which outlives the program.
 TEST(AutostartTest, SessionStartStartsADaemonThatOutlivesTheProgram) {
   const std::string dir = MakeTempDir();
@@ -280,15 +292,30 @@ TEST(AutostartTest, SessionStartStartsADaemonThatOutlivesTheProgram) {
   EXPECT_EQ(run.exit_code, 0);
   EXPECT_THAT(run.out, HasSubstr("session 1 pause 0 resume 0 foreign 3 flush 0 stop 0 export 0"));
   EXPECT_TRUE(std::filesystem::exists(dir + "/out.hatchet"));
-  std::ifstream pid_file(socket + ".state/protond.pid");
-  pid_t pid = 0;
-  ASSERT_TRUE(pid_file >> pid) << run.out << run.err;
-  auto sessions = client::Client(socket).ListSessions();
-  StopDetachedDaemon(pid);
-  ASSERT_TRUE(sessions.ok()) << sessions.status();
+  auto sessions = SessionsOfAutostartedDaemon(socket);
+  ASSERT_TRUE(sessions.ok()) << sessions.status() << run.out << run.err;
   ASSERT_EQ(sessions->sessions_size(), 1);
   EXPECT_EQ(sessions->sessions(0).name(), "in-process");
   EXPECT_EQ(sessions->sessions(0).records(), 21u);
+}
+
+// protonctl run, like a program's own session start, starts a daemon when none answers.
+TEST(AutostartTest, ProtonctlRunStartsADaemonThatOutlivesIt) {
+  const std::string dir = MakeTempDir();
+  const std::string socket = dir + "/run/protond.sock";
+  const Completed run =
+      RunToEnd({BinDir() + "/protonctl", "--socket", socket, "run", "--name", "autostarted", "--",
+                BinDir() + "/sample_workload", "--steps", "2"},
+               dir);
+  EXPECT_EQ(run.exit_code, 0) << run.err;
+  EXPECT_THAT(run.err, HasSubstr("protonctl: started protond at " + socket +
+                                 " (its store and log: " + socket + ".state)"));
+  EXPECT_THAT(run.err, HasSubstr("protonctl: session 1 (autostarted):"));
+  auto sessions = SessionsOfAutostartedDaemon(socket);
+  ASSERT_TRUE(sessions.ok()) << sessions.status() << run.err;
+  ASSERT_EQ(sessions->sessions_size(), 1);
+  EXPECT_EQ(sessions->sessions(0).name(), "autostarted");
+  EXPECT_GT(sessions->sessions(0).records(), 0u);
 }
 
 }  // namespace

@@ -109,13 +109,13 @@ def test_errors_read_as_protons(daemon):
     """)
     assert run.returncode == 0, run.stderr
     lines = run.stdout.splitlines()
-    assert lines[0] == "ValueError Scope name mismatch: exiting 'b' but the innermost scope is 'a'"
+    assert lines[0] == "ValueError Scope name mismatch: b != a"
     assert lines[1] == "RuntimeError Session has not been initialized: 7"
     assert lines[2] == "RuntimeError Session has not been initialized: 3"
     assert lines[3].startswith("ValueError Metric value type mismatch for valueId")
     assert "(x): current=int64_t, new=double" in lines[3]
     assert lines[4] == "TypeError metric 'x' has a value of type str; metrics are int or float"
-    assert lines[5] == "ValueError cpu_time is a reserved metric name in cpu_timed_scope"
+    assert lines[5] == "ValueError The metric name 'cpu_time' is reserved."
     assert lines[6] == "ValueError Unknown context: 'bogus' (known: shadow, python)"
     assert lines[7] == "ValueError Unknown data: 'bogus' (known: tree, trace)"
     assert lines[8] == "NotImplementedError protond.profiler does not support hook objects yet"
@@ -212,3 +212,27 @@ proton.finalize()
     assert " s" in tree and "after" not in tree
     sessions = subprocess.run(protonctl + ["sessions"], capture_output=True, text=True).stdout
     assert [line.split()[1] for line in sessions.splitlines()[1:]] == ["outer", "second"]
+
+
+def test_a_threads_own_scopes_start_from_root(daemon):
+    # Its GPU work, when it has no scope open, lands in the main thread's scope: checked on the
+    # GPU machine (tests/device/gpu_check.sh, autograd).
+    run = daemon.run("""
+        import threading
+        import protond.profiler as proton
+        proton.start("threads")
+
+        def worker():
+            with proton.scope("worker", metrics={"n": 1}):
+                pass
+
+        with proton.scope("train", metrics={"n": 1}):
+            thread = threading.Thread(target=worker)
+            thread.start()
+            thread.join()
+        proton.finalize()
+    """)
+    assert run.returncode == 0, run.stderr
+    root, _ = daemon.hatchet("threads")
+    assert {name: node["metrics"] for name, node in children(root).items()} == {
+        "train": {"n": 1}, "worker": {"n": 1}}

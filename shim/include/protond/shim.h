@@ -78,6 +78,20 @@ protond_result protond_session_export(uint64_t session_id, const char* format, c
 protond_result protond_launch_enter(const char* name);
 protond_result protond_launch_exit(void);
 
+/* Proton's context="python": GPU work is attributed to the Python call stack that launched it.
+ * The provider returns the context of GPU work launched on the calling thread, made with
+ * protond_context_intern (0 is ROOT), or PROTOND_NO_CONTEXT to use the scope stack. The GPU
+ * tracer calls it inside CUDA API calls (launches, copies, sets), on the calling thread, which
+ * may be any thread: a Python provider (a ctypes callback) takes the GIL there, as Proton does.
+ * A NULL provider goes back to the scope stack. (ABI version 4) */
+#define PROTOND_NO_CONTEXT UINT32_MAX
+typedef uint32_t (*protond_context_provider)(void);
+protond_result protond_set_context_provider(protond_context_provider provider);
+/* The context `name` under context `parent` (0 is ROOT), interned: the same pair gives the same id
+ * for the life of the process. PROTOND_NO_CONTEXT for a NULL or empty name or an unknown parent.
+ * (ABI version 4) */
+uint32_t protond_context_intern(uint32_t parent, const char* name);
+
 /* The session this process records into (also while paused), 0 when none. */
 uint64_t protond_current_session(void);
 

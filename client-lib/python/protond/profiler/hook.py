@@ -7,6 +7,7 @@ shim: its node is the same without the hook."""
 import sys
 
 from .. import _shim
+from . import python_context as _python_context
 from . import scope as _scope
 
 # The launch metadata that Triton 3.6's Proton records; other keys are ignored, as there.
@@ -24,8 +25,9 @@ class TritonLaunchHook:
 
     def enter(self, lazy_dict):
         # Triton's LazyDict holds the kernel's own name and, when the kernel has launch_metadata,
-        # that function to run: without it the kernel's node is the same as without the hook.
-        if not getattr(lazy_dict, "extras", True):
+        # that function to run: without it the kernel's node is the same as without the hook,
+        # except under context="python", where Proton's kernels sit below the hook's frames.
+        if not getattr(lazy_dict, "extras", True) and not _python_context.installed():
             return
         metadata = lazy_dict.get()
         if self._lib.protond_launch_enter(self._encoded(metadata["name"])) != _shim.OK:

@@ -8,6 +8,7 @@ import sys
 
 from .. import _shim
 from . import hook as _hook
+from . import python_context as _python_context
 
 _CONTEXTS = ("shadow", "python")
 _DATA = ("tree", "trace")
@@ -15,10 +16,11 @@ _FORMATS = ("", "hatchet", "chrome_trace")
 
 
 class _Session:
-    def __init__(self, name, daemon_id, hook, inherited=False, data="tree"):
+    def __init__(self, name, daemon_id, hook, context, inherited=False, data="tree"):
         self.name = name
         self.daemon_id = daemon_id
         self.hook = hook
+        self.context = context
         self.data = data  # "trace": the daemon keeps every event, for a Chrome trace
         self.inherited = inherited  # started outside Python (protonctl run): paused, not stopped
 
@@ -58,7 +60,6 @@ def _check_arguments(context, data, backend, mode, hook):
     if hook is not None and not (hook == "triton" or not isinstance(hook, str)):
         raise ValueError(f"Unknown hook: {hook!r} (known: None, 'triton', or a hook object)")
     unsupported = [
-        (context == "python", 'context="python"'),
         (hook is not None and hook != "triton", "hook objects"),
         (backend not in (None, "cupti"), f"backend={backend!r}"),
         (mode not in (None, ""), f"mode={mode!r}"),
@@ -147,10 +148,12 @@ def start(name=None, *, context="shadow", data="tree", backend=None, mode=None, 
     _off = False
     session_id = _next_id
     _next_id += 1
-    _sessions[session_id] = _Session(name, daemon_id.value, hook, inherited=bool(inherited),
-                                     data=data)
+    _sessions[session_id] = _Session(name, daemon_id.value, hook, context,
+                                     inherited=bool(inherited), data=data)
     if hook == "triton":
         _hook.install()
+    if context == "python":
+        _python_context.install()
     return session_id
 
 
@@ -201,6 +204,9 @@ def finalize(session=None, output_format=""):
         del _sessions[session_id]
         if current.hook and not any(other.hook for other in _sessions.values()):
             _hook.uninstall()
+        if current.context == "python" and \
+                not any(other.context == "python" for other in _sessions.values()):
+            _python_context.uninstall()
         lib = _shim.library()
         path = os.path.abspath(f"{current.name}.{formats[session_id]}")
         # The session protonctl started lives on for the rest of the process (and its children).

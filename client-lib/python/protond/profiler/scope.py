@@ -1,6 +1,6 @@
 """Scopes and their metrics, as in Proton: a thread-local stack of (id, name), ids from one
 counter, metrics given inside a scope landing on its node. While no session is open these do
-nothing and return -1."""
+nothing and return None, as Proton's."""
 import functools
 import itertools
 import threading
@@ -47,7 +47,7 @@ def _add_metrics(metrics):
 def enter_scope(name, *, metrics=None):
     """Opens scope `name` on the calling thread and returns its id."""
     if not is_profiling():
-        return -1
+        return None
     scope_id = next(_ids)
     _shim.library().protond_scope_enter(name.encode())
     _stack().append((scope_id, name))
@@ -62,14 +62,13 @@ def enter_scope(name, *, metrics=None):
 def exit_scope(name=None, *, metrics=None):
     """Closes the innermost scope (which must be `name` when given) and returns its id."""
     if not is_profiling():
-        return -1
+        return None
     stack = _stack()
     if not stack:
         raise ValueError("exit_scope: no scope is open on this thread")
     scope_id, innermost = stack[-1]
     if name is not None and name != innermost:
-        raise ValueError(f"Scope name mismatch: exiting {name!r} but the innermost scope is "
-                         f"{innermost!r}")
+        raise ValueError(f"Scope name mismatch: {name} != {innermost}")  # Proton's words
     try:
         _add_metrics(metrics)
     finally:
@@ -84,7 +83,7 @@ class scope:
     def __init__(self, name, metrics=None):
         self.name = name
         self.metrics = metrics
-        self.id = -1
+        self.id = None
 
     def __enter__(self):
         self.id = enter_scope(self.name, metrics=self.metrics)
@@ -105,11 +104,12 @@ class scope:
 
 class cpu_timed_scope(scope):
     """A scope that also records the CPU time spent in it as the exclusive metric
-    `cpu_time (ns)` (measured with perf_counter_ns); `cpu_time` is reserved."""
+    `cpu_time (ns)` (measured with perf_counter_ns), the whole time in it as in Proton 3.6
+    (nested scopes' time included); the metric name `cpu_time` is reserved."""
 
     def __init__(self, name, metrics=None):
-        if metrics and any(key.startswith("cpu_time") for key in metrics):
-            raise ValueError("cpu_time is a reserved metric name in cpu_timed_scope")
+        if metrics and "cpu_time" in metrics:
+            raise ValueError("The metric name 'cpu_time' is reserved.")  # Proton's words
         super().__init__(name, metrics)
         self.start_ns = 0
 
