@@ -75,10 +75,14 @@ if any(not 200000 <= k["tid"] < 300000 for k in kernels):
     problems.append("a kernel outside the GPU stream lanes")
 if len(flows) != 8 or any(set(p) != {"s", "f"} for p in flows.values()):
     problems.append(f"{len(flows)} flows, expected 8 complete s/f pairs")
-for k in kernels:
-    scope = next(s for s in scopes if s["name"] == k["args"]["call_stack"][1])
-    if not scope["ts"] <= k["ts"]:
-        problems.append(f"kernel {k['name'][:30]} starts before its scope")
+for name, under in by_scope.items():
+    scope = [s for s in scopes if s["name"] == name]
+    if len(scope) != 1:
+        problems.append(f"{len(scope)} instances of scope {name}, expected 1")
+    elif any(k["ts"] < scope[0]["ts"] for k in under):
+        problems.append(f"a kernel under {name} starts before the scope")
+if len(kernels) != 8:
+    problems.append(f"{len(kernels)} kernels in all, expected 8")
 print("CHECK", "OK" if not problems else "FAILED: " + "; ".join(problems))
 raise SystemExit(1 if problems else 0)
 PY
