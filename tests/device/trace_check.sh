@@ -42,7 +42,7 @@ with proton.scope("w_triton"):
         add_one[(64,)](x, x.numel(), BLOCK=1024)
     torch.cuda.synchronize()
 proton.finalize()
-print("result", float(x[0]), "(expect 9.0)")
+print("result", float(x[0]), "(expect 10.0: 1, +1 before the session, +5, +3)")
 
 trace = json.load(open("trace.chrome_trace"))
 events = trace["traceEvents"]
