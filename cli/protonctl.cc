@@ -18,10 +18,11 @@ namespace {
 
 constexpr char kUsage[] =
     "usage: protonctl [--socket PATH] COMMAND ...\n"
-    "  run [--name NAME] [--as-proton] -- PROGRAM [ARGS...]\n"
+    "  run [--name NAME] [--as-proton] [--data tree|trace] -- PROGRAM [ARGS...]\n"
     "                                            profile PROGRAM in a new session (with\n"
     "                                            --as-proton, Python's triton.profiler is\n"
-    "                                            protond.profiler)\n"
+    "                                            protond.profiler; --data trace keeps every\n"
+    "                                            event, for a Chrome trace)\n"
     "  sessions                                  list your sessions\n"
     "  tree SESSION [-m METRIC[,METRIC]] [-d DEPTH]\n"
     "                                            print a session's call tree\n"
@@ -62,6 +63,12 @@ int Run(const std::string& socket, const std::vector<std::string>& args) {
       options.session_name = args[++i];
     } else if (args[i] == "--as-proton") {
       options.as_proton = true;
+    } else if (args[i] == "--data" && i + 1 < args.size()) {
+      const std::string& data = args[++i];
+      if (data != "tree" && data != "trace") {
+        return BadUsage("run --data is tree or trace, not '" + data + "'");
+      }
+      options.trace = data == "trace";
     } else {
       break;
     }

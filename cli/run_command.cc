@@ -134,7 +134,8 @@ uint64_t StartSession(const RunOptions& options, client::Client& client, const s
                  options.socket_path.c_str(),
                  client::StateDirForSocket(options.socket_path).c_str());
   }
-  absl::StatusOr<v1::Session> session = client.StartSession(name);
+  absl::StatusOr<v1::Session> session =
+      client.StartSession(name, options.trace ? v1::Session::TRACE : v1::Session::TREE);
   if (!session.ok()) {
     std::fprintf(stderr, "protonctl: %s\nprotonctl: running %s without profiling\n",
                  std::string(session.status().message()).c_str(), options.argv[0].c_str());

@@ -16,6 +16,8 @@ struct RunOptions {
   // Python programs written for Proton: `import triton.profiler` gives protond.profiler (found
   // through PROTOND_PYTHON_DIR, else ../python beside protonctl's folder, as in a bundle).
   bool as_proton = false;
+  // --data trace: the session keeps every event (Proton's data="trace"), not only the tree.
+  bool trace = false;
 };
 
 // Returns the exit code protonctl should exit with (the program's, or 128+signal).

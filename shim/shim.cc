@@ -155,16 +155,22 @@ protond_result CallControl(Shim* shim, Call call) {
   return static_cast<protond_result>(result);
 }
 
-protond_result StartSession(const char* name, uint64_t* session_id) {
-  if (name == nullptr || session_id == nullptr) {
-    return Fail(PROTOND_ERR_INVALID_ARGUMENT, "session name and id pointer must not be NULL");
+// `data` is Proton's: "tree" keeps the call tree, "trace" also every event (a Chrome trace).
+protond_result StartSession(const char* name, const char* data, uint64_t* session_id) {
+  if (name == nullptr || data == nullptr || session_id == nullptr) {
+    return Fail(PROTOND_ERR_INVALID_ARGUMENT, "session name, data and id pointer must not be NULL");
+  }
+  const std::string_view data_mode(data);
+  if (data_mode != "tree" && data_mode != "trace") {
+    return Fail(PROTOND_ERR_INVALID_ARGUMENT,
+                std::string("unknown session data '") + data + "' (known: tree, trace)");
   }
   Shim* shim = g_shim.load();
-  const protond_result result = CallControl(
-      shim,
-      [&](const ProtondControlApi& api, ProtondControl* control, char* error, size_t error_bytes) {
-        return api.start_session(control, name, session_id, error, error_bytes);
-      });
+  const protond_result result = CallControl(shim, [&](const ProtondControlApi& api,
+                                                      ProtondControl* control, char* error,
+                                                      size_t error_bytes) {
+    return api.start_session(control, name, data_mode == "trace", session_id, error, error_bytes);
+  });
   if (result == PROTOND_OK) {
     shim->recorder.Activate(*session_id);
     shim->gpu.SessionStarted();
@@ -232,9 +238,9 @@ protond_result ExportSession(uint64_t session_id, const char* format, const char
   if (format == nullptr || path == nullptr || *path == '\0') {
     return Fail(PROTOND_ERR_INVALID_ARGUMENT, "export needs a format and a non-empty path");
   }
-  if (std::string_view(format) != "hatchet") {
-    return Fail(PROTOND_ERR_INVALID_ARGUMENT,
-                std::string("unknown export format '") + format + "' (known: hatchet)");
+  if (std::string_view(format) != "hatchet" && std::string_view(format) != "chrome_trace") {
+    return Fail(PROTOND_ERR_INVALID_ARGUMENT, std::string("unknown export format '") + format +
+                                                  "' (known: hatchet, chrome_trace)");
   }
   Shim* shim = g_shim.load();
   if (shim != nullptr && session_id != 0 && OwnSession(shim) == session_id) {
@@ -242,7 +248,7 @@ protond_result ExportSession(uint64_t session_id, const char* format, const char
   }
   return CallControl(shim, [&](const ProtondControlApi& api, ProtondControl* control, char* error,
                                size_t error_bytes) {
-    return api.export_hatchet(control, session_id, path, error, error_bytes);
+    return api.export_session(control, session_id, format, path, error, error_bytes);
   });
 }
 
@@ -315,7 +321,12 @@ PROTOND_EXPORT uint32_t protond_context_intern(uint32_t parent, const char* name
 }
 
 PROTOND_EXPORT protond_result protond_session_start(const char* name, uint64_t* session_id) {
-  return protond::shim::StartSession(name, session_id);
+  return protond::shim::StartSession(name, "tree", session_id);
+}
+
+PROTOND_EXPORT protond_result protond_session_start_with_data(const char* name, const char* data,
+                                                              uint64_t* session_id) {
+  return protond::shim::StartSession(name, data, session_id);
 }
 
 PROTOND_EXPORT protond_result protond_session_stop(uint64_t session_id) {

@@ -55,9 +55,10 @@ absl::StatusOr<Response> Client::Call(Stub* stub,
   return response;
 }
 
-absl::StatusOr<v1::Session> Client::StartSession(const std::string& name) {
+absl::StatusOr<v1::Session> Client::StartSession(const std::string& name, v1::Session::Data data) {
   v1::StartSessionRequest request;
   request.set_name(name);
+  request.set_data(data);
   return Call(sessions_.get(), &v1::Sessions::Stub::StartSession, request);
 }
 
@@ -81,6 +82,20 @@ absl::StatusOr<v1::Tree> Client::GetTree(uint64_t session_id) {
   v1::GetTreeRequest request;
   request.set_session_id(session_id);
   return Call(query_.get(), &v1::Query::Stub::GetTree, request);
+}
+
+absl::StatusOr<v1::Trace> Client::GetTrace(uint64_t session_id) {
+  v1::GetTraceRequest request;
+  request.set_session_id(session_id);
+  grpc::ClientContext context;
+  context.set_deadline(std::chrono::system_clock::now() + deadline_);
+  std::unique_ptr<grpc::ClientReader<v1::Trace>> reader = query_->GetTrace(&context, request);
+  v1::Trace trace;
+  v1::Trace chunk;
+  while (reader->Read(&chunk)) trace.MergeFrom(chunk);
+  grpc::Status status = reader->Finish();
+  if (!status.ok()) return FromGrpc(status, socket_path_);
+  return trace;
 }
 
 }  // namespace protond::client

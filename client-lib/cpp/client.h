@@ -27,11 +27,14 @@ class Client {
 
   const std::string& socket_path() const { return socket_path_; }
 
-  absl::StatusOr<v1::Session> StartSession(const std::string& name);
+  absl::StatusOr<v1::Session> StartSession(const std::string& name,
+                                           v1::Session::Data data = v1::Session::TREE);
   absl::StatusOr<v1::Session> StopSession(uint64_t session_id);
   absl::StatusOr<v1::Session> FlushSession(uint64_t session_id);
   absl::StatusOr<v1::ListSessionsResponse> ListSessions();
   absl::StatusOr<v1::Tree> GetTree(uint64_t session_id);
+  // A trace session's events: the streamed chunks, merged into one Trace.
+  absl::StatusOr<v1::Trace> GetTrace(uint64_t session_id);
 
  private:
   template <typename Stub, typename Request, typename Response>

@@ -69,6 +69,7 @@ store::LaneRow LaneCursor::ToRow(uint64_t process_id, uint32_t lane) const {
 
 absl::StatusOr<LaneCursor> LaneCursor::FromRow(const store::LaneRow& row) {
   LaneCursor cursor;
+  cursor.lane = row.lane;
   cursor.read_pos = row.read_pos;
   cursor.dropped_seen = row.dropped_seen;
   cursor.corrupt_reason = row.corrupt_reason;
@@ -111,7 +112,7 @@ void ProcessDecoder::Apply(LaneCursor& cursor, const record::Record& r, SessionL
   switch (r.kind) {
     case Kind::kThreadBegin:
       stats_.abandoned_scopes += cursor.stack.size();
-      cursor = LaneCursor{cursor.read_pos, cursor.dropped_seen, {}, 0, r.aux, 0, {}};
+      cursor = LaneCursor{cursor.read_pos, cursor.dropped_seen, {}, 0, r.aux, 0, {}, cursor.lane};
       return;
     case Kind::kSessionBegin:
       stats_.abandoned_scopes += cursor.stack.size();
@@ -232,6 +233,10 @@ void ProcessDecoder::ApplyExit(LaneCursor& cursor, const record::Record& r, Sess
   }
   const uint64_t duration_ns = r.value >= scope.enter_ns ? r.value - scope.enter_ns : 0;
   sink.tree->AddScope(node, process_id_, duration_ns);
+  if (sink.scope_events != nullptr) {
+    sink.scope_events->push_back({cursor.session_id, process_id_, cursor.lane, cursor.read_pos,
+                                  cursor.tid, node, scope.enter_ns, scope.enter_ns + duration_ns});
+  }
 }
 
 void ProcessDecoder::ApplyMetric(LaneCursor& cursor, const record::Record& r, SessionSink& sink) {
@@ -297,6 +302,12 @@ void ProcessDecoder::ApplyGpuActivity(LaneCursor& cursor, const record::Record& 
   absl::Status status =
       sink.tree->AddGpuActivity(it->second, process_id_, duration_ns, a.device_id, a.bytes);
   if (!status.ok()) ReportProblem(sink, std::string(status.message()));
+  if (sink.gpu_events != nullptr) {
+    sink.gpu_events->push_back({cursor.session_id, process_id_, cursor.lane, cursor.read_pos,
+                                it->second, static_cast<int>(r.kind), a.start_ns,
+                                a.start_ns + duration_ns, a.device_id, a.stream_id,
+                                a.correlation_id});
+  }
 }
 
 void ProcessDecoder::TakeChangedRows(store::Batch& batch) {

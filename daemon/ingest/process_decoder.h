@@ -33,6 +33,7 @@ struct LaneCursor {
   uint32_t tid = 0;
   uint32_t state_name_id = 0;
   std::vector<OpenScope> stack;
+  uint32_t lane = 0;  // the lane's index in its region, which names trace events; not stored
 
   store::LaneRow ToRow(uint64_t process_id, uint32_t lane) const;
   static absl::StatusOr<LaneCursor> FromRow(const store::LaneRow& row);
@@ -43,6 +44,10 @@ struct SessionSink {
   aggregate::CallTree* tree;
   uint64_t* records;
   std::vector<std::string>* problems;  // distinct lines, at most kMaxProblems
+  // Trace sessions only (nullptr otherwise): each completed scope and each GPU activity, as an
+  // event keyed by its record's lane and position.
+  std::vector<store::ScopeEventRow>* scope_events = nullptr;
+  std::vector<store::GpuEventRow>* gpu_events = nullptr;
 };
 inline constexpr size_t kMaxProblems = 32;
 // Adds `problem` to the session unless it is already there or the list is full.

@@ -3,6 +3,7 @@
 #include <vector>
 
 #include "common/record/test_records.h"
+#include "gmock/gmock.h"
 #include "gtest/gtest.h"
 
 namespace protond::ingest {
@@ -270,6 +271,54 @@ TEST_F(ProcessDecoderTest, MetricTypeChangeIsReportedAsProblem) {
             "Metric value type mismatch for valueId 0 (a): current=int64_t, new=double");
 }
 
+TEST_F(ProcessDecoderTest, TraceSessionsGetEachScopeAndActivityAsAnEvent) {
+  std::vector<store::ScopeEventRow> scope_events;
+  std::vector<store::GpuEventRow> gpu_events;
+  sink_.scope_events = &scope_events;
+  sink_.gpu_events = &gpu_events;
+  record::GpuActivityRecord kernel = Activity(Kind::kKernel, 2, 3, 130, 170);
+  kernel.stream_id = 7;
+  kernel.correlation_id = 99;
+  LaneBytes lane;
+  lane.Add(record::MakeThreadBegin(4242))                 // at 0
+      .Add(record::MakeSessionBegin(5))                   // 8
+      .Context(1, 0, "outer")                             // 24
+      .Add(record::MakeTimed(Kind::kScopeEnter, 1, 100))  // 48
+      .Context(2, 1, "inner")                             // 64
+      .Add(record::MakeTimed(Kind::kScopeEnter, 2, 110))  // 88
+      .Name(3, record::NameClass::kKernel, "k")           // 104
+      .Add(kernel)                                        // 128
+      .Add(record::MakeTimed(Kind::kScopeExit, 2, 150))   // 216
+      .Add(record::MakeTimed(Kind::kScopeExit, 1, 200));  // 232
+  LaneCursor cursor;
+  cursor.lane = 3;
+  ASSERT_TRUE(Decode(cursor, lane.span()).ok());
+  const store::Batch rows = Rows();
+  ASSERT_EQ(rows.nodes.size(), 3u);  // outer, inner, k
+  const uint32_t outer = rows.nodes[0].node_id;
+  const uint32_t inner = rows.nodes[1].node_id;
+  const uint32_t k = rows.nodes[2].node_id;
+  EXPECT_EQ(rows.nodes[2].name, "k");
+  EXPECT_EQ(rows.nodes[2].parent_id, inner);
+  EXPECT_THAT(scope_events,
+              ::testing::ElementsAre(store::ScopeEventRow{5, 77, 3, 216, 4242, inner, 110, 150},
+                                     store::ScopeEventRow{5, 77, 3, 232, 4242, outer, 100, 200}));
+  EXPECT_THAT(gpu_events,
+              ::testing::ElementsAre(store::GpuEventRow{5, 77, 3, 128, k, 10, 130, 170, 1, 7, 99}));
+  EXPECT_EQ(rows.node_stats.size(), 3u);  // the aggregates are kept as for any session
+}
+
+TEST_F(ProcessDecoderTest, ATreeSessionMakesNoEvents) {
+  LaneBytes lane;
+  lane.Add(record::MakeSessionBegin(5))
+      .Context(1, 0, "outer")
+      .Add(record::MakeTimed(Kind::kScopeEnter, 1, 100))
+      .Add(record::MakeTimed(Kind::kScopeExit, 1, 200));
+  LaneCursor cursor;
+  ASSERT_TRUE(Decode(cursor, lane.span()).ok());  // sink_ has no event vectors: nothing to fill
+  EXPECT_EQ(Rows().node_stats.size(), 1u);
+}
+
 TEST(LaneCursorTest, RoundTripsThroughTheStoreRow) {
   LaneCursor cursor;
   cursor.read_pos = 4096;
@@ -278,8 +327,9 @@ TEST(LaneCursorTest, RoundTripsThroughTheStoreRow) {
   cursor.tid = 12;
   cursor.state_name_id = 2;
   cursor.stack = {{1, 100}, {2, 200}};
-  auto back = LaneCursor::FromRow(cursor.ToRow(1, 0));
+  auto back = LaneCursor::FromRow(cursor.ToRow(1, 6));
   ASSERT_TRUE(back.ok());
+  EXPECT_EQ(back->lane, 6u);
   EXPECT_EQ(back->read_pos, 4096u);
   EXPECT_EQ(back->session_id, 5u);
   ASSERT_EQ(back->stack.size(), 2u);

@@ -49,7 +49,7 @@ grpc::Status SessionsService::StartSession(grpc::ServerContext* context,
                                            const v1::StartSessionRequest* request,
                                            v1::Session* response) {
   RESOLVE_PEER(peer);
-  return Answer(service_->StartSession(*peer, request->name()), response);
+  return Answer(service_->StartSession(*peer, request->name(), request->data()), response);
 }
 
 grpc::Status SessionsService::StopSession(grpc::ServerContext* context,
@@ -78,6 +78,18 @@ grpc::Status QueryService::GetTree(grpc::ServerContext* context, const v1::GetTr
                                    v1::Tree* response) {
   RESOLVE_PEER(peer);
   return Answer(service_->GetTree(*peer, request->session_id()), response);
+}
+
+grpc::Status QueryService::GetTrace(grpc::ServerContext* context,
+                                    const v1::GetTraceRequest* request,
+                                    grpc::ServerWriter<v1::Trace>* writer) {
+  RESOLVE_PEER(peer);
+  absl::StatusOr<std::vector<v1::Trace>> chunks = service_->GetTrace(*peer, request->session_id());
+  if (!chunks.ok()) return ToGrpc(chunks.status());
+  for (const v1::Trace& chunk : *chunks) {
+    if (!writer->Write(chunk)) return grpc::Status(grpc::StatusCode::CANCELLED, "client went away");
+  }
+  return grpc::Status::OK;
 }
 
 }  // namespace protond::server

@@ -2,6 +2,7 @@
 // commits aggregates together with the lanes' positions and decoder state, and only then hands
 // the space back to the writers.
 #include <algorithm>
+#include <iterator>
 
 #include "absl/strings/str_cat.h"
 #include "common/status/status_macros.h"
@@ -22,7 +23,8 @@ absl::Status ProtondService::RunIngestCycleLocked() {
   }
   store::Batch batch = CollectChanges();
   const bool empty = batch.sessions.empty() && batch.processes.empty() && batch.lanes.empty() &&
-                     batch.nodes.empty() && batch.node_stats.empty() && batch.metrics.empty();
+                     batch.nodes.empty() && batch.node_stats.empty() && batch.metrics.empty() &&
+                     batch.scope_events.empty() && batch.gpu_events.empty();
   if (!empty) RETURN_IF_ERROR(store_->CommitBatch(batch));
   for (auto& [id, process] : processes_) {
     if (!process.region) continue;
@@ -43,7 +45,12 @@ void ProtondService::DrainProcess(ProcessEntry& process) {
   for (auto& [session_id, session] : sessions_) {
     auto member = session.processes.find(process.row.process_id);
     if (session.tree == nullptr || member == session.processes.end()) continue;
-    sinks[session_id] = {session.tree.get(), &member->second.records, &session.row.problems};
+    ingest::SessionSink& sink = sinks[session_id];
+    sink = {session.tree.get(), &member->second.records, &session.row.problems, nullptr, nullptr};
+    if (session.row.data == store::SessionData::kTrace) {
+      sink.scope_events = &session.scope_events;
+      sink.gpu_events = &session.gpu_events;
+    }
   }
   std::vector<uint8_t> scratch;
   for (uint32_t lane = 0; lane < process.lanes.size(); ++lane) {
@@ -124,6 +131,12 @@ store::Batch ProtondService::CollectChanges() {
   store::Batch batch;
   for (auto& [session_id, session] : sessions_) {
     if (session.tree != nullptr) session.tree->TakeChangedRows(batch);
+    std::move(session.scope_events.begin(), session.scope_events.end(),
+              std::back_inserter(batch.scope_events));
+    std::move(session.gpu_events.begin(), session.gpu_events.end(),
+              std::back_inserter(batch.gpu_events));
+    session.scope_events.clear();
+    session.gpu_events.clear();
     if (!session.changed) continue;
     batch.sessions.push_back(session.row);
     for (const auto& [process_id, counters] : session.processes) {

@@ -1,11 +1,13 @@
 #include "daemon/service/protond_service.h"
 
 #include <fcntl.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "common/status/status_macros.h"
+#include "daemon/query/trace_query.h"
 #include "daemon/query/tree_query.h"
 #include "daemon/service/internal/proc_stat.h"
 
@@ -18,6 +20,18 @@ int64_t NowUnixNs() {
   return std::chrono::duration_cast<std::chrono::nanoseconds>(
              std::chrono::system_clock::now().time_since_epoch())
       .count();
+}
+
+// CLOCK_REALTIME - CLOCK_MONOTONIC: what moves a record's timestamp onto the epoch. The daemon's
+// monotonic clock is the profiled processes' (one kernel clock), unless a process runs in a time
+// namespace of its own. Read between two monotonic reads, to within their distance.
+int64_t MonotonicToUnixOffsetNs() {
+  auto ns = [](const timespec& ts) { return int64_t{ts.tv_sec} * 1000000000 + ts.tv_nsec; };
+  timespec before, real, after;
+  clock_gettime(CLOCK_MONOTONIC, &before);
+  clock_gettime(CLOCK_REALTIME, &real);
+  clock_gettime(CLOCK_MONOTONIC, &after);
+  return ns(real) - (ns(before) + (ns(after) - ns(before)) / 2);
 }
 
 }  // namespace
@@ -105,6 +119,8 @@ v1::Session ProtondService::ToProto(const SessionEntry& session) const {
   out.set_uid(session.row.uid);
   out.set_start_time_unix_ns(session.row.start_time_unix_ns);
   out.set_end_time_unix_ns(session.row.end_time_unix_ns);
+  out.set_data(session.row.data == store::SessionData::kTrace ? v1::Session::TRACE
+                                                              : v1::Session::TREE);
   uint64_t records = 0;
   uint64_t dropped = 0;
   for (const auto& [process_id, counters] : session.processes) {
@@ -126,11 +142,16 @@ v1::Session ProtondService::ToProto(const SessionEntry& session) const {
   return out;
 }
 
-absl::StatusOr<v1::Session> ProtondService::StartSession(const Peer& peer,
-                                                         const std::string& name) {
+absl::StatusOr<v1::Session> ProtondService::StartSession(const Peer& peer, const std::string& name,
+                                                         v1::Session::Data data) {
   if (name.size() > kMaxSessionNameBytes) {
     return absl::InvalidArgumentError(
         absl::StrCat("session name is ", name.size(), " bytes, more than ", kMaxSessionNameBytes));
+  }
+  if (data == v1::Session::DATA_UNSPECIFIED) data = v1::Session::TREE;
+  if (!v1::Session::Data_IsValid(data)) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("unknown session data ", static_cast<int>(data), " (known: 1 tree, 2 trace)"));
   }
   std::lock_guard<std::mutex> lock(mutex_);
   const uint64_t id = next_session_id_++;
@@ -138,6 +159,10 @@ absl::StatusOr<v1::Session> ProtondService::StartSession(const Peer& peer,
   session.row = {
       id, name.empty() ? "session" : name, peer.uid, store::SessionState::kRunning, NowUnixNs(), 0,
       {}};
+  if (data == v1::Session::TRACE) {
+    session.row.data = store::SessionData::kTrace;
+    session.row.clock_offset_ns = MonotonicToUnixOffsetNs();
+  }
   session.tree = std::make_unique<aggregate::CallTree>(id);
   session.changed = true;
   // A registered process that starts a session records into it (the in-process API).
@@ -187,6 +212,30 @@ absl::StatusOr<v1::Tree> ProtondService::GetTree(const Peer& peer, uint64_t sess
   if (session->row.state == store::SessionState::kRunning) RETURN_IF_ERROR(RunIngestCycleLocked());
   ASSIGN_OR_RETURN(store::StoredTree stored, store_->LoadTree(session_id));
   return query::BuildTree(stored);
+}
+
+absl::StatusOr<std::vector<v1::Trace>> ProtondService::GetTrace(const Peer& peer,
+                                                                uint64_t session_id) {
+  int64_t clock_offset_ns;
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    ASSIGN_OR_RETURN(SessionEntry * session, OwnedSession(peer, session_id));
+    if (session->row.data != store::SessionData::kTrace) {
+      return absl::FailedPreconditionError(absl::StrCat(
+          "session ", session_id, " (", session->row.name,
+          ") was not started with data=\"trace\": it keeps its call tree only, not the events a "
+          "Chrome trace needs"));
+    }
+    if (session->row.state == store::SessionState::kRunning) {
+      RETURN_IF_ERROR(RunIngestCycleLocked());
+    }
+    clock_offset_ns = session->row.clock_offset_ns;
+  }
+  // A trace may hold millions of events: read them on a connection of this call's own, without
+  // the mutex, so the ingest cycle goes on meanwhile (what is committed is there to read).
+  ASSIGN_OR_RETURN(std::unique_ptr<store::Store> reader, store::Store::Open(options_.store_path));
+  ASSIGN_OR_RETURN(store::StoredTrace stored, reader->LoadTrace(session_id));
+  return query::BuildTraceChunks(stored, clock_offset_ns);
 }
 
 }  // namespace protond::service

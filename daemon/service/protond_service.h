@@ -48,11 +48,15 @@ class ProtondService {
   // The process's Register stream ended (it exited, or will reconnect).
   void ProcessDisconnected(uint64_t process_id);
 
-  absl::StatusOr<v1::Session> StartSession(const Peer& peer, const std::string& name);
+  absl::StatusOr<v1::Session> StartSession(const Peer& peer, const std::string& name,
+                                           v1::Session::Data data = v1::Session::TREE);
   absl::StatusOr<v1::Session> StopSession(const Peer& peer, uint64_t session_id);
   absl::StatusOr<v1::Session> FlushSession(const Peer& peer, uint64_t session_id);
   v1::ListSessionsResponse ListSessions(const Peer& peer);
   absl::StatusOr<v1::Tree> GetTree(const Peer& peer, uint64_t session_id);
+  // A trace session's events, in chunks (query/trace_query.h); FAILED_PRECONDITION for a session
+  // that keeps only its tree.
+  absl::StatusOr<std::vector<v1::Trace>> GetTrace(const Peer& peer, uint64_t session_id);
 
   // Drains every attached lane and commits. Fails only if the store fails.
   absl::Status RunIngestCycle();
@@ -66,6 +70,9 @@ class ProtondService {
     store::SessionRow row;
     std::unique_ptr<aggregate::CallTree> tree;  // while running
     std::map<uint64_t, SessionProcessCounters> processes;
+    // Trace sessions: events decoded since the last commit, written with it.
+    std::vector<store::ScopeEventRow> scope_events;
+    std::vector<store::GpuEventRow> gpu_events;
     bool changed = false;
   };
   struct ProcessEntry {

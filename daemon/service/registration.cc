@@ -82,6 +82,7 @@ absl::StatusOr<uint64_t> ProtondService::AttachProcess(const Peer& peer,
     process = &processes_[id];
     process->decoder = std::make_unique<ingest::ProcessDecoder>(id);
     process->lanes.resize(region.lane_count());
+    for (uint32_t lane = 0; lane < process->lanes.size(); ++lane) process->lanes[lane].lane = lane;
     if (stored) {
       // The daemon restarted: resume each lane from its committed position and state.
       process->row = stored->process;

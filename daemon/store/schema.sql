@@ -1,4 +1,4 @@
--- protond store schema, version 2 (store.h: kSchemaVersion). Applied to a fresh database in one
+-- protond store schema, version 3 (store.h: kSchemaVersion). Applied to a fresh database in one
 -- transaction, which then sets PRAGMA user_version and application_id. Older stores are brought
 -- here by internal/migrations.cc; docs/store-schema.md explains every table.
 --
@@ -18,7 +18,11 @@ CREATE TABLE sessions (
   uid INTEGER NOT NULL,
   state INTEGER NOT NULL CHECK (state IN (1, 2)),  -- 1 running, 2 stopped
   start_time_unix_ns INTEGER NOT NULL,
-  end_time_unix_ns INTEGER NOT NULL
+  end_time_unix_ns INTEGER NOT NULL,
+  -- Version 3: what the session keeps (1 the call tree, 2 the tree and every event, Proton's
+  -- data="trace") and CLOCK_REALTIME - CLOCK_MONOTONIC when it started, in ns.
+  data INTEGER NOT NULL DEFAULT 1 CHECK (data IN (1, 2)),
+  clock_offset_ns INTEGER NOT NULL DEFAULT 0
 );
 
 -- A session's problems, one line each; seq keeps the order they were found in.
@@ -144,3 +148,38 @@ CREATE TABLE lanes (
   decoder_state BLOB NOT NULL,
   PRIMARY KEY (process_id, lane)
 );
+
+-- The events of trace sessions (data = 2), version 3. Keyed by where their record lay in its
+-- lane (the exit for a scope), so a batch committed again inserts nothing twice. Times are
+-- CLOCK_MONOTONIC ns; node_id is the event's node in the session's tree.
+CREATE TABLE scope_events (
+  session_id INTEGER NOT NULL
+    REFERENCES sessions (session_id) DEFERRABLE INITIALLY DEFERRED,
+  process_id INTEGER NOT NULL
+    REFERENCES processes (process_id) DEFERRABLE INITIALLY DEFERRED,
+  lane INTEGER NOT NULL,
+  record_pos INTEGER NOT NULL,
+  tid INTEGER NOT NULL,
+  node_id INTEGER NOT NULL,
+  begin_ns INTEGER NOT NULL,
+  end_ns INTEGER NOT NULL,
+  PRIMARY KEY (session_id, process_id, lane, record_pos)
+) WITHOUT ROWID;
+
+-- kind is the record kind: 10 kernel, 11 memcpy, 12 memset.
+CREATE TABLE gpu_events (
+  session_id INTEGER NOT NULL
+    REFERENCES sessions (session_id) DEFERRABLE INITIALLY DEFERRED,
+  process_id INTEGER NOT NULL
+    REFERENCES processes (process_id) DEFERRABLE INITIALLY DEFERRED,
+  lane INTEGER NOT NULL,
+  record_pos INTEGER NOT NULL,
+  node_id INTEGER NOT NULL,
+  kind INTEGER NOT NULL,
+  start_ns INTEGER NOT NULL,
+  end_ns INTEGER NOT NULL,
+  device_id INTEGER NOT NULL,
+  stream_id INTEGER NOT NULL,
+  correlation_id INTEGER NOT NULL,
+  PRIMARY KEY (session_id, process_id, lane, record_pos)
+) WITHOUT ROWID;

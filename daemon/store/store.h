@@ -22,7 +22,11 @@
 
 namespace protond::store {
 
-inline constexpr int kSchemaVersion = 2;
+inline constexpr int kSchemaVersion = 3;
+
+// What a session keeps: the call tree (Proton's data="tree"), or the tree and every event
+// (data="trace": scope instances and GPU activities, for a Chrome trace).
+enum class SessionData : int { kTree = 1, kTrace = 2 };
 
 enum class SessionState : int { kRunning = 1, kStopped = 2 };
 
@@ -34,6 +38,10 @@ struct SessionRow {
   int64_t start_time_unix_ns = 0;
   int64_t end_time_unix_ns = 0;
   std::vector<std::string> problems;  // one line each, in the order found
+  SessionData data = SessionData::kTree;
+  // CLOCK_REALTIME - CLOCK_MONOTONIC in ns, taken by the daemon when the session started: puts
+  // the events' monotonic times on the epoch (one offset, as Proton takes one at start).
+  int64_t clock_offset_ns = 0;
 };
 
 struct ProcessRow {
@@ -121,6 +129,39 @@ struct SessionDevice {
   DeviceRow device;
 };
 
+// One scope instance of a trace session: its thread, node and CLOCK_MONOTONIC times. Keyed by the
+// position of its exit record in the lane, so writing it again changes nothing.
+struct ScopeEventRow {
+  uint64_t session_id = 0;
+  uint64_t process_id = 0;
+  uint32_t lane = 0;
+  uint64_t record_pos = 0;
+  uint32_t tid = 0;
+  uint32_t node_id = 0;
+  uint64_t begin_ns = 0;
+  uint64_t end_ns = 0;
+
+  friend bool operator==(const ScopeEventRow&, const ScopeEventRow&) = default;
+};
+
+// One GPU activity of a trace session (kind: record::Kind 10 kernel, 11 memcpy, 12 memset); its
+// node is the activity's leaf in the tree. Keyed as ScopeEventRow, by its record's position.
+struct GpuEventRow {
+  uint64_t session_id = 0;
+  uint64_t process_id = 0;
+  uint32_t lane = 0;
+  uint64_t record_pos = 0;
+  uint32_t node_id = 0;
+  int kind = 0;
+  uint64_t start_ns = 0;
+  uint64_t end_ns = 0;
+  uint32_t device_id = 0;
+  uint32_t stream_id = 0;
+  uint32_t correlation_id = 0;
+
+  friend bool operator==(const GpuEventRow&, const GpuEventRow&) = default;
+};
+
 // Where the daemon stands in one lane of a process's region.
 struct LaneRow {
   uint64_t process_id = 0;
@@ -143,6 +184,8 @@ struct Batch {
   std::vector<NameRow> names;
   std::vector<DeviceRow> devices;
   std::vector<LaneRow> lanes;
+  std::vector<ScopeEventRow> scope_events;  // inserted once: a row already stored is kept
+  std::vector<GpuEventRow> gpu_events;
 };
 
 // A session's tree as stored: nodes in insertion order (parents before children), stats and
@@ -152,6 +195,13 @@ struct StoredTree {
   std::vector<NodeStatsRow> node_stats;
   std::vector<MetricRow> metrics;
   std::vector<SessionDevice> devices;
+};
+
+// A trace session's events, by process and position, with the tree's nodes to name them.
+struct StoredTrace {
+  std::vector<NodeRow> nodes;
+  std::vector<ScopeEventRow> scope_events;
+  std::vector<GpuEventRow> gpu_events;
 };
 
 // What the daemon needs to resume a process after a restart.
@@ -177,6 +227,8 @@ class Store {
   absl::StatusOr<std::vector<SessionProcessRow>> ListSessionProcesses(uint64_t session_id);
   absl::StatusOr<std::optional<ProcessRow>> GetProcess(uint64_t process_id);
   absl::StatusOr<StoredTree> LoadTree(uint64_t session_id);
+  // Empty for a session that is not a trace session (or has no events yet).
+  absl::StatusOr<StoredTrace> LoadTrace(uint64_t session_id);
   // The non-exited process with this pid and start time, if the store knows it.
   absl::StatusOr<std::optional<StoredProcess>> FindLiveProcess(uint32_t pid,
                                                                uint64_t start_time_ticks);

@@ -2,10 +2,10 @@
 // so committing the same batch again leaves the same state (see store.h, exactly-once).
 #include <vector>
 
-#include "absl/strings/str_cat.h"
 #include "absl/strings/string_view.h"
 #include "common/status/status_macros.h"
 #include "daemon/store/internal/connection.h"
+#include "daemon/store/internal/rows.h"
 #include "daemon/store/internal/statement.h"
 #include "daemon/store/internal/store_impl.h"
 #include "daemon/store/internal/transaction.h"
@@ -16,13 +16,15 @@ namespace {
 
 using internal::Connection;
 using internal::Statement;
+using internal::UpsertAll;
 
 constexpr absl::string_view kUpsertSession =
-    "INSERT INTO sessions (session_id, name, uid, state, start_time_unix_ns, end_time_unix_ns) "
-    "VALUES (?1, ?2, ?3, ?4, ?5, ?6) ON CONFLICT (session_id) DO UPDATE SET "
+    "INSERT INTO sessions (session_id, name, uid, state, start_time_unix_ns, end_time_unix_ns, "
+    "data, clock_offset_ns) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8) "
+    "ON CONFLICT (session_id) DO UPDATE SET "
     "name = excluded.name, uid = excluded.uid, state = excluded.state, "
     "start_time_unix_ns = excluded.start_time_unix_ns, end_time_unix_ns = "
-    "excluded.end_time_unix_ns";
+    "excluded.end_time_unix_ns, data = excluded.data, clock_offset_ns = excluded.clock_offset_ns";
 constexpr absl::string_view kDeleteProblems = "DELETE FROM session_problems WHERE session_id = ?1";
 constexpr absl::string_view kInsertProblem =
     "INSERT INTO session_problems (session_id, seq, problem) VALUES (?1, ?2, ?3)";
@@ -73,22 +75,6 @@ constexpr absl::string_view kUpsertLane =
     "read_pos = excluded.read_pos, dropped_seen = excluded.dropped_seen, "
     "corrupt_reason = excluded.corrupt_reason, decoder_state = excluded.decoder_state";
 
-// Binds `row` to the statement (interning its strings on the way), then runs it, for each row.
-template <typename Row, typename BindFn>
-absl::Status UpsertAll(Connection& connection, absl::string_view table, absl::string_view sql,
-                       const std::vector<Row>& rows, BindFn bind) {
-  if (rows.empty()) return absl::OkStatus();
-  ASSIGN_OR_RETURN(Statement * statement, connection.Prepared(sql));
-  for (const Row& row : rows) {
-    absl::Status status = bind(*statement, row);
-    if (status.ok()) status = statement->Run();
-    if (!status.ok()) {
-      return absl::Status(status.code(), absl::StrCat("writing ", table, ": ", status.message()));
-    }
-  }
-  return absl::OkStatus();
-}
-
 // The stored list is replaced, not merged: SessionRow carries all of a session's problems.
 absl::Status ReplaceProblems(Connection& connection, const SessionRow& row) {
   ASSIGN_OR_RETURN(Statement * remove, connection.Prepared(kDeleteProblems));
@@ -112,7 +98,9 @@ absl::Status WriteSessions(Connection& connection, const std::vector<SessionRow>
                                   .BindInt(3, row.uid)
                                   .BindInt(4, static_cast<int>(row.state))
                                   .BindInt(5, row.start_time_unix_ns)
-                                  .BindInt(6, row.end_time_unix_ns);
+                                  .BindInt(6, row.end_time_unix_ns)
+                                  .BindInt(7, static_cast<int>(row.data))
+                                  .BindInt(8, row.clock_offset_ns);
                               return absl::OkStatus();
                             }));
   for (const SessionRow& row : rows) RETURN_IF_ERROR(ReplaceProblems(connection, row));
@@ -229,6 +217,7 @@ absl::Status WriteBatch(Connection& connection, const Batch& batch) {
   RETURN_IF_ERROR(WriteProcesses(connection, batch));
   RETURN_IF_ERROR(WriteTree(connection, batch));
   RETURN_IF_ERROR(WriteDevices(connection, batch.devices));
+  RETURN_IF_ERROR(internal::WriteEvents(connection, batch));
   return WriteProcessState(connection, batch);
 }
 

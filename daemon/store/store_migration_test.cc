@@ -147,13 +147,19 @@ TEST_F(StoreMigrationTest, VersionOneIsUpgradedAndKeepsItsData) {
   ASSERT_EQ(QueryFile(path_, "PRAGMA user_version"), "1");
   absl::StatusOr<std::unique_ptr<Store>> store = Store::Open(path_);
   ASSERT_TRUE(store.ok()) << store.status();
-  EXPECT_EQ(QueryFile(path_, "PRAGMA user_version"), "2");
+  EXPECT_EQ(QueryFile(path_, "PRAGMA user_version"), "3");
   EXPECT_EQ(QueryFile(path_, "SELECT count(*) FROM sqlite_schema WHERE name = 'devices'"), "1");
+  EXPECT_EQ(QueryFile(path_,
+                      "SELECT count(*) FROM sqlite_schema WHERE name IN ('scope_events', "
+                      "'gpu_events')"),
+            "2");
 
   absl::StatusOr<std::optional<SessionRow>> session = (*store)->GetSession(1);
   ASSERT_TRUE(session.ok() && session->has_value()) << session.status();
   EXPECT_EQ((*session)->name, "train");
   EXPECT_EQ((*session)->state, SessionState::kStopped);
+  EXPECT_EQ((*session)->data, SessionData::kTree);  // sessions before version 3 kept the tree
+  EXPECT_EQ((*session)->clock_offset_ns, 0);
   EXPECT_THAT((*session)->problems, ElementsAre("lane 3 is corrupt"));
   absl::StatusOr<StoredTree> tree = (*store)->LoadTree(1);
   ASSERT_TRUE(tree.ok()) << tree.status();
@@ -186,6 +192,85 @@ TEST_F(StoreMigrationTest, TheUpgradedStoreTakesDevices) {
   ASSERT_EQ(tree->devices.size(), 1u);
   EXPECT_EQ(tree->devices[0].pid, 42u);
   EXPECT_EQ(tree->devices[0].device, batch.devices[0]);
+}
+
+// Version 2 as protond shipped it: version 1 plus the devices table, with one device stored.
+constexpr char kSchemaAndDataV2Additions[] = R"sql(
+CREATE TABLE devices (
+  process_id INTEGER NOT NULL
+    REFERENCES processes (process_id) DEFERRABLE INITIALLY DEFERRED,
+  device_id INTEGER NOT NULL,
+  name_string_id INTEGER NOT NULL
+    REFERENCES strings (id) DEFERRABLE INITIALLY DEFERRED,
+  arch INTEGER NOT NULL,
+  num_sms INTEGER NOT NULL,
+  clock_rate_khz INTEGER NOT NULL,
+  memory_clock_rate_khz INTEGER NOT NULL,
+  bus_width_bits INTEGER NOT NULL,
+  memory_bytes INTEGER NOT NULL,
+  PRIMARY KEY (process_id, device_id)
+) WITHOUT ROWID;
+INSERT INTO strings (id, value) VALUES (2, 'NVIDIA H100 80GB HBM3');
+INSERT INTO devices VALUES (1, 0, 2, 90, 132, 1980000, 2619000, 5120, 85029158912);
+PRAGMA user_version = 2;
+)sql";
+
+class StoreMigrationFromV2Test : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    testing::ExecOnFile(path_, absl::StrCat(kSchemaV1, kDataV1, kSchemaAndDataV2Additions));
+  }
+
+  testing::TempDir dir_;
+  std::string path_ = dir_.File("protond.db");
+};
+
+TEST_F(StoreMigrationFromV2Test, VersionTwoIsUpgradedAndKeepsItsData) {
+  ASSERT_EQ(QueryFile(path_, "PRAGMA user_version"), "2");
+  absl::StatusOr<std::unique_ptr<Store>> store = Store::Open(path_);
+  ASSERT_TRUE(store.ok()) << store.status();
+  EXPECT_EQ(QueryFile(path_, "PRAGMA user_version"), "3");
+  absl::StatusOr<std::optional<SessionRow>> session = (*store)->GetSession(1);
+  ASSERT_TRUE(session.ok() && session->has_value()) << session.status();
+  EXPECT_EQ((*session)->name, "train");
+  EXPECT_EQ((*session)->data, SessionData::kTree);
+  absl::StatusOr<StoredTree> tree = (*store)->LoadTree(1);
+  ASSERT_TRUE(tree.ok()) << tree.status();
+  ASSERT_EQ(tree->devices.size(), 1u);
+  EXPECT_EQ(tree->devices[0].device.name, "NVIDIA H100 80GB HBM3");
+  absl::StatusOr<StoredTrace> trace = (*store)->LoadTrace(1);
+  ASSERT_TRUE(trace.ok()) << trace.status();
+  EXPECT_TRUE(trace->scope_events.empty());
+  EXPECT_TRUE(trace->gpu_events.empty());
+  EXPECT_EQ(QueryFile(path_, "PRAGMA integrity_check"), "ok");
+  EXPECT_EQ(QueryFile(path_, "SELECT count(*) FROM pragma_foreign_key_check"), "0");
+}
+
+TEST_F(StoreMigrationFromV2Test, TheUpgradedStoreTakesTraceSessionsAndEvents) {
+  absl::StatusOr<std::unique_ptr<Store>> store = Store::Open(path_);
+  ASSERT_TRUE(store.ok()) << store.status();
+  Batch batch;
+  SessionRow trace_session{2, "t", 1000, SessionState::kRunning, 10, 0, {}};
+  trace_session.data = SessionData::kTrace;
+  trace_session.clock_offset_ns = 1700000000000000000;
+  batch.sessions = {trace_session};
+  batch.session_processes = {{2, 1, 2, 0}};
+  batch.scope_events = {{2, 1, 0, 64, 42, 1, 100, 200}};
+  batch.gpu_events = {{2, 1, 1, 88, 2, 10, 150, 180, 0, 7, 5}};
+  ASSERT_TRUE((*store)->CommitBatch(batch).ok());
+  store->reset();
+
+  store = Store::Open(path_);
+  ASSERT_TRUE(store.ok()) << store.status();
+  absl::StatusOr<std::optional<SessionRow>> session = (*store)->GetSession(2);
+  ASSERT_TRUE(session.ok() && session->has_value()) << session.status();
+  EXPECT_EQ((*session)->data, SessionData::kTrace);
+  EXPECT_EQ((*session)->clock_offset_ns, 1700000000000000000);
+  absl::StatusOr<StoredTrace> trace = (*store)->LoadTrace(2);
+  ASSERT_TRUE(trace.ok()) << trace.status();
+  EXPECT_THAT(trace->scope_events, ElementsAre(batch.scope_events[0]));
+  EXPECT_THAT(trace->gpu_events, ElementsAre(batch.gpu_events[0]));
+  EXPECT_EQ(QueryFile(path_, "SELECT count(*) FROM pragma_foreign_key_check"), "0");
 }
 
 }  // namespace

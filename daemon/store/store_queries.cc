@@ -10,6 +10,7 @@
 #include "absl/strings/string_view.h"
 #include "common/status/status_macros.h"
 #include "daemon/store/internal/connection.h"
+#include "daemon/store/internal/rows.h"
 #include "daemon/store/internal/statement.h"
 #include "daemon/store/internal/store_impl.h"
 #include "daemon/store/internal/transaction.h"
@@ -18,15 +19,22 @@
 namespace protond::store {
 namespace {
 
+using internal::BindId;
+using internal::ColumnUint32;
 using internal::Connection;
+using internal::DecodeNode;
+using internal::kSelectNodes;
+using internal::Query;
 using internal::Statement;
 using internal::Transaction;
 
 constexpr absl::string_view kSelectSessions =
-    "SELECT session_id, name, uid, state, start_time_unix_ns, end_time_unix_ns FROM sessions "
+    "SELECT session_id, name, uid, state, start_time_unix_ns, end_time_unix_ns, data, "
+    "clock_offset_ns FROM sessions "
     "ORDER BY session_id";
 constexpr absl::string_view kSelectSession =
-    "SELECT session_id, name, uid, state, start_time_unix_ns, end_time_unix_ns FROM sessions "
+    "SELECT session_id, name, uid, state, start_time_unix_ns, end_time_unix_ns, data, "
+    "clock_offset_ns FROM sessions "
     "WHERE session_id = ?1";
 constexpr absl::string_view kSelectAllProblems =
     "SELECT session_id, problem FROM session_problems ORDER BY session_id, seq";
@@ -42,9 +50,6 @@ constexpr absl::string_view kSelectProcess =
 constexpr absl::string_view kSelectLiveProcess =
     "SELECT process_id, pid, uid, start_time_ticks, command, exited FROM processes "
     "WHERE pid = ?1 AND start_time_ticks = ?2 AND exited = 0 ORDER BY process_id DESC LIMIT 1";
-constexpr absl::string_view kSelectNodes =
-    "SELECT n.session_id, n.node_id, n.parent_id, s.value FROM nodes AS n "
-    "JOIN strings AS s ON s.id = n.name_string_id WHERE n.session_id = ?1 ORDER BY n.node_id";
 constexpr absl::string_view kSelectNodeStats =
     "SELECT session_id, node_id, process_id, count, duration_ns_sum, duration_ns_min, "
     "duration_ns_max FROM node_stats WHERE session_id = ?1 ORDER BY node_id, process_id";
@@ -73,10 +78,6 @@ constexpr absl::string_view kSelectSessionDevices =
 constexpr absl::string_view kMaxSessionId = "SELECT coalesce(max(session_id), 0) FROM sessions";
 constexpr absl::string_view kMaxProcessId = "SELECT coalesce(max(process_id), 0) FROM processes";
 
-uint32_t ColumnUint32(const Statement& row, int column) {
-  return static_cast<uint32_t>(row.ColumnInt(column));
-}
-
 // Enum columns have CHECK constraints, but the file is still data: a bad value is an error.
 absl::StatusOr<SessionRow> DecodeSession(const Statement& row) {
   SessionRow session;  // problems come from their own table
@@ -86,9 +87,15 @@ absl::StatusOr<SessionRow> DecodeSession(const Statement& row) {
   session.state = static_cast<SessionState>(row.ColumnInt(3));
   session.start_time_unix_ns = row.ColumnInt(4);
   session.end_time_unix_ns = row.ColumnInt(5);
+  session.data = static_cast<SessionData>(row.ColumnInt(6));
+  session.clock_offset_ns = row.ColumnInt(7);
   if (session.state != SessionState::kRunning && session.state != SessionState::kStopped) {
     return absl::DataLossError(
         absl::StrFormat("session %d has unknown state %d", session.session_id, row.ColumnInt(3)));
+  }
+  if (session.data != SessionData::kTree && session.data != SessionData::kTrace) {
+    return absl::DataLossError(
+        absl::StrFormat("session %d has unknown data %d", session.session_id, row.ColumnInt(6)));
   }
   return session;
 }
@@ -131,30 +138,6 @@ absl::StatusOr<MetricRow> DecodeMetric(const Statement& row) {
                         metric.session_id, metric.node_id, aggregation));
   }
   return metric;
-}
-
-// Runs the cached statement for `sql` with the parameters `bind` sets, appending the decoded
-// rows to `rows`. `decode` returns a Row or an absl::StatusOr<Row>.
-template <typename Row, typename Bind, typename Decode>
-absl::Status Query(Connection& connection, absl::string_view sql, Bind bind, Decode decode,
-                   std::vector<Row>& rows) {
-  ASSIGN_OR_RETURN(Statement * statement, connection.Prepared(sql));
-  bind(*statement);
-  absl::Status decode_status;
-  RETURN_IF_ERROR(statement->ForEachRow([&](const Statement& result) {
-    if (!decode_status.ok()) return;
-    absl::StatusOr<Row> row = decode(result);
-    if (row.ok()) {
-      rows.push_back(*std::move(row));
-    } else {
-      decode_status = row.status();
-    }
-  }));
-  return decode_status;
-}
-
-auto BindId(uint64_t id) {
-  return [id](Statement& statement) { statement.BindUint(1, id); };
 }
 
 void BindNothing(Statement&) {}
@@ -241,15 +224,7 @@ absl::StatusOr<StoredTree> Store::LoadTree(uint64_t session_id) {
   Transaction transaction(connection.db());
   RETURN_IF_ERROR(transaction.Begin(Transaction::Kind::kRead));
   StoredTree tree;
-  RETURN_IF_ERROR(Query(
-      connection, kSelectNodes, BindId(session_id),
-      [](const Statement& row) {
-        return NodeRow{.session_id = row.ColumnUint(0),
-                       .node_id = ColumnUint32(row, 1),
-                       .parent_id = ColumnUint32(row, 2),
-                       .name = row.ColumnText(3)};
-      },
-      tree.nodes));
+  RETURN_IF_ERROR(Query(connection, kSelectNodes, BindId(session_id), DecodeNode, tree.nodes));
   RETURN_IF_ERROR(Query(
       connection, kSelectNodeStats, BindId(session_id),
       [](const Statement& row) {

@@ -19,7 +19,7 @@ namespace protond::store {
 // Field-wise equality for the row structs, so tests compare whole rows and vectors of rows.
 auto Tie(const SessionRow& r) {
   return std::tie(r.session_id, r.name, r.uid, r.state, r.start_time_unix_ns, r.end_time_unix_ns,
-                  r.problems);
+                  r.problems, r.data, r.clock_offset_ns);
 }
 auto Tie(const ProcessRow& r) {
   return std::tie(r.process_id, r.pid, r.uid, r.start_time_ticks, r.command, r.exited);
@@ -254,7 +254,7 @@ TEST_F(StoreTest, NewStoreHasTheCurrentSchemaVersionInWalMode) {
   ASSERT_NE(OpenStore(), nullptr);
   EXPECT_EQ(QueryFile(path_, "PRAGMA user_version"), absl::StrCat(kSchemaVersion));
   EXPECT_EQ(QueryFile(path_, "PRAGMA journal_mode"), "wal");
-  EXPECT_EQ(QueryFile(path_, "SELECT count(*) FROM sqlite_schema WHERE type = 'table'"), "12");
+  EXPECT_EQ(QueryFile(path_, "SELECT count(*) FROM sqlite_schema WHERE type = 'table'"), "14");
   ASSERT_NE(OpenStore(), nullptr);  // reopening a current store changes nothing
 }
 
@@ -265,7 +265,7 @@ TEST_F(StoreTest, RefusesANewerSchemaAndLeavesTheFileUntouched) {
   EXPECT_EQ(store.status().code(), absl::StatusCode::kFailedPrecondition);
   EXPECT_EQ(store.status().message(),
             absl::StrCat("store ", path_,
-                         " has schema version 7, newer than this protond's 2; use a newer "
+                         " has schema version 7, newer than this protond's 3; use a newer "
                          "protond"));
   EXPECT_EQ(testing::ReadFileBytes(path_), before);
   EXPECT_EQ(QueryFile(path_, "PRAGMA journal_mode"), "delete");

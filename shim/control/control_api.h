@@ -11,9 +11,9 @@
 
 extern "C" {
 
-inline constexpr uint32_t kControlApiVersion = 2;
+inline constexpr uint32_t kControlApiVersion = 3;
 inline constexpr char kControlLibraryName[] = "libprotond_control.so";
-inline constexpr char kControlApiSymbol[] = "protond_control_api_v2";
+inline constexpr char kControlApiSymbol[] = "protond_control_api_v3";
 
 struct ProtondControl;  // one registration of this process, owned by the control library
 
@@ -27,15 +27,17 @@ struct ProtondControlApi {
   // Ends the registration; waits at most `timeout_ms` for its thread.
   void (*stop)(ProtondControl* control, uint32_t timeout_ms);
   // Session calls. Return a protond_result; on failure `error` holds the reason.
-  int (*start_session)(ProtondControl* control, const char* name, uint64_t* session_id, char* error,
-                       size_t error_bytes);
+  // `trace`: the session keeps every event (Proton's data="trace"), not only the tree.
+  int (*start_session)(ProtondControl* control, const char* name, bool trace, uint64_t* session_id,
+                       char* error, size_t error_bytes);
   int (*stop_session)(ProtondControl* control, uint64_t session_id, char* error,
                       size_t error_bytes);
   int (*flush_session)(ProtondControl* control, uint64_t session_id, char* error,
                        size_t error_bytes);
-  // Writes the session's stored tree to `path` as Proton's Hatchet JSON.
-  int (*export_hatchet)(ProtondControl* control, uint64_t session_id, const char* path, char* error,
-                        size_t error_bytes);
+  // Writes the session to `path` in `format`: "hatchet" (Proton's Hatchet JSON of the stored
+  // tree) or "chrome_trace" (Proton's Chrome trace of a trace session's events).
+  int (*export_session)(ProtondControl* control, uint64_t session_id, const char* format,
+                        const char* path, char* error, size_t error_bytes);
 };
 
 }  // extern "C"

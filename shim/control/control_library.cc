@@ -7,8 +7,10 @@
 #include <cstring>
 #include <fstream>
 #include <string>
+#include <string_view>
 
 #include "absl/strings/str_cat.h"
+#include "client-lib/cpp/chrome_trace.h"
 #include "client-lib/cpp/client.h"
 #include "client-lib/cpp/hatchet.h"
 #include "common/status/status_macros.h"
@@ -101,12 +103,13 @@ void Stop(ProtondControl* control, uint32_t timeout_ms) {
   control->registration.Stop(std::chrono::milliseconds(timeout_ms));
 }
 
-int StartSession(ProtondControl* control, const char* name, uint64_t* session_id, char* error,
-                 size_t error_bytes) {
+int StartSession(ProtondControl* control, const char* name, bool trace, uint64_t* session_id,
+                 char* error, size_t error_bytes) {
   return WithClient(
       control, error, error_bytes,
       [&](client::Client& client) {
-        absl::StatusOr<v1::Session> session = client.StartSession(name);
+        absl::StatusOr<v1::Session> session =
+            client.StartSession(name, trace ? v1::Session::TRACE : v1::Session::TREE);
         if (session.ok()) *session_id = session->id();
         return session;
       },
@@ -142,9 +145,16 @@ absl::Status WriteFileAtomically(const std::string& path, const std::string& tex
   return absl::OkStatus();
 }
 
-int ExportHatchet(ProtondControl* control, uint64_t session_id, const char* path, char* error,
-                  size_t error_bytes) {
+// The shim checked that `format` is one of the two.
+int ExportSession(ProtondControl* control, uint64_t session_id, const char* format,
+                  const char* path, char* error, size_t error_bytes) {
+  const bool chrome_trace = std::string_view(format) == "chrome_trace";
   return WithClient(control, error, error_bytes, [&](client::Client& client) -> absl::Status {
+    if (chrome_trace) {
+      absl::StatusOr<v1::Trace> trace = client.GetTrace(session_id);
+      if (!trace.ok()) return trace.status();
+      return WriteFileAtomically(path, client::RenderChromeTrace(*trace));
+    }
     absl::StatusOr<v1::Tree> tree = client.GetTree(session_id);
     if (!tree.ok()) return tree.status();
     return WriteFileAtomically(path, client::RenderHatchet(*tree));
@@ -152,12 +162,12 @@ int ExportHatchet(ProtondControl* control, uint64_t session_id, const char* path
 }
 
 constexpr ProtondControlApi kApi = {kControlApiVersion, Start,       WaitRegistered, Stop,
-                                    StartSession,       StopSession, FlushSession,   ExportHatchet};
+                                    StartSession,       StopSession, FlushSession,   ExportSession};
 
 }  // namespace
 }  // namespace protond::shim
 
 extern "C" __attribute__((visibility("default"))) const ProtondControlApi*
-protond_control_api_v2() {
+protond_control_api_v3() {
   return &protond::shim::kApi;
 }

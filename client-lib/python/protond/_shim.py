@@ -15,7 +15,8 @@ ERR_SCOPE_MISMATCH = 5
 ERR_NO_SCOPE = 6
 ERR_UNAVAILABLE = 7
 
-ABI_VERSION = 4  # the context provider (context="python") came with version 4
+ABI_VERSION = 4  # version 4: the context provider (context="python"), session_start_with_data
+# and the chrome_trace export
 
 # protond_context_provider: the context of GPU work launched on the calling thread.
 CONTEXT_PROVIDER = ctypes.CFUNCTYPE(ctypes.c_uint32)
@@ -34,6 +35,8 @@ _SIGNATURES = {
     "protond_set_context_provider": ([CONTEXT_PROVIDER], ctypes.c_int),
     "protond_context_intern": ([ctypes.c_uint32, ctypes.c_char_p], ctypes.c_uint32),
     "protond_session_start": ([ctypes.c_char_p, ctypes.POINTER(ctypes.c_uint64)], ctypes.c_int),
+    "protond_session_start_with_data": (
+        [ctypes.c_char_p, ctypes.c_char_p, ctypes.POINTER(ctypes.c_uint64)], ctypes.c_int),
     "protond_session_stop": ([ctypes.c_uint64], ctypes.c_int),
     "protond_session_pause": ([ctypes.c_uint64], ctypes.c_int),
     "protond_session_resume": ([ctypes.c_uint64], ctypes.c_int),

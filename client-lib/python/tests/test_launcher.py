@@ -108,7 +108,6 @@ def test_bad_or_unsupported_options_are_refused_before_the_script_runs(daemon):
     cases = [
         (["-c", "bogus", "marker.py"], "argument -c/--context: invalid choice: 'bogus'"),
         (["-k", "other", "marker.py"], "argument -k/--hook: invalid choice: 'other'"),
-        (["-d", "trace", "marker.py"], 'error: protond.profiler does not support data="trace" yet'),
         (["-m", "pcsampling", "marker.py"],
          "error: protond.profiler does not support mode='pcsampling' yet"),
         ([], "error: a script (or pytest) to run is required"),

@@ -93,7 +93,7 @@ def test_errors_read_as_protons(daemon):
                      lambda: proton.scope("m", metrics={"x": "text"}).__enter__(),
                      lambda: proton.cpu_timed_scope("c", metrics={"cpu_time": 1}),
                      lambda: proton.start("errors", context="bogus"),
-                     lambda: proton.start("errors", data="trace"),
+                     lambda: proton.start("errors", data="bogus"),
                      lambda: proton.start("errors", hook=object()),
                      lambda: proton.finalize(output_format="chrome_trace")):
             if call is not None:
@@ -117,10 +117,10 @@ def test_errors_read_as_protons(daemon):
     assert lines[4] == "TypeError metric 'x' has a value of type str; metrics are int or float"
     assert lines[5] == "ValueError The metric name 'cpu_time' is reserved."
     assert lines[6] == "ValueError Unknown context: 'bogus' (known: shadow, python)"
-    assert lines[7] == 'NotImplementedError protond.profiler does not support data="trace" yet'
+    assert lines[7] == "ValueError Unknown data: 'bogus' (known: tree, trace)"
     assert lines[8] == "NotImplementedError protond.profiler does not support hook objects yet"
-    assert lines[9] == ("NotImplementedError protond.profiler does not write "
-                        "output_format='chrome_trace' yet (only hatchet)")
+    assert lines[9] == ('ValueError output_format="chrome_trace" needs a session started with '
+                        'data="trace"; session 0 (errors) keeps only its call tree: write "hatchet"')
     assert lines[10] == "depth 1"  # scopes whose metrics failed were closed again
     root, _ = daemon.hatchet("errors")
     assert children(children(root)["a"])["m"]["metrics"] == {"x": 10}

@@ -34,10 +34,48 @@ absl::Status UpgradeV1ToV2(sqlite3* db) {
                  ") WITHOUT ROWID");
 }
 
+// Version 3: trace sessions. Two columns of sessions (older sessions keep the tree only) and the
+// event tables, as in schema.sql.
+absl::Status UpgradeV2ToV3(sqlite3* db) {
+  return ExecSql(db,
+                 "ALTER TABLE sessions ADD COLUMN"
+                 "  data INTEGER NOT NULL DEFAULT 1 CHECK (data IN (1, 2));"
+                 "ALTER TABLE sessions ADD COLUMN clock_offset_ns INTEGER NOT NULL DEFAULT 0;"
+                 "CREATE TABLE scope_events ("
+                 "  session_id INTEGER NOT NULL"
+                 "    REFERENCES sessions (session_id) DEFERRABLE INITIALLY DEFERRED,"
+                 "  process_id INTEGER NOT NULL"
+                 "    REFERENCES processes (process_id) DEFERRABLE INITIALLY DEFERRED,"
+                 "  lane INTEGER NOT NULL,"
+                 "  record_pos INTEGER NOT NULL,"
+                 "  tid INTEGER NOT NULL,"
+                 "  node_id INTEGER NOT NULL,"
+                 "  begin_ns INTEGER NOT NULL,"
+                 "  end_ns INTEGER NOT NULL,"
+                 "  PRIMARY KEY (session_id, process_id, lane, record_pos)"
+                 ") WITHOUT ROWID;"
+                 "CREATE TABLE gpu_events ("
+                 "  session_id INTEGER NOT NULL"
+                 "    REFERENCES sessions (session_id) DEFERRABLE INITIALLY DEFERRED,"
+                 "  process_id INTEGER NOT NULL"
+                 "    REFERENCES processes (process_id) DEFERRABLE INITIALLY DEFERRED,"
+                 "  lane INTEGER NOT NULL,"
+                 "  record_pos INTEGER NOT NULL,"
+                 "  node_id INTEGER NOT NULL,"
+                 "  kind INTEGER NOT NULL,"
+                 "  start_ns INTEGER NOT NULL,"
+                 "  end_ns INTEGER NOT NULL,"
+                 "  device_id INTEGER NOT NULL,"
+                 "  stream_id INTEGER NOT NULL,"
+                 "  correlation_id INTEGER NOT NULL,"
+                 "  PRIMARY KEY (session_id, process_id, lane, record_pos)"
+                 ") WITHOUT ROWID");
+}
+
 // kUpgrades[v - 1] upgrades schema version v to v + 1, inside MigrateSchema's transaction. A
 // schema change adds its function here and makes the same change in schema.sql, which creates
 // fresh files directly at the newest version.
-constexpr std::array<Upgrade, kSchemaVersion - 1> kUpgrades = {UpgradeV1ToV2};
+constexpr std::array<Upgrade, kSchemaVersion - 1> kUpgrades = {UpgradeV1ToV2, UpgradeV2ToV3};
 
 struct Versions {
   int64_t user_version = 0;

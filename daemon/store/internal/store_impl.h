@@ -1,4 +1,5 @@
-// Store's private state, shared by store.cc (opening), store_commit.cc and store_queries.cc.
+// Store's private state, shared by store.cc (opening), store_commit.cc, store_queries.cc and
+// store_trace.cc.
 #ifndef PROTOND_DAEMON_STORE_INTERNAL_STORE_IMPL_H_
 #define PROTOND_DAEMON_STORE_INTERNAL_STORE_IMPL_H_
 
@@ -7,6 +8,7 @@
 #include <string>
 #include <utility>
 
+#include "absl/status/status.h"
 #include "daemon/store/internal/connection.h"
 #include "daemon/store/store.h"
 
@@ -16,6 +18,11 @@ struct Store::Impl {
   Impl(std::string path, sqlite3* db) : connection(std::move(path), db) {}
   internal::Connection connection;
 };
+
+namespace internal {
+// Inserts the batch's trace events (store_trace.cc), inside CommitBatch's transaction.
+absl::Status WriteEvents(Connection& connection, const Batch& batch);
+}  // namespace internal
 
 }  // namespace protond::store
 

@@ -58,11 +58,13 @@ protond_result protond_flush(void);
 protond_result protond_session_pause(uint64_t session_id);
 protond_result protond_session_resume(uint64_t session_id);
 
-/* Writes the stored tree of session `session_id` (any session the caller may read) to `path` in
- * `format`: "hatchet" is Proton's Hatchet JSON, what proton.finalize() writes. This process's own
- * session is flushed first. PROTOND_ERR_INVALID_ARGUMENT for an unknown format or an empty path;
- * PROTOND_ERR_UNAVAILABLE when the daemon cannot be reached, refuses (no such session), or the
- * file cannot be written; protond_last_error says which. (ABI version 2) */
+/* Writes session `session_id` (any session the caller may read) to `path` in `format`:
+ * "hatchet" is Proton's Hatchet JSON of the stored tree, what proton.finalize() writes;
+ * "chrome_trace" (ABI version 4) is Proton's Chrome trace of a session started with data "trace"
+ * (protond_session_start_with_data), refused for any other session. This process's own session is
+ * flushed first. PROTOND_ERR_INVALID_ARGUMENT for an unknown format or an empty path;
+ * PROTOND_ERR_UNAVAILABLE when the daemon cannot be reached, refuses (no such session, not a
+ * trace session), or the file cannot be written; protond_last_error says which. (ABI version 2) */
 protond_result protond_session_export(uint64_t session_id, const char* format, const char* path);
 
 /* Proton's kernel launch hook: launch_enter opens a launch frame on the calling thread. The
@@ -95,6 +97,13 @@ uint64_t protond_current_session(void);
 
 /* A message about the calling thread's last error, "" if none. Valid until the next call. */
 const char* protond_last_error(void);
+
+/* protond_session_start with Proton's `data`: "tree" keeps the call tree (as
+ * protond_session_start), "trace" keeps the tree and every event (each scope instance with its
+ * thread, each GPU activity with its stream), for protond_session_export(id, "chrome_trace", ...).
+ * PROTOND_ERR_INVALID_ARGUMENT for another value. (ABI version 4) */
+protond_result protond_session_start_with_data(const char* name, const char* data,
+                                               uint64_t* session_id);
 
 #ifdef __cplusplus
 }

@@ -12,15 +12,16 @@ from . import python_context as _python_context
 
 _CONTEXTS = ("shadow", "python")
 _DATA = ("tree", "trace")
-_FORMATS = ("", "hatchet")
+_FORMATS = ("", "hatchet", "chrome_trace")
 
 
 class _Session:
-    def __init__(self, name, daemon_id, hook, context, inherited=False):
+    def __init__(self, name, daemon_id, hook, context, inherited=False, data="tree"):
         self.name = name
         self.daemon_id = daemon_id
         self.hook = hook
         self.context = context
+        self.data = data  # "trace": the daemon keeps every event, for a Chrome trace
         self.inherited = inherited  # started outside Python (protonctl run): paused, not stopped
 
 
@@ -59,7 +60,6 @@ def _check_arguments(context, data, backend, mode, hook):
     if hook is not None and not (hook == "triton" or not isinstance(hook, str)):
         raise ValueError(f"Unknown hook: {hook!r} (known: None, 'triton', or a hook object)")
     unsupported = [
-        (data == "trace", 'data="trace"'),
         (hook is not None and hook != "triton", "hook objects"),
         (backend not in (None, "cupti"), f"backend={backend!r}"),
         (mode not in (None, ""), f"mode={mode!r}"),
@@ -141,14 +141,15 @@ def start(name=None, *, context="shadow", data="tree", backend=None, mode=None, 
     daemon_id = ctypes.c_uint64(inherited)
     if inherited:
         lib.protond_session_resume(inherited)  # paused until now under --as-proton
-    elif lib.protond_session_start(name.encode(), ctypes.byref(daemon_id)) != _shim.OK:
+    elif lib.protond_session_start_with_data(name.encode(), data.encode(),
+                                             ctypes.byref(daemon_id)) != _shim.OK:
         _warn(_shim.last_error())
         return _nothing_started()
     _off = False
     session_id = _next_id
     _next_id += 1
     _sessions[session_id] = _Session(name, daemon_id.value, hook, context,
-                                     inherited=bool(inherited))
+                                     inherited=bool(inherited), data=data)
     if hook == "triton":
         _hook.install()
     if context == "python":
@@ -174,14 +175,31 @@ def deactivate(session=None, flushing=False):
             lib.protond_flush()
 
 
+def _output_format(session_id, session, output_format):
+    """The format finalize() writes for `session`: as Proton, a trace session's default is
+    chrome_trace, a tree session's hatchet; a Chrome trace needs a trace session."""
+    if output_format == "":
+        return "chrome_trace" if session.data == "trace" else "hatchet"
+    if output_format == "chrome_trace" and session.data != "trace":
+        raise ValueError(
+            f'output_format="chrome_trace" needs a session started with data="trace"; session '
+            f"{session_id} ({session.name}) keeps only its call tree: write \"hatchet\"")
+    return output_format
+
+
 def finalize(session=None, output_format=""):
-    """Ends `session` (None: every open session) and writes its `<name>.hatchet` file."""
+    """Ends `session` (None: every open session) and writes its `<name>.hatchet` file, or
+    `<name>.chrome_trace` for a session started with data="trace"."""
     if output_format not in _FORMATS:
         raise NotImplementedError(
-            f"protond.profiler does not write output_format={output_format!r} yet (only hatchet)")
+            f"protond.profiler does not write output_format={output_format!r} yet (only hatchet "
+            "and chrome_trace)")
     if session is not None:
         _refuse_under_launcher(session, "finalized")
-    for session_id in _chosen(session):
+    chosen = _chosen(session)
+    formats = {session_id: _output_format(session_id, _session(session_id), output_format)
+               for session_id in chosen}  # checked for all before any session ends
+    for session_id in chosen:
         current = _session(session_id)
         del _sessions[session_id]
         if current.hook and not any(other.hook for other in _sessions.values()):
@@ -190,11 +208,11 @@ def finalize(session=None, output_format=""):
                 not any(other.context == "python" for other in _sessions.values()):
             _python_context.uninstall()
         lib = _shim.library()
-        path = os.path.abspath(current.name + ".hatchet")
+        path = os.path.abspath(f"{current.name}.{formats[session_id]}")
         # The session protonctl started lives on for the rest of the process (and its children).
         end = lib.protond_session_pause if current.inherited else lib.protond_session_stop
         if end(current.daemon_id) != _shim.OK or \
-                lib.protond_session_export(current.daemon_id, b"hatchet",
+                lib.protond_session_export(current.daemon_id, formats[session_id].encode(),
                                            path.encode()) != _shim.OK:
             print(f"protond.profiler: {path} was not written: {_shim.last_error()}",
                   file=sys.stderr)

@@ -5,9 +5,9 @@
     python -m protond.profiler [options] pytest [pytest args...]
 
 It starts session 0, runs the script as __main__ (or pytest.main), then finalizes: NAME.hatchet
-is written also when the script raises or exits, and the launcher exits with the script's
-status. In the script start() returns None, and naming a session other than 0 raises, as in
-Proton; its finalize() writes the file early."""
+(NAME.chrome_trace with -d trace) is written also when the script raises or exits, and the
+launcher exits with the script's status. In the script start() returns None, and naming a
+session other than 0 raises, as in Proton; its finalize() writes the file early."""
 import argparse
 import os
 import runpy
@@ -21,10 +21,12 @@ def _parser():
     parser = argparse.ArgumentParser(
         prog="python -m protond.profiler",
         description="Profiles a Python script or a pytest run in protond session 0, and writes "
-        "NAME.hatchet when it ends.",
+        "NAME.hatchet (NAME.chrome_trace with -d trace) when it ends.",
         usage="%(prog)s [options] script.py [script args]\n"
         "       %(prog)s [options] pytest [pytest args]")
-    parser.add_argument("-n", "--name", help="profile name: writes NAME.hatchet (default proton)")
+    parser.add_argument("-n", "--name",
+                        help="profile name: writes NAME.hatchet or NAME.chrome_trace (default "
+                        "proton)")
     parser.add_argument("-b", "--backend", choices=["cupti", "roctracer", "instrumentation"],
                         help="profiling backend (default: cupti on NVIDIA)")
     parser.add_argument("-c", "--context", choices=["shadow", "python"], default="shadow")

@@ -1,0 +1,207 @@
+#include "client-lib/cpp/chrome_trace.h"
+
+#include <algorithm>
+#include <limits>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <set>
+#include <utility>
+#include <vector>
+
+#include "absl/container/flat_hash_map.h"
+
+namespace protond::client {
+namespace {
+
+using Json = nlohmann::json;
+
+// Names and paths of the tree's nodes; node 0 is ROOT.
+class NodeNames {
+ public:
+  explicit NodeNames(const v1::Trace& trace) {
+    for (const v1::TreeNode& node : trace.nodes()) nodes_[node.id()] = {node.parent_id(), &node};
+  }
+
+  std::string Name(uint32_t id) const {
+    auto it = nodes_.find(id);
+    return it != nodes_.end() ? it->second.second->name() : "ROOT";
+  }
+  uint32_t Parent(uint32_t id) const {
+    auto it = nodes_.find(id);
+    return it != nodes_.end() ? it->second.first : 0;
+  }
+  // ["ROOT", ..., the node's name]. Ids come from the daemon's tree; a cycle would be its bug,
+  // and the walk stops after as many steps as there are nodes.
+  Json CallStack(uint32_t id) const {
+    std::vector<std::string> frames;
+    for (size_t steps = 0; id != 0 && steps <= nodes_.size(); ++steps) {
+      frames.push_back(Name(id));
+      id = Parent(id);
+    }
+    frames.push_back("ROOT");
+    std::reverse(frames.begin(), frames.end());
+    return frames;
+  }
+
+ private:
+  absl::flat_hash_map<uint32_t, std::pair<uint32_t, const v1::TreeNode*>> nodes_;
+};
+
+const char* Category(v1::GpuEvent::Kind kind) {
+  switch (kind) {
+    case v1::GpuEvent::MEMCPY:
+      return "memcpy";
+    case v1::GpuEvent::MEMSET:
+      return "memset";
+    default:
+      return "kernel";
+  }
+}
+
+// A scope instance placed on its CPU lane, for finding the instance that launched GPU work.
+struct PlacedScope {
+  uint64_t begin_ns;
+  uint64_t end_ns;
+  uint32_t lane;
+};
+
+class ChromeTraceWriter {
+ public:
+  explicit ChromeTraceWriter(const v1::Trace& trace) : trace_(trace), names_(trace) {
+    for (const v1::ScopeEvent& e : trace.scope_events())
+      origin_ns_ = std::min(origin_ns_, e.begin_ns());
+    for (const v1::GpuEvent& e : trace.gpu_events())
+      origin_ns_ = std::min(origin_ns_, e.start_ns());
+    if (origin_ns_ == std::numeric_limits<uint64_t>::max()) origin_ns_ = 0;
+  }
+
+  // Each event is dumped straight into the output (keys sorted, as nlohmann's objects are), so
+  // a large trace is held once, as text; the lane names come last (their order does not matter).
+  std::string Render() {
+    out_ = "{\"baseTimeNanoseconds\":";
+    out_ += std::to_string(static_cast<int64_t>(origin_ns_) + trace_.clock_offset_ns());
+    out_ += ",\"displayTimeUnit\":\"us\",\"traceEvents\":[";
+    WriteScopes();
+    WriteGpuEvents();
+    for (const Json& lane_name : lane_names_) Append(lane_name);
+    out_ += "]}\n";
+    return std::move(out_);
+  }
+
+ private:
+  void Append(const Json& event) {
+    if (!first_event_) out_ += ',';
+    out_ += event.dump();
+    first_event_ = false;
+  }
+  double Micros(uint64_t ns) const { return static_cast<double>(ns - origin_ns_) / 1000.0; }
+  static double Duration(uint64_t begin_ns, uint64_t end_ns) {
+    return end_ns >= begin_ns ? static_cast<double>(end_ns - begin_ns) / 1000.0 : 0.0;
+  }
+  void NameLane(uint32_t tid, const std::string& name) {
+    lane_names_.push_back(Json{{"name", "thread_name"},
+                               {"ph", "M"},
+                               {"pid", 0},
+                               {"tid", tid},
+                               {"args", {{"name", name}}}});
+  }
+
+  void WriteScopes() {
+    // Lanes in the order of each thread's first scope; events in order of begin, outer first.
+    std::vector<const v1::ScopeEvent*> scopes;
+    for (const v1::ScopeEvent& e : trace_.scope_events()) scopes.push_back(&e);
+    std::stable_sort(scopes.begin(), scopes.end(), [](const auto* a, const auto* b) {
+      return a->begin_ns() != b->begin_ns() ? a->begin_ns() < b->begin_ns()
+                                            : a->end_ns() > b->end_ns();
+    });
+    std::map<std::pair<uint64_t, uint32_t>, uint32_t> lanes;
+    uint64_t scope_id = 0;
+    for (const v1::ScopeEvent* e : scopes) {
+      auto [lane, added] = lanes.try_emplace({e->process_id(), e->tid()}, lanes.size());
+      if (added) NameLane(lane->second, "CPU Thread " + std::to_string(lane->second));
+      Append(Json{
+          {"name", names_.Name(e->node_id())},
+          {"cat", "scope"},
+          {"ph", "X"},
+          {"ts", Micros(e->begin_ns())},
+          {"dur", Duration(e->begin_ns(), e->end_ns())},
+          {"pid", 0},
+          {"tid", lane->second},
+          {"args", {{"call_stack", names_.CallStack(e->node_id())}, {"scope_id", scope_id++}}}});
+      scopes_by_node_[{e->process_id(), e->node_id()}].push_back(
+          {e->begin_ns(), e->end_ns(), lane->second});
+    }
+  }
+
+  // The latest instance of scope `node` in `process` that began at or before `start_ns`.
+  const PlacedScope* LaunchingScope(uint64_t process, uint32_t node, uint64_t start_ns) const {
+    auto it = scopes_by_node_.find({process, node});
+    if (it == scopes_by_node_.end()) return nullptr;
+    const std::vector<PlacedScope>& placed = it->second;  // sorted by begin
+    auto after = std::upper_bound(placed.begin(), placed.end(), start_ns,
+                                  [](uint64_t t, const PlacedScope& s) { return t < s.begin_ns; });
+    return after == placed.begin() ? nullptr : &*(after - 1);
+  }
+
+  void WriteGpuEvents() {
+    std::vector<const v1::GpuEvent*> gpu;
+    for (const v1::GpuEvent& e : trace_.gpu_events()) gpu.push_back(&e);
+    std::stable_sort(gpu.begin(), gpu.end(),
+                     [](const auto* a, const auto* b) { return a->start_ns() < b->start_ns(); });
+    std::set<uint32_t> streams;
+    uint64_t flow_id = 0;
+    for (const v1::GpuEvent* e : gpu) {
+      const uint32_t lane = kGpuStreamLaneBase + e->stream_id();
+      if (streams.insert(e->stream_id()).second) {
+        NameLane(lane, "GPU Stream " + std::to_string(e->stream_id()));
+      }
+      Append(Json{{"name", names_.Name(e->node_id())},
+                  {"cat", Category(e->kind())},
+                  {"ph", "X"},
+                  {"ts", Micros(e->start_ns())},
+                  {"dur", Duration(e->start_ns(), e->end_ns())},
+                  {"pid", 0},
+                  {"tid", lane},
+                  {"args",
+                   {{"call_stack", names_.CallStack(e->node_id())},
+                    {"device_id", e->device_id()},
+                    {"stream_id", e->stream_id()},
+                    {"correlation_id", e->correlation_id()}}}});
+      const PlacedScope* launch =
+          LaunchingScope(e->process_id(), names_.Parent(e->node_id()), e->start_ns());
+      if (launch == nullptr) continue;
+      const uint64_t launch_ns = std::min(e->start_ns(), launch->end_ns);
+      ++flow_id;
+      Append(Json{{"name", "launch"},
+                  {"cat", "flow"},
+                  {"ph", "s"},
+                  {"id", flow_id},
+                  {"ts", Micros(launch_ns)},
+                  {"pid", 0},
+                  {"tid", launch->lane}});
+      Append(Json{{"name", "launch"},
+                  {"cat", "flow"},
+                  {"ph", "f"},
+                  {"bp", "e"},
+                  {"id", flow_id},
+                  {"ts", Micros(e->start_ns())},
+                  {"pid", 0},
+                  {"tid", lane}});
+    }
+  }
+
+  const v1::Trace& trace_;
+  NodeNames names_;
+  uint64_t origin_ns_ = std::numeric_limits<uint64_t>::max();
+  std::string out_;
+  bool first_event_ = true;
+  std::vector<Json> lane_names_;
+  // By (process, node), in order of begin.
+  absl::flat_hash_map<std::pair<uint64_t, uint32_t>, std::vector<PlacedScope>> scopes_by_node_;
+};
+
+}  // namespace
+
+std::string RenderChromeTrace(const v1::Trace& trace) { return ChromeTraceWriter(trace).Render(); }
+
+}  // namespace protond::client

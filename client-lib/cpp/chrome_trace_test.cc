@@ -1,0 +1,148 @@
+#include "client-lib/cpp/chrome_trace.h"
+
+#include <nlohmann/json.hpp>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "gtest/gtest.h"
+
+namespace protond::client {
+namespace {
+
+using Json = nlohmann::json;
+
+// Process 7: thread 100 runs step [1000, 9000] ns with inner [2000, 4000] in it, thread 200 runs
+// step [1500, 3500]; inner launched add_one (stream 7, [3000, 3500]); _Z3foo ran at ROOT before
+// everything else (stream 9, [500, 700]), so the trace starts at 500 ns.
+v1::Trace SmallTrace() {
+  v1::Trace trace;
+  trace.set_clock_offset_ns(1000000000000);
+  auto node = [&](uint32_t id, uint32_t parent, const char* name) {
+    v1::TreeNode* n = trace.add_nodes();
+    n->set_id(id);
+    n->set_parent_id(parent);
+    n->set_name(name);
+  };
+  node(1, 0, "step");
+  node(2, 1, "inner");
+  node(3, 2, "add_one");
+  node(4, 0, "_Z3foo");
+  auto scope = [&](uint32_t tid, uint32_t node_id, uint64_t begin, uint64_t end) {
+    v1::ScopeEvent* e = trace.add_scope_events();
+    e->set_process_id(7);
+    e->set_tid(tid);
+    e->set_node_id(node_id);
+    e->set_begin_ns(begin);
+    e->set_end_ns(end);
+  };
+  scope(100, 2, 2000, 4000);  // in the order the exits came
+  scope(100, 1, 1000, 9000);
+  scope(200, 1, 1500, 3500);
+  auto kernel = [&](uint32_t node_id, uint32_t stream, uint32_t correlation, uint64_t start,
+                    uint64_t end) {
+    v1::GpuEvent* e = trace.add_gpu_events();
+    e->set_process_id(7);
+    e->set_node_id(node_id);
+    e->set_kind(v1::GpuEvent::KERNEL);
+    e->set_start_ns(start);
+    e->set_end_ns(end);
+    e->set_stream_id(stream);
+    e->set_correlation_id(correlation);
+  };
+  kernel(3, 7, 5, 3000, 3500);
+  kernel(4, 9, 6, 500, 700);
+  return trace;
+}
+
+std::vector<Json> EventsWhere(const Json& trace, const std::string& key, const Json& value) {
+  std::vector<Json> out;
+  for (const Json& e : trace["traceEvents"]) {
+    if (e.contains(key) && e[key] == value) out.push_back(e);
+  }
+  return out;
+}
+
+TEST(ChromeTraceTest, TopLevelHasProtonsKeysAndTheEpochOfTheEarliestEvent) {
+  const std::string text = RenderChromeTrace(SmallTrace());
+  const Json trace = Json::parse(text);
+  EXPECT_EQ(trace["displayTimeUnit"], "us");
+  EXPECT_EQ(trace["baseTimeNanoseconds"], 1000000000500);  // offset + the earliest event (500)
+  EXPECT_TRUE(trace["traceEvents"].is_array());
+  for (const Json& e : trace["traceEvents"]) EXPECT_EQ(e["pid"], 0) << e;
+}
+
+TEST(ChromeTraceTest, LanesAreNamedThreadsInOrderOfFirstEventAndStreams) {
+  const Json trace = Json::parse(RenderChromeTrace(SmallTrace()));
+  std::set<std::pair<int, std::string>> lanes;
+  for (const Json& e : EventsWhere(trace, "ph", "M")) {
+    EXPECT_EQ(e["name"], "thread_name");
+    lanes.insert({e["tid"].get<int>(), e["args"]["name"].get<std::string>()});
+  }
+  EXPECT_EQ(lanes, (std::set<std::pair<int, std::string>>{{0, "CPU Thread 0"},
+                                                          {1, "CPU Thread 1"},
+                                                          {200007, "GPU Stream 7"},
+                                                          {200009, "GPU Stream 9"}}));
+}
+
+TEST(ChromeTraceTest, ScopesAreCompleteEventsInMicrosecondsWithTheirCallStack) {
+  const Json trace = Json::parse(RenderChromeTrace(SmallTrace()));
+  const std::vector<Json> scopes = EventsWhere(trace, "cat", "scope");
+  ASSERT_EQ(scopes.size(), 3u);
+  std::set<int> scope_ids;
+  for (const Json& e : scopes) scope_ids.insert(e["args"]["scope_id"].get<int>());
+  EXPECT_EQ(scope_ids.size(), 3u);  // one per instance
+  const std::vector<Json> inner = EventsWhere(trace, "name", "inner");
+  ASSERT_EQ(inner.size(), 1u);
+  EXPECT_EQ(inner[0]["ph"], "X");
+  EXPECT_DOUBLE_EQ(inner[0]["ts"].get<double>(), 1.5);  // (2000 - 500) ns
+  EXPECT_DOUBLE_EQ(inner[0]["dur"].get<double>(), 2.0);
+  EXPECT_EQ(inner[0]["tid"], 0);
+  EXPECT_EQ(inner[0]["args"]["call_stack"], Json({"ROOT", "step", "inner"}));
+  for (const Json& step : EventsWhere(trace, "name", "step")) {
+    EXPECT_EQ(step["args"]["call_stack"], Json({"ROOT", "step"}));
+    EXPECT_DOUBLE_EQ(step["dur"].get<double>(), step["tid"] == 0 ? 8.0 : 2.0);
+  }
+}
+
+TEST(ChromeTraceTest, KernelsSitOnTheirStreamNamedByTheLastFrame) {
+  const Json trace = Json::parse(RenderChromeTrace(SmallTrace()));
+  const std::vector<Json> kernels = EventsWhere(trace, "cat", "kernel");
+  ASSERT_EQ(kernels.size(), 2u);
+  const std::vector<Json> add_one = EventsWhere(trace, "name", "add_one");
+  ASSERT_EQ(add_one.size(), 1u);
+  EXPECT_EQ(add_one[0]["ph"], "X");
+  EXPECT_EQ(add_one[0]["tid"], 200007);
+  EXPECT_DOUBLE_EQ(add_one[0]["ts"].get<double>(), 2.5);
+  EXPECT_DOUBLE_EQ(add_one[0]["dur"].get<double>(), 0.5);
+  EXPECT_EQ(add_one[0]["args"]["call_stack"], Json({"ROOT", "step", "inner", "add_one"}));
+  EXPECT_EQ(add_one[0]["args"]["correlation_id"], 5);
+  const std::vector<Json> root_kernel = EventsWhere(trace, "name", "_Z3foo");
+  ASSERT_EQ(root_kernel.size(), 1u);
+  EXPECT_DOUBLE_EQ(root_kernel[0]["ts"].get<double>(), 0.0);
+  EXPECT_EQ(root_kernel[0]["tid"], 200009);
+}
+
+TEST(ChromeTraceTest, AFlowLinksTheLaunchingScopeToItsKernel) {
+  const Json trace = Json::parse(RenderChromeTrace(SmallTrace()));
+  const std::vector<Json> starts = EventsWhere(trace, "ph", "s");
+  const std::vector<Json> ends = EventsWhere(trace, "ph", "f");
+  // _Z3foo ran at ROOT: no scope launched it, so no flow.
+  ASSERT_EQ(starts.size(), 1u);
+  ASSERT_EQ(ends.size(), 1u);
+  EXPECT_EQ(starts[0]["id"], ends[0]["id"]);
+  EXPECT_EQ(starts[0]["tid"], 0);  // thread 100's lane, where inner ran
+  EXPECT_DOUBLE_EQ(starts[0]["ts"].get<double>(), 2.5);
+  EXPECT_EQ(ends[0]["tid"], 200007);
+  EXPECT_EQ(ends[0]["bp"], "e");
+  EXPECT_DOUBLE_EQ(ends[0]["ts"].get<double>(), 2.5);
+}
+
+TEST(ChromeTraceTest, AnEmptyTraceIsValid) {
+  const Json trace = Json::parse(RenderChromeTrace(v1::Trace()));
+  EXPECT_EQ(trace["baseTimeNanoseconds"], 0);
+  EXPECT_TRUE(trace["traceEvents"].empty());
+}
+
+}  // namespace
+}  // namespace protond::client

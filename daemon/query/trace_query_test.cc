@@ -1,0 +1,66 @@
+#include "daemon/query/trace_query.h"
+
+#include "gtest/gtest.h"
+
+namespace protond::query {
+namespace {
+
+store::StoredTrace ThreeScopesAndTwoKernels() {
+  store::StoredTrace stored;
+  stored.nodes = {{1, 1, 0, "step"}, {1, 2, 1, "add_one"}};
+  for (uint64_t i = 0; i < 3; ++i) {
+    stored.scope_events.push_back({1, 7, 0, 16 * (i + 1), 4242, 1, 100 * i, 100 * i + 50});
+  }
+  stored.gpu_events = {{1, 7, 2, 88, 2, 10, 20, 30, 0, 7, 5},
+                       {1, 7, 2, 176, 2, 10, 40, 45, 1, 9, 6}};
+  return stored;
+}
+
+TEST(TraceQueryTest, FirstChunkCarriesOffsetAndNodesThenEventsInOrder) {
+  const std::vector<v1::Trace> chunks = BuildTraceChunks(ThreeScopesAndTwoKernels(), -5);
+  ASSERT_EQ(chunks.size(), 1u);
+  const v1::Trace& trace = chunks[0];
+  EXPECT_EQ(trace.clock_offset_ns(), -5);
+  ASSERT_EQ(trace.nodes_size(), 2);
+  EXPECT_EQ(trace.nodes(1).name(), "add_one");
+  EXPECT_EQ(trace.nodes(1).parent_id(), 1u);
+  ASSERT_EQ(trace.scope_events_size(), 3);
+  EXPECT_EQ(trace.scope_events(2).begin_ns(), 200u);
+  EXPECT_EQ(trace.scope_events(2).end_ns(), 250u);
+  EXPECT_EQ(trace.scope_events(2).tid(), 4242u);
+  EXPECT_EQ(trace.scope_events(2).process_id(), 7u);
+  ASSERT_EQ(trace.gpu_events_size(), 2);
+  EXPECT_EQ(trace.gpu_events(1).kind(), v1::GpuEvent::KERNEL);
+  EXPECT_EQ(trace.gpu_events(1).device_id(), 1u);
+  EXPECT_EQ(trace.gpu_events(1).stream_id(), 9u);
+  EXPECT_EQ(trace.gpu_events(1).correlation_id(), 6u);
+  EXPECT_EQ(trace.gpu_events(1).node_id(), 2u);
+}
+
+TEST(TraceQueryTest, SplitsIntoChunksThatMergeBackToTheWhole) {
+  const std::vector<v1::Trace> chunks = BuildTraceChunks(ThreeScopesAndTwoKernels(), 0, 2);
+  ASSERT_EQ(chunks.size(), 3u);
+  EXPECT_EQ(chunks[0].nodes_size(), 2);
+  EXPECT_EQ(chunks[0].scope_events_size(), 2);
+  EXPECT_EQ(chunks[1].nodes_size(), 0);
+  EXPECT_EQ(chunks[1].scope_events_size(), 1);
+  EXPECT_EQ(chunks[1].gpu_events_size(), 1);
+  EXPECT_EQ(chunks[2].gpu_events_size(), 1);
+  v1::Trace merged;
+  for (const v1::Trace& chunk : chunks) merged.MergeFrom(chunk);
+  EXPECT_EQ(merged.scope_events_size(), 3);
+  EXPECT_EQ(merged.gpu_events_size(), 2);
+  EXPECT_EQ(merged.gpu_events(1).correlation_id(), 6u);
+}
+
+TEST(TraceQueryTest, NoEventsIsOneChunkWithTheNodes) {
+  store::StoredTrace stored;
+  stored.nodes = {{1, 1, 0, "step"}};
+  const std::vector<v1::Trace> chunks = BuildTraceChunks(stored, 3);
+  ASSERT_EQ(chunks.size(), 1u);
+  EXPECT_EQ(chunks[0].nodes_size(), 1);
+  EXPECT_EQ(chunks[0].clock_offset_ns(), 3);
+}
+
+}  // namespace
+}  // namespace protond::query

@@ -1,0 +1,107 @@
+// The events of trace sessions: stored with the commit, read back in order, never twice.
+#include <memory>
+#include <string>
+
+#include "daemon/store/internal/test_files.h"
+#include "daemon/store/store.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+
+namespace protond::store {
+namespace {
+
+using ::testing::ElementsAre;
+using testing::QueryFile;
+
+class StoreTraceTest : public ::testing::Test {
+ protected:
+  std::unique_ptr<Store> OpenStore() {
+    absl::StatusOr<std::unique_ptr<Store>> store = Store::Open(path_);
+    EXPECT_TRUE(store.ok()) << store.status();
+    return store.ok() ? *std::move(store) : nullptr;
+  }
+
+  // A trace session 1 and a tree session 2 of process 1, with the node "step" (1) and a kernel
+  // under it (2) in session 1.
+  static Batch SessionsBatch() {
+    Batch batch;
+    SessionRow trace{1, "t", 1000, SessionState::kRunning, 5, 0, {}};
+    trace.data = SessionData::kTrace;
+    trace.clock_offset_ns = -42;
+    batch.sessions = {trace, {2, "tree", 1000, SessionState::kRunning, 6, 0, {}}};
+    batch.processes = {{1, 4242, 1000, 77, "python", false}};
+    batch.session_processes = {{1, 1, 3, 0}, {2, 1, 0, 0}};
+    batch.nodes = {{1, 1, 0, "step"}, {1, 2, 1, "add_one"}};
+    return batch;
+  }
+
+  testing::TempDir dir_;
+  std::string path_ = dir_.File("protond.db");
+};
+
+TEST_F(StoreTraceTest, EventsRoundTripInLaneOrder) {
+  std::unique_ptr<Store> store = OpenStore();
+  ASSERT_NE(store, nullptr);
+  Batch batch = SessionsBatch();
+  const ScopeEventRow inner{1, 1, 0, 48, 4242, 1, 1000, 1500};
+  const ScopeEventRow outer{1, 1, 0, 16, 4243, 1, 900, 2000};
+  const GpuEventRow kernel{1, 1, 3, 88, 2, 10, 1200, 1300, 0, 7, 99};
+  batch.scope_events = {inner, outer};
+  batch.gpu_events = {kernel};
+  ASSERT_TRUE(store->CommitBatch(batch).ok());
+
+  absl::StatusOr<StoredTrace> trace = store->LoadTrace(1);
+  ASSERT_TRUE(trace.ok()) << trace.status();
+  ASSERT_EQ(trace->nodes.size(), 2u);
+  EXPECT_EQ(trace->nodes[1].name, "add_one");
+  EXPECT_THAT(trace->scope_events, ElementsAre(outer, inner));  // by lane, then position
+  EXPECT_THAT(trace->gpu_events, ElementsAre(kernel));
+  absl::StatusOr<std::optional<SessionRow>> session = store->GetSession(1);
+  ASSERT_TRUE(session.ok() && session->has_value());
+  EXPECT_EQ((*session)->data, SessionData::kTrace);
+  EXPECT_EQ((*session)->clock_offset_ns, -42);
+  EXPECT_EQ(store->GetSession(2)->value().data, SessionData::kTree);
+}
+
+TEST_F(StoreTraceTest, ABatchCommittedAgainAddsNoEvent) {
+  std::unique_ptr<Store> store = OpenStore();
+  ASSERT_NE(store, nullptr);
+  Batch batch = SessionsBatch();
+  batch.scope_events = {{1, 1, 0, 16, 4242, 1, 900, 2000}};
+  batch.gpu_events = {{1, 1, 3, 88, 2, 10, 1200, 1300, 0, 7, 99}};
+  ASSERT_TRUE(store->CommitBatch(batch).ok());
+  ASSERT_TRUE(store->CommitBatch(batch).ok());
+  EXPECT_EQ(QueryFile(path_, "SELECT count(*) FROM scope_events"), "1");
+  EXPECT_EQ(QueryFile(path_, "SELECT count(*) FROM gpu_events"), "1");
+}
+
+TEST_F(StoreTraceTest, ASessionWithoutEventsLoadsAnEmptyTrace) {
+  std::unique_ptr<Store> store = OpenStore();
+  ASSERT_NE(store, nullptr);
+  ASSERT_TRUE(store->CommitBatch(SessionsBatch()).ok());
+  absl::StatusOr<StoredTrace> trace = store->LoadTrace(2);
+  ASSERT_TRUE(trace.ok()) << trace.status();
+  EXPECT_TRUE(trace->nodes.empty());
+  EXPECT_TRUE(trace->scope_events.empty());
+  EXPECT_TRUE(trace->gpu_events.empty());
+}
+
+TEST_F(StoreTraceTest, EventsSurviveReopening) {
+  {
+    std::unique_ptr<Store> store = OpenStore();
+    ASSERT_NE(store, nullptr);
+    Batch batch = SessionsBatch();
+    batch.scope_events = {{1, 1, 0, 16, 4242, 1, 900, 2000}};
+    ASSERT_TRUE(store->CommitBatch(batch).ok());
+  }
+  std::unique_ptr<Store> store = OpenStore();
+  ASSERT_NE(store, nullptr);
+  absl::StatusOr<StoredTrace> trace = store->LoadTrace(1);
+  ASSERT_TRUE(trace.ok()) << trace.status();
+  ASSERT_EQ(trace->scope_events.size(), 1u);
+  EXPECT_EQ(trace->scope_events[0].end_ns, 2000u);
+  EXPECT_EQ(QueryFile(path_, "PRAGMA integrity_check"), "ok");
+}
+
+}  // namespace
+}  // namespace protond::store
