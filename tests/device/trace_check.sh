@@ -15,7 +15,8 @@ trap 'kill $daemon; wait $daemon; echo "== protond log"; tail -20 "$work/protond
 for _ in $(seq 50); do [ -S "$socket" ] && break; sleep 0.1; done
 
 echo "== data=\"trace\": torch add_ x5 under w_torch, Triton add_one x3 under w_triton"
-(cd "$work" && PYTHONPATH=$bundle/python PROTOND_SOCKET=$socket python3 - <<'PY'
+# Triton's @jit reads its kernel's source: the program must be a file.
+cat >"$work/trace_program.py" <<'PY'
 import json
 import torch
 import triton
@@ -86,4 +87,4 @@ if len(kernels) != 8:
 print("CHECK", "OK" if not problems else "FAILED: " + "; ".join(problems))
 raise SystemExit(1 if problems else 0)
 PY
-)
+(cd "$work" && PYTHONPATH=$bundle/python PROTOND_SOCKET=$socket python3 trace_program.py)
