@@ -3,6 +3,7 @@ finalize() writes."""
 import os
 import subprocess
 import sys
+import time
 
 from conftest import BIN_DIR, children
 
@@ -236,3 +237,29 @@ def test_a_threads_own_scopes_start_from_root(daemon):
     root, _ = daemon.hatchet("threads")
     assert {name: node["metrics"] for name, node in children(root).items()} == {
         "train": {"n": 1}, "worker": {"n": 1}}
+
+
+def test_a_program_killed_mid_session_keeps_its_profile_in_protond(daemon):
+    # No finalize(), no .hatchet file: the records are in shared memory, and protond reads them
+    # after the process is gone.
+    run = daemon.run("""
+        import os, signal
+        import protond.profiler as proton
+        proton.start("crashing")
+        with proton.scope("before_crash", metrics={"steps": 3}):
+            pass
+        proton.enter_scope("open_at_crash")
+        os.kill(os.getpid(), signal.SIGKILL)
+    """)
+    assert run.returncode == -9
+    protonctl = [os.path.join(BIN_DIR, "protonctl"), "--socket", daemon.socket]
+    for _ in range(100):
+        tree = subprocess.run(protonctl + ["tree", "1", "-m", "count,steps"],
+                              capture_output=True, text=True, timeout=30)
+        if "before_crash" in tree.stdout:
+            break
+        time.sleep(0.05)
+    assert tree.returncode == 0, tree.stderr
+    line = next(line for line in tree.stdout.splitlines() if "before_crash" in line)
+    assert line.split()[:2] == ["1", "3"], tree.stdout
+    assert not os.path.exists(os.path.join(daemon.directory, "crashing.hatchet"))
