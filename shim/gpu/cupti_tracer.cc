@@ -102,6 +102,9 @@ void OnGraphNode(Tracer& tracer, CUpti_CallbackId id, const CUpti_ResourceData& 
   switch (id) {
     case CUPTI_CBID_RESOURCE_GRAPHNODE_CREATED:
       tracer.graphs.NodeCreated(node, tracer.host->current_context());
+      // Nodes are also added by calls protond does not follow (cuGraphAddKernelNode), whose
+      // return would not forget the context provider's answer: forget it now.
+      tracer.host->api_returned(/*kernel_launch=*/0);
       break;
     case CUPTI_CBID_RESOURCE_GRAPHNODE_CLONED:
       tracer.graphs.NodeCloned(node, GraphNodeId(graph->originalNode));

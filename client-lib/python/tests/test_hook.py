@@ -168,3 +168,25 @@ def test_without_triton_the_hook_says_so_once_and_profiling_goes_on(daemon):
     assert run.stderr.count('hook="triton" does nothing') == 1
     root, _ = daemon.hatchet("plain")
     assert children(root)["work"]["metrics"] == {"n": 1}
+
+
+def test_a_bad_metadata_value_is_reported_once_and_the_launch_goes_on(monkeypatch, capsys):
+    monkeypatch.syspath_prepend(PACKAGE_DIR)
+    from protond import _shim
+    from protond.profiler import hook
+
+    shim = _RecordingShim()
+    monkeypatch.setattr(_shim, "library", lambda: shim)
+
+    class LazyDict:
+        def __init__(self, data):
+            self.data, self.extras = data, [None]
+
+        def get(self):
+            return self.data
+
+    launch = hook.TritonLaunchHook()
+    for _ in range(2):
+        launch.enter(LazyDict({"name": "k", "flops": "many", "bytes": 8}))
+    assert shim.calls == [("launch", b"k"), ("int", b"bytes", 8)] * 2
+    assert capsys.readouterr().err.count("launch_metadata's 'flops' is not recorded") == 1

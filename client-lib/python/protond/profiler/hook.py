@@ -22,6 +22,7 @@ class TritonLaunchHook:
     def __init__(self):
         self._lib = _shim.library()
         self._names = {}  # kernel name -> its bytes, encoded once
+        self._refused = set()  # metric keys already reported as not recordable
 
     def enter(self, lazy_dict):
         # Triton's LazyDict holds the kernel's own name and, when the kernel has launch_metadata,
@@ -33,7 +34,13 @@ class TritonLaunchHook:
         if self._lib.protond_launch_enter(self._encoded(metadata["name"])) != _shim.OK:
             return  # no GPU tracing: no kernel node to put metrics on
         for key in METRICS.intersection(metadata):
-            _scope._add_metric(self._lib, key, metadata[key])
+            try:
+                _scope._add_metric(self._lib, key, metadata[key])
+            except (TypeError, ValueError) as error:  # never fail the launch: say so, once
+                if key not in self._refused:
+                    self._refused.add(key)
+                    print(f"protond.profiler: launch_metadata's {key!r} is not recorded: "
+                          f"{error}", file=sys.stderr)
 
     def _encoded(self, name):
         encoded = self._names.get(name)
