@@ -44,7 +44,7 @@ BENCHMARK(BM_RdtscPairFloor);
 void BM_ScopePairRecording(benchmark::State& state) {
   auto region = protond::ring::WritableRegion::Create({1, 1u << 24});
   protond::shim::Recorder recorder(&*region);
-  recorder.Activate(1);
+  recorder.StartRecording(1);
   int64_t pairs = 0;
   for (auto _ : state) {
     recorder.EnterScope("step");
@@ -60,7 +60,7 @@ BENCHMARK(BM_ScopePairRecording);
 void BM_NestedScopePairRecording(benchmark::State& state) {
   auto region = protond::ring::WritableRegion::Create({1, 1u << 24});
   protond::shim::Recorder recorder(&*region);
-  recorder.Activate(1);
+  recorder.StartRecording(1);
   recorder.EnterScope("outer");
   int64_t pairs = 0;
   for (auto _ : state) {

@@ -10,6 +10,7 @@
 #include <pthread.h>
 #include <sys/single_threaded.h>
 
+#include <array>
 #include <atomic>
 #include <chrono>
 #include <cstdio>
@@ -40,15 +41,54 @@ struct Shim {
   Recorder recorder{&region};
   ControlLoader control;
   GpuTracing gpu{&recorder};
-  std::mutex pause_mutex;  // serializes pausing, resuming and stopping
-  // A session of this process that records nothing for now (written under pause_mutex).
-  std::atomic<uint64_t> paused_session{0};
+  std::mutex sessions_mutex;  // serializes starting, pausing, resuming and stopping sessions
+  // This process's open sessions, recording or paused, in the order they started, then zeros.
+  // Written under sessions_mutex; read without it (a forked child may find it held).
+  std::array<std::atomic<uint64_t>, kMaxSessions> own_sessions{};
 };
 
-// The session this process records into, whether it is paused or not (0: none).
-uint64_t OwnSession(Shim* shim) {
-  const uint64_t recording = shim->recorder.session_id();
-  return recording != 0 ? recording : shim->paused_session.load();
+bool OwnsSession(Shim* shim, uint64_t session_id) {
+  for (const std::atomic<uint64_t>& own : shim->own_sessions) {
+    if (session_id != 0 && own.load() == session_id) return true;
+  }
+  return false;
+}
+
+// The earliest of this process's open sessions (0: none): the one protonctl run started, while
+// it is open.
+uint64_t FirstOwnSession(Shim* shim) { return shim->own_sessions[0].load(); }
+
+// Under sessions_mutex. False when kMaxSessions sessions are open.
+bool AddOwnSession(Shim* shim, uint64_t session_id) {
+  for (std::atomic<uint64_t>& own : shim->own_sessions) {
+    if (own.load() == 0) {
+      own.store(session_id);
+      return true;
+    }
+  }
+  return false;
+}
+
+// Under sessions_mutex. Keeps the rest in start order.
+void RemoveOwnSession(Shim* shim, uint64_t session_id) {
+  auto& own = shim->own_sessions;
+  size_t kept = 0;
+  for (size_t i = 0; i < own.size(); ++i) {
+    const uint64_t id = own[i].load();
+    if (id != 0 && id != session_id) own[kept++].store(id);
+  }
+  while (kept < own.size()) own[kept++].store(0);
+}
+
+// Under sessions_mutex: `session_id` records nothing more. GPU work that completed so far is
+// delivered first (to every recording session); tracing ends with the last recording session.
+void StopRecording(Shim* shim, uint64_t session_id) {
+  if (shim->recorder.RecordingSessions().size() > 1) {
+    shim->gpu.Flush();
+  } else {
+    shim->gpu.SessionStopping();
+  }
+  shim->recorder.StopRecording(session_id);
 }
 
 // Set once by the load-time constructor; never freed, so that threads still running during exit
@@ -79,7 +119,7 @@ void WaitForDaemonAtExit() {
   Shim* shim = g_shim.load();
   // A forked child has no control thread (only the thread that forked survives): nothing to do.
   if (shim == nullptr || shim->recorder.disabled()) return;
-  if (OwnSession(shim) != 0 && shim->region.HasRecords()) {
+  if (FirstOwnSession(shim) != 0 && shim->region.HasRecords()) {
     std::string error;
     ProtondControl* control = shim->control.Load(&error);
     const auto wait_ms = static_cast<uint32_t>(EnvUint("PROTOND_EXIT_WAIT_MS", 3000));
@@ -108,8 +148,10 @@ void WaitForDaemonAtExit() {
   // it, so that the profile begins where Proton's would.
   const bool paused = session_id != 0 && EnvUint("PROTOND_SESSION_PAUSED", 0) != 0;
   auto* shim = new Shim(std::move(*region), session_id);
-  shim->recorder.Activate(paused ? 0 : session_id);
-  if (paused) shim->paused_session = session_id;
+  if (session_id != 0) {
+    AddOwnSession(shim, session_id);
+    if (!paused) shim->recorder.StartRecording(session_id);
+  }
   g_shim.store(shim);
   // The CUDA driver loads its injection library at initialization and calls InitializeInjection:
   // that is how the shim learns that the process uses CUDA. NVTX likewise loads its injection at
@@ -140,12 +182,14 @@ protond_result Fail(protond_result result, const std::string& message) {
   return result;
 }
 
+protond_result ShimDisabled() {
+  return Fail(PROTOND_ERR_UNAVAILABLE, "the protond shim is disabled in this process");
+}
+
 // Runs one session call of the control library, loading it first if needed.
 template <typename Call>
 protond_result CallControl(Shim* shim, Call call) {
-  if (shim == nullptr) {
-    return Fail(PROTOND_ERR_UNAVAILABLE, "the protond shim is disabled in this process");
-  }
+  if (shim == nullptr) return ShimDisabled();
   std::string error;
   ProtondControl* control = shim->control.Load(&error);
   if (control == nullptr) return Fail(PROTOND_ERR_UNAVAILABLE, error);
@@ -166,13 +210,25 @@ protond_result StartSession(const char* name, const char* data, uint64_t* sessio
                 std::string("unknown session data '") + data + "' (known: tree, trace)");
   }
   Shim* shim = g_shim.load();
+  if (shim == nullptr) return ShimDisabled();
+  std::lock_guard<std::mutex> lock(shim->sessions_mutex);
+  if (shim->own_sessions.back().load() != 0) {
+    std::string open;
+    for (const std::atomic<uint64_t>& own : shim->own_sessions) {
+      open += (open.empty() ? "" : ", ") + std::to_string(own.load());
+    }
+    return Fail(PROTOND_ERR_UNAVAILABLE, "this process has " + std::to_string(kMaxSessions) +
+                                             " sessions open already (" + open +
+                                             "); stop one before starting another");
+  }
   const protond_result result = CallControl(shim, [&](const ProtondControlApi& api,
                                                       ProtondControl* control, char* error,
                                                       size_t error_bytes) {
     return api.start_session(control, name, data_mode == "trace", session_id, error, error_bytes);
   });
   if (result == PROTOND_OK) {
-    shim->recorder.Activate(*session_id);
+    AddOwnSession(shim, *session_id);
+    shim->recorder.StartRecording(*session_id);
     shim->gpu.SessionStarted();
   }
   return result;
@@ -185,37 +241,33 @@ protond_result NotThisProcess(uint64_t session_id) {
 
 protond_result PauseSession(uint64_t session_id) {
   Shim* shim = g_shim.load();
-  if (shim == nullptr || session_id == 0) return NotThisProcess(session_id);
-  std::lock_guard<std::mutex> lock(shim->pause_mutex);
-  if (shim->paused_session == session_id) return PROTOND_OK;
-  if (shim->recorder.session_id() != session_id) return NotThisProcess(session_id);
-  shim->gpu.SessionStopping();
-  shim->recorder.Activate(0);
-  shim->paused_session = session_id;
+  if (shim == nullptr) return NotThisProcess(session_id);
+  std::lock_guard<std::mutex> lock(shim->sessions_mutex);
+  if (!OwnsSession(shim, session_id)) return NotThisProcess(session_id);
+  if (shim->recorder.IsRecording(session_id)) StopRecording(shim, session_id);
   return PROTOND_OK;
 }
 
 protond_result ResumeSession(uint64_t session_id) {
   Shim* shim = g_shim.load();
-  if (shim == nullptr || session_id == 0) return NotThisProcess(session_id);
-  std::lock_guard<std::mutex> lock(shim->pause_mutex);
-  if (shim->recorder.session_id() == session_id) return PROTOND_OK;
-  if (shim->paused_session != session_id) return NotThisProcess(session_id);
-  shim->paused_session = 0;
-  shim->recorder.Activate(session_id);
+  if (shim == nullptr) return NotThisProcess(session_id);
+  std::lock_guard<std::mutex> lock(shim->sessions_mutex);
+  if (!OwnsSession(shim, session_id)) return NotThisProcess(session_id);
+  if (shim->recorder.IsRecording(session_id)) return PROTOND_OK;
+  // A slot is free: no more sessions record than are open.
+  shim->recorder.StartRecording(session_id);
   shim->gpu.SessionStarted();
   return PROTOND_OK;
 }
 
 protond_result StopSession(uint64_t session_id) {
   Shim* shim = g_shim.load();
-  if (shim == nullptr || session_id == 0) return NotThisProcess(session_id);
+  if (shim == nullptr) return NotThisProcess(session_id);
   {
-    std::lock_guard<std::mutex> lock(shim->pause_mutex);
-    if (OwnSession(shim) != session_id) return NotThisProcess(session_id);
-    shim->paused_session = 0;
-    shim->gpu.SessionStopping();
-    shim->recorder.Activate(0);
+    std::lock_guard<std::mutex> lock(shim->sessions_mutex);
+    if (!OwnsSession(shim, session_id)) return NotThisProcess(session_id);
+    if (shim->recorder.IsRecording(session_id)) StopRecording(shim, session_id);
+    RemoveOwnSession(shim, session_id);
   }
   return CallControl(shim, [&](const ProtondControlApi& api, ProtondControl* control, char* error,
                                size_t error_bytes) {
@@ -225,7 +277,8 @@ protond_result StopSession(uint64_t session_id) {
 
 protond_result Flush() {
   Shim* shim = g_shim.load();
-  const uint64_t session_id = shim != nullptr ? OwnSession(shim) : 0;
+  // The daemon drains every lane of the process, whichever session is named.
+  const uint64_t session_id = shim != nullptr ? FirstOwnSession(shim) : 0;
   if (session_id == 0) return PROTOND_INACTIVE;
   shim->gpu.Flush();
   return CallControl(shim, [&](const ProtondControlApi& api, ProtondControl* control, char* error,
@@ -243,7 +296,7 @@ protond_result ExportSession(uint64_t session_id, const char* format, const char
                                                   "' (known: hatchet, chrome_trace)");
   }
   Shim* shim = g_shim.load();
-  if (shim != nullptr && session_id != 0 && OwnSession(shim) == session_id) {
+  if (shim != nullptr && OwnsSession(shim, session_id)) {
     if (const protond_result flushed = Flush(); flushed != PROTOND_OK) return flushed;
   }
   return CallControl(shim, [&](const ProtondControlApi& api, ProtondControl* control, char* error,
@@ -350,7 +403,7 @@ PROTOND_EXPORT protond_result protond_session_export(uint64_t session_id, const 
 
 PROTOND_EXPORT uint64_t protond_current_session(void) {
   protond::shim::Shim* shim = protond::shim::g_shim.load();
-  return shim != nullptr ? protond::shim::OwnSession(shim) : 0;
+  return shim != nullptr ? protond::shim::FirstOwnSession(shim) : 0;
 }
 
 PROTOND_EXPORT const char* protond_last_error(void) { return protond::shim::LastError(); }

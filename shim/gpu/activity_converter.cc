@@ -53,15 +53,16 @@ std::optional<uint32_t> GraphCaptures::CaptureContext(uint64_t node_id) const {
   return it->second;
 }
 
-std::optional<record::GpuActivityRecord> ActivityConverter::Convert(
-    const CUpti_Activity& activity) {
+std::optional<record::GpuActivityRecord> ActivityConverter::Convert(const CUpti_Activity& activity,
+                                                                    uint32_t* recording_set) {
   switch (activity.kind) {
     case CUPTI_ACTIVITY_KIND_KERNEL:
     case CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL: {
       const auto& k = reinterpret_cast<const CUpti_ActivityKernel10&>(activity);
       std::optional<record::GpuActivityRecord> out =
           Make({Kind::kKernel, 0, k.start, k.end, 0, k.graphNodeId, k.correlationId, k.deviceId,
-                k.streamId, k.graphId});
+                k.streamId, k.graphId},
+               recording_set);
       if (!out) return out;
       if (out->name_id == 0)
         out->name_id = KernelNameId(k.name != nullptr ? k.name : "<unnamed kernel>");
@@ -76,31 +77,37 @@ std::optional<record::GpuActivityRecord> ActivityConverter::Convert(
     case CUPTI_ACTIVITY_KIND_MEMCPY: {
       const auto& c = reinterpret_cast<const CUpti_ActivityMemcpy6&>(activity);
       return Make({Kind::kMemcpy, CopyKindOf(c.copyKind), c.start, c.end, c.bytes, c.graphNodeId,
-                   c.correlationId, c.deviceId, c.streamId, c.graphId});
+                   c.correlationId, c.deviceId, c.streamId, c.graphId},
+                  recording_set);
     }
     case CUPTI_ACTIVITY_KIND_MEMCPY2: {
       const auto& c = reinterpret_cast<const CUpti_ActivityMemcpyPtoP4&>(activity);
       return Make({Kind::kMemcpy, CopyKindOf(c.copyKind), c.start, c.end, c.bytes, c.graphNodeId,
-                   c.correlationId, c.deviceId, c.streamId, c.graphId});
+                   c.correlationId, c.deviceId, c.streamId, c.graphId},
+                  recording_set);
     }
     case CUPTI_ACTIVITY_KIND_MEMSET: {
       const auto& m = reinterpret_cast<const CUpti_ActivityMemset4&>(activity);
       return Make({Kind::kMemset, 0, m.start, m.end, m.bytes, m.graphNodeId, m.correlationId,
-                   m.deviceId, m.streamId, m.graphId});
+                   m.deviceId, m.streamId, m.graphId},
+                  recording_set);
     }
     default:
       return std::nullopt;
   }
 }
 
-std::optional<record::GpuActivityRecord> ActivityConverter::Make(const Common& c) {
+std::optional<record::GpuActivityRecord> ActivityConverter::Make(const Common& c,
+                                                                 uint32_t* recording_set) {
   // A forced flush hands out work the GPU has not finished, with its times unset.
   if (c.start == 0 || c.end == 0) {
     stats_.incomplete++;
     return std::nullopt;
   }
   uint32_t kernel_name_id = 0;
-  uint32_t context = LaunchTarget(LaunchContext(c.correlation_id), &kernel_name_id);
+  const Launch launch = LaunchOf(c.correlation_id);
+  *recording_set = launch.recording_set;
+  uint32_t context = LaunchTarget(launch.context_id, &kernel_name_id);
   if (c.graph_node_id != 0) {
     std::optional<uint32_t> capture = graphs_.CaptureContext(c.graph_node_id);
     if (capture) {
@@ -123,11 +130,11 @@ std::optional<record::GpuActivityRecord> ActivityConverter::Make(const Common& c
   return out;
 }
 
-uint32_t ActivityConverter::LaunchContext(uint32_t correlation_id) {
-  std::optional<uint32_t> context = correlations_.Find(correlation_id);
-  if (context) return *context;
+Launch ActivityConverter::LaunchOf(uint32_t correlation_id) {
+  std::optional<Launch> launch = correlations_.Find(correlation_id);
+  if (launch) return *launch;
   stats_.launches_not_seen++;
-  return record::kRootContextId;
+  return {record::kRootContextId, kLaunchNotSeen};
 }
 
 uint32_t ActivityConverter::LaunchTarget(uint32_t context, uint32_t* kernel_name_id) {

@@ -65,8 +65,10 @@ class ActivityConverter {
         clock_offset_ns_(clock_offset_ns) {}
 
   // The record for one CUPTI activity, or nullopt for kinds protond does not record and for
-  // incomplete ones (counted).
-  std::optional<record::GpuActivityRecord> Convert(const CUpti_Activity& activity);
+  // incomplete ones (counted). `*recording_set` is the one taken at its launch, kLaunchNotSeen
+  // when the launch was not seen.
+  std::optional<record::GpuActivityRecord> Convert(const CUpti_Activity& activity,
+                                                   uint32_t* recording_set);
 
   const ConverterStats& stats() const { return stats_; }
 
@@ -79,8 +81,9 @@ class ActivityConverter {
   };
   // The record, attributed; for work launched from a launch frame, name_id is the frame's
   // kernel name.
-  std::optional<record::GpuActivityRecord> Make(const Common& common);
-  uint32_t LaunchContext(uint32_t correlation_id);
+  std::optional<record::GpuActivityRecord> Make(const Common& common, uint32_t* recording_set);
+  // The launch's context and recording set; ROOT and kLaunchNotSeen for a launch not seen.
+  Launch LaunchOf(uint32_t correlation_id);
   // host_.launch_target, remembered.
   uint32_t LaunchTarget(uint32_t context, uint32_t* kernel_name_id);
   uint32_t CapturedContext(uint32_t launch_context, uint32_t capture_context);

@@ -48,6 +48,7 @@ extern const ProtondGpuHost kHost;
 
 const ProtondGpuHost kHost = {
     /*current_context=*/[] { return 0u; },
+    /*recording_set=*/[] { return 0u; },
     /*api_returned=*/[](int) {},
     /*launch_target=*/
     [](uint32_t context, uint32_t* kernel_name_id) {
@@ -71,7 +72,7 @@ const ProtondGpuHost kHost = {
       g_host->intern_kernel_calls++;
       return g_host->kernel_names.try_emplace(name, g_host->kernel_names.size() + 1).first->second;
     },
-    /*write_activity=*/[](const record::GpuActivityRecord*) {},
+    /*write_activity=*/[](const record::GpuActivityRecord*, uint32_t) {},
     /*write_notice=*/[](const char*) {},
     /*count_dropped=*/[](uint64_t) {},
     /*write_device_info=*/[](uint32_t, const record::DeviceInfoRecord*, const char*) {},
@@ -104,18 +105,19 @@ class ActivityConverterTest : public ::testing::Test {
   }
 
   std::optional<record::GpuActivityRecord> Convert(const void* activity) {
-    return converter_.Convert(*static_cast<const CUpti_Activity*>(activity));
+    return converter_.Convert(*static_cast<const CUpti_Activity*>(activity), &recording_set_);
   }
 
   FakeHost host_;
   CorrelationMap correlations_;
   GraphCaptures graphs_;
   ActivityConverter converter_{kHost, correlations_, graphs_, kOffsetNs};
+  uint32_t recording_set_ = 0;  // of the last Convert
 };
 
 TEST_F(ActivityConverterTest, KernelLandsUnderTheLaunchingContext) {
   const uint32_t train = host_.Intern(0, "train");
-  correlations_.Put(42, train);
+  correlations_.Put(42, train, 5);
   const CUpti_ActivityKernel10 kernel = Kernel(42, "gemm");
 
   std::optional<record::GpuActivityRecord> out = Convert(&kernel);
@@ -132,6 +134,7 @@ TEST_F(ActivityConverterTest, KernelLandsUnderTheLaunchingContext) {
   EXPECT_EQ(out->grid[0], 128u);
   EXPECT_EQ(out->grid[1], 2u);
   EXPECT_EQ(out->block[0], 256u);
+  EXPECT_EQ(recording_set_, 5u);  // the sessions recording at the launch
   EXPECT_EQ(converter_.stats().launches_not_seen, 0u);
 }
 
@@ -155,6 +158,7 @@ TEST_F(ActivityConverterTest, UnseenLaunchGoesUnderRootAndIsCounted) {
   std::optional<record::GpuActivityRecord> out = Convert(&kernel);
   ASSERT_TRUE(out);
   EXPECT_EQ(out->header.aux, record::kRootContextId);
+  EXPECT_EQ(recording_set_, kLaunchNotSeen);
   EXPECT_EQ(converter_.stats().launches_not_seen, 1u);
 }
 
@@ -215,7 +219,7 @@ TEST_F(ActivityConverterTest, ReplayedKernelSitsUnderCapturedAtAndTheCaptureScop
   const uint32_t step = host_.Intern(0, "step");
   graphs_.NodeCreated(/*node_id=*/10, build);
   graphs_.NodeCloned(/*node_id=*/11, /*original_id=*/10);  // instantiation
-  correlations_.Put(5, step);
+  correlations_.Put(5, step, 0);
   CUpti_ActivityKernel10 kernel = Kernel(5, "k");
   kernel.graphNodeId = 11;
   kernel.graphId = 3;
@@ -234,7 +238,7 @@ TEST_F(ActivityConverterTest, ReplayedKernelSitsUnderCapturedAtAndTheCaptureScop
 TEST_F(ActivityConverterTest, KernelFromALaunchFrameIsTheFrameUnderItsParent) {
   const uint32_t step = host_.Intern(0, "step");
   const uint32_t frame = host_.LaunchFrame(step, "matmul_128x128");
-  correlations_.Put(8, frame);
+  correlations_.Put(8, frame, 0);
   const CUpti_ActivityKernel10 kernel = Kernel(8, "matmul_kernel");
 
   std::optional<record::GpuActivityRecord> out = Convert(&kernel);
@@ -249,7 +253,7 @@ TEST_F(ActivityConverterTest, KernelFromALaunchFrameIsTheFrameUnderItsParent) {
 
 TEST_F(ActivityConverterTest, CopyFromALaunchFrameGoesUnderItsParent) {
   const uint32_t step = host_.Intern(0, "step");
-  correlations_.Put(9, host_.LaunchFrame(step, "k"));
+  correlations_.Put(9, host_.LaunchFrame(step, "k"), 0);
   CUpti_ActivityMemcpy6 copy;
   std::memset(&copy, 0, sizeof(copy));
   copy.kind = CUPTI_ACTIVITY_KIND_MEMCPY;
@@ -267,7 +271,7 @@ TEST_F(ActivityConverterTest, CopyFromALaunchFrameGoesUnderItsParent) {
 TEST_F(ActivityConverterTest, ReplayedKernelCapturedInALaunchFrameTakesItsName) {
   const uint32_t build = host_.Intern(0, "build_graph");
   graphs_.NodeCreated(/*node_id=*/10, host_.LaunchFrame(build, "renamed"));
-  correlations_.Put(5, host_.Intern(0, "step"));
+  correlations_.Put(5, host_.Intern(0, "step"), 0);
   CUpti_ActivityKernel10 kernel = Kernel(5, "k");
   kernel.graphNodeId = 10;
 
@@ -280,7 +284,7 @@ TEST_F(ActivityConverterTest, ReplayedKernelCapturedInALaunchFrameTakesItsName) 
 
 TEST_F(ActivityConverterTest, GraphCapturedBeforeTracingStaysUnderTheLaunchScope) {
   const uint32_t step = host_.Intern(0, "step");
-  correlations_.Put(5, step);
+  correlations_.Put(5, step, 0);
   CUpti_ActivityKernel10 kernel = Kernel(5, "k");
   kernel.graphNodeId = 77;
   std::optional<record::GpuActivityRecord> out = Convert(&kernel);
@@ -312,10 +316,17 @@ TEST(GraphCapturesTest, DestroyedNodesAreForgottenOnlyOnceRetired) {
 TEST(CorrelationMapTest, AnOverwrittenSlotIsAMissNotAWrongContext) {
   CorrelationMap map;
   ASSERT_TRUE(map.ok());
-  map.Put(7, 3);
-  EXPECT_EQ(map.Find(7), 3u);
-  map.Put(7 + (1u << CorrelationMap::kSlotBits), 9);
+  EXPECT_FALSE(map.Find(7));  // never put
+  map.Put(7, 3, 0x12345);
+  ASSERT_TRUE(map.Find(7));
+  EXPECT_EQ(map.Find(7)->context_id, 3u);
+  EXPECT_EQ(map.Find(7)->recording_set, 0x2345u);  // the low 16 bits
+  const uint32_t high_id = 0xfff00007;             // the same slot, every id bit above it set
+  map.Put(high_id, UINT32_MAX - 1, 0xffff);
   EXPECT_FALSE(map.Find(7));
+  ASSERT_TRUE(map.Find(high_id));
+  EXPECT_EQ(map.Find(high_id)->context_id, UINT32_MAX - 1);
+  EXPECT_EQ(map.Find(high_id)->recording_set, 0xffffu);
   EXPECT_FALSE(map.Find(0));
 }
 

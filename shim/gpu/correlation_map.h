@@ -1,6 +1,7 @@
 // Maps a CUPTI correlation id to the context that was current on the thread that made the API
-// call, from the launch callback (an application thread, so: one atomic store, no lock, no
-// allocation) to the buffer-completion thread, which reads it when the activity record arrives.
+// call and the recording set (which sessions recorded) at that moment, from the launch callback
+// (an application thread, so: one atomic store, no lock, no allocation) to the buffer-completion
+// thread, which reads it when the activity record arrives.
 // A fixed table indexed by the id's low bits: an entry is overwritten once 2^kSlotBits later
 // calls have been made, long after its record has normally arrived; a lookup that finds another
 // id reports a miss rather than a wrong context.
@@ -15,6 +16,11 @@
 
 namespace protond::shim::gpu {
 
+struct Launch {
+  uint32_t context_id;
+  uint32_t recording_set;  // its low 16 bits (see ProtondGpuHost::recording_set)
+};
+
 class CorrelationMap {
  public:
   static constexpr int kSlotBits = 20;  // 8 MiB of slots, touched lazily
@@ -23,21 +29,27 @@ class CorrelationMap {
   CorrelationMap() : slots_(static_cast<std::atomic<uint64_t>*>(std::calloc(kSlots, 8))) {}
   bool ok() const { return slots_ != nullptr; }
 
-  void Put(uint32_t correlation_id, uint32_t context_id) {
-    slots_[correlation_id & kMask].store(uint64_t{correlation_id} << 32 | context_id,
-                                         std::memory_order_release);
+  // An entry: the id's bits above the slot index (the index holds the rest), a bit that marks the
+  // slot used, the recording set's low 16 bits, and the context.
+  void Put(uint32_t correlation_id, uint32_t context_id, uint32_t recording_set) {
+    const uint64_t entry = uint64_t{correlation_id >> kSlotBits} << kIdShift | kUsed |
+                           uint64_t{recording_set & 0xffff} << 32 | context_id;
+    slots_[correlation_id & kMask].store(entry, std::memory_order_release);
   }
 
-  std::optional<uint32_t> Find(uint32_t correlation_id) const {
+  std::optional<Launch> Find(uint32_t correlation_id) const {
     const uint64_t entry = slots_[correlation_id & kMask].load(std::memory_order_acquire);
-    // Id 0 is never given out by CUPTI, so an empty slot never matches.
-    if (entry >> 32 != correlation_id || correlation_id == 0) return std::nullopt;
-    return static_cast<uint32_t>(entry);
+    if ((entry & kUsed) == 0 || entry >> kIdShift != correlation_id >> kSlotBits) {
+      return std::nullopt;
+    }
+    return Launch{static_cast<uint32_t>(entry), static_cast<uint32_t>(entry >> 32) & 0xffff};
   }
 
  private:
   static constexpr uint32_t kSlots = 1u << kSlotBits;
   static constexpr uint32_t kMask = kSlots - 1;
+  static constexpr int kIdShift = 64 - (32 - kSlotBits);
+  static constexpr uint64_t kUsed = uint64_t{1} << 48;
   struct Free {
     void operator()(std::atomic<uint64_t>* p) const { std::free(p); }
   };

@@ -151,7 +151,8 @@ void CUPTIAPI OnCallback(void*, CUpti_CallbackDomain domain, CUpti_CallbackId id
   }
   const auto* call = static_cast<const CUpti_CallbackData*>(data);
   if (call->callbackSite == CUPTI_API_ENTER) {
-    tracer.correlations.Put(call->correlationId, tracer.host->current_context());
+    tracer.correlations.Put(call->correlationId, tracer.host->current_context(),
+                            tracer.host->recording_set());
   } else {
     tracer.host->api_returned(IsKernelLaunch(domain, id));
   }
@@ -194,8 +195,10 @@ void CUPTIAPI OnBufferCompleted(CUcontext context, uint32_t stream_id, uint8_t* 
     CUpti_Activity* activity = nullptr;
     while (tracer.converter &&
            cuptiActivityGetNextRecord(buffer, valid_bytes, &activity) == CUPTI_SUCCESS) {
-      std::optional<record::GpuActivityRecord> converted = tracer.converter->Convert(*activity);
-      if (converted) tracer.host->write_activity(&*converted);
+      uint32_t recording_set = kLaunchNotSeen;
+      std::optional<record::GpuActivityRecord> converted =
+          tracer.converter->Convert(*activity, &recording_set);
+      if (converted) tracer.host->write_activity(&*converted, recording_set);
     }
     if (tracer.converter) {
       ReportConverterStats(tracer);
@@ -327,6 +330,6 @@ constexpr ProtondGpuApi kApi = {kGpuApiVersion, Start, Stop, Flush};
 }  // namespace
 }  // namespace protond::shim::gpu
 
-extern "C" __attribute__((visibility("default"))) const ProtondGpuApi* protond_gpu_api_v3() {
+extern "C" __attribute__((visibility("default"))) const ProtondGpuApi* protond_gpu_api_v4() {
   return &protond::shim::gpu::kApi;
 }

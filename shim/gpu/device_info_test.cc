@@ -100,12 +100,13 @@ const CudaDeviceDriver kDriver = {
 
 const ProtondGpuHost kHost = {
     /*current_context=*/[] { return 0u; },
+    /*recording_set=*/[] { return 0u; },
     /*api_returned=*/[](int) {},
     /*launch_target=*/[](uint32_t context, uint32_t*) { return context; },
     /*intern_context=*/[](uint32_t, const char*) { return 0u; },
     /*context_name=*/[](uint32_t, uint32_t*) { return ""; },
     /*intern_kernel_name=*/[](const char*) { return 0u; },
-    /*write_activity=*/[](const record::GpuActivityRecord*) {},
+    /*write_activity=*/[](const record::GpuActivityRecord*, uint32_t) {},
     /*write_notice=*/[](const char* text) { g_driver->notices.push_back(text); },
     /*count_dropped=*/[](uint64_t) {},
     /*write_device_info=*/

@@ -13,15 +13,18 @@
 
 extern "C" {
 
-inline constexpr uint32_t kGpuApiVersion = 3;
+inline constexpr uint32_t kGpuApiVersion = 4;
 inline constexpr char kGpuLibraryName[] = "libprotond_cupti.so";
-inline constexpr char kGpuApiSymbol[] = "protond_gpu_api_v3";
+inline constexpr char kGpuApiSymbol[] = "protond_gpu_api_v4";
 
 // What the shim offers the tracer. Every function may be called from any thread.
 struct ProtondGpuHost {
   // The calling thread's open launch frame, else its innermost scope (record::kRootContextId
   // when none).
   uint32_t (*current_context)();
+  // The number of the current recording set: which sessions record now. Taken at each launch,
+  // so that the launch's work goes, when it is delivered, to the sessions that recorded then.
+  uint32_t (*recording_set)();
   // A followed CUDA call returned on the calling thread (`kernel_launch`: it launched a kernel,
   // and the thread's launch frame, if one is open, is closed).
   void (*api_returned)(int kernel_launch);
@@ -35,9 +38,12 @@ struct ProtondGpuHost {
   const char* (*context_name)(uint32_t context, uint32_t* parent);
   // The id of a kernel name (record::NameClass::kKernel).
   uint32_t (*intern_kernel_name)(const char* name);
-  // Writes into the calling thread's lane, for the running session; a record that does not fit
-  // is counted as dropped. Definitions of the record's context and name are written first.
-  void (*write_activity)(const protond::record::GpuActivityRecord* activity);
+  // Writes into the calling thread's lanes of the sessions that recorded at the launch (the
+  // `recording_set` taken then, or kLaunchNotSeen: those recording now) and still do; a record
+  // that does not fit is counted as dropped. Definitions of the record's context and name are
+  // written first.
+  void (*write_activity)(const protond::record::GpuActivityRecord* activity,
+                         uint32_t recording_set);
   void (*write_notice)(const char* text);
   // Adds `count` records lost before they reached the shim (CUPTI's own drops).
   void (*count_dropped)(uint64_t count);
@@ -46,6 +52,8 @@ struct ProtondGpuHost {
   void (*write_device_info)(uint32_t device_id, const protond::record::DeviceInfoRecord* device,
                             const char* name);
 };
+
+inline constexpr uint32_t kLaunchNotSeen = UINT32_MAX;
 
 struct ProtondGpuApi {
   uint32_t version;  // kGpuApiVersion

@@ -19,6 +19,8 @@ Recorder& HostRecorder() { return *g_host_recorder.load(std::memory_order_acquir
 
 uint32_t HostCurrentContext() { return HostRecorder().CurrentContext(); }
 
+uint32_t HostRecordingSet() { return HostRecorder().RecordingSet(); }
+
 uint32_t HostInternContext(uint32_t parent, const char* name) {
   return HostRecorder().names().InternContext(parent, name);
 }
@@ -46,8 +48,9 @@ uint32_t HostLaunchTarget(uint32_t context, uint32_t* kernel_name_id) {
 
 void HostApiReturned(int kernel_launch) { HostRecorder().ApiCallReturned(kernel_launch != 0); }
 
-void HostWriteActivity(const record::GpuActivityRecord* activity) {
-  HostRecorder().WriteGpuActivity(*activity);
+static_assert(kLaunchNotSeen == Recorder::kUnknownRecordingSet);
+void HostWriteActivity(const record::GpuActivityRecord* activity, uint32_t recording_set) {
+  HostRecorder().WriteGpuActivity(*activity, recording_set);
 }
 
 void HostWriteNotice(const char* text) { HostRecorder().WriteNotice(text); }
@@ -65,10 +68,10 @@ void HostWriteDeviceInfo(uint32_t device_id, const record::DeviceInfoRecord* dev
 GpuTracing* g_exit_tracing = nullptr;
 void StopAtExit() { g_exit_tracing->SessionStopping(); }
 
-constexpr ProtondGpuHost kHost = {HostCurrentContext, HostApiReturned, HostLaunchTarget,
-                                  HostInternContext,  HostContextName, HostInternKernelName,
-                                  HostWriteActivity,  HostWriteNotice, HostCountDropped,
-                                  HostWriteDeviceInfo};
+constexpr ProtondGpuHost kHost = {HostCurrentContext,   HostRecordingSet,   HostApiReturned,
+                                  HostLaunchTarget,     HostInternContext,  HostContextName,
+                                  HostInternKernelName, HostWriteActivity,  HostWriteNotice,
+                                  HostCountDropped,     HostWriteDeviceInfo};
 
 }  // namespace
 
@@ -81,7 +84,7 @@ void GpuTracing::CudaInitialized() {
     std::lock_guard<std::mutex> lock(mutex_);
     cuda_initialized_ = true;
   }
-  if (recorder_->session_id() != 0) SessionStarted();
+  if (recorder_->recording()) SessionStarted();
 }
 
 bool GpuTracing::CudaInUse() {

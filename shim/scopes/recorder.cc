@@ -4,6 +4,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <algorithm>
+#include <bit>
 #include <cstring>
 #include <string>
 
@@ -23,7 +25,9 @@ pthread_once_t g_thread_key_once = PTHREAD_ONCE_INIT;
 
 void DestroyThreadRecorder(void* pointer) {
   auto* thread = static_cast<ThreadRecorder*>(pointer);
-  if (thread->lane.valid()) thread->lane.Release();
+  for (SlotLane& slot_lane : thread->lanes) {
+    if (slot_lane.lane.valid()) slot_lane.lane.Release();
+  }
   tl_thread = nullptr;
   delete thread;
 }
@@ -68,78 +72,90 @@ void SetLastError(std::string message) { CurrentThread().last_error = std::move(
 
 namespace {
 
-// Claims a lane if needed and announces the thread and session in it. On failure the caller's
-// record is lost; the failing write already counted itself, the caller's record is counted here.
-bool PrepareLane(ring::WritableRegion& region, ThreadRecorder& t, uint64_t session) {
-  if (!t.lane.valid()) {
-    t.lane = region.ClaimLane(t.tid);
-    if (!t.lane.valid()) return false;  // counted by ClaimLane
-    t.lane_announced = false;
-    t.context_defined.clear();
-    t.name_defined.clear();
+// Claims the slot's lane if needed and announces the thread and session in it. On failure the
+// caller's record is lost; the failing write already counted itself, the caller's record is
+// counted here.
+bool PrepareLane(ring::WritableRegion& region, uint32_t tid, SlotLane& l, uint64_t session) {
+  if (!l.lane.valid()) {
+    l.lane = region.ClaimLane(tid);
+    if (!l.lane.valid()) return false;  // counted by ClaimLane
+    l.announced = false;
+    l.context_defined.clear();
+    l.name_defined.clear();
   }
-  if (!t.lane_announced) {
-    const record::Header begin = record::MakeThreadBegin(t.tid);
-    if (!t.lane.TryWrite(&begin, sizeof(begin))) return t.lane.CountDropped(), false;
-    t.lane_announced = true;
-    t.lane_session = 0;
+  if (!l.announced) {
+    const record::Header begin = record::MakeThreadBegin(tid);
+    if (!l.lane.TryWrite(&begin, sizeof(begin))) return l.lane.CountDropped(), false;
+    l.announced = true;
+    l.session = 0;
   }
-  if (t.lane_session != session) {
+  if (l.session != session) {
     const auto begin = record::MakeSessionBegin(session);
-    if (!t.lane.TryWrite(&begin, sizeof(begin))) return t.lane.CountDropped(), false;
-    t.lane_session = session;
+    if (!l.lane.TryWrite(&begin, sizeof(begin))) return l.lane.CountDropped(), false;
+    l.session = session;
   }
   return true;
 }
 
-bool DefineContext(NameTable& names, ThreadRecorder& t, uint32_t context_id) {
+bool DefineContext(NameTable& names, SlotLane& l, uint32_t context_id) {
   if (context_id == record::kRootContextId) return true;
-  GrowTo(t.context_defined, context_id);
-  if (t.context_defined[context_id]) return true;
+  GrowTo(l.context_defined, context_id);
+  if (l.context_defined[context_id]) return true;
   const ContextEntry* entry = names.Context(context_id);
-  if (!DefineContext(names, t, entry->parent_id)) return false;
+  if (!DefineContext(names, l, entry->parent_id)) return false;
   uint8_t buffer[record::kMaxRecordBytes];
   const size_t size = record::EncodeContextDef(context_id, entry->parent_id, entry->name, buffer);
-  if (!t.lane.TryWrite(buffer, size)) return false;
-  t.context_defined[context_id] = true;
+  if (!l.lane.TryWrite(buffer, size)) return false;
+  l.context_defined[context_id] = true;
   return true;
 }
 
-bool DefineName(NameTable& names, ThreadRecorder& t, uint32_t name_id, NameClass name_class) {
-  GrowTo(t.name_defined, name_id);
-  if (t.name_defined[name_id]) return true;
+bool DefineName(NameTable& names, SlotLane& l, uint32_t name_id, NameClass name_class) {
+  GrowTo(l.name_defined, name_id);
+  if (l.name_defined[name_id]) return true;
   uint8_t buffer[record::kMaxRecordBytes];
   const size_t size = record::EncodeNameDef(name_id, name_class, names.Name(name_id)->name, buffer);
-  if (!t.lane.TryWrite(buffer, size)) return false;
-  t.name_defined[name_id] = true;
+  if (!l.lane.TryWrite(buffer, size)) return false;
+  l.name_defined[name_id] = true;
   return true;
 }
 
-// Writes `record` after whatever it refers to; exactly one drop is counted per lost record.
+// Writes `record` into the thread's lane of `slot`, after whatever it refers to; exactly one drop
+// is counted per lost record.
 template <typename Record>
-protond_result WriteRecord(Recorder& recorder, ThreadRecorder& t, uint64_t session,
+protond_result WriteRecord(Recorder& recorder, ThreadRecorder& t, uint32_t slot, uint64_t session,
                            uint32_t context_id, uint32_t name_id, NameClass name_class,
                            const Record& record) {
-  if (!PrepareLane(*recorder.region(), t, session)) return PROTOND_DROPPED;
-  const bool defined = DefineContext(recorder.names(), t, context_id) &&
-                       (name_id == 0 || DefineName(recorder.names(), t, name_id, name_class));
+  SlotLane& l = t.lanes[slot];
+  if (!PrepareLane(*recorder.region(), t.tid, l, session)) return PROTOND_DROPPED;
+  const bool defined = DefineContext(recorder.names(), l, context_id) &&
+                       (name_id == 0 || DefineName(recorder.names(), l, name_id, name_class));
   if (!defined) {
-    t.lane.CountDropped();
+    l.lane.CountDropped();
     return PROTOND_DROPPED;
   }
-  return t.lane.TryWrite(&record, sizeof(record)) ? PROTOND_OK : PROTOND_DROPPED;
+  return l.lane.TryWrite(&record, sizeof(record)) ? PROTOND_OK : PROTOND_DROPPED;
 }
 
 // Writes a record that refers to no definition, which `encode` puts into a buffer of
 // kMaxRecordBytes and whose size it returns; a record that does not fit is counted as dropped.
 template <typename Encode>
-protond_result WriteUnreferenced(ring::WritableRegion& region, uint64_t session, Encode encode) {
-  if (session == 0) return PROTOND_INACTIVE;
+protond_result WriteUnreferenced(ring::WritableRegion& region, uint32_t slot, uint64_t session,
+                                 Encode encode) {
   ThreadRecorder& t = CurrentThread();
-  if (!PrepareLane(region, t, session)) return PROTOND_DROPPED;
+  SlotLane& l = t.lanes[slot];
+  if (!PrepareLane(region, t.tid, l, session)) return PROTOND_DROPPED;
   uint8_t buffer[record::kMaxRecordBytes];
   const size_t size = encode(buffer);
-  return t.lane.TryWrite(buffer, size) ? PROTOND_OK : PROTOND_DROPPED;
+  return l.lane.TryWrite(buffer, size) ? PROTOND_OK : PROTOND_DROPPED;
+}
+
+// Results of one record written for several sessions: OK beats INACTIVE (a session the record
+// was not for), and the first failure beats both.
+protond_result Combine(protond_result so_far, protond_result next) {
+  if (next == PROTOND_INACTIVE) return so_far;
+  if (so_far == PROTOND_INACTIVE || so_far == PROTOND_OK) return next;
+  return so_far;
 }
 
 const ContextCacheEntry& LookupContext(NameTable& names, ThreadRecorder& t, uint32_t parent_id,
@@ -181,6 +197,91 @@ bool IsValidName(const char* name) { return name != nullptr && name[0] != '\0'; 
 
 }  // namespace
 
+bool Recorder::StartRecording(uint64_t session_id) {
+  if (session_id == 0 || disabled() || IsRecording(session_id)) return false;
+  for (std::atomic<uint64_t>& slot : slots_) {
+    if (slot.load(std::memory_order_acquire) == 0) {
+      slot.store(session_id, std::memory_order_release);
+      slot_mask_.fetch_or(1u << (&slot - slots_.data()), std::memory_order_release);
+      PublishRecordingSet();
+      return true;
+    }
+  }
+  return false;
+}
+
+bool Recorder::StopRecording(uint64_t session_id) {
+  for (std::atomic<uint64_t>& slot : slots_) {
+    if (session_id != 0 && slot.load(std::memory_order_acquire) == session_id) {
+      slot_mask_.fetch_and(~(1u << (&slot - slots_.data())), std::memory_order_release);
+      slot.store(0, std::memory_order_release);
+      PublishRecordingSet();
+      return true;
+    }
+  }
+  return false;
+}
+
+bool Recorder::IsRecording(uint64_t session_id) const {
+  for (const std::atomic<uint64_t>& slot : slots_) {
+    if (session_id != 0 && slot.load(std::memory_order_acquire) == session_id) return true;
+  }
+  return false;
+}
+
+bool Recorder::recording() const { return slot_mask_.load(std::memory_order_acquire) != 0; }
+
+std::vector<uint64_t> Recorder::RecordingSessions() const {
+  std::vector<uint64_t> sessions;
+  for (const std::atomic<uint64_t>& slot : slots_) {
+    if (const uint64_t session = slot.load(std::memory_order_acquire); session != 0) {
+      sessions.push_back(session);
+    }
+  }
+  return sessions;
+}
+
+void Recorder::DisableForever() {
+  disabled_.store(true, std::memory_order_release);
+  slot_mask_.store(0, std::memory_order_release);
+  for (std::atomic<uint64_t>& slot : slots_) slot.store(0, std::memory_order_release);
+}
+
+void Recorder::PublishRecordingSet() {
+  const uint32_t number = recording_set_.load(std::memory_order_relaxed) + 1;
+  NumberedSet& set = recording_sets_[number % kRecordingSets];
+  set.number.store(kUnknownRecordingSet, std::memory_order_release);
+  for (uint32_t slot = 0; slot < kMaxSessions; ++slot) {
+    set.sessions[slot].store(slots_[slot].load(std::memory_order_acquire),
+                             std::memory_order_release);
+  }
+  set.number.store(number, std::memory_order_release);
+  recording_set_.store(number, std::memory_order_release);
+}
+
+bool Recorder::SessionsOf(uint32_t number, SessionsBySlot* sessions) const {
+  const NumberedSet& set = recording_sets_[number % kRecordingSets];
+  const uint32_t before = set.number.load(std::memory_order_acquire);
+  for (uint32_t slot = 0; slot < kMaxSessions; ++slot) {
+    (*sessions)[slot] = set.sessions[slot].load(std::memory_order_acquire);
+  }
+  const uint32_t after = set.number.load(std::memory_order_acquire);
+  return before == after && before != kUnknownRecordingSet &&
+         (before & 0xffff) == (number & 0xffff);
+}
+
+template <typename Write>
+protond_result Recorder::ForEachRecording(Write write) {
+  protond_result result = PROTOND_INACTIVE;
+  for (uint32_t mask = slot_mask_.load(std::memory_order_acquire); mask != 0; mask &= mask - 1) {
+    const auto slot = static_cast<uint32_t>(std::countr_zero(mask));
+    // The slot may have been freed since the mask was read.
+    const uint64_t session = slots_[slot].load(std::memory_order_acquire);
+    if (session != 0) result = Combine(result, write(slot, session));
+  }
+  return result;
+}
+
 uint32_t Recorder::InnermostScope(const ThreadRecorder& t) const {
   return t.stack.empty() ? record::kRootContextId : t.stack.back().context_id;
 }
@@ -221,13 +322,17 @@ protond_result Recorder::EnterScope(const char* name) {
   ThreadRecorder& t = CurrentThread();
   if (!IsValidName(name)) return Fail(t, PROTOND_ERR_INVALID_ARGUMENT, "scope name is empty");
   const ContextCacheEntry& context = LookupContext(names_, t, InnermostScope(t), name);
-  const uint64_t session = session_id();
-  protond_result result = PROTOND_INACTIVE;
-  if (session != 0) {
-    result = WriteRecord(*this, t, session, context.context_id, 0, NameClass::kState,
-                         record::MakeTimed(record::Kind::kScopeEnter, context.context_id, NowNs()));
-  }
-  t.stack.push_back({context.context_id, context.name, result == PROTOND_OK ? session : 0});
+  OpenScope scope{context.context_id, context.name, {}};
+  uint64_t now_ns = 0;
+  const protond_result result = ForEachRecording([&](uint32_t slot, uint64_t session) {
+    if (now_ns == 0) now_ns = NowNs();
+    const protond_result written =
+        WriteRecord(*this, t, slot, session, context.context_id, 0, NameClass::kState,
+                    record::MakeTimed(record::Kind::kScopeEnter, context.context_id, now_ns));
+    if (written == PROTOND_OK) scope.recorded_in[slot] = session;
+    return written;
+  });
+  t.stack.push_back(scope);
   PublishIfMain(t);
   return result;
 }
@@ -243,15 +348,19 @@ protond_result Recorder::ExitScope(const char* name) {
   }
   t.stack.pop_back();
   PublishIfMain(t);
-  const uint64_t session = session_id();
-  if (session == 0 || top.recorded_in_session != session) return PROTOND_INACTIVE;
-  const auto exit = record::MakeTimed(record::Kind::kScopeExit, top.context_id, NowNs());
-  // The enter went into this lane in this session, so the context is defined and the session
-  // announced (unless the lane moved on to another session in between): write directly.
-  if (t.lane_session == session) {
-    return t.lane.TryWrite(&exit, sizeof(exit)) ? PROTOND_OK : PROTOND_DROPPED;
-  }
-  return WriteRecord(*this, t, session, top.context_id, 0, NameClass::kState, exit);
+  uint64_t now_ns = 0;
+  return ForEachRecording([&](uint32_t slot, uint64_t session) {
+    if (top.recorded_in[slot] != session) return PROTOND_INACTIVE;
+    if (now_ns == 0) now_ns = NowNs();
+    const auto exit = record::MakeTimed(record::Kind::kScopeExit, top.context_id, now_ns);
+    // The enter went into this lane in this session, so the context is defined and the session
+    // announced (unless the lane moved on to another session in between): write directly.
+    SlotLane& l = t.lanes[slot];
+    if (l.session == session) {
+      return l.lane.TryWrite(&exit, sizeof(exit)) ? PROTOND_OK : PROTOND_DROPPED;
+    }
+    return WriteRecord(*this, t, slot, session, top.context_id, 0, NameClass::kState, exit);
+  });
 }
 
 protond_result Recorder::AddInt64Metric(const char* name, int64_t value) {
@@ -269,8 +378,7 @@ protond_result Recorder::AddDoubleMetric(const char* name, double value) {
 protond_result Recorder::AddMetric(const char* name, NameClass type, uint64_t value_bits) {
   ThreadRecorder& t = CurrentThread();
   if (!IsValidName(name)) return Fail(t, PROTOND_ERR_INVALID_ARGUMENT, "metric name is empty");
-  const uint64_t session = session_id();
-  if (session == 0) return PROTOND_INACTIVE;
+  if (!recording()) return PROTOND_INACTIVE;
   const NameCacheEntry& entry = LookupName(names_, t, name, type);
   if (entry.first_class != static_cast<uint8_t>(type)) {
     return Fail(t, PROTOND_ERR_METRIC_TYPE,
@@ -279,8 +387,10 @@ protond_result Recorder::AddMetric(const char* name, NameClass type, uint64_t va
                     ", new=" + ClassName(static_cast<uint8_t>(type)));
   }
   const uint32_t context_id = CurrentContextOf(t);
-  return WriteRecord(*this, t, session, context_id, entry.name_id, type,
-                     record::MakeMetric(context_id, entry.name_id, type, value_bits));
+  const auto metric = record::MakeMetric(context_id, entry.name_id, type, value_bits);
+  return ForEachRecording([&](uint32_t slot, uint64_t session) {
+    return WriteRecord(*this, t, slot, session, context_id, entry.name_id, type, metric);
+  });
 }
 
 protond_result Recorder::EnterState(const char* name) {
@@ -288,14 +398,16 @@ protond_result Recorder::EnterState(const char* name) {
   if (!IsValidName(name)) return Fail(t, PROTOND_ERR_INVALID_ARGUMENT, "state name is empty");
   const NameCacheEntry& entry = LookupName(names_, t, name, NameClass::kState);
   t.state_name_id = entry.name_id;
-  t.state_recorded_in_session = 0;
-  const uint64_t session = session_id();
-  if (session == 0) return PROTOND_INACTIVE;
-  const protond_result result =
-      WriteRecord(*this, t, session, record::kRootContextId, entry.name_id, NameClass::kState,
-                  record::MakeTimed(record::Kind::kStateEnter, entry.name_id, NowNs()));
-  if (result == PROTOND_OK) t.state_recorded_in_session = session;
-  return result;
+  t.state_recorded_in = {};
+  uint64_t now_ns = 0;
+  return ForEachRecording([&](uint32_t slot, uint64_t session) {
+    if (now_ns == 0) now_ns = NowNs();
+    const protond_result written = WriteRecord(
+        *this, t, slot, session, record::kRootContextId, entry.name_id, NameClass::kState,
+        record::MakeTimed(record::Kind::kStateEnter, entry.name_id, now_ns));
+    if (written == PROTOND_OK) t.state_recorded_in[slot] = session;
+    return written;
+  });
 }
 
 protond_result Recorder::EnterLaunch(const char* name) {
@@ -304,7 +416,7 @@ protond_result Recorder::EnterLaunch(const char* name) {
   // Nothing is written: the frame reaches the daemon as the context of what lands on it.
   t.launch_context =
       LookupContext(names_, t, LaunchParent(t, /*in_api_call=*/false), name, true).context_id;
-  return session_id() != 0 ? PROTOND_OK : PROTOND_INACTIVE;
+  return recording() ? PROTOND_OK : PROTOND_INACTIVE;
 }
 
 protond_result Recorder::ExitLaunch() {
@@ -313,7 +425,7 @@ protond_result Recorder::ExitLaunch() {
     return Fail(t, PROTOND_ERR_NO_SCOPE, "no kernel launch is open on this thread");
   }
   t.launch_context = 0;
-  return session_id() != 0 ? PROTOND_OK : PROTOND_INACTIVE;
+  return recording() ? PROTOND_OK : PROTOND_INACTIVE;
 }
 
 void Recorder::ApiCallReturned(bool kernel_launch) {
@@ -327,42 +439,63 @@ uint32_t Recorder::CurrentContext() {
   return t.launch_context != 0 ? t.launch_context : LaunchParent(t, /*in_api_call=*/true);
 }
 
-protond_result Recorder::WriteGpuActivity(const record::GpuActivityRecord& activity) {
-  const uint64_t session = session_id();
-  if (session == 0) return PROTOND_INACTIVE;
-  return WriteRecord(*this, CurrentThread(), session, activity.header.aux, activity.name_id,
-                     NameClass::kKernel, activity);
+protond_result Recorder::WriteGpuActivity(const record::GpuActivityRecord& activity,
+                                          uint32_t recording_set) {
+  if (!recording()) return PROTOND_INACTIVE;
+  SessionsBySlot launched_in;
+  const bool known =
+      recording_set != kUnknownRecordingSet && SessionsOf(recording_set, &launched_in);
+  ThreadRecorder& t = CurrentThread();
+  return ForEachRecording([&](uint32_t slot, uint64_t session) {
+    if (known && std::find(launched_in.begin(), launched_in.end(), session) == launched_in.end()) {
+      return PROTOND_INACTIVE;  // the session did not record when the work was launched
+    }
+    return WriteRecord(*this, t, slot, session, activity.header.aux, activity.name_id,
+                       NameClass::kKernel, activity);
+  });
 }
 
 protond_result Recorder::WriteNotice(std::string_view text) {
-  return WriteUnreferenced(*region_, session_id(), [text](uint8_t* out) {
-    return record::EncodeNotice(text.substr(0, record::kMaxNameBytes), out);
+  return ForEachRecording([&](uint32_t slot, uint64_t session) {
+    return WriteUnreferenced(*region_, slot, session, [text](uint8_t* out) {
+      return record::EncodeNotice(text.substr(0, record::kMaxNameBytes), out);
+    });
   });
 }
 
 protond_result Recorder::WriteDeviceInfo(uint32_t device_id, const record::DeviceInfoRecord& device,
                                          std::string_view name) {
-  return WriteUnreferenced(*region_, session_id(), [&](uint8_t* out) {
-    return record::EncodeDeviceInfo(device_id, device, name.substr(0, record::kMaxNameBytes), out);
+  return ForEachRecording([&](uint32_t slot, uint64_t session) {
+    return WriteUnreferenced(*region_, slot, session, [&](uint8_t* out) {
+      return record::EncodeDeviceInfo(device_id, device, name.substr(0, record::kMaxNameBytes),
+                                      out);
+    });
   });
 }
 
 void Recorder::CountDropped(uint64_t count) {
-  const uint64_t session = session_id();
-  ThreadRecorder& t = CurrentThread();
-  if (session != 0 && PrepareLane(*region_, t, session)) t.lane.CountDropped(count);
+  // What was lost would have gone to every recording session.
+  ForEachRecording([&](uint32_t slot, uint64_t session) {
+    ThreadRecorder& t = CurrentThread();
+    if (!PrepareLane(*region_, t.tid, t.lanes[slot], session)) return PROTOND_DROPPED;
+    t.lanes[slot].lane.CountDropped(count);
+    return PROTOND_OK;
+  });
 }
 
 protond_result Recorder::ExitState() {
   ThreadRecorder& t = CurrentThread();
   if (t.state_name_id == 0) return Fail(t, PROTOND_ERR_NO_SCOPE, "no state is set on this thread");
   const uint32_t name_id = t.state_name_id;
-  const uint64_t recorded_in = t.state_recorded_in_session;
+  const SessionsBySlot recorded_in = t.state_recorded_in;
   t.state_name_id = 0;
-  const uint64_t session = session_id();
-  if (session == 0 || recorded_in != session) return PROTOND_INACTIVE;
-  return WriteRecord(*this, t, session, record::kRootContextId, name_id, NameClass::kState,
-                     record::MakeTimed(record::Kind::kStateExit, name_id, NowNs()));
+  uint64_t now_ns = 0;
+  return ForEachRecording([&](uint32_t slot, uint64_t session) {
+    if (recorded_in[slot] != session) return PROTOND_INACTIVE;
+    if (now_ns == 0) now_ns = NowNs();
+    return WriteRecord(*this, t, slot, session, record::kRootContextId, name_id, NameClass::kState,
+                       record::MakeTimed(record::Kind::kStateExit, name_id, now_ns));
+  });
 }
 
 }  // namespace protond::shim

@@ -1,25 +1,26 @@
 // The shim's recording half: per-thread scope stacks and states, encoded as records into the
-// calling thread's lane of the shared-memory region. Everything here runs on application threads:
-// no lock after a thread's first use of a name, no allocation after warm-up, no system call
-// except the vDSO clock. Activation (which session is recorded) is one atomic the control thread
-// flips.
+// calling thread's lanes of the shared-memory region, one lane per recording session. Everything
+// here runs on application threads: no lock after a thread's first use of a name, no allocation
+// after warm-up, no system call except the vDSO clock. Which sessions record is a few atomics
+// (session slots) the control thread sets.
 #ifndef PROTOND_SHIM_SCOPES_RECORDER_H_
 #define PROTOND_SHIM_SCOPES_RECORDER_H_
 
 #include <unistd.h>
 
+#include <array>
 #include <atomic>
 #include <cstdint>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "protond/shim.h"
 #include "shim/ring/ring_writer.h"
 #include "shim/scopes/name_table.h"
+#include "shim/scopes/thread_recorder.h"
 
 namespace protond::shim {
-
-struct ThreadRecorder;
 
 // GPU work launched on a thread with no open scope of its own lands in the main thread's
 // innermost scope: the kernels of PyTorch's autograd threads, say, under the scope around
@@ -34,14 +35,18 @@ class Recorder {
   explicit Recorder(ring::WritableRegion* region, uint32_t main_tid = getpid())
       : region_(region), main_tid_(main_tid) {}
 
-  // Records go to `session_id` from now on (0 stops recording). Any thread.
-  void Activate(uint64_t session_id) { session_id_.store(session_id, std::memory_order_release); }
-  uint64_t session_id() const { return session_id_.load(std::memory_order_acquire); }
+  // Records go to `session_id` too from now on, in lanes of its own (one session slot); false
+  // when kMaxSessions sessions record already. Starts and stops come from one thread at a time
+  // (the caller serializes them); recording threads see them at their next record.
+  bool StartRecording(uint64_t session_id);
+  // Records stop going to `session_id`; false if it was not recording.
+  bool StopRecording(uint64_t session_id);
+  bool IsRecording(uint64_t session_id) const;
+  bool recording() const;  // into any session
+  // The sessions recording now, in slot order (the longest-running free slot first).
+  std::vector<uint64_t> RecordingSessions() const;
   // In a forked child the region is shared with the parent: never write again.
-  void DisableForever() {
-    disabled_.store(true, std::memory_order_release);
-    session_id_.store(0, std::memory_order_release);
-  }
+  void DisableForever();
   bool disabled() const { return disabled_.load(std::memory_order_acquire); }
 
   protond_result EnterScope(const char* name);
@@ -65,9 +70,17 @@ class Recorder {
   // For the GPU tracer (shim/gpu/gpu_api.h), inside a CUDA call: where the calling thread's GPU
   // work goes (its open launch frame, else the context provider's answer, asked once per call
   // until ApiCallReturned, else its innermost scope), and writing
-  // into the calling thread's lane for the running session (nothing happens when none runs).
+  // into the calling thread's lanes of the recording sessions (nothing happens when none runs).
   uint32_t CurrentContext();
-  protond_result WriteGpuActivity(const record::GpuActivityRecord& activity);
+  // The number of the current recording set (which sessions record), taken at a launch; it
+  // changes with every start and stop.
+  uint32_t RecordingSet() const { return recording_set_.load(std::memory_order_acquire); }
+  // Writes `activity` for the sessions that recorded in `recording_set` (its low 16 bits, as the
+  // correlation map keeps it) and still record; for those recording now when the set is not
+  // known (kUnknownRecordingSet, or so old that its entry was reused).
+  static constexpr uint32_t kUnknownRecordingSet = UINT32_MAX;
+  protond_result WriteGpuActivity(const record::GpuActivityRecord& activity,
+                                  uint32_t recording_set);
   protond_result WriteNotice(std::string_view text);
   protond_result WriteDeviceInfo(uint32_t device_id, const record::DeviceInfoRecord& device,
                                  std::string_view name);
@@ -95,9 +108,30 @@ class Recorder {
   uint32_t CurrentContextOf(const ThreadRecorder& t) const;
   void PublishIfMain(const ThreadRecorder& t);
   protond_result AddMetric(const char* name, record::NameClass type, uint64_t value_bits);
+  // Numbers the slots' current contents as a new recording set.
+  void PublishRecordingSet();
+  // The sessions of recording set `number` (low 16 bits); false when it is not known.
+  bool SessionsOf(uint32_t number, SessionsBySlot* sessions) const;
+  // Calls write(slot, session) for each slot with a recording session and combines the results:
+  // PROTOND_INACTIVE when no session records, else the first failure, else PROTOND_OK.
+  template <typename Write>
+  protond_result ForEachRecording(Write write);
 
   NameTable names_;
-  std::atomic<uint64_t> session_id_{0};
+  std::array<std::atomic<uint64_t>, kMaxSessions> slots_{};  // 0: a free slot
+  // Bit i set: slot i has a session. One load tells a thread that nothing records.
+  std::atomic<uint32_t> slot_mask_{0};
+  // The last kRecordingSets recording sets, by number modulo kRecordingSets: GPU work is
+  // delivered long after its launch, into the sessions that recorded at the launch. A set's
+  // number is written after its sessions (and invalidated before), so a reader that sees the
+  // same number before and after reading them has a consistent copy.
+  static constexpr uint32_t kRecordingSets = 256;
+  struct NumberedSet {
+    std::atomic<uint32_t> number{0};
+    std::array<std::atomic<uint64_t>, kMaxSessions> sessions{};
+  };
+  std::array<NumberedSet, kRecordingSets> recording_sets_{};
+  std::atomic<uint32_t> recording_set_{0};
   std::atomic<bool> disabled_{false};
 };
 

@@ -53,7 +53,7 @@ TEST(RecorderTest, WritesDefinitionsOnceThenEnterExitAndMetrics) {
   auto region = ring::WritableRegion::Create({4, 1u << 16});
   ASSERT_TRUE(region.ok());
   Recorder recorder(&*region);
-  recorder.Activate(7);
+  recorder.StartRecording(7);
   OnNewThread([&] {
     for (int i = 0; i < 2; ++i) {
       EXPECT_EQ(recorder.EnterScope("a"), PROTOND_OK);
@@ -95,7 +95,7 @@ TEST(RecorderTest, GpuActivityFromAnotherThreadDefinesItsContextAndKernelName) {
     launch_context = recorder.CurrentContext();
     recorder.ExitScope("train");
   });
-  recorder.Activate(5);
+  recorder.StartRecording(5);
   OnNewThread([&] {
     record::NameClass first_class;
     auto activity = record::MakeGpuActivity(Kind::kKernel, 0, launch_context);
@@ -103,7 +103,7 @@ TEST(RecorderTest, GpuActivityFromAnotherThreadDefinesItsContextAndKernelName) {
         recorder.names().InternName("gemm", record::NameClass::kKernel, &first_class);
     activity.start_ns = 10;
     activity.end_ns = 20;
-    EXPECT_EQ(recorder.WriteGpuActivity(activity), PROTOND_OK);
+    EXPECT_EQ(recorder.WriteGpuActivity(activity, Recorder::kUnknownRecordingSet), PROTOND_OK);
     EXPECT_EQ(recorder.WriteNotice("CUPTI is held by nsys"), PROTOND_OK);
     recorder.CountDropped(3);
   });
@@ -118,7 +118,7 @@ TEST(RecorderTest, GpuActivityFromAnotherThreadDefinesItsContextAndKernelName) {
   EXPECT_EQ(records[5].name, "CUPTI is held by nsys");
   EXPECT_EQ(ring::LaneHeaderAt(region->base(), 0)->dropped_records.load(), 3u);
 
-  recorder.Activate(0);
+  recorder.StopRecording(5);
   OnNewThread([&] { EXPECT_EQ(recorder.WriteNotice("late"), PROTOND_INACTIVE); });
 }
 
@@ -126,7 +126,7 @@ TEST(RecorderTest, DeviceInfoGoesIntoTheCallingThreadsLaneWithItsNameCut) {
   auto region = ring::WritableRegion::Create({4, 1u << 16});
   ASSERT_TRUE(region.ok());
   Recorder recorder(&*region);
-  recorder.Activate(4);
+  recorder.StartRecording(4);
   const std::string long_name(record::kMaxNameBytes + 10, 'x');
   OnNewThread([&] {
     EXPECT_EQ(recorder.WriteDeviceInfo(2, H100(), record::testing::kH100Name), PROTOND_OK);
@@ -154,7 +154,7 @@ TEST(RecorderTest, DeviceInfoThatDoesNotFitIsCountedAsDropped) {
   ASSERT_TRUE(region.ok());
   Recorder recorder(&*region);
   OnNewThread([&] { EXPECT_EQ(recorder.WriteDeviceInfo(0, H100(), "H100"), PROTOND_INACTIVE); });
-  recorder.Activate(1);
+  recorder.StartRecording(1);
   // 40 + 4096 bytes: more than the whole 4096-byte lane.
   const std::string long_name(record::kMaxNameBytes, 'x');
   OnNewThread([&] { EXPECT_EQ(recorder.WriteDeviceInfo(0, H100(), long_name), PROTOND_DROPPED); });
@@ -168,7 +168,7 @@ TEST(RecorderTest, InactiveRecordsNothingButKeepsTheStack) {
   Recorder recorder(&*region);
   OnNewThread([&] {
     EXPECT_EQ(recorder.EnterScope("outer"), PROTOND_INACTIVE);
-    recorder.Activate(3);
+    recorder.StartRecording(3);
     EXPECT_EQ(recorder.EnterScope("inner"), PROTOND_OK);
     EXPECT_EQ(recorder.ExitScope("inner"), PROTOND_OK);
     // outer's enter was never written, so its exit is not either.
@@ -184,7 +184,7 @@ TEST(RecorderTest, InactiveRecordsNothingButKeepsTheStack) {
 TEST(RecorderTest, ScopeMismatchAndMissingScopeAreErrorsWithMessages) {
   auto region = ring::WritableRegion::Create({4, 1u << 16});
   Recorder recorder(&*region);
-  recorder.Activate(1);
+  recorder.StartRecording(1);
   OnNewThread([&] {
     EXPECT_EQ(recorder.ExitScope(nullptr), PROTOND_ERR_NO_SCOPE);
     recorder.EnterScope("a");
@@ -201,7 +201,7 @@ TEST(RecorderTest, ScopeMismatchAndMissingScopeAreErrorsWithMessages) {
 TEST(RecorderTest, LaunchFrameTakesMetricsAndLaunchesUntilItCloses) {
   auto region = ring::WritableRegion::Create({4, 1u << 16});
   Recorder recorder(&*region);
-  recorder.Activate(1);
+  recorder.StartRecording(1);
   uint32_t frame = 0;
   uint32_t step = 0;
   OnNewThread([&] {
@@ -259,7 +259,7 @@ TEST(RecorderTest, GpuWorkOfThreadsWithoutScopesLandsInTheMainThreadsScope) {
   });
   main_known.wait();
   recorder.emplace(&*region, main_tid.load());
-  recorder->Activate(1);
+  recorder->StartRecording(1);
   recorder_made.count_down();
   main_entered.wait();
   OnNewThread([&] {
@@ -287,7 +287,7 @@ int g_provider_calls = 0;
 TEST(RecorderTest, ContextProviderPlacesGpuWorkAndLaunchFrames) {
   auto region = ring::WritableRegion::Create({4, 1u << 16});
   Recorder recorder(&*region);
-  recorder.Activate(1);
+  recorder.StartRecording(1);
   const uint32_t frames = recorder.names().InternContext(
       recorder.names().InternContext(record::kRootContextId, "train.py:10@<module>"),
       "train.py:4@step");
@@ -323,7 +323,7 @@ TEST(RecorderTest, ContextProviderPlacesGpuWorkAndLaunchFrames) {
 TEST(RecorderTest, MetricKeepsItsFirstType) {
   auto region = ring::WritableRegion::Create({4, 1u << 16});
   Recorder recorder(&*region);
-  recorder.Activate(1);
+  recorder.StartRecording(1);
   OnNewThread([&] {
     EXPECT_EQ(recorder.AddDoubleMetric("a", 1.5), PROTOND_OK);
     EXPECT_EQ(recorder.AddInt64Metric("a", 1), PROTOND_ERR_METRIC_TYPE);
@@ -335,7 +335,7 @@ TEST(RecorderTest, MetricKeepsItsFirstType) {
 TEST(RecorderTest, FullLaneDropsAreCountedExactly) {
   auto region = ring::WritableRegion::Create({1, ring::kMinLaneDataBytes});
   Recorder recorder(&*region);
-  recorder.Activate(1);
+  recorder.StartRecording(1);
   int written = 0;
   int dropped = 0;
   OnNewThread([&] {
@@ -358,12 +358,126 @@ TEST(RecorderTest, FullLaneDropsAreCountedExactly) {
 TEST(RecorderTest, ThreadsUseSeparateLanesAndReleaseThemAtExit) {
   auto region = ring::WritableRegion::Create({2, 1u << 16});
   Recorder recorder(&*region);
-  recorder.Activate(1);
+  recorder.StartRecording(1);
   for (int i = 0; i < 5; ++i) {
     OnNewThread([&] { EXPECT_EQ(recorder.EnterScope("t"), PROTOND_OK); });
   }
   EXPECT_EQ(ring::LaneHeaderAt(region->base(), 0)->claim.load(), ring::kLaneFree);
   EXPECT_EQ(static_cast<ring::RegionHeader*>(region->base())->no_lane_dropped_records.load(), 0u);
+}
+
+// Each recording session has a lane of its own on each thread: a record goes to every session
+// recording when it is written, and an exit only where its enter went.
+TEST(RecorderTest, SessionsRecordingTogetherGetLanesOfTheirOwn) {
+  auto region = ring::WritableRegion::Create({4, 1u << 16});
+  ASSERT_TRUE(region.ok());
+  Recorder recorder(&*region);
+  ASSERT_TRUE(recorder.StartRecording(1));
+  OnNewThread([&] {
+    EXPECT_EQ(recorder.EnterScope("a"), PROTOND_OK);
+    ASSERT_TRUE(recorder.StartRecording(2));
+    EXPECT_EQ(recorder.EnterScope("b"), PROTOND_OK);
+    EXPECT_EQ(recorder.AddInt64Metric("flops", 10), PROTOND_OK);
+    EXPECT_EQ(recorder.ExitScope("b"), PROTOND_OK);
+    EXPECT_EQ(recorder.ExitScope("a"), PROTOND_OK);  // written for session 1 only
+    ASSERT_TRUE(recorder.StopRecording(1));
+    EXPECT_EQ(recorder.EnterScope("c"), PROTOND_OK);
+    EXPECT_EQ(recorder.ExitScope("c"), PROTOND_OK);
+  });
+  EXPECT_EQ(recorder.RecordingSessions(), std::vector<uint64_t>{2});
+  std::vector<uint8_t> first_bytes;
+  std::vector<uint8_t> second_bytes;
+  const auto first = ReadLane(*region, 0, first_bytes);
+  const auto second = ReadLane(*region, 1, second_bytes);
+  EXPECT_EQ(Kinds(first),
+            (std::vector<Kind>{Kind::kThreadBegin, Kind::kSessionBegin, Kind::kContextDef,
+                               Kind::kScopeEnter, Kind::kContextDef, Kind::kScopeEnter,
+                               Kind::kNameDef, Kind::kMetric, Kind::kScopeExit, Kind::kScopeExit}));
+  EXPECT_EQ(first[1].value, 1u);
+  EXPECT_EQ(Kinds(second),
+            (std::vector<Kind>{Kind::kThreadBegin, Kind::kSessionBegin, Kind::kContextDef,
+                               Kind::kContextDef, Kind::kScopeEnter, Kind::kNameDef, Kind::kMetric,
+                               Kind::kScopeExit, Kind::kContextDef, Kind::kScopeEnter,
+                               Kind::kScopeExit}));
+  EXPECT_EQ(second[1].value, 2u);
+  EXPECT_EQ(second[3].name, "b");
+  EXPECT_EQ(second[8].name, "c");
+  EXPECT_EQ(first[5].value, second[4].value);  // b's enter: one clock reading for both
+}
+
+TEST(RecorderTest, AFreedSlotServesTheNextSessionWithoutItsPredecessorsExits) {
+  auto region = ring::WritableRegion::Create({4, 1u << 16});
+  ASSERT_TRUE(region.ok());
+  Recorder recorder(&*region);
+  for (uint64_t id = 1; id <= kMaxSessions; ++id) EXPECT_TRUE(recorder.StartRecording(id));
+  EXPECT_FALSE(recorder.StartRecording(kMaxSessions + 1));  // every slot is taken
+  EXPECT_FALSE(recorder.StopRecording(kMaxSessions + 1));
+  for (uint64_t id = 2; id <= kMaxSessions; ++id) EXPECT_TRUE(recorder.StopRecording(id));
+  EXPECT_FALSE(recorder.StartRecording(1));  // already recording
+  OnNewThread([&] {
+    EXPECT_EQ(recorder.EnterScope("a"), PROTOND_OK);
+    EXPECT_EQ(recorder.EnterState("s"), PROTOND_OK);
+    EXPECT_TRUE(recorder.StopRecording(1));
+    EXPECT_TRUE(recorder.StartRecording(9));  // slot 0 again: the same lane
+    EXPECT_EQ(recorder.ExitState(), PROTOND_INACTIVE);
+    EXPECT_EQ(recorder.ExitScope("a"), PROTOND_INACTIVE);
+    EXPECT_EQ(recorder.EnterScope("b"), PROTOND_OK);
+  });
+  std::vector<uint8_t> bytes;
+  const auto records = ReadLane(*region, 0, bytes);
+  EXPECT_EQ(Kinds(records),
+            (std::vector<Kind>{Kind::kThreadBegin, Kind::kSessionBegin, Kind::kContextDef,
+                               Kind::kScopeEnter, Kind::kNameDef, Kind::kStateEnter,
+                               Kind::kSessionBegin, Kind::kContextDef, Kind::kScopeEnter}));
+  EXPECT_EQ(records[6].value, 9u);
+  recorder.DisableForever();
+  EXPECT_FALSE(recorder.recording());
+  EXPECT_FALSE(recorder.StartRecording(10));
+}
+
+// GPU work arrives long after its launch: it goes to the sessions that recorded at the launch
+// and still record, not to one started since, nor to one paused and resumed in between.
+TEST(RecorderTest, GpuWorkGoesToTheSessionsThatRecordedAtItsLaunch) {
+  auto region = ring::WritableRegion::Create({4, 1u << 16});
+  ASSERT_TRUE(region.ok());
+  Recorder recorder(&*region);
+  ASSERT_TRUE(recorder.StartRecording(1));
+  const uint32_t only_first = recorder.RecordingSet();
+  ASSERT_TRUE(recorder.StartRecording(2));
+  const uint32_t both = recorder.RecordingSet();
+  EXPECT_NE(only_first, both);
+  ASSERT_TRUE(recorder.StopRecording(1));
+  const uint32_t only_second = recorder.RecordingSet();
+  ASSERT_TRUE(recorder.StartRecording(1));  // resumed: records again, in the freed slot 0
+  OnNewThread([&] {
+    const auto activity = record::MakeGpuActivity(Kind::kMemset, 0, record::kRootContextId);
+    EXPECT_EQ(recorder.WriteGpuActivity(activity, only_first), PROTOND_OK);   // 1
+    EXPECT_EQ(recorder.WriteGpuActivity(activity, both), PROTOND_OK);         // 1 and 2
+    EXPECT_EQ(recorder.WriteGpuActivity(activity, only_second), PROTOND_OK);  // 2
+    // Unknown, or a set whose entry was reused since: the sessions recording now.
+    EXPECT_EQ(recorder.WriteGpuActivity(activity, Recorder::kUnknownRecordingSet), PROTOND_OK);
+    for (int i = 0; i < 300; ++i) {
+      recorder.StopRecording(2);
+      recorder.StartRecording(2);
+    }
+    EXPECT_EQ(recorder.WriteGpuActivity(activity, only_first), PROTOND_OK);  // 1 and 2
+    recorder.StopRecording(1);
+    EXPECT_EQ(recorder.WriteGpuActivity(activity, both), PROTOND_OK);  // reused too: 2
+    // The set after the loop's last stop of session 2: 2 did not record then.
+    EXPECT_EQ(recorder.WriteGpuActivity(activity, recorder.RecordingSet() - 2), PROTOND_INACTIVE);
+  });
+  auto memsets = [&](uint32_t lane, uint64_t session) {
+    std::vector<uint8_t> bytes;
+    int count = 0;
+    uint64_t announced = 0;
+    for (const record::Record& r : ReadLane(*region, lane, bytes)) {
+      if (r.kind == Kind::kSessionBegin) announced = r.value;
+      if (r.kind == Kind::kMemset && announced == session) count++;
+    }
+    return count;
+  };
+  EXPECT_EQ(memsets(0, 1), 4);  // slot 0: session 1 (resumed there)
+  EXPECT_EQ(memsets(1, 2), 5);  // slot 1: session 2
 }
 
 }  // namespace

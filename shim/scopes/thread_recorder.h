@@ -1,9 +1,10 @@
-// Per-thread state of the recorder: the thread's lane, its scope stack and state, which ids its
-// lane has already defined, and a small cache from (parent, name pointer) to context id. Owned by
-// the thread (thread-local pointer), released at thread exit.
+// Per-thread state of the recorder: the thread's lanes (one per session slot, each knowing which
+// ids it has defined), its scope stack and state, and a small cache from (parent, name pointer)
+// to context id. Owned by the thread (thread-local pointer), released at thread exit.
 #ifndef PROTOND_SHIM_SCOPES_THREAD_RECORDER_H_
 #define PROTOND_SHIM_SCOPES_THREAD_RECORDER_H_
 
+#include <array>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -12,10 +13,28 @@
 
 namespace protond::shim {
 
+// How many sessions a process records into at once (Proton allows any number; four covers an
+// in-process session and protonctl's on-demand ones side by side).
+inline constexpr uint32_t kMaxSessions = 4;
+
+// Per session slot: the session an enter record was written for (0: not written), so that the
+// exit goes where the enter went and nowhere else.
+using SessionsBySlot = std::array<uint64_t, kMaxSessions>;
+
 struct OpenScope {
   uint32_t context_id;
-  const std::string* name;       // interned; compared against exit's name
-  uint64_t recorded_in_session;  // 0 when its enter record was not written
+  const std::string* name;  // interned; compared against exit's name
+  SessionsBySlot recorded_in;
+};
+
+// The thread's lane for one session slot: records of the slot's session go there, so that each
+// lane carries one session at a time and the daemon needs no fan-out.
+struct SlotLane {
+  ring::LaneWriter lane;
+  uint64_t session = 0;               // the session the lane last announced
+  std::vector<bool> context_defined;  // per context id: defined in this lane
+  std::vector<bool> name_defined;     // per name id
+  bool announced = false;             // ThreadBegin written since the lane was claimed
 };
 
 struct ContextCacheEntry {
@@ -41,17 +60,13 @@ struct ThreadRecorder {
   static constexpr uint32_t kNameCacheSize = 64;
 
   uint32_t tid = 0;
-  ring::LaneWriter lane;
-  uint64_t lane_session = 0;          // the session the lane last announced
-  std::vector<bool> context_defined;  // per context id: defined in this lane
-  std::vector<bool> name_defined;     // per name id
+  std::array<SlotLane, kMaxSessions> lanes;
   std::vector<OpenScope> stack;
   uint32_t launch_context = 0;  // a launch frame, between launch enter and exit; 0: none
   // The context provider's answer for the CUDA call in progress (kNoProvidedContext: not asked).
   uint32_t provided_context = kNoProvidedContext;
   uint32_t state_name_id = 0;  // 0: no state
-  uint64_t state_recorded_in_session = 0;
-  bool lane_announced = false;  // ThreadBegin written since the lane was claimed
+  SessionsBySlot state_recorded_in{};
   ContextCacheEntry cache[kCacheSize];
   NameCacheEntry name_cache[kNameCacheSize];
   std::string last_error;

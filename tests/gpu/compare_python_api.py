@@ -122,6 +122,14 @@ def compare(theirs, ours):
     return problems
 
 
+def report(problems):
+    """Prints the differences found; the exit code: 0 when there are none."""
+    for problem in problems:
+        print("DIFFERS:", problem)
+    print("files agree" if not problems else f"{len(problems)} differences")
+    return 1 if problems else 0
+
+
 def main():
     bundle = os.path.abspath(sys.argv[1] if len(sys.argv) > 1 else "bundle")
     context = sys.argv[2] if len(sys.argv) > 2 else "shadow"
@@ -141,10 +149,7 @@ def main():
     if their_devices != our_devices:
         problems.append(f"device_info {their_devices} (Proton) vs {our_devices} (protond)")
     print(json.dumps({"proton": theirs, "protond": ours}, indent=1, sort_keys=True)[:6000])
-    for problem in problems:
-        print("DIFFERS:", problem)
-    print("files agree" if not problems else f"{len(problems)} differences")
-    return 1 if problems else 0
+    return report(problems)
 
 
 if __name__ == "__main__":

@@ -154,6 +154,32 @@ TEST_F(RunTest, SigkillBetweenCommitsAndRestartGivesTheUndisturbedTree) {
   EXPECT_EQ(sessions->sessions(0).dropped_records(), 0u);
 }
 
+// Sessions of one process recording at once, as Proton allows: each gets what was recorded while
+// it was active, an exit only where its enter went, and starting one more than the shim has slots
+// for is refused with the ids of the open ones.
+TEST_F(RunTest, SessionsOfOneProcessRecordSideBySide) {
+  const Completed run = RunToEnd({BinDir() + "/sessions_together_workload"}, dir_,
+                                 {{{"PROTOND_SOCKET", daemon_.socket()}}});
+  ASSERT_EQ(run.exit_code, 0) << run.err;
+  EXPECT_EQ(run.out,
+            "first 1 second 2 pause 0 resume 0 current 1 stop 0 then current 2; 0 0 0 7: this "
+            "process has 4 sessions open already (2, 3, 4, 5); stop one before starting another\n");
+  client::Client client(daemon_.socket());
+  auto first = client.GetTree(1);
+  auto second = client.GetTree(2);
+  ASSERT_TRUE(first.ok() && second.ok()) << first.status() << second.status();
+  auto first_nodes = NodesByPath(*first);
+  EXPECT_EQ(first_nodes["outer"].count(), 1u);
+  EXPECT_EQ(first_nodes["outer/inner"].count(), 2u);  // not the one done while paused
+  EXPECT_EQ(MetricValue(first_nodes["outer/inner"], "items"), 6);
+  EXPECT_FALSE(first_nodes.contains("after"));
+  auto second_nodes = NodesByPath(*second);
+  EXPECT_EQ(second_nodes["outer"].count(), 0u);  // entered before "second" started
+  EXPECT_EQ(second_nodes["outer/inner"].count(), 3u);
+  EXPECT_EQ(MetricValue(second_nodes["outer/inner"], "items"), 9);
+  EXPECT_EQ(second_nodes["after"].count(), 1u);
+}
+
 // The C API the Python package uses: start, pause/resume (Proton's deactivate/activate), stop,
 // and the Hatchet file proton.finalize() writes, byte for byte.
 TEST_F(RunTest, ProcessDrivesItsOwnSessionAndExportsHatchet) {

@@ -14,7 +14,7 @@
 extern "C" {
 #endif
 
-#define PROTOND_SHIM_ABI_VERSION 4
+#define PROTOND_SHIM_ABI_VERSION 5
 
 typedef enum protond_result {
   PROTOND_OK = 0,
@@ -45,11 +45,15 @@ protond_result protond_metric_double(const char* name, double value);
 protond_result protond_state_enter(const char* name);
 protond_result protond_state_exit(void);
 
-/* Starts a session in the daemon for this process and records into it; stops it. */
+/* Starts a session in the daemon for this process and records into it; stops it. A process may
+ * have up to 4 sessions open at once (as Proton's sessions): each gets every record written while
+ * it records, and an exit only where its enter went. Starting a fifth fails with
+ * PROTOND_ERR_UNAVAILABLE and the ids of the open ones. (Several sessions: ABI version 5; before,
+ * a start replaced the session.) */
 protond_result protond_session_start(const char* name, uint64_t* session_id);
 protond_result protond_session_stop(uint64_t session_id);
 
-/* Waits until the daemon has stored everything this process wrote so far. */
+/* Waits until the daemon has stored everything this process wrote so far, for all its sessions. */
 protond_result protond_flush(void);
 
 /* Proton's deactivate and activate: while paused, scopes and states still nest but nothing is
@@ -92,7 +96,8 @@ protond_result protond_set_context_provider(protond_context_provider provider);
  * (ABI version 4) */
 uint32_t protond_context_intern(uint32_t parent, const char* name);
 
-/* The session this process records into (also while paused), 0 when none. */
+/* The earliest of this process's open sessions (also while paused), 0 when none: the one
+ * protonctl run started, while it is open. */
 uint64_t protond_current_session(void);
 
 /* A message about the calling thread's last error, "" if none. Valid until the next call. */
