@@ -15,8 +15,7 @@ ERR_SCOPE_MISMATCH = 5
 ERR_NO_SCOPE = 6
 ERR_UNAVAILABLE = 7
 
-ABI_VERSION = 4  # version 4: the context provider (context="python"), session_start_with_data
-# and the chrome_trace export
+ABI_VERSION = 5  # version 5: several sessions open at once
 
 # protond_context_provider: the context of GPU work launched on the calling thread.
 CONTEXT_PROVIDER = ctypes.CFUNCTYPE(ctypes.c_uint32)

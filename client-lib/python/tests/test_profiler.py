@@ -69,18 +69,64 @@ def test_session_ids_count_from_zero_and_a_name_reactivates_its_session(daemon):
         import protond.profiler as proton
         first = proton.start("a")
         again = proton.start("a")
-        try:
-            proton.start("b")
-        except NotImplementedError as error:
-            print("second:", error)
         proton.finalize()
         print(first, again, proton.start("b"))
         proton.finalize()
         proton.finalize()  # nothing open: nothing to do
     """)
     assert run.returncode == 0, run.stderr
+    assert run.stdout.splitlines() == ["0 0 1"]
+
+
+def test_sessions_open_together_each_record_while_active(daemon):
+    run = daemon.run("""
+        import protond.profiler as proton
+        a = proton.start("a")
+        with proton.scope("both", metrics={"n": 1}):
+            pass
+        b = proton.start("b")
+        with proton.scope("both", metrics={"n": 1}):
+            pass
+        proton.deactivate(a)
+        with proton.scope("b_only", metrics={"n": 1}):
+            pass
+        proton.activate(a)
+        print(a, b, proton.start("a"))
+        try:
+            proton.start("c", context="python")
+        except NotImplementedError as error:
+            print(error)
+        proton.finalize(a)
+        with proton.scope("after", metrics={"n": 1}):
+            pass
+        proton.finalize()
+    """)
+    assert run.returncode == 0, run.stderr
     assert run.stdout.splitlines() == [
-        "second: protond records one session at a time; finalize session 0 first", "0 0 1"]
+        "0 1 0",
+        "protond.profiler: sessions open at the same time must use the same context; session 0 "
+        "(a) uses context='shadow', not 'python'"]
+    metrics = {name: {child: node["metrics"] for child, node in children(daemon.hatchet(name)[0])
+                      .items()} for name in ("a", "b")}
+    assert metrics == {"a": {"both": {"n": 2}},
+                       "b": {"both": {"n": 1}, "b_only": {"n": 1}, "after": {"n": 1}}}
+
+
+def test_a_fifth_open_session_is_refused_and_the_others_go_on(daemon):
+    run = daemon.run("""
+        import protond.profiler as proton
+        print([proton.start(f"s{i}") for i in range(5)])
+        with proton.scope("work", metrics={"n": 1}):
+            pass
+        proton.finalize()
+    """)
+    assert run.returncode == 0, run.stderr
+    assert run.stdout.splitlines() == ["[0, 1, 2, 3, None]"]
+    assert run.stderr == (
+        "protond.profiler: session 's4' was not started: this process has 4 sessions open "
+        "already (1, 2, 3, 4); stop one before starting another\n")
+    for i in range(4):
+        assert children(daemon.hatchet(f"s{i}")[0])["work"]["metrics"] == {"n": 1}
 
 
 def test_errors_read_as_protons(daemon):

@@ -1,6 +1,6 @@
 """Sessions as Proton numbers them (0, 1, 2, ... in this process), each backed by a protond
-session. The shim records into one session at a time, so a second session must wait for the
-first to be finalized."""
+session. Up to 4 may be open at once (the shim's limit); they record side by side, each getting
+what happens while it is active."""
 import ctypes
 import functools
 import os
@@ -92,6 +92,16 @@ def _take_inherited_session(lib):
     return lib.protond_current_session()
 
 
+def _check_same_context(context):
+    """Sessions open together share the shim's one context provider, so they share `context`."""
+    for session_id, session in _sessions.items():
+        if session.context != context:
+            raise NotImplementedError(
+                f"protond.profiler: sessions open at the same time must use the same context; "
+                f"session {session_id} ({session.name}) uses context={session.context!r}, not "
+                f"{context!r}")
+
+
 def _session(session_id):
     if session_id not in _sessions:
         raise RuntimeError(f"Session has not been initialized: {session_id}")
@@ -129,10 +139,7 @@ def start(name=None, *, context="shadow", data="tree", backend=None, mode=None, 
         if session.name == name:
             activate(session_id)
             return session_id
-    if _sessions:
-        raise NotImplementedError(
-            f"protond records one session at a time; finalize session {next(iter(_sessions))} "
-            "first")
+    _check_same_context(context)
     lib = _shim.library()
     if lib is None:
         _warn(_shim.load_error())
@@ -143,7 +150,11 @@ def start(name=None, *, context="shadow", data="tree", backend=None, mode=None, 
         lib.protond_session_resume(inherited)  # paused until now under --as-proton
     elif lib.protond_session_start_with_data(name.encode(), data.encode(),
                                              ctypes.byref(daemon_id)) != _shim.OK:
-        _warn(_shim.last_error())
+        if _sessions:  # the others go on recording: say which one is missing, every time
+            print(f"protond.profiler: session {name!r} was not started: {_shim.last_error()}",
+                  file=sys.stderr)
+        else:
+            _warn(_shim.last_error())
         return _nothing_started()
     _off = False
     session_id = _next_id
