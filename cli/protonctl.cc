@@ -1,10 +1,13 @@
 // protonctl: the command line of protond. See `protonctl --help` and README.md.
+#include <algorithm>
 #include <cstdio>
 #include <string>
 #include <vector>
 
+#include "absl/strings/ascii.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
+#include "cli/hatchet/hatchet_reader.h"
 #include "cli/render/device_table.h"
 #include "cli/render/metric_spec.h"
 #include "cli/render/session_table.h"
@@ -12,6 +15,7 @@
 #include "cli/run_command.h"
 #include "client-lib/cpp/client.h"
 #include "client-lib/cpp/daemon_paths.h"
+#include "common/status/status_macros.h"
 
 namespace protond::cli {
 namespace {
@@ -24,8 +28,9 @@ constexpr char kUsage[] =
     "                                            protond.profiler; --data trace keeps every\n"
     "                                            event, for a Chrome trace)\n"
     "  sessions                                  list your sessions\n"
-    "  tree SESSION [-m METRIC[,METRIC]] [-d DEPTH]\n"
-    "                                            print a session's call tree\n"
+    "  tree SESSION|FILE [-m METRIC[,METRIC]] [-d DEPTH] [-l]\n"
+    "                                            print the call tree of a session or of a\n"
+    "                                            Hatchet file (-l: list the metrics)\n"
     "  devices SESSION                           list the GPUs of a session's processes\n"
     "  stop --session SESSION                    stop a running session\n"
     "The socket is --socket, else $PROTOND_SOCKET, else the default (%s).\n";
@@ -52,6 +57,21 @@ absl::StatusOr<uint64_t> ParseSessionId(const std::string& text) {
         "'", text, "' is not a session id (a positive number; see protonctl sessions)"));
   }
   return id;
+}
+
+// A profile is a session of the daemon (a number) or a Hatchet file (any other argument; "./7"
+// names a file called 7).
+absl::StatusOr<v1::Tree> LoadProfile(client::Client& client, const std::string& argument) {
+  const bool session =
+      !argument.empty() && std::all_of(argument.begin(), argument.end(), absl::ascii_isdigit);
+  if (!session) return ReadHatchetFile(argument);
+  ASSIGN_OR_RETURN(const uint64_t id, ParseSessionId(argument));
+  return client.GetTree(id);
+}
+
+int PrintMetricNames(const v1::Tree& tree) {
+  for (const std::string& name : AvailableMetricNames(tree)) std::printf("%s\n", name.c_str());
+  return 0;
 }
 
 int Run(const std::string& socket, const std::vector<std::string>& args) {
@@ -87,9 +107,10 @@ int Sessions(client::Client& client) {
 }
 
 int Tree(client::Client& client, const std::vector<std::string>& args) {
-  std::string session_text;
+  std::string profile;
   std::string metrics;
   int depth = kDefaultTreeDepth;
+  bool list_metrics = false;
   for (size_t i = 0; i < args.size(); ++i) {
     if ((args[i] == "-m" || args[i] == "--metrics") && i + 1 < args.size()) {
       metrics = args[++i];
@@ -97,17 +118,18 @@ int Tree(client::Client& client, const std::vector<std::string>& args) {
       if (!absl::SimpleAtoi(args[++i], &depth) || depth < 0) {
         return BadUsage("-d needs a depth (a number >= 0), not '" + args[i] + "'");
       }
-    } else if (session_text.empty() && args[i][0] != '-') {
-      session_text = args[i];
+    } else if (args[i] == "-l" || args[i] == "--list") {
+      list_metrics = true;
+    } else if (profile.empty() && args[i][0] != '-') {
+      profile = args[i];
     } else {
       return BadUsage("tree: unexpected argument '" + args[i] + "'");
     }
   }
-  if (session_text.empty()) return BadUsage("tree needs a session id");
-  auto id = ParseSessionId(session_text);
-  if (!id.ok()) return Fail(id.status());
-  auto tree = client.GetTree(*id);
+  if (profile.empty()) return BadUsage("tree needs a session id or a Hatchet file");
+  auto tree = LoadProfile(client, profile);
   if (!tree.ok()) return Fail(tree.status());
+  if (list_metrics) return PrintMetricNames(*tree);
   auto columns = ParseMetricSpec(metrics, *tree);
   if (!columns.ok()) return Fail(columns.status());
   auto text = RenderTree(*tree, *columns, depth);
