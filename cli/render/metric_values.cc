@@ -14,12 +14,20 @@ using Values = std::vector<MetricValue>;
 
 constexpr double kNsPerSecond = 1e9;
 
-// ROOT has no timing of its own; it shows its direct children's, combined.
-v1::TreeNode CombineTimings(const v1::Tree& tree, const std::vector<int>& nodes) {
+bool HasGpuTime(const v1::TreeNode& node) {
+  for (const v1::Metric& metric : node.metrics()) {
+    if (metric.name() == kGpuTimeMetric) return true;
+  }
+  return false;
+}
+
+// ROOT has no count or timing of its own; it shows its direct children's, combined: all their
+// counts, and the timings of the scopes among them.
+v1::TreeNode CombineTimings(const v1::Tree& tree, const std::vector<int>& nodes, Source source) {
   v1::TreeNode sum;
   for (int i : nodes) {
     const v1::TreeNode& node = tree.nodes(i);
-    if (node.count() == 0) continue;
+    if (node.count() == 0 || (source != Source::kCount && HasGpuTime(node))) continue;
     sum.set_duration_ns_min(sum.count() == 0
                                 ? node.duration_ns_min()
                                 : std::min(sum.duration_ns_min(), node.duration_ns_min()));
@@ -30,9 +38,10 @@ v1::TreeNode CombineTimings(const v1::Tree& tree, const std::vector<int>& nodes)
   return sum;
 }
 
+// A GPU node's count is its launches: it has no CPU timings.
 MetricValue TimingValue(const MetricColumn& column, const v1::TreeNode& node) {
   if (column.source == Source::kCount) return MetricValue::Int(static_cast<int64_t>(node.count()));
-  if (node.count() == 0) return MetricValue();
+  if (node.count() == 0 || HasGpuTime(node)) return MetricValue();
   double ns = 0;
   switch (column.source) {
     case Source::kCpuTime:
@@ -56,7 +65,7 @@ MetricValue TimingValue(const MetricColumn& column, const v1::TreeNode& node) {
 Values TimingValues(const v1::Tree& tree, const TreeShape& shape, const MetricColumn& column) {
   Values values(tree.nodes_size());
   for (int i = 0; i < tree.nodes_size(); ++i) {
-    values[i] = i == 0 ? TimingValue(column, CombineTimings(tree, shape.children[0]))
+    values[i] = i == 0 ? TimingValue(column, CombineTimings(tree, shape.children[0], column.source))
                        : TimingValue(column, tree.nodes(i));
   }
   return values;
@@ -91,7 +100,7 @@ Values SumIntoParents(const TreeShape& shape, Values values) {
 Values GpuLaunches(const v1::Tree& tree, const TreeShape& shape) {
   Values values(tree.nodes_size());
   for (int i = 0; i < tree.nodes_size(); ++i) {
-    if (!OwnValue(tree.nodes(i), kGpuTimeMetric).blank()) {
+    if (HasGpuTime(tree.nodes(i))) {
       values[i] = MetricValue::Int(static_cast<int64_t>(tree.nodes(i).count()));
     }
   }

@@ -3,8 +3,8 @@
 #include <string>
 #include <vector>
 
+#include "cli/render/test_profiles.h"
 #include "cli/render/tree_view.h"
-#include "client-lib/cpp/test_trees.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 
@@ -12,26 +12,17 @@ namespace protond::cli {
 namespace {
 
 using testing::AddInt;
+using testing::AddKernel;
 using ::testing::ElementsAre;
 
-v1::TreeNode* AddKernel(v1::Tree* tree, uint32_t id, uint32_t parent_id, const std::string& name,
-                        uint64_t count, int64_t time_ns) {
-  v1::TreeNode* kernel = testing::AddNode(tree, id, parent_id, name, count);
-  AddInt(kernel, "time (ns)", v1::Metric::INCLUSIVE, time_ns);
-  AddInt(kernel, "device_id", v1::Metric::PROPERTY, 0);
-  return kernel;
-}
-
-// The work of tests/../hatchet/testdata/h100_proton.hatchet on an H100 SXM, chosen so that each
-// kernel's bounds are round: 98.94 TFLOP of FP16 is 0.1 s at 989.4 TFLOP/s, 67 GB is 0.02 s at
-// 3.35 TB/s.
+// The work of cli/hatchet/testdata/h100_proton.hatchet on an H100 SXM, chosen so that each
+// kernel's bounds are round (see AddH100Matmul): 167.5 GB is 0.05 s at 3.35 TB/s, 4.947 TFLOP of
+// TF32 0.01 s at 494.7 TFLOP/s.
 v1::Tree H100Tree() {
   v1::Tree tree;
   testing::AddNode(&tree, 0, 0, "ROOT");
   testing::AddNode(&tree, 1, 0, "w_mm");
-  v1::TreeNode* matmul = AddKernel(&tree, 2, 1, "nvjet", 700, 200'000'000);
-  AddInt(matmul, "flops16", v1::Metric::INCLUSIVE, 98'940'000'000'000);
-  AddInt(matmul, "bytes", v1::Metric::INCLUSIVE, 67'000'000'000);
+  testing::AddH100Matmul(&tree, 2, 1);
   testing::AddNode(&tree, 3, 0, "w_torch");
   AddInt(AddKernel(&tree, 4, 3, "torch_add", 140'000, 70'000'000), "bytes", v1::Metric::INCLUSIVE,
          167'500'000'000);
@@ -40,10 +31,7 @@ v1::Tree H100Tree() {
   AddInt(add_one, "bytes", v1::Metric::INCLUSIVE, 33'500'000'000);
   AddInt(add_one, "flops32", v1::Metric::INCLUSIVE, 4'947'000'000'000);
   AddKernel(&tree, 7, 0, "reduce", 10, 10'000'000);
-  v1::Device* device = tree.add_devices();
-  device->set_arch(90);
-  device->set_num_sms(132);
-  device->set_bus_width_bits(5120);
+  testing::AddH100Sxm(&tree);
   return tree;
 }
 
