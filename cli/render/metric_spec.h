@@ -3,6 +3,7 @@
 #ifndef PROTOND_CLI_RENDER_METRIC_SPEC_H_
 #define PROTOND_CLI_RENDER_METRIC_SPEC_H_
 
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -35,9 +36,10 @@ struct MetricColumn {
   // Proton's default).
   std::string user_metric;
   v1::Metric::Aggregation aggregation = v1::Metric::INCLUSIVE;
-  // "<metric>/%": the value as a percent of ROOT's (summed metrics) or of the sum over all nodes
-  // (the others: count, exclusive metrics, properties).
+  // "<metric>/%": the value as a percent of `percent_total`, by default PercentTotal's
+  // (metric_values.h) for the tree the values are computed on.
   bool percent = false;
+  std::optional<double> percent_total;
   std::string header;  // "cpu_time (ms)", "count", "flops", "tflop16/s"
 };
 

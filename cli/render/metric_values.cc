@@ -150,16 +150,33 @@ Values UserValues(const v1::Tree& tree, const TreeShape& shape, const MetricColu
   return values;
 }
 
-// Percent of ROOT's value for summed metrics, else of the sum over the other nodes (ROOT's own
-// count is its children's, combined).
-Values ToPercent(const MetricColumn& column, const Values& values) {
+// The sum that is 100%, of the values of `column` without its percent.
+MetricValue Total(const MetricColumn& column, const Values& values) {
   MetricValue total;
   if (column.source == Source::kUserMetric && column.aggregation == v1::Metric::INCLUSIVE) {
     if (!values.empty()) total = values[0];
   } else {
+    // ROOT's own count is its children's, combined.
     for (size_t i = 1; i < values.size(); ++i) total.Add(values[i]);
   }
-  return Divide(values, Values(values.size(), total), 0.01);
+  return total;
+}
+
+Values RawValues(const v1::Tree& tree, const TreeShape& shape, const MetricColumn& column) {
+  switch (column.source) {
+    case Source::kUserMetric:
+      return UserValues(tree, shape, column);
+    case Source::kAvgGpuTime:
+      return Divide(SumIntoParents(shape, OwnValues(tree, kGpuTimeMetric)),
+                    GpuLaunches(tree, shape), column.divisor);
+    case Source::kRate:
+      return Divide(SumIntoParents(shape, OwnValues(tree, column.user_metric)),
+                    GpuSeconds(tree, shape), column.divisor);
+    case Source::kUtil:
+      return UtilValues(tree);
+    default:
+      return TimingValues(tree, shape, column);
+  }
 }
 
 }  // namespace
@@ -199,26 +216,19 @@ std::string MetricValue::Format() const {
 
 std::vector<MetricValue> ComputeColumn(const v1::Tree& tree, const TreeShape& shape,
                                        const MetricColumn& column) {
-  Values values;
-  switch (column.source) {
-    case Source::kUserMetric:
-      values = UserValues(tree, shape, column);
-      break;
-    case Source::kAvgGpuTime:
-      values = Divide(SumIntoParents(shape, OwnValues(tree, kGpuTimeMetric)),
-                      GpuLaunches(tree, shape), column.divisor);
-      break;
-    case Source::kRate:
-      values = Divide(SumIntoParents(shape, OwnValues(tree, column.user_metric)),
-                      GpuSeconds(tree, shape), column.divisor);
-      break;
-    case Source::kUtil:
-      values = UtilValues(tree);
-      break;
-    default:
-      values = TimingValues(tree, shape, column);
-  }
-  return column.percent ? ToPercent(column, values) : values;
+  Values values = RawValues(tree, shape, column);
+  if (!column.percent) return values;
+  const MetricValue total = column.percent_total.has_value()
+                                ? MetricValue::Double(*column.percent_total)
+                                : Total(column, values);
+  return Divide(values, Values(values.size(), total), 0.01);
+}
+
+std::optional<double> PercentTotal(const v1::Tree& tree, const TreeShape& shape,
+                                   const MetricColumn& column) {
+  const MetricValue total = Total(column, RawValues(tree, shape, column));
+  if (total.blank()) return std::nullopt;
+  return total.AsDouble();
 }
 
 }  // namespace protond::cli

@@ -5,6 +5,7 @@
 #define PROTOND_CLI_RENDER_METRIC_VALUES_H_
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -39,6 +40,11 @@ struct MetricValue {
 // util is blank except on GPU nodes whose device the peak table knows.
 std::vector<MetricValue> ComputeColumn(const v1::Tree& tree, const TreeShape& shape,
                                        const MetricColumn& column);
+
+// What 100% is for a "<metric>/%" column in `tree`: ROOT's value for summed metrics, else the sum
+// over the other nodes (count, exclusive metrics, properties). nullopt when there is none.
+std::optional<double> PercentTotal(const v1::Tree& tree, const TreeShape& shape,
+                                   const MetricColumn& column);
 
 }  // namespace protond::cli
 

@@ -18,22 +18,21 @@ namespace {
 
 constexpr size_t kSortedNameWidth = 100;
 
-// What is shown: the tree, its shape and each column's value per node.
-struct Shown {
-  v1::Tree tree;
-  TreeShape shape;
-  std::vector<std::vector<MetricValue>> values;
-};
+// "<metric>/%" is a share of the whole profile (hidden frames aside), as in proton-viewer, which
+// derives its metrics before it filters.
+std::vector<MetricColumn> FixPercentTotals(std::vector<MetricColumn> columns, const v1::Tree& tree,
+                                           const TreeShape& shape) {
+  for (MetricColumn& column : columns) {
+    if (column.percent) column.percent_total = PercentTotal(tree, shape, column);
+  }
+  return columns;
+}
 
-// Hidden frames, demangling, -i and -e: everything that does not depend on the metrics.
-absl::StatusOr<v1::Tree> SelectFrames(const v1::Tree& profile, const ViewOptions& options) {
-  ASSIGN_OR_RETURN(const TreeShape shape, CheckTreeShape(profile));
-  v1::Tree tree = DropHiddenFrames(profile, shape);
-  RenameFrames(FrameFormat::kFull, !options.mangled, &tree);
-  if (options.include.empty() && options.exclude.empty()) return tree;
-  ASSIGN_OR_RETURN(const TreeShape kept_shape, CheckTreeShape(tree));
-  return options.include.empty() ? ExcludeFrames(tree, kept_shape, options.exclude)
-                                 : IncludeFrames(tree, kept_shape, options.include);
+absl::StatusOr<v1::Tree> Filter(const v1::Tree& tree, const TreeShape& shape,
+                                const ViewOptions& options) {
+  if (!options.include.empty()) return IncludeFrames(tree, shape, options.include);
+  if (!options.exclude.empty()) return ExcludeFrames(tree, shape, options.exclude);
+  return tree;
 }
 
 absl::StatusOr<v1::Tree> ApplyThreshold(v1::Tree tree, const ViewOptions& options,
@@ -43,8 +42,17 @@ absl::StatusOr<v1::Tree> ApplyThreshold(v1::Tree tree, const ViewOptions& option
   return KeepAtLeast(tree, shape, ComputeColumn(tree, shape, first), *options.threshold);
 }
 
-absl::StatusOr<Shown> Compute(v1::Tree tree, const std::vector<MetricColumn>& columns) {
-  Shown shown;
+// One profile as shown, before any diff: hidden frames dropped, names demangled, -i/-e, -t.
+absl::StatusOr<TreeValues> Prepare(const v1::Tree& profile, const ViewOptions& options,
+                                   const std::vector<MetricColumn>& parsed_columns) {
+  ASSIGN_OR_RETURN(const TreeShape profile_shape, CheckTreeShape(profile));
+  v1::Tree tree = DropHiddenFrames(profile, profile_shape);
+  RenameFrames(FrameFormat::kFull, !options.mangled, &tree);
+  ASSIGN_OR_RETURN(const TreeShape shape, CheckTreeShape(tree));
+  const std::vector<MetricColumn> columns = FixPercentTotals(parsed_columns, tree, shape);
+  ASSIGN_OR_RETURN(tree, Filter(tree, shape, options));
+  ASSIGN_OR_RETURN(tree, ApplyThreshold(std::move(tree), options, columns[0]));
+  TreeValues shown;
   ASSIGN_OR_RETURN(shown.shape, CheckTreeShape(tree));
   for (const MetricColumn& column : columns) {
     shown.values.push_back(ComputeColumn(tree, shown.shape, column));
@@ -54,7 +62,7 @@ absl::StatusOr<Shown> Compute(v1::Tree tree, const std::vector<MetricColumn>& co
 }
 
 // proton-viewer's sorted list: "{:105} {:.4}" per frame.
-std::string SortedFrames(const Shown& shown, const MetricColumn& first) {
+std::string SortedFrames(const TreeValues& shown, const MetricColumn& first) {
   const std::vector<MetricValue>& values = shown.values[0];
   std::vector<int> order;
   for (int i = 1; i < shown.tree.nodes_size(); ++i) {
@@ -86,16 +94,10 @@ absl::StatusOr<std::string> RenderProfile(const v1::Tree& profile, const ViewOpt
   if (diff_base != nullptr) both_profiles.MergeFrom(*diff_base);
   ASSIGN_OR_RETURN(const std::vector<MetricColumn> columns,
                    ParseMetricSpec(options.metrics, both_profiles));
-  ASSIGN_OR_RETURN(v1::Tree tree, SelectFrames(profile, options));
-  ASSIGN_OR_RETURN(tree, ApplyThreshold(std::move(tree), options, columns[0]));
-  Shown shown;
-  if (diff_base == nullptr) {
-    ASSIGN_OR_RETURN(shown, Compute(std::move(tree), columns));
-  } else {
-    ASSIGN_OR_RETURN(v1::Tree base, SelectFrames(*diff_base, options));
-    ASSIGN_OR_RETURN(base, ApplyThreshold(std::move(base), options, columns[0]));
-    ASSIGN_OR_RETURN(TreeDiff diff, DiffTrees(tree, base, columns));
-    shown = {std::move(diff.tree), std::move(diff.shape), std::move(diff.values)};
+  ASSIGN_OR_RETURN(TreeValues shown, Prepare(profile, options, columns));
+  if (diff_base != nullptr) {
+    ASSIGN_OR_RETURN(const TreeValues base, Prepare(*diff_base, options, columns));
+    ASSIGN_OR_RETURN(shown, DiffTrees(shown, base));
   }
   RenameFrames(options.format, /*demangle=*/false, &shown.tree);
   std::string out = RenderTreeValues(shown.tree, shown.shape, columns, shown.values, options.depth);

@@ -155,6 +155,23 @@ TEST(ProfileViewTest, DepthLimitsTheLevels) {
             "  3.226  └─ reduce\n");
 }
 
+// As in proton-viewer, which derives metrics before it filters: what is left (reduce is below
+// 5%) is 100 of the profile's 310 ms.
+TEST(ProfileViewTest, PercentIsOfTheWholeProfileWhateverTheFilters) {
+  ViewOptions options = Metrics("time/%");
+  options.exclude = "w_mm";
+  options.threshold = 5;
+  EXPECT_EQ(View(Profile(), options),
+            "time/%\n"
+            "32.258  ROOT\n"
+            "22.581  ├─ w_torch\n"
+            "22.581  │  └─ " +
+                std::string(kTorchKernelDemangled) +
+                "\n"
+                " 9.677  └─ w_triton\n"
+                " 9.677     └─ add_one\n");
+}
+
 TEST(ProfileViewTest, PrintSortedListsFramesByTheFirstMetric) {
   ViewOptions options = Metrics("tflop16/s");
   options.print_sorted = true;

@@ -62,20 +62,17 @@ std::vector<MetricValue> Subtract(const std::vector<MetricValue>& profile,
 
 }  // namespace
 
-absl::StatusOr<TreeDiff> DiffTrees(const v1::Tree& profile, const v1::Tree& base,
-                                   const std::vector<MetricColumn>& columns) {
-  ASSIGN_OR_RETURN(const TreeShape profile_shape, CheckTreeShape(profile));
-  ASSIGN_OR_RETURN(const TreeShape base_shape, CheckTreeShape(base));
+absl::StatusOr<TreeValues> DiffTrees(const TreeValues& profile, const TreeValues& base) {
   UnionBuilder builder;
-  const std::vector<int> profile_index = builder.Add(profile, profile_shape);
-  const std::vector<int> base_index = builder.Add(base, base_shape);
-  TreeDiff diff;
+  const std::vector<int> profile_index = builder.Add(profile.tree, profile.shape);
+  const std::vector<int> base_index = builder.Add(base.tree, base.shape);
+  TreeValues diff;
   diff.tree = std::move(builder.tree());
+  const int size = diff.tree.nodes_size();
   ASSIGN_OR_RETURN(diff.shape, CheckTreeShape(diff.tree));
-  for (const MetricColumn& column : columns) {
-    diff.values.push_back(Subtract(ComputeColumn(profile, profile_shape, column), profile_index,
-                                   ComputeColumn(base, base_shape, column), base_index,
-                                   diff.tree.nodes_size()));
+  for (size_t c = 0; c < profile.values.size(); ++c) {
+    diff.values.push_back(
+        Subtract(profile.values[c], profile_index, base.values[c], base_index, size));
   }
   return diff;
 }

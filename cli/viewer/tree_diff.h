@@ -7,27 +7,24 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
-#include "cli/render/metric_spec.h"
 #include "cli/render/metric_values.h"
 #include "cli/render/tree_shape.h"
 #include "protond.pb.h"
 
 namespace protond::cli {
 
-// The frames of both trees: `tree` holds `profile`'s nodes, then the frames only `base` has,
-// each under its matched parent; node i has id i. `values[c][i]` is column c of `profile` minus
-// column c of `base` at node i, a missing value counting as zero (so a metric only one side has
-// still shows a difference).
-struct TreeDiff {
+// A tree with each metric column's value per node: `values[c][i]` is column c at node i.
+struct TreeValues {
   v1::Tree tree;
   TreeShape shape;
   std::vector<std::vector<MetricValue>> values;
 };
 
-// Both trees must have a valid shape (CheckTreeShape); sibling frames with the same name are
-// matched to the first of them.
-absl::StatusOr<TreeDiff> DiffTrees(const v1::Tree& profile, const v1::Tree& base,
-                                   const std::vector<MetricColumn>& columns);
+// The frames of both trees: `profile`'s nodes, then the frames only `base` has, each under its
+// matched parent; node i has id i. Each value is `profile`'s minus `base`'s for the same frame,
+// a missing value counting as zero (so a metric only one side has still shows a difference).
+// Both must have the same columns; sibling frames with the same name match the first of them.
+absl::StatusOr<TreeValues> DiffTrees(const TreeValues& profile, const TreeValues& base);
 
 }  // namespace protond::cli
 
