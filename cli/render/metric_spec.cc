@@ -185,9 +185,12 @@ absl::StatusOr<MetricColumn> ParseOne(absl::string_view name, const v1::Tree& tr
   absl::string_view value_name = lower;
   const bool percent = absl::ConsumeSuffix(&value_name, "/%");
   std::optional<MetricColumn> column = ParseValue(value_name, metrics);
-  // A percent of a rate, a time in some unit or util would mean nothing.
-  if (!column.has_value() || (percent && column->source != Source::kCount &&
-                              (column->source != Source::kUserMetric || column->divisor != 1))) {
+  // "cpu_time/%" of a session: its scopes' time, in any unit.
+  if (!column.has_value() && percent) column = ParseValue(absl::StrCat(value_name, "/ns"), metrics);
+  // A percent of a rate, an average or util would mean nothing.
+  if (!column.has_value() ||
+      (percent && column->source != Source::kCount && column->source != Source::kCpuTime &&
+       column->source != Source::kUserMetric)) {
     return UnknownMetricError(name, tree);
   }
   if (percent) {

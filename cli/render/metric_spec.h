@@ -59,7 +59,7 @@ inline constexpr char kGpuTimeMetric[] = "time (ns)";
 // - when the tree has GPU time (kGpuTimeMetric): time/<unit>, avg_time/<unit> (time / launches),
 //   flop/s, gflop/s, tflop/s from "flops", the same with a width (tflop16/s from "flops16"),
 //   byte/s, gbyte/s, tbyte/s from "bytes", and util;
-// - <metric>/% for count or a user metric;
+// - <metric>/% for count, cpu_time or a user metric (time/% is of the GPU time);
 // - any user metric of `tree`, given in full ("cpu_time (ns)") or without its unit ("cpu_time"),
 //   as proton-viewer accepts.
 // An unknown name is an InvalidArgumentError that lists AvailableMetricNames(tree).

@@ -153,7 +153,10 @@ Values UserValues(const v1::Tree& tree, const TreeShape& shape, const MetricColu
 // The sum that is 100%, of the values of `column` without its percent.
 MetricValue Total(const MetricColumn& column, const Values& values) {
   MetricValue total;
-  if (column.source == Source::kUserMetric && column.aggregation == v1::Metric::INCLUSIVE) {
+  const bool summed =
+      column.source == Source::kCpuTime ||
+      (column.source == Source::kUserMetric && column.aggregation == v1::Metric::INCLUSIVE);
+  if (summed) {
     if (!values.empty()) total = values[0];
   } else {
     // ROOT's own count is its children's, combined.

@@ -41,8 +41,9 @@ struct MetricValue {
 std::vector<MetricValue> ComputeColumn(const v1::Tree& tree, const TreeShape& shape,
                                        const MetricColumn& column);
 
-// What 100% is for a "<metric>/%" column in `tree`: ROOT's value for summed metrics, else the sum
-// over the other nodes (count, exclusive metrics, properties). nullopt when there is none.
+// What 100% is for a "<metric>/%" column in `tree`: ROOT's value for summed metrics and the
+// scopes' CPU time, else the sum over the other nodes (count, exclusive metrics, properties).
+// nullopt when there is none.
 std::optional<double> PercentTotal(const v1::Tree& tree, const TreeShape& shape,
                                    const MetricColumn& column);
 

@@ -113,6 +113,19 @@ TEST(MetricValuesTest, PercentOfExclusiveMetricIsOfTheSum) {
   EXPECT_THAT(Cells(tree, "count/%")[4], "79.677");  // 140000 of 175710 launches
 }
 
+// The scopes' CPU time of a session: ROOT's is its children's, combined.
+TEST(MetricValuesTest, PercentOfScopeCpuTimeIsOfRoot) {
+  v1::Tree tree = H100Tree();
+  tree.mutable_nodes(1)->set_count(1);
+  tree.mutable_nodes(1)->set_duration_ns_sum(300);
+  tree.mutable_nodes(3)->set_count(1);
+  tree.mutable_nodes(3)->set_duration_ns_sum(100);
+  EXPECT_THAT(Cells(tree, "cpu_time/%"),
+              ElementsAre("100.000", "75.000", "", "25.000", "", "", "", ""));
+  EXPECT_EQ(ParseMetricSpec("avg_cpu_time/%", tree).status().code(),
+            absl::StatusCode::kInvalidArgument);
+}
+
 // Without scope timings (a Proton file), cpu_time/<unit> is cpu_timed_scope's metric.
 TEST(MetricValuesTest, CpuTimeOfAFileIsTheCpuTimeMetric) {
   v1::Tree tree = H100Tree();
@@ -126,6 +139,8 @@ TEST(MetricValuesTest, DerivedMetricsNeedTheirSources) {
   EXPECT_EQ(ParseMetricSpec("tflop8/s", tree).status().code(), absl::StatusCode::kInvalidArgument);
   EXPECT_EQ(ParseMetricSpec("tflop16/%", tree).status().code(), absl::StatusCode::kInvalidArgument);
   EXPECT_EQ(ParseMetricSpec("util/%", tree).status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(ParseMetricSpec("avg_time/%", tree).status().code(),
+            absl::StatusCode::kInvalidArgument);
   EXPECT_EQ(ParseMetricSpec("time/min", tree).status().code(), absl::StatusCode::kInvalidArgument);
   v1::Tree cpu_only;
   testing::AddNode(&cpu_only, 0, 0, "ROOT");
