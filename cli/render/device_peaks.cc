@@ -1,7 +1,6 @@
 #include "cli/render/device_peaks.h"
 
 #include <cstdint>
-#include <string>
 
 #include "absl/strings/str_cat.h"
 
