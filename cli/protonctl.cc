@@ -5,10 +5,9 @@
 
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
+#include "cli/profile_commands.h"
 #include "cli/render/device_table.h"
-#include "cli/render/metric_spec.h"
 #include "cli/render/session_table.h"
-#include "cli/render/tree_view.h"
 #include "cli/run_command.h"
 #include "client-lib/cpp/client.h"
 #include "client-lib/cpp/daemon_paths.h"
@@ -24,8 +23,14 @@ constexpr char kUsage[] =
     "                                            protond.profiler; --data trace keeps every\n"
     "                                            event, for a Chrome trace)\n"
     "  sessions                                  list your sessions\n"
-    "  tree SESSION [-m METRIC[,METRIC]] [-d DEPTH]\n"
-    "                                            print a session's call tree\n"
+    "  tree SESSION|FILE [-m METRIC[,METRIC]] [-d DEPTH] [-t THRESHOLD] [-i REGEX | -e REGEX]\n"
+    "       [-f full|file_function_line|function_line|file_function] [--print-sorted]\n"
+    "       [--diff SESSION|FILE] [--mangled] [-l]\n"
+    "                                            print the call tree of a session or of a\n"
+    "                                            Hatchet file, as proton-viewer (-l: list the\n"
+    "                                            metrics; see docs/viewer.md)\n"
+    "  top SESSION|FILE [-n COUNT] [--mangled]   the kernels that took the most GPU time, with\n"
+    "                                            their rates and roofline verdict\n"
     "  devices SESSION                           list the GPUs of a session's processes\n"
     "  stop --session SESSION                    stop a running session\n"
     "The socket is --socket, else $PROTOND_SOCKET, else the default (%s).\n";
@@ -40,18 +45,15 @@ int Fail(const absl::Status& status) {
   return 1;
 }
 
+int Print(const absl::StatusOr<std::string>& text) {
+  if (!text.ok()) return Fail(text.status());
+  std::fputs(text->c_str(), stdout);
+  return 0;
+}
+
 int BadUsage(const std::string& message) {
   std::fprintf(stderr, "protonctl: %s\n", message.c_str());
   return Usage(stderr, 2);
-}
-
-absl::StatusOr<uint64_t> ParseSessionId(const std::string& text) {
-  uint64_t id;
-  if (!absl::SimpleAtoi(text, &id) || id == 0) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "'", text, "' is not a session id (a positive number; see protonctl sessions)"));
-  }
-  return id;
 }
 
 int Run(const std::string& socket, const std::vector<std::string>& args) {
@@ -87,33 +89,15 @@ int Sessions(client::Client& client) {
 }
 
 int Tree(client::Client& client, const std::vector<std::string>& args) {
-  std::string session_text;
-  std::string metrics;
-  int depth = kDefaultTreeDepth;
-  for (size_t i = 0; i < args.size(); ++i) {
-    if ((args[i] == "-m" || args[i] == "--metrics") && i + 1 < args.size()) {
-      metrics = args[++i];
-    } else if ((args[i] == "-d" || args[i] == "--depth") && i + 1 < args.size()) {
-      if (!absl::SimpleAtoi(args[++i], &depth) || depth < 0) {
-        return BadUsage("-d needs a depth (a number >= 0), not '" + args[i] + "'");
-      }
-    } else if (session_text.empty() && args[i][0] != '-') {
-      session_text = args[i];
-    } else {
-      return BadUsage("tree: unexpected argument '" + args[i] + "'");
-    }
-  }
-  if (session_text.empty()) return BadUsage("tree needs a session id");
-  auto id = ParseSessionId(session_text);
-  if (!id.ok()) return Fail(id.status());
-  auto tree = client.GetTree(*id);
-  if (!tree.ok()) return Fail(tree.status());
-  auto columns = ParseMetricSpec(metrics, *tree);
-  if (!columns.ok()) return Fail(columns.status());
-  auto text = RenderTree(*tree, *columns, depth);
-  if (!text.ok()) return Fail(text.status());
-  std::fputs(text->c_str(), stdout);
-  return 0;
+  absl::StatusOr<TreeArgs> tree_args = ParseTreeArgs(args);
+  if (!tree_args.ok()) return BadUsage(absl::StrCat("tree: ", tree_args.status().message()));
+  return Print(RenderTreeCommand(client, *tree_args));
+}
+
+int Top(client::Client& client, const std::vector<std::string>& args) {
+  absl::StatusOr<TopArgs> top_args = ParseTopArgs(args);
+  if (!top_args.ok()) return BadUsage(absl::StrCat("top: ", top_args.status().message()));
+  return Print(RenderTopCommand(client, *top_args));
 }
 
 int Devices(client::Client& client, const std::vector<std::string>& args) {
@@ -160,6 +144,7 @@ int Main(int argc, char** argv) {
   client::Client client(socket);
   if (command == "sessions" && args.empty()) return Sessions(client);
   if (command == "tree") return Tree(client, args);
+  if (command == "top") return Top(client, args);
   if (command == "devices") return Devices(client, args);
   if (command == "stop") return Stop(client, args);
   return BadUsage("unknown command '" + command + "'");

@@ -36,11 +36,13 @@ std::vector<std::string> Headers(const std::vector<MetricColumn>& columns) {
 }
 
 TEST(MetricSpecTest, EmptySpecIsCpuTimeInMilliseconds) {
-  absl::StatusOr<std::vector<MetricColumn>> columns = ParseMetricSpec("", TreeWithMetrics());
+  v1::Tree tree = TreeWithMetrics();
+  tree.mutable_nodes(1)->set_duration_ns_sum(5);
+  absl::StatusOr<std::vector<MetricColumn>> columns = ParseMetricSpec("", tree);
   ASSERT_TRUE(columns.ok()) << columns.status();
   ASSERT_EQ(columns->size(), 1u);
   EXPECT_EQ((*columns)[0].source, Source::kCpuTime);
-  EXPECT_EQ((*columns)[0].ns_per_unit, 1e6);
+  EXPECT_EQ((*columns)[0].divisor, 1e6);
   EXPECT_EQ((*columns)[0].header, "cpu_time (ms)");
 }
 
@@ -50,11 +52,11 @@ TEST(MetricSpecTest, BuiltinsAreCaseInsensitiveWithEveryUnit) {
   ASSERT_TRUE(columns.ok()) << columns.status();
   EXPECT_THAT(Headers(*columns), ElementsAre("count", "cpu_time (s)", "avg_cpu_time (us)",
                                              "min_cpu_time (ns)", "max_cpu_time (ms)"));
-  EXPECT_EQ((*columns)[1].ns_per_unit, 1e9);
+  EXPECT_EQ((*columns)[1].divisor, 1e9);
   EXPECT_EQ((*columns)[2].source, Source::kAvgCpuTime);
-  EXPECT_EQ((*columns)[2].ns_per_unit, 1e3);
+  EXPECT_EQ((*columns)[2].divisor, 1e3);
   EXPECT_EQ((*columns)[3].source, Source::kMinCpuTime);
-  EXPECT_EQ((*columns)[3].ns_per_unit, 1);
+  EXPECT_EQ((*columns)[3].divisor, 1);
   EXPECT_EQ((*columns)[4].source, Source::kMaxCpuTime);
 }
 
@@ -83,8 +85,8 @@ TEST(MetricSpecTest, TimeIsTheGpuTimeWhenTheTreeHasIt) {
   EXPECT_THAT(Headers(*columns), ElementsAre("time (us)", "time (ns)"));
   EXPECT_EQ((*columns)[0].source, Source::kUserMetric);
   EXPECT_EQ((*columns)[0].user_metric, "time (ns)");
-  EXPECT_EQ((*columns)[0].ns_per_unit, 1e3);
-  EXPECT_EQ((*columns)[1].ns_per_unit, 1);
+  EXPECT_EQ((*columns)[0].divisor, 1e3);
+  EXPECT_EQ((*columns)[1].divisor, 1);
   EXPECT_EQ(AvailableMetricNames(tree)[1], "time/ns|us|ms|s");
 }
 
@@ -95,7 +97,7 @@ TEST(MetricSpecTest, UnknownMetricNamesItAndListsTheAvailableOnes) {
   EXPECT_EQ(columns.status().message(),
             "metric \"Tflop/s\" is not found; available metrics: count, cpu_time/ns|us|ms|s, "
             "avg_cpu_time/ns|us|ms|s, min_cpu_time/ns|us|ms|s, max_cpu_time/ns|us|ms|s, flops, "
-            "cpu_time (ns), Bytes");
+            "cpu_time (ns), Bytes, <metric>/%");
 }
 
 TEST(MetricSpecTest, UnknownUnitIsAnUnknownMetric) {
@@ -103,7 +105,7 @@ TEST(MetricSpecTest, UnknownUnitIsAnUnknownMetric) {
   EXPECT_EQ(columns.status().message(),
             "metric \"cpu_time/min\" is not found; available metrics: count, "
             "cpu_time/ns|us|ms|s, avg_cpu_time/ns|us|ms|s, min_cpu_time/ns|us|ms|s, "
-            "max_cpu_time/ns|us|ms|s");
+            "max_cpu_time/ns|us|ms|s, <metric>/%");
 }
 
 TEST(MetricSpecTest, EmptyItemIsAnError) {
@@ -119,7 +121,7 @@ TEST(MetricSpecTest, AvailableNamesListEachUserMetricOnce) {
   EXPECT_THAT(AvailableMetricNames(tree),
               ElementsAre("count", "cpu_time/ns|us|ms|s", "avg_cpu_time/ns|us|ms|s",
                           "min_cpu_time/ns|us|ms|s", "max_cpu_time/ns|us|ms|s", "flops",
-                          "cpu_time (ns)", "Bytes"));
+                          "cpu_time (ns)", "Bytes", "<metric>/%"));
 }
 
 }  // namespace

@@ -9,6 +9,8 @@
 
 #include "absl/status/statusor.h"
 #include "cli/render/metric_spec.h"
+#include "cli/render/metric_values.h"
+#include "cli/render/tree_shape.h"
 #include "protond.pb.h"
 
 namespace protond::cli {
@@ -21,16 +23,23 @@ inline constexpr int kDefaultTreeDepth = 100;
 // message order. A node prints when its depth is below `depth` (ROOT is depth 0), as in
 // hatchet: depth 1 prints ROOT alone.
 //
-// Values: count and the cpu-time columns come from the node itself (blank when it has no
-// completed instance; ROOT aggregates its direct children). User metrics: INCLUSIVE ones are the
-// node's value plus all its descendants', EXCLUSIVE and PROPERTY ones the node's own value; blank
-// where there is none. Floats print with 3 decimals, integers as integers.
+// Values are ComputeColumn's (metric_values.h): count and the cpu-time columns come from the
+// node itself (blank when it has no completed instance; ROOT aggregates its direct children).
+// User metrics: INCLUSIVE ones are the node's value plus all its descendants', EXCLUSIVE and
+// PROPERTY ones the node's own value; blank where there is none. Floats print with 3 decimals,
+// integers as integers.
 //
-// The tree must start with ROOT and name, for every other node, a parent that precedes it;
-// otherwise InvalidArgumentError. A tree without nodes prints the header alone.
+// The tree must have a valid shape (CheckTreeShape); otherwise InvalidArgumentError. A tree
+// without nodes prints the header alone.
 absl::StatusOr<std::string> RenderTree(const v1::Tree& tree,
                                        const std::vector<MetricColumn>& columns,
                                        int depth = kDefaultTreeDepth);
+
+// The same layout with values given by the caller (a diff of two trees, say): `values[c][i]` is
+// column c's value for node i.
+std::string RenderTreeValues(const v1::Tree& tree, const TreeShape& shape,
+                             const std::vector<MetricColumn>& columns,
+                             const std::vector<std::vector<MetricValue>>& values, int depth);
 
 }  // namespace protond::cli
 

@@ -1,0 +1,192 @@
+#include "cli/hatchet/hatchet_reader.h"
+
+#include <string>
+
+#include "client-lib/cpp/hatchet.h"
+#include "client-lib/cpp/test_trees.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+
+namespace protond::cli {
+namespace {
+
+using ::testing::HasSubstr;
+
+constexpr char kFixture[] = HATCHET_TESTDATA_DIR "/h100_proton.hatchet";
+
+const v1::Metric* FindMetric(const v1::TreeNode& node, const std::string& name) {
+  for (const v1::Metric& metric : node.metrics()) {
+    if (metric.name() == name) return &metric;
+  }
+  return nullptr;
+}
+
+std::string Error(std::string_view json) { return ParseHatchet(json).status().ToString(); }
+
+// The fixture has the layout Proton writes (PROTON_COMPAT.md): scopes, kernels with count,
+// time, device_id as a string and device_type, a state frame, and an H100's device_info.
+TEST(HatchetReaderTest, ReadsProtonsLayoutInPreOrder) {
+  absl::StatusOr<v1::Tree> tree = ReadHatchetFile(kFixture);
+  ASSERT_TRUE(tree.ok()) << tree.status();
+  std::vector<std::string> names;
+  std::vector<uint32_t> parents;
+  for (const v1::TreeNode& node : tree->nodes()) {
+    EXPECT_EQ(node.id(), names.size());
+    names.push_back(node.name());
+    parents.push_back(node.parent_id());
+  }
+  EXPECT_THAT(names,
+              ::testing::ElementsAre(
+                  "ROOT", "w_mm", "nvjet_sm90_hsh_256x128_64x4_1x2_h_bz_coopA_NNT", "w_torch",
+                  "_ZN2at6native29vectorized_elementwise_kernelILi4ENS0_21CUDAFunctorOnSelf_"
+                  "addIfEESt5arrayIPcLm2EEEEviT0_T1_",
+                  "w_triton", "add_one", "__proton_launch_metadata", "_Z13metadata_copyv", "w_cpu",
+                  "idle", "triton_red_fused_0"));
+  EXPECT_THAT(parents, ::testing::ElementsAre(0, 0, 1, 0, 3, 0, 5, 5, 7, 0, 0, 0));
+}
+
+TEST(HatchetReaderTest, KernelMetricsKeepTheirTypesAndAggregation) {
+  absl::StatusOr<v1::Tree> tree = ReadHatchetFile(kFixture);
+  ASSERT_TRUE(tree.ok()) << tree.status();
+  const v1::TreeNode& matmul = tree->nodes(2);
+  EXPECT_EQ(matmul.count(), 700u);
+  EXPECT_EQ(matmul.metrics_size(), 4);  // bytes, device_id, flops16, time (ns)
+  EXPECT_EQ(FindMetric(matmul, "time (ns)")->int_value(), 200000000);
+  EXPECT_EQ(FindMetric(matmul, "time (ns)")->aggregation(), v1::Metric::INCLUSIVE);
+  EXPECT_EQ(FindMetric(matmul, "flops16")->int_value(), 98940000000000);
+  EXPECT_EQ(FindMetric(matmul, "device_id")->int_value(), 0);
+  EXPECT_EQ(FindMetric(matmul, "device_id")->aggregation(), v1::Metric::PROPERTY);
+  EXPECT_EQ(FindMetric(matmul, "device_type"), nullptr);
+  EXPECT_EQ(FindMetric(matmul, "count"), nullptr);
+  // Not among ROOT's placeholders: Proton does not sum it (cpu_timed_scope's metric).
+  EXPECT_EQ(FindMetric(tree->nodes(9), "cpu_time (ns)")->aggregation(), v1::Metric::EXCLUSIVE);
+  EXPECT_EQ(tree->nodes(0).metrics_size(), 0);  // the placeholders are not values
+  EXPECT_EQ(tree->nodes(1).metrics_size(), 0);
+}
+
+TEST(HatchetReaderTest, ReadsCudaDeviceInfo) {
+  absl::StatusOr<v1::Tree> tree = ReadHatchetFile(kFixture);
+  ASSERT_TRUE(tree.ok()) << tree.status();
+  ASSERT_EQ(tree->devices_size(), 1);
+  const v1::Device& h100 = tree->devices(0);
+  EXPECT_EQ(h100.device_id(), 0u);
+  EXPECT_EQ(h100.arch(), 90u);
+  EXPECT_EQ(h100.num_sms(), 132u);
+  EXPECT_EQ(h100.clock_rate_khz(), 1980000u);
+  EXPECT_EQ(h100.memory_clock_rate_khz(), 2619000u);
+  EXPECT_EQ(h100.bus_width_bits(), 5120u);
+}
+
+// What protond writes for a session reads back as the same tree.
+TEST(HatchetReaderTest, ReadsWhatProtondWrites) {
+  v1::Tree session;
+  testing::AddNode(&session, 0, 0, "ROOT");
+  v1::TreeNode* scope = testing::AddNode(&session, 7, 0, "step", 3);
+  testing::AddInt(scope, "tokens", v1::Metric::INCLUSIVE, 12);
+  v1::TreeNode* kernel = testing::AddNode(&session, 9, 7, "gemm", 40);
+  testing::AddInt(kernel, "time (ns)", v1::Metric::INCLUSIVE, 5000);
+  testing::AddInt(kernel, "device_id", v1::Metric::PROPERTY, 1);
+  testing::AddDouble(kernel, "flops", 2.5);
+  v1::Device* device = session.add_devices();
+  device->set_device_id(1);
+  device->set_arch(80);
+
+  absl::StatusOr<v1::Tree> tree = ParseHatchet(client::RenderHatchet(session));
+  ASSERT_TRUE(tree.ok()) << tree.status();
+  ASSERT_EQ(tree->nodes_size(), 3);
+  EXPECT_EQ(tree->nodes(1).name(), "step");
+  EXPECT_EQ(tree->nodes(1).count(), 0u);  // a scope's CPU count is not in the file
+  EXPECT_EQ(FindMetric(tree->nodes(1), "tokens")->int_value(), 12);
+  EXPECT_EQ(tree->nodes(2).parent_id(), 1u);
+  EXPECT_EQ(tree->nodes(2).count(), 40u);
+  EXPECT_EQ(FindMetric(tree->nodes(2), "time (ns)")->int_value(), 5000);
+  EXPECT_EQ(FindMetric(tree->nodes(2), "device_id")->int_value(), 1);
+  EXPECT_EQ(FindMetric(tree->nodes(2), "flops")->double_value(), 2.5);
+  ASSERT_EQ(tree->devices_size(), 1);
+  EXPECT_EQ(tree->devices(0).device_id(), 1u);
+  EXPECT_EQ(tree->devices(0).arch(), 80u);
+}
+
+TEST(HatchetReaderTest, DeviceInfoMayBeLeftOutAndRootMayListNoMetrics) {
+  absl::StatusOr<v1::Tree> tree =
+      ParseHatchet(R"([{"frame": {"name": "ROOT"}, "metrics": {}, "children": [)"
+                   R"({"frame": {"name": "k"}, "metrics": {"x": 1.5}}]}])");
+  ASSERT_TRUE(tree.ok()) << tree.status();
+  EXPECT_EQ(tree->devices_size(), 0);
+  EXPECT_EQ(FindMetric(tree->nodes(1), "x")->aggregation(), v1::Metric::INCLUSIVE);
+}
+
+TEST(HatchetReaderTest, NotJsonNamesTheByteOffset) {
+  EXPECT_EQ(Error("[{\"frame\": }]"),
+            "INVALID_ARGUMENT: not JSON: byte offset 11: parse error at line 1, column 12: syntax "
+            "error while parsing value - unexpected '}'; expected '[', '{', or a literal");
+  EXPECT_THAT(Error(""), HasSubstr("not JSON: byte offset 0: "));
+  EXPECT_THAT(Error("[{}] x"), HasSubstr("not JSON: byte offset 5: "));
+}
+
+TEST(HatchetReaderTest, WrongShapesNameTheJsonPointer) {
+  EXPECT_EQ(Error("{}"), "INVALID_ARGUMENT: /: a Hatchet profile is an array [root, device_info]");
+  EXPECT_EQ(Error("[{}, {}, {}]"),
+            "INVALID_ARGUMENT: /: a Hatchet profile is an array [root, device_info]");
+  EXPECT_EQ(Error("[[]]"), "INVALID_ARGUMENT: /0: a node must be an object, not array");
+  EXPECT_EQ(Error(R"([{"frame": {"name": "ROOT"}, "children": [{"frame": {}}]}])"),
+            "INVALID_ARGUMENT: /0/children/0/frame: a frame needs a \"name\" string");
+  EXPECT_EQ(Error(R"([{"metrics": {}}])"), "INVALID_ARGUMENT: /0: a node needs a \"frame\"");
+  EXPECT_EQ(Error(R"([{"frame": {"name": "R"}, "children": {}}])"),
+            "INVALID_ARGUMENT: /0/children: \"children\" must be an array");
+  EXPECT_EQ(Error(R"([{"frame": {"name": "R"}, "metrics": []}])"),
+            "INVALID_ARGUMENT: /0/metrics: \"metrics\" must be an object");
+}
+
+TEST(HatchetReaderTest, BadMetricValuesAreErrors) {
+  auto with_metrics = [](const std::string& metrics) {
+    return Error(R"([{"frame": {"name": "R"}, "children": [{"frame": {"name": "k"}, "metrics": )" +
+                 metrics + "}]}]");
+  };
+  EXPECT_EQ(with_metrics(R"json({"time (ns)": "5"})json"),
+            "INVALID_ARGUMENT: /0/children/0/metrics/time (ns): a metric must be a number, not "
+            "string");
+  EXPECT_EQ(with_metrics(R"({"count": -1})"),
+            "INVALID_ARGUMENT: /0/children/0/metrics/count: count must be an integer >= 0, not -1");
+  EXPECT_EQ(with_metrics(R"({"bytes": 18446744073709551615})"),
+            "INVALID_ARGUMENT: /0/children/0/metrics/bytes: value 18446744073709551615 does not "
+            "fit a 64-bit signed integer");
+  EXPECT_EQ(with_metrics(R"({"device_id": "gpu0"})"),
+            "INVALID_ARGUMENT: /0/children/0/metrics/device_id: a device id must be a number or a "
+            "string of digits, not \"gpu0\"");
+}
+
+TEST(HatchetReaderTest, BadDeviceInfoIsAnError) {
+  const std::string root = R"({"frame": {"name": "ROOT"}})";
+  EXPECT_EQ(Error("[" + root + ", []]"), "INVALID_ARGUMENT: /1: device_info must be an object");
+  EXPECT_EQ(Error("[" + root + R"(, {"CUDA": {"0": {"arch": "sm90"}}}])"),
+            "INVALID_ARGUMENT: /1/CUDA/0/arch: must be an integer >= 0, not \"sm90\"");
+  EXPECT_EQ(Error("[" + root + R"(, {"CUDA": {"x": {}}}])"),
+            "INVALID_ARGUMENT: /1/CUDA/x: a device id must be a number or a string of digits, not "
+            "\"x\"");
+  // Other vendors' devices are left out, not errors.
+  absl::StatusOr<v1::Tree> tree = ParseHatchet("[" + root + R"(, {"HIP": {"0": {}}}])");
+  ASSERT_TRUE(tree.ok()) << tree.status();
+  EXPECT_EQ(tree->devices_size(), 0);
+}
+
+// A file's nesting depth must not exhaust the reader's stack.
+TEST(HatchetReaderTest, DeepTreeIsRead) {
+  constexpr int kDepth = 50000;
+  std::string json = "[";
+  for (int i = 0; i < kDepth; ++i) json += R"({"frame": {"name": "f"}, "children": [)";
+  for (int i = 0; i < kDepth; ++i) json += "]}";
+  json += "]";
+  absl::StatusOr<v1::Tree> tree = ParseHatchet(json);
+  ASSERT_TRUE(tree.ok()) << tree.status();
+  EXPECT_EQ(tree->nodes_size(), kDepth);
+  EXPECT_EQ(tree->nodes(kDepth - 1).parent_id(), static_cast<uint32_t>(kDepth - 2));
+}
+
+TEST(HatchetReaderTest, MissingFileNamesThePath) {
+  EXPECT_EQ(ReadHatchetFile("/nonexistent/x.hatchet").status().ToString(),
+            "NOT_FOUND: /nonexistent/x.hatchet: cannot open the file");
+}
+
+}  // namespace
+}  // namespace protond::cli

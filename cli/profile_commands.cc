@@ -1,0 +1,152 @@
+#include "cli/profile_commands.h"
+
+#include <algorithm>
+
+#include "absl/status/status.h"
+#include "absl/strings/ascii.h"
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "cli/hatchet/hatchet_reader.h"
+#include "cli/render/metric_spec.h"
+#include "common/status/status_macros.h"
+
+namespace protond::cli {
+namespace {
+
+absl::Status Usage(const std::string& message) { return absl::InvalidArgumentError(message); }
+
+// Walks `args`, handing each option its value; what is left must be the one profile.
+class ArgReader {
+ public:
+  explicit ArgReader(const std::vector<std::string>& args) : args_(args) {}
+
+  bool Next() { return ++i_ < args_.size(); }
+  const std::string& arg() const { return args_[i_]; }
+  bool Is(const char* name, const char* other_name = nullptr) const {
+    return arg() == name || (other_name != nullptr && arg() == other_name);
+  }
+  absl::StatusOr<std::string> Value() {
+    if (i_ + 1 >= args_.size()) return Usage(absl::StrCat(arg(), " needs a value"));
+    return args_[++i_];
+  }
+  absl::Status Profile(std::string* profile) const {
+    if (!profile->empty() || arg().empty() || arg()[0] == '-') {
+      return Usage(absl::StrCat("unexpected argument '", arg(), "'"));
+    }
+    *profile = arg();
+    return absl::OkStatus();
+  }
+
+ private:
+  const std::vector<std::string>& args_;
+  size_t i_ = static_cast<size_t>(-1);
+};
+
+absl::StatusOr<int> ParseCount(const std::string& option, const std::string& text) {
+  int value;
+  if (!absl::SimpleAtoi(text, &value) || value < 0) {
+    return Usage(absl::StrCat(option, " needs a number >= 0, not '", text, "'"));
+  }
+  return value;
+}
+
+absl::Status ParseTreeOption(ArgReader& reader, TreeArgs* parsed) {
+  ViewOptions& view = parsed->view;
+  if (reader.Is("-m", "--metrics")) {
+    ASSIGN_OR_RETURN(view.metrics, reader.Value());
+  } else if (reader.Is("-d", "--depth")) {
+    ASSIGN_OR_RETURN(const std::string depth, reader.Value());
+    ASSIGN_OR_RETURN(view.depth, ParseCount("-d", depth));
+  } else if (reader.Is("-t", "--threshold")) {
+    ASSIGN_OR_RETURN(const std::string text, reader.Value());
+    double threshold;
+    if (!absl::SimpleAtod(text, &threshold)) {
+      return Usage(absl::StrCat("-t needs a number, not '", text, "'"));
+    }
+    view.threshold = threshold;
+  } else if (reader.Is("-i", "--include")) {
+    ASSIGN_OR_RETURN(view.include, reader.Value());
+  } else if (reader.Is("-e", "--exclude")) {
+    ASSIGN_OR_RETURN(view.exclude, reader.Value());
+  } else if (reader.Is("-f", "--format")) {
+    ASSIGN_OR_RETURN(const std::string format, reader.Value());
+    ASSIGN_OR_RETURN(view.format, ParseFrameFormat(format));
+  } else if (reader.Is("--diff", "-diff")) {
+    ASSIGN_OR_RETURN(parsed->diff_profile, reader.Value());
+  } else if (reader.Is("--print-sorted", "--print_sorted")) {
+    view.print_sorted = true;
+  } else if (reader.Is("--mangled")) {
+    view.mangled = true;
+  } else if (reader.Is("-l", "--list")) {
+    parsed->list_metrics = true;
+  } else {
+    return reader.Profile(&parsed->profile);
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+absl::StatusOr<uint64_t> ParseSessionId(const std::string& text) {
+  uint64_t id;
+  if (!absl::SimpleAtoi(text, &id) || id == 0) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "'", text, "' is not a session id (a positive number; see protonctl sessions)"));
+  }
+  return id;
+}
+
+absl::StatusOr<v1::Tree> LoadProfile(client::Client& client, const std::string& profile) {
+  const bool session = !profile.empty() && std::all_of(profile.begin(), profile.end(), [](char c) {
+    return absl::ascii_isdigit(static_cast<unsigned char>(c));
+  });
+  if (!session) return ReadHatchetFile(profile);
+  ASSIGN_OR_RETURN(const uint64_t id, ParseSessionId(profile));
+  return client.GetTree(id);
+}
+
+absl::StatusOr<TreeArgs> ParseTreeArgs(const std::vector<std::string>& args) {
+  TreeArgs parsed;
+  ArgReader reader(args);
+  while (reader.Next()) RETURN_IF_ERROR(ParseTreeOption(reader, &parsed));
+  if (parsed.profile.empty()) return Usage("tree needs a session id or a Hatchet file");
+  if (!parsed.view.include.empty() && !parsed.view.exclude.empty()) {
+    return Usage("-i and -e cannot be used together");
+  }
+  return parsed;
+}
+
+absl::StatusOr<std::string> RenderTreeCommand(client::Client& client, const TreeArgs& args) {
+  ASSIGN_OR_RETURN(const v1::Tree tree, LoadProfile(client, args.profile));
+  if (args.list_metrics) {
+    return absl::StrCat(absl::StrJoin(AvailableMetricNames(tree), "\n"), "\n");
+  }
+  if (args.diff_profile.empty()) return RenderProfile(tree, args.view);
+  ASSIGN_OR_RETURN(const v1::Tree base, LoadProfile(client, args.diff_profile));
+  return RenderProfile(tree, args.view, &base);
+}
+
+absl::StatusOr<TopArgs> ParseTopArgs(const std::vector<std::string>& args) {
+  TopArgs parsed;
+  ArgReader reader(args);
+  while (reader.Next()) {
+    if (reader.Is("-n", "--limit")) {
+      ASSIGN_OR_RETURN(const std::string limit, reader.Value());
+      ASSIGN_OR_RETURN(parsed.limit, ParseCount("-n", limit));
+    } else if (reader.Is("--mangled")) {
+      parsed.mangled = true;
+    } else {
+      RETURN_IF_ERROR(reader.Profile(&parsed.profile));
+    }
+  }
+  if (parsed.profile.empty()) return Usage("top needs a session id or a Hatchet file");
+  return parsed;
+}
+
+absl::StatusOr<std::string> RenderTopCommand(client::Client& client, const TopArgs& args) {
+  ASSIGN_OR_RETURN(const v1::Tree tree, LoadProfile(client, args.profile));
+  return RenderTopKernels(tree, args.limit, args.mangled);
+}
+
+}  // namespace protond::cli

@@ -1,0 +1,160 @@
+#include "cli/profile_commands.h"
+
+#include <cstdio>
+#include <fstream>
+#include <string>
+
+#include "gtest/gtest.h"
+
+namespace protond::cli {
+namespace {
+
+constexpr char kFixture[] = HATCHET_TESTDATA_DIR "/h100_proton.hatchet";
+
+// Files never reach the daemon: this client is never connected.
+client::Client& NoDaemon() {
+  static client::Client client("/nonexistent/protond.sock");
+  return client;
+}
+
+std::string Tree(const std::vector<std::string>& args) {
+  absl::StatusOr<TreeArgs> parsed = ParseTreeArgs(args);
+  EXPECT_TRUE(parsed.ok()) << parsed.status();
+  if (!parsed.ok()) return parsed.status().ToString();
+  absl::StatusOr<std::string> text = RenderTreeCommand(NoDaemon(), *parsed);
+  return text.ok() ? *text : text.status().ToString();
+}
+
+std::string UsageError(const std::vector<std::string>& args) {
+  return ParseTreeArgs(args).status().ToString();
+}
+
+TEST(ProfileCommandsTest, ParsesEveryTreeOption) {
+  absl::StatusOr<TreeArgs> args = ParseTreeArgs(
+      {"-m", "time/ms,util", "-d", "3", "-t", "0.5", "-i", "w_.*", "-f", "file_function",
+       "--print-sorted", "--diff", "old.hatchet", "--mangled", "-l", "new.hatchet"});
+  ASSERT_TRUE(args.ok()) << args.status();
+  EXPECT_EQ(args->profile, "new.hatchet");
+  EXPECT_EQ(args->diff_profile, "old.hatchet");
+  EXPECT_TRUE(args->list_metrics);
+  EXPECT_EQ(args->view.metrics, "time/ms,util");
+  EXPECT_EQ(args->view.depth, 3);
+  EXPECT_EQ(args->view.threshold, 0.5);
+  EXPECT_EQ(args->view.include, "w_.*");
+  EXPECT_EQ(args->view.format, FrameFormat::kFileFunction);
+  EXPECT_TRUE(args->view.print_sorted);
+  EXPECT_TRUE(args->view.mangled);
+  // proton-viewer's spellings too.
+  args = ParseTreeArgs({"7", "--print_sorted", "-diff", "8", "--exclude", "x"});
+  ASSERT_TRUE(args.ok()) << args.status();
+  EXPECT_TRUE(args->view.print_sorted);
+  EXPECT_EQ(args->diff_profile, "8");
+  EXPECT_EQ(args->view.exclude, "x");
+}
+
+TEST(ProfileCommandsTest, BadTreeArgumentsSayWhatIsWrong) {
+  EXPECT_EQ(UsageError({}), "INVALID_ARGUMENT: tree needs a session id or a Hatchet file");
+  EXPECT_EQ(UsageError({"1", "-i", "a", "-e", "b"}),
+            "INVALID_ARGUMENT: -i and -e cannot be used together");
+  EXPECT_EQ(UsageError({"1", "-t", "much"}), "INVALID_ARGUMENT: -t needs a number, not 'much'");
+  EXPECT_EQ(UsageError({"1", "-d", "-1"}), "INVALID_ARGUMENT: -d needs a number >= 0, not '-1'");
+  EXPECT_EQ(UsageError({"1", "-f", "short"}),
+            "INVALID_ARGUMENT: -f is full, file_function_line, function_line or file_function, "
+            "not 'short'");
+  EXPECT_EQ(UsageError({"1", "-m"}), "INVALID_ARGUMENT: -m needs a value");
+  EXPECT_EQ(UsageError({"1", "2"}), "INVALID_ARGUMENT: unexpected argument '2'");
+  EXPECT_EQ(UsageError({"1", "--follow"}), "INVALID_ARGUMENT: unexpected argument '--follow'");
+}
+
+TEST(ProfileCommandsTest, ParsesTopArguments) {
+  absl::StatusOr<TopArgs> args = ParseTopArgs({"-n", "5", "x.hatchet", "--mangled"});
+  ASSERT_TRUE(args.ok()) << args.status();
+  EXPECT_EQ(args->profile, "x.hatchet");
+  EXPECT_EQ(args->limit, 5);
+  EXPECT_TRUE(args->mangled);
+  EXPECT_EQ(ParseTopArgs({"x"})->limit, kDefaultTopKernels);
+  EXPECT_EQ(ParseTopArgs({"-n", "x"}).status().message(), "-n needs a number >= 0, not 'x'");
+  EXPECT_EQ(ParseTopArgs({}).status().message(), "top needs a session id or a Hatchet file");
+}
+
+// Proton's file: the launch-metadata state and the empty scope are hidden, the C++ kernel is
+// demangled, and the scope with only cpu_time (exclusive, not in the GPU time) stays.
+TEST(ProfileCommandsTest, TreeOfProtonsFile) {
+  EXPECT_EQ(
+      Tree({kFixture, "-m", "time/ms,avg_time/us,tflop16/s,gbyte/s,util"}),
+      "time (ms)  avg_time (us)  tflop16/s   gbyte/s   util\n"
+      "  310.000          1.764    319.161   864.516         ROOT\n"
+      "  200.000        285.714    494.700   335.000         ├─ w_mm\n"
+      "  200.000        285.714    494.700   335.000  0.500  │  └─ "
+      "nvjet_sm90_hsh_256x128_64x4_1x2_h_bz_coopA_NNT\n"
+      "   70.000          0.500             2392.857         ├─ w_torch\n"
+      "   70.000          0.500             2392.857  0.714  │  └─ void "
+      "at::native::vectorized_elementwise_kernel<4, at::native::CUDAFunctorOnSelf_add<float>, "
+      "std::array<char*, 2ul> >(int, at::native::CUDAFunctorOnSelf_add<float>, "
+      "std::array<char*, 2ul>)\n"
+      "   30.000          0.857             1116.667         ├─ w_triton\n"
+      "   30.000          0.857             1116.667  0.333  │  └─ add_one\n"
+      "                                                      ├─ w_cpu\n"
+      "   10.000       1000.000                       0.000  └─ triton_red_fused_0\n");
+  // Without scope timings, cpu_time is cpu_timed_scope's metric, exclusive as Proton keeps it.
+  EXPECT_EQ(Tree({kFixture, "-m", "cpu_time/ms,count", "-e", "w_(mm|torch|triton)"}),
+            "cpu_time (ms)  count\n"
+            "                  10  ROOT\n"
+            "        5.000      0  ├─ w_cpu\n"
+            "                  10  └─ triton_red_fused_0\n");
+}
+
+TEST(ProfileCommandsTest, ListsTheFilesMetrics) {
+  const std::string list = Tree({kFixture, "-l"});
+  EXPECT_NE(list.find("\nflop16/s|gflop16/s|tflop16/s\nflop32/s|gflop32/s|tflop32/s\n"),
+            std::string::npos)
+      << list;
+  EXPECT_NE(list.find("\nutil\n"), std::string::npos) << list;
+  EXPECT_NE(list.find("\ncpu_time (ns)\n"), std::string::npos) << list;
+}
+
+// The base profile has other metrics than the profile: "tokens" only, and its own kernel.
+TEST(ProfileCommandsTest, DiffOfTwoFilesWithDifferentMetrics) {
+  const std::string base = ::testing::TempDir() + "/base.hatchet";
+  std::ofstream(base) << R"json([{"frame": {"name": "ROOT"}, "metrics": {"tokens": 0},
+    "children": [{"frame": {"name": "w_mm"}, "metrics": {"tokens": 7},
+      "children": [{"frame": {"name": "nvjet_sm90_hsh_256x128_64x4_1x2_h_bz_coopA_NNT"},
+                    "metrics": {"time (ns)": 150000000, "count": 700}}]}]},
+    {}])json";
+  EXPECT_EQ(Tree({kFixture, "--diff", base, "-m", "time/ms,tokens", "-d", "2"}),
+            "time (ms)  tokens\n"
+            "  160.000      -7  ROOT\n"
+            "   50.000      -7  ├─ w_mm\n"
+            "   70.000          ├─ w_torch\n"
+            "   30.000          ├─ w_triton\n"
+            "                   ├─ w_cpu\n"
+            "   10.000          └─ triton_red_fused_0\n");
+  std::remove(base.c_str());
+}
+
+TEST(ProfileCommandsTest, TopOfProtonsFile) {
+  absl::StatusOr<TopArgs> args = ParseTopArgs({kFixture, "-n", "2"});
+  ASSERT_TRUE(args.ok()) << args.status();
+  absl::StatusOr<std::string> text = RenderTopCommand(NoDaemon(), *args);
+  ASSERT_TRUE(text.ok()) << text.status();
+  EXPECT_EQ(
+      *text,
+      "device 0: H100 SXM (arch 90, 132 SMs, 5120-bit bus)\n"
+      "TIME (ms)  TIME %   COUNT  AVG (us)  TFLOP/s    GB/s  BOUND    % OF PEAK  NAME\n"
+      "  200.000    64.5     700   285.714    494.7   335.0  compute       50.0  "
+      "nvjet_sm90_hsh_256x128_64x4_1x2_h_bz_coopA_NNT\n"
+      "   70.000    22.6  140000     0.500        -  2392.9  memory        71.4  void "
+      "at::native::vectorized_elementwise_kernel<4, at::native::CUDAFunctorOnSelf_add<float>, "
+      "std::array<char*, 2ul> >(int, at::native::CUDAFunctorOnSelf_add<float>, "
+      "std::array<char*, 2ul>)\n");
+}
+
+TEST(ProfileCommandsTest, ProfilesAreSessionsOrFiles) {
+  EXPECT_EQ(LoadProfile(NoDaemon(), "0").status().message(),
+            "'0' is not a session id (a positive number; see protonctl sessions)");
+  EXPECT_EQ(LoadProfile(NoDaemon(), "./7").status().message(), "./7: cannot open the file");
+  EXPECT_EQ(LoadProfile(NoDaemon(), "3").status().code(), absl::StatusCode::kUnavailable);
+}
+
+}  // namespace
+}  // namespace protond::cli

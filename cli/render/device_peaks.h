@@ -1,0 +1,52 @@
+// Peak FLOP/s per data width and peak memory bandwidth of current NVIDIA data-center GPUs (public
+// datasheet figures), and the roofline bounds they put on a kernel: what `util`, `protonctl top`
+// and the roofline verdict are measured against. Pure functions; no I/O.
+#ifndef PROTOND_CLI_RENDER_DEVICE_PEAKS_H_
+#define PROTOND_CLI_RENDER_DEVICE_PEAKS_H_
+
+#include <array>
+
+#include "absl/strings/string_view.h"
+#include "protond.pb.h"
+
+namespace protond::cli {
+
+// The data widths of Proton's flops metrics: "flops8", "flops16", "flops32", "flops64".
+inline constexpr std::array<int, 4> kFlopsWidths = {8, 16, 32, 64};
+
+struct DevicePeaks {
+  absl::string_view model;  // "H100 SXM"
+  // Dense tensor-core FLOP/s, by kFlopsWidths: FP8, FP16/BF16, TF32 and FP64 (what Triton's dot
+  // runs on for each width).
+  std::array<double, 4> flops_per_s;
+  double bytes_per_s;  // device memory bandwidth
+};
+
+// The table's row for `device`, by compute capability, SM count and memory bus width; nullptr
+// for a GPU the table does not know. Clock rates do not choose or scale a row: the datasheet
+// peaks already assume the boost clock the device reports.
+const DevicePeaks* FindDevicePeaks(const v1::Device& device);
+
+// The peaks of the device a GPU node ran on: its "device_id" metric, looked up in the tree's
+// devices. nullptr when the node has no device id or the device is not in the table.
+const DevicePeaks* FindNodePeaks(const v1::Tree& tree, const v1::TreeNode& node);
+
+// The least time a node's work needs on a device: its flops of each width at that width's peak
+// (summed), and its bytes at the memory bandwidth. The larger bound is the roofline's limit.
+struct RooflineBounds {
+  double compute_s = 0;
+  double memory_s = 0;
+  void Add(const RooflineBounds& other) {
+    compute_s += other.compute_s;
+    memory_s += other.memory_s;
+  }
+  double limit_s() const { return compute_s > memory_s ? compute_s : memory_s; }
+  bool memory_bound() const { return memory_s > compute_s; }
+};
+
+// From the node's own "flops8".."flops64" and "bytes" metrics.
+RooflineBounds NodeRooflineBounds(const DevicePeaks& peaks, const v1::TreeNode& node);
+
+}  // namespace protond::cli
+
+#endif  // PROTOND_CLI_RENDER_DEVICE_PEAKS_H_

@@ -1,0 +1,52 @@
+// The values of one metric column (metric_spec.h) for every node of a tree: raw metrics summed
+// as their aggregation says, CPU timings, and the derived metrics (times, rates, util, percent).
+// Pure functions; no I/O.
+#ifndef PROTOND_CLI_RENDER_METRIC_VALUES_H_
+#define PROTOND_CLI_RENDER_METRIC_VALUES_H_
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "cli/render/metric_spec.h"
+#include "cli/render/tree_shape.h"
+#include "protond.pb.h"
+
+namespace protond::cli {
+
+// One cell: blank, an integer or a float.
+struct MetricValue {
+  enum class Kind { kBlank, kInt, kDouble };
+  Kind kind = Kind::kBlank;
+  int64_t i = 0;
+  double d = 0;
+
+  static MetricValue Int(int64_t v) { return {Kind::kInt, v, 0}; }
+  static MetricValue Double(double v) { return {Kind::kDouble, 0, v}; }
+  bool blank() const { return kind == Kind::kBlank; }
+  double AsDouble() const { return kind == Kind::kInt ? static_cast<double>(i) : d; }
+
+  // Sums as Proton does: integers wrap around like int64, a float makes the sum a float.
+  void Add(const MetricValue& other);
+  // `this - other`, a blank counting as zero; blank when both are.
+  MetricValue Minus(const MetricValue& other) const;
+  // Floats with 3 decimals, integers as integers, blank as "".
+  std::string Format() const;
+};
+
+// One value per node of `tree`, by index (see metric_spec.h for what each source means). GPU
+// time, rates and avg_time are inclusive: a scope shows the sums over the kernels under it.
+// util is blank except on GPU nodes whose device the peak table knows.
+std::vector<MetricValue> ComputeColumn(const v1::Tree& tree, const TreeShape& shape,
+                                       const MetricColumn& column);
+
+// What 100% is for a "<metric>/%" column in `tree`: ROOT's value for summed metrics and the
+// scopes' CPU time, else the sum over the other nodes (count, exclusive metrics, properties).
+// nullopt when there is none.
+std::optional<double> PercentTotal(const v1::Tree& tree, const TreeShape& shape,
+                                   const MetricColumn& column);
+
+}  // namespace protond::cli
+
+#endif  // PROTOND_CLI_RENDER_METRIC_VALUES_H_

@@ -1,0 +1,108 @@
+#include "cli/viewer/profile_view.h"
+
+#include <algorithm>
+#include <numeric>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "cli/render/metric_values.h"
+#include "cli/render/tree_shape.h"
+#include "cli/viewer/frame_filter.h"
+#include "cli/viewer/tree_diff.h"
+#include "common/status/status_macros.h"
+
+namespace protond::cli {
+namespace {
+
+constexpr size_t kSortedNameWidth = 100;
+
+// "<metric>/%" is a share of the whole profile (hidden frames aside), as in proton-viewer, which
+// derives its metrics before it filters.
+std::vector<MetricColumn> FixPercentTotals(std::vector<MetricColumn> columns, const v1::Tree& tree,
+                                           const TreeShape& shape) {
+  for (MetricColumn& column : columns) {
+    if (column.percent) column.percent_total = PercentTotal(tree, shape, column);
+  }
+  return columns;
+}
+
+absl::StatusOr<v1::Tree> Filter(const v1::Tree& tree, const TreeShape& shape,
+                                const ViewOptions& options) {
+  if (!options.include.empty()) return IncludeFrames(tree, shape, options.include);
+  if (!options.exclude.empty()) return ExcludeFrames(tree, shape, options.exclude);
+  return tree;
+}
+
+absl::StatusOr<v1::Tree> ApplyThreshold(v1::Tree tree, const ViewOptions& options,
+                                        const MetricColumn& first) {
+  if (!options.threshold.has_value()) return tree;
+  ASSIGN_OR_RETURN(const TreeShape shape, CheckTreeShape(tree));
+  return KeepAtLeast(tree, shape, ComputeColumn(tree, shape, first), *options.threshold);
+}
+
+// One profile as shown, before any diff: hidden frames dropped, names demangled, -i/-e, -t.
+absl::StatusOr<TreeValues> Prepare(const v1::Tree& profile, const ViewOptions& options,
+                                   const std::vector<MetricColumn>& parsed_columns) {
+  ASSIGN_OR_RETURN(const TreeShape profile_shape, CheckTreeShape(profile));
+  v1::Tree tree = DropHiddenFrames(profile, profile_shape);
+  RenameFrames(FrameFormat::kFull, !options.mangled, &tree);
+  ASSIGN_OR_RETURN(const TreeShape shape, CheckTreeShape(tree));
+  const std::vector<MetricColumn> columns = FixPercentTotals(parsed_columns, tree, shape);
+  ASSIGN_OR_RETURN(tree, Filter(tree, shape, options));
+  ASSIGN_OR_RETURN(tree, ApplyThreshold(std::move(tree), options, columns[0]));
+  TreeValues shown;
+  ASSIGN_OR_RETURN(shown.shape, CheckTreeShape(tree));
+  for (const MetricColumn& column : columns) {
+    shown.values.push_back(ComputeColumn(tree, shown.shape, column));
+  }
+  shown.tree = std::move(tree);
+  return shown;
+}
+
+// proton-viewer's sorted list: "{:105} {:.4}" per frame.
+std::string SortedFrames(const TreeValues& shown, const MetricColumn& first) {
+  const std::vector<MetricValue>& values = shown.values[0];
+  std::vector<int> order;
+  for (int i = 1; i < shown.tree.nodes_size(); ++i) {
+    if (!values[i].blank()) order.push_back(i);
+  }
+  std::stable_sort(order.begin(), order.end(),
+                   [&](int a, int b) { return values[a].AsDouble() > values[b].AsDouble(); });
+  std::string out = absl::StrCat("Sorted kernels by metric ", first.header, "\n");
+  for (int i : order) {
+    std::string name = shown.tree.nodes(i).name();
+    if (name.size() > kSortedNameWidth) name = name.substr(0, kSortedNameWidth) + "...";
+    const std::string value = values[i].kind == MetricValue::Kind::kInt
+                                  ? absl::StrCat(values[i].i)
+                                  : absl::StrFormat("%.4g", values[i].d);
+    absl::StrAppendFormat(&out, "%-105s %s\n", name, value);
+  }
+  return out;
+}
+
+}  // namespace
+
+absl::StatusOr<std::string> RenderProfile(const v1::Tree& profile, const ViewOptions& options,
+                                          const v1::Tree* diff_base) {
+  if (!options.include.empty() && !options.exclude.empty()) {
+    return absl::InvalidArgumentError("-i and -e cannot be used together");
+  }
+  // -m names the metrics of the whole profiles, whatever the filters leave.
+  v1::Tree both_profiles = profile;
+  if (diff_base != nullptr) both_profiles.MergeFrom(*diff_base);
+  ASSIGN_OR_RETURN(const std::vector<MetricColumn> columns,
+                   ParseMetricSpec(options.metrics, both_profiles));
+  ASSIGN_OR_RETURN(TreeValues shown, Prepare(profile, options, columns));
+  if (diff_base != nullptr) {
+    ASSIGN_OR_RETURN(const TreeValues base, Prepare(*diff_base, options, columns));
+    ASSIGN_OR_RETURN(shown, DiffTrees(shown, base));
+  }
+  RenameFrames(options.format, /*demangle=*/false, &shown.tree);
+  std::string out = RenderTreeValues(shown.tree, shown.shape, columns, shown.values, options.depth);
+  if (options.print_sorted) absl::StrAppend(&out, SortedFrames(shown, columns[0]));
+  return out;
+}
+
+}  // namespace protond::cli

@@ -1,0 +1,38 @@
+// `protonctl tree`: a profile's call tree rendered with proton-viewer's options, from a daemon
+// session or a Hatchet file alike (both are a v1::Tree). Pure functions; no I/O.
+#ifndef PROTOND_CLI_VIEWER_PROFILE_VIEW_H_
+#define PROTOND_CLI_VIEWER_PROFILE_VIEW_H_
+
+#include <optional>
+#include <string>
+
+#include "absl/status/statusor.h"
+#include "cli/render/tree_view.h"
+#include "cli/viewer/frame_names.h"
+#include "protond.pb.h"
+
+namespace protond::cli {
+
+struct ViewOptions {
+  std::string metrics;                      // -m, as metric_spec.h reads it; empty: the default
+  int depth = kDefaultTreeDepth;            // -d
+  std::optional<double> threshold;          // -t: frames whose first metric is at least this, and
+                                            // their ancestors
+  std::string include;                      // -i REGEX
+  std::string exclude;                      // -e REGEX; not with include
+  FrameFormat format = FrameFormat::kFull;  // -f
+  bool print_sorted = false;                // --print-sorted
+  bool mangled = false;  // --mangled: keep C++ kernel names as the driver gave them
+};
+
+// In order: hidden frames dropped, names demangled, -i/-e, -t (each profile by its own values),
+// then with `diff_base` the two trees matched frame by frame and `profile - diff_base` shown,
+// then -f. Metric names are parsed against both profiles' metrics, so a metric only one side has
+// shows as a difference from zero. --print-sorted adds every frame but ROOT under the tree,
+// largest first value first (frames without one left out), names cut at 100 characters.
+absl::StatusOr<std::string> RenderProfile(const v1::Tree& profile, const ViewOptions& options,
+                                          const v1::Tree* diff_base = nullptr);
+
+}  // namespace protond::cli
+
+#endif  // PROTOND_CLI_VIEWER_PROFILE_VIEW_H_

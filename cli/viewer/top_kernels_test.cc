@@ -1,0 +1,65 @@
+#include "cli/viewer/top_kernels.h"
+
+#include <string>
+
+#include "cli/render/test_profiles.h"
+#include "gtest/gtest.h"
+
+namespace protond::cli {
+namespace {
+
+using testing::AddInt;
+using testing::AddKernel;
+
+// On an H100 SXM: the matmul reaches 0.1 s of FP16 work in 0.2 s (50% of the compute peak), the
+// copy kernel 0.05 s of bytes in 0.07 s (71.4% of the bandwidth); add_one runs under two scopes
+// and is summed over both.
+v1::Tree H100Profile() {
+  v1::Tree tree;
+  testing::AddNode(&tree, 0, 0, "ROOT");
+  testing::AddNode(&tree, 1, 0, "w_mm");
+  testing::AddH100Matmul(&tree, 2, 1);
+  AddInt(AddKernel(&tree, 3, 0, "_Z4copyPfS_", 140'000, 70'000'000), "bytes", v1::Metric::INCLUSIVE,
+         167'500'000'000);
+  testing::AddNode(&tree, 4, 0, "a");
+  AddKernel(&tree, 5, 4, "add_one", 1000, 20'000'000);
+  testing::AddNode(&tree, 6, 0, "b");
+  AddKernel(&tree, 7, 6, "add_one", 1000, 10'000'000);
+  testing::AddNode(&tree, 8, 6, "__proton_launch_metadata");
+  AddKernel(&tree, 9, 8, "hidden", 1, 900'000'000);
+  testing::AddH100Sxm(&tree);
+  return tree;
+}
+
+TEST(TopKernelsTest, HeaviestFirstWithRooflineVerdicts) {
+  absl::StatusOr<std::string> text = RenderTopKernels(H100Profile(), kDefaultTopKernels, false);
+  ASSERT_TRUE(text.ok()) << text.status();
+  EXPECT_EQ(*text,
+            "device 0: H100 SXM (arch 90, 132 SMs, 5120-bit bus)\n"
+            "TIME (ms)  TIME %   COUNT  AVG (us)  TFLOP/s    GB/s  BOUND    % OF PEAK  NAME\n"
+            "  200.000    66.7     700   285.714    494.7   335.0  compute       50.0  nvjet\n"
+            "   70.000    23.3  140000     0.500        -  2392.9  memory        71.4  "
+            "copy(float*, float*)\n"
+            "   30.000    10.0    2000    15.000        -       -  -                -  add_one\n");
+}
+
+TEST(TopKernelsTest, LimitAndMangledNames) {
+  absl::StatusOr<std::string> text = RenderTopKernels(H100Profile(), 2, true);
+  ASSERT_TRUE(text.ok()) << text.status();
+  EXPECT_NE(text->find("_Z4copyPfS_"), std::string::npos) << *text;
+  EXPECT_EQ(text->find("add_one"), std::string::npos) << *text;
+}
+
+TEST(TopKernelsTest, UnknownDeviceHasNoVerdict) {
+  v1::Tree tree = H100Profile();
+  tree.mutable_devices(0)->set_num_sms(80);
+  absl::StatusOr<std::string> text = RenderTopKernels(tree, 1, false);
+  ASSERT_TRUE(text.ok()) << text.status();
+  EXPECT_EQ(*text,
+            "device 0: not in the peak table: no roofline verdict (arch 90, 80 SMs, 5120-bit bus)\n"
+            "TIME (ms)  TIME %  COUNT  AVG (us)  TFLOP/s   GB/s  BOUND  % OF PEAK  NAME\n"
+            "  200.000    66.7    700   285.714    494.7  335.0  -              -  nvjet\n");
+}
+
+}  // namespace
+}  // namespace protond::cli
