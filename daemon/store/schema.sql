@@ -22,7 +22,11 @@ CREATE TABLE sessions (
   -- Version 3: what the session keeps (1 the call tree, 2 the tree and every event, Proton's
   -- data="trace") and CLOCK_REALTIME - CLOCK_MONOTONIC when it started, in ns.
   data INTEGER NOT NULL DEFAULT 1 CHECK (data IN (1, 2)),
-  clock_offset_ns INTEGER NOT NULL DEFAULT 0
+  clock_offset_ns INTEGER NOT NULL DEFAULT 0,
+  -- Version 4: sessions started over running processes (protonctl start): whether it was, and
+  -- when it stops by itself (0: when stopped).
+  attached INTEGER NOT NULL DEFAULT 0 CHECK (attached IN (0, 1)),
+  stop_at_unix_ns INTEGER NOT NULL DEFAULT 0
 );
 
 -- A session's problems, one line each; seq keeps the order they were found in.
@@ -40,7 +44,15 @@ CREATE TABLE processes (
   uid INTEGER NOT NULL,
   start_time_ticks INTEGER NOT NULL,  -- /proc/PID/stat field 22
   command TEXT NOT NULL,
-  exited INTEGER NOT NULL CHECK (exited IN (0, 1))
+  exited INTEGER NOT NULL CHECK (exited IN (0, 1)),
+  -- Version 4: the host and where the process sits in a job, from its environment ('' if unset).
+  hostname TEXT NOT NULL DEFAULT '',
+  rank TEXT NOT NULL DEFAULT '',
+  local_rank TEXT NOT NULL DEFAULT '',
+  world_size TEXT NOT NULL DEFAULT '',
+  slurm_job_id TEXT NOT NULL DEFAULT '',
+  slurm_step_id TEXT NOT NULL DEFAULT '',
+  pod TEXT NOT NULL DEFAULT ''
 );
 -- FindLiveProcess: only processes that have not exited are looked up by pid.
 CREATE INDEX processes_live ON processes (pid, start_time_ticks) WHERE exited = 0;

@@ -22,7 +22,7 @@
 
 namespace protond::store {
 
-inline constexpr int kSchemaVersion = 3;
+inline constexpr int kSchemaVersion = 4;
 
 // What a session keeps: the call tree (Proton's data="tree"), or the tree and every event
 // (data="trace": scope instances and GPU activities, for a Chrome trace).
@@ -42,6 +42,22 @@ struct SessionRow {
   // CLOCK_REALTIME - CLOCK_MONOTONIC in ns, taken by the daemon when the session started: puts
   // the events' monotonic times on the epoch (one offset, as Proton takes one at start).
   int64_t clock_offset_ns = 0;
+  // Started over running processes (protonctl start): it ends by itself when all of them have
+  // exited, and at stop_at_unix_ns when that is not 0.
+  bool attached = false;
+  int64_t stop_at_unix_ns = 0;
+};
+
+// Where a process sits in a job, from its environment ("" where unset).
+struct JobRow {
+  std::string hostname;
+  std::string rank;
+  std::string local_rank;
+  std::string world_size;
+  std::string slurm_job_id;
+  std::string slurm_step_id;
+  std::string pod;
+  bool operator==(const JobRow&) const = default;
 };
 
 struct ProcessRow {
@@ -51,6 +67,7 @@ struct ProcessRow {
   uint64_t start_time_ticks = 0;  // /proc/PID/stat field 22: tells a reused pid apart
   std::string command;
   bool exited = false;
+  JobRow job = {};
 };
 
 // A process's part in a session, with its record counters.

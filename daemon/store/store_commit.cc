@@ -20,19 +20,26 @@ using internal::UpsertAll;
 
 constexpr absl::string_view kUpsertSession =
     "INSERT INTO sessions (session_id, name, uid, state, start_time_unix_ns, end_time_unix_ns, "
-    "data, clock_offset_ns) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8) "
+    "data, clock_offset_ns, attached, stop_at_unix_ns) "
+    "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10) "
     "ON CONFLICT (session_id) DO UPDATE SET "
     "name = excluded.name, uid = excluded.uid, state = excluded.state, "
     "start_time_unix_ns = excluded.start_time_unix_ns, end_time_unix_ns = "
-    "excluded.end_time_unix_ns, data = excluded.data, clock_offset_ns = excluded.clock_offset_ns";
+    "excluded.end_time_unix_ns, data = excluded.data, clock_offset_ns = excluded.clock_offset_ns, "
+    "attached = excluded.attached, stop_at_unix_ns = excluded.stop_at_unix_ns";
 constexpr absl::string_view kDeleteProblems = "DELETE FROM session_problems WHERE session_id = ?1";
 constexpr absl::string_view kInsertProblem =
     "INSERT INTO session_problems (session_id, seq, problem) VALUES (?1, ?2, ?3)";
 constexpr absl::string_view kUpsertProcess =
-    "INSERT INTO processes (process_id, pid, uid, start_time_ticks, command, exited) "
-    "VALUES (?1, ?2, ?3, ?4, ?5, ?6) ON CONFLICT (process_id) DO UPDATE SET "
+    "INSERT INTO processes (process_id, pid, uid, start_time_ticks, command, exited, hostname, "
+    "rank, local_rank, world_size, slurm_job_id, slurm_step_id, pod) "
+    "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13) "
+    "ON CONFLICT (process_id) DO UPDATE SET "
     "pid = excluded.pid, uid = excluded.uid, start_time_ticks = excluded.start_time_ticks, "
-    "command = excluded.command, exited = excluded.exited";
+    "command = excluded.command, exited = excluded.exited, hostname = excluded.hostname, "
+    "rank = excluded.rank, local_rank = excluded.local_rank, world_size = excluded.world_size, "
+    "slurm_job_id = excluded.slurm_job_id, slurm_step_id = excluded.slurm_step_id, "
+    "pod = excluded.pod";
 constexpr absl::string_view kUpsertSessionProcess =
     "INSERT INTO session_processes (session_id, process_id, records, dropped_records) "
     "VALUES (?1, ?2, ?3, ?4) ON CONFLICT (session_id, process_id) DO UPDATE SET "
@@ -100,7 +107,9 @@ absl::Status WriteSessions(Connection& connection, const std::vector<SessionRow>
                                   .BindInt(5, row.start_time_unix_ns)
                                   .BindInt(6, row.end_time_unix_ns)
                                   .BindInt(7, static_cast<int>(row.data))
-                                  .BindInt(8, row.clock_offset_ns);
+                                  .BindInt(8, row.clock_offset_ns)
+                                  .BindInt(9, row.attached ? 1 : 0)
+                                  .BindInt(10, row.stop_at_unix_ns);
                               return absl::OkStatus();
                             }));
   for (const SessionRow& row : rows) RETURN_IF_ERROR(ReplaceProblems(connection, row));
@@ -115,7 +124,14 @@ absl::Status WriteProcesses(Connection& connection, const Batch& batch) {
                                   .BindInt(3, row.uid)
                                   .BindUint(4, row.start_time_ticks)
                                   .BindText(5, row.command)
-                                  .BindInt(6, row.exited ? 1 : 0);
+                                  .BindInt(6, row.exited ? 1 : 0)
+                                  .BindText(7, row.job.hostname)
+                                  .BindText(8, row.job.rank)
+                                  .BindText(9, row.job.local_rank)
+                                  .BindText(10, row.job.world_size)
+                                  .BindText(11, row.job.slurm_job_id)
+                                  .BindText(12, row.job.slurm_step_id)
+                                  .BindText(13, row.job.pod);
                               return absl::OkStatus();
                             }));
   return UpsertAll(connection, "session_processes", kUpsertSessionProcess, batch.session_processes,

@@ -147,7 +147,7 @@ TEST_F(StoreMigrationTest, VersionOneIsUpgradedAndKeepsItsData) {
   ASSERT_EQ(QueryFile(path_, "PRAGMA user_version"), "1");
   absl::StatusOr<std::unique_ptr<Store>> store = Store::Open(path_);
   ASSERT_TRUE(store.ok()) << store.status();
-  EXPECT_EQ(QueryFile(path_, "PRAGMA user_version"), "3");
+  EXPECT_EQ(QueryFile(path_, "PRAGMA user_version"), absl::StrCat(kSchemaVersion));
   EXPECT_EQ(QueryFile(path_, "SELECT count(*) FROM sqlite_schema WHERE name = 'devices'"), "1");
   EXPECT_EQ(QueryFile(path_,
                       "SELECT count(*) FROM sqlite_schema WHERE name IN ('scope_events', "
@@ -229,7 +229,7 @@ TEST_F(StoreMigrationFromV2Test, VersionTwoIsUpgradedAndKeepsItsData) {
   ASSERT_EQ(QueryFile(path_, "PRAGMA user_version"), "2");
   absl::StatusOr<std::unique_ptr<Store>> store = Store::Open(path_);
   ASSERT_TRUE(store.ok()) << store.status();
-  EXPECT_EQ(QueryFile(path_, "PRAGMA user_version"), "3");
+  EXPECT_EQ(QueryFile(path_, "PRAGMA user_version"), absl::StrCat(kSchemaVersion));
   absl::StatusOr<std::optional<SessionRow>> session = (*store)->GetSession(1);
   ASSERT_TRUE(session.ok() && session->has_value()) << session.status();
   EXPECT_EQ((*session)->name, "train");
@@ -271,6 +271,46 @@ TEST_F(StoreMigrationFromV2Test, TheUpgradedStoreTakesTraceSessionsAndEvents) {
   EXPECT_THAT(trace->scope_events, ElementsAre(batch.scope_events[0]));
   EXPECT_THAT(trace->gpu_events, ElementsAre(batch.gpu_events[0]));
   EXPECT_EQ(QueryFile(path_, "SELECT count(*) FROM pragma_foreign_key_check"), "0");
+}
+
+// Version 4: an older process has no job, an older session was not attached; new rows keep both.
+TEST_F(StoreMigrationFromV2Test, TheUpgradedStoreTakesAttachedSessionsAndJobs) {
+  absl::StatusOr<std::unique_ptr<Store>> store = Store::Open(path_);
+  ASSERT_TRUE(store.ok()) << store.status();
+  absl::StatusOr<std::optional<ProcessRow>> old_process = (*store)->GetProcess(1);
+  ASSERT_TRUE(old_process.ok() && old_process->has_value()) << old_process.status();
+  EXPECT_EQ((*old_process)->job, JobRow{});
+  absl::StatusOr<std::optional<SessionRow>> old_session = (*store)->GetSession(1);
+  ASSERT_TRUE(old_session.ok() && old_session->has_value()) << old_session.status();
+  EXPECT_FALSE((*old_session)->attached);
+  EXPECT_EQ((*old_session)->stop_at_unix_ns, 0);
+
+  Batch batch;
+  SessionRow attached{2, "on-demand", 1000, SessionState::kRunning, 10, 0, {}};
+  attached.attached = true;
+  attached.stop_at_unix_ns = 30000000010;
+  batch.sessions = {attached};
+  ProcessRow process{.process_id = 2,
+                     .pid = 77,
+                     .uid = 1000,
+                     .start_time_ticks = 5,
+                     .command = "python train.py",
+                     .exited = false};
+  process.job = {"node7", "3", "1", "8", "4242", "0", "trainer-0"};
+  batch.processes = {process};
+  batch.session_processes = {{2, 2, 0, 0}};
+  ASSERT_TRUE((*store)->CommitBatch(batch).ok());
+  store->reset();
+
+  store = Store::Open(path_);
+  ASSERT_TRUE(store.ok()) << store.status();
+  absl::StatusOr<std::optional<SessionRow>> session = (*store)->GetSession(2);
+  ASSERT_TRUE(session.ok() && session->has_value()) << session.status();
+  EXPECT_TRUE((*session)->attached);
+  EXPECT_EQ((*session)->stop_at_unix_ns, 30000000010);
+  absl::StatusOr<std::optional<ProcessRow>> stored = (*store)->GetProcess(2);
+  ASSERT_TRUE(stored.ok() && stored->has_value()) << stored.status();
+  EXPECT_EQ((*stored)->job, process.job);
 }
 
 }  // namespace

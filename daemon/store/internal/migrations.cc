@@ -72,10 +72,26 @@ absl::Status UpgradeV2ToV3(sqlite3* db) {
                  ") WITHOUT ROWID");
 }
 
+// Version 4: attached sessions (protonctl start) and where a process sits in a job.
+absl::Status UpgradeV3ToV4(sqlite3* db) {
+  return ExecSql(db,
+                 "ALTER TABLE sessions ADD COLUMN"
+                 "  attached INTEGER NOT NULL DEFAULT 0 CHECK (attached IN (0, 1));"
+                 "ALTER TABLE sessions ADD COLUMN stop_at_unix_ns INTEGER NOT NULL DEFAULT 0;"
+                 "ALTER TABLE processes ADD COLUMN hostname TEXT NOT NULL DEFAULT '';"
+                 "ALTER TABLE processes ADD COLUMN rank TEXT NOT NULL DEFAULT '';"
+                 "ALTER TABLE processes ADD COLUMN local_rank TEXT NOT NULL DEFAULT '';"
+                 "ALTER TABLE processes ADD COLUMN world_size TEXT NOT NULL DEFAULT '';"
+                 "ALTER TABLE processes ADD COLUMN slurm_job_id TEXT NOT NULL DEFAULT '';"
+                 "ALTER TABLE processes ADD COLUMN slurm_step_id TEXT NOT NULL DEFAULT '';"
+                 "ALTER TABLE processes ADD COLUMN pod TEXT NOT NULL DEFAULT ''");
+}
+
 // kUpgrades[v - 1] upgrades schema version v to v + 1, inside MigrateSchema's transaction. A
 // schema change adds its function here and makes the same change in schema.sql, which creates
 // fresh files directly at the newest version.
-constexpr std::array<Upgrade, kSchemaVersion - 1> kUpgrades = {UpgradeV1ToV2, UpgradeV2ToV3};
+constexpr std::array<Upgrade, kSchemaVersion - 1> kUpgrades = {UpgradeV1ToV2, UpgradeV2ToV3,
+                                                               UpgradeV3ToV4};
 
 struct Versions {
   int64_t user_version = 0;
