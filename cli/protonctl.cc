@@ -1,12 +1,18 @@
 // protonctl: the command line of protond. See `protonctl --help` and README.md.
+#include <atomic>
+#include <chrono>
+#include <csignal>
 #include <cstdio>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
+#include "cli/on_demand_commands.h"
 #include "cli/profile_commands.h"
 #include "cli/render/device_table.h"
+#include "cli/render/process_table.h"
 #include "cli/render/session_table.h"
 #include "cli/run_command.h"
 #include "client-lib/cpp/client.h"
@@ -32,7 +38,13 @@ constexpr char kUsage[] =
     "  top SESSION|FILE [-n COUNT] [--mangled]   the kernels that took the most GPU time, with\n"
     "                                            their rates and roofline verdict\n"
     "  devices SESSION                           list the GPUs of a session's processes\n"
-    "  stop --session SESSION                    stop a running session\n"
+    "  processes                                 list the processes protond can profile (the\n"
+    "                                            shim loaded): pid, rank, job, GPU, sessions\n"
+    "  start (--pid PID [--pid PID...] | --job JOB) [--name NAME] [--duration D]\n"
+    "        [--data tree|trace] [--wait]       profile running processes now, until stopped\n"
+    "                                            (or for D: 30s, 2m, 500ms); --wait blocks until\n"
+    "                                            it ends (Ctrl-C stops it) and prints the tree\n"
+    "  stop (--session SESSION | --pid PID)      stop a running session\n"
     "The socket is --socket, else $PROTOND_SOCKET, else the default (%s).\n";
 
 int Usage(FILE* out, int code) {
@@ -111,17 +123,69 @@ int Devices(client::Client& client, const std::vector<std::string>& args) {
   return 0;
 }
 
-int Stop(client::Client& client, const std::vector<std::string>& args) {
-  if (args.size() != 2 || args[0] != "--session") return BadUsage("usage: stop --session SESSION");
-  auto id = ParseSessionId(args[1]);
-  if (!id.ok()) return Fail(id.status());
-  auto session = client.StopSession(*id);
-  if (!session.ok()) return Fail(session.status());
+void PrintStopped(const v1::Session& session) {
   std::printf("session %llu stopped: %llu records, %llu dropped\n",
-              static_cast<unsigned long long>(session->id()),
-              static_cast<unsigned long long>(session->records()),
-              static_cast<unsigned long long>(session->dropped_records()));
+              static_cast<unsigned long long>(session.id()),
+              static_cast<unsigned long long>(session.records()),
+              static_cast<unsigned long long>(session.dropped_records()));
+  std::fputs(RenderSessionProblems(session).c_str(), stdout);
+}
+
+int Stop(client::Client& client, const std::vector<std::string>& args) {
+  absl::StatusOr<StopArgs> stop = ParseStopArgs(args);
+  if (!stop.ok()) return BadUsage(absl::StrCat("stop: ", stop.status().message()));
+  auto session = stop->pid != 0 ? client.StopSessionOfProcess(stop->pid)
+                                : client.StopSession(stop->session_id);
+  if (!session.ok()) return Fail(session.status());
+  PrintStopped(*session);
   return 0;
+}
+
+int Processes(client::Client& client, const std::vector<std::string>& args) {
+  if (!args.empty()) return BadUsage("processes: unexpected argument '" + args[0] + "'");
+  auto processes = client.ListProcesses();
+  if (!processes.ok()) return Fail(processes.status());
+  std::fputs(RenderProcessTable(*processes).c_str(), stdout);
+  return 0;
+}
+
+std::atomic<bool> g_interrupted{false};
+
+// Until session `id` has stopped (by its duration, or when its processes exit); Ctrl-C stops it.
+absl::StatusOr<v1::Session> WaitUntilStopped(client::Client& client, uint64_t id) {
+  std::signal(SIGINT, [](int) { g_interrupted.store(true); });
+  while (!g_interrupted.load()) {
+    auto sessions = client.ListSessions();
+    if (!sessions.ok()) return sessions.status();
+    for (const v1::Session& session : sessions->sessions()) {
+      if (session.id() == id && session.state() == v1::Session::STOPPED) return session;
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(200));
+  }
+  return client.StopSession(id);
+}
+
+int Start(client::Client& client, const std::vector<std::string>& args) {
+  absl::StatusOr<StartArgs> start = ParseStartArgs(args);
+  if (!start.ok()) return BadUsage(absl::StrCat("start: ", start.status().message()));
+  auto attached = client.Attach(start->request);
+  if (!attached.ok()) return Fail(attached.status());
+  std::fputs(RenderAttachResult(*attached).c_str(), stdout);
+  const bool recording = attached->session().state() == v1::Session::RUNNING;
+  if (!recording) return 1;
+  const uint64_t id = attached->session().id();
+  if (!start->wait) {
+    std::printf("stop it with: protonctl stop --session %llu\n",
+                static_cast<unsigned long long>(id));
+    return 0;
+  }
+  std::fflush(stdout);
+  absl::StatusOr<v1::Session> stopped = WaitUntilStopped(client, id);
+  if (!stopped.ok()) return Fail(stopped.status());
+  PrintStopped(*stopped);
+  TreeArgs tree;
+  tree.profile = absl::StrCat(id);
+  return Print(RenderTreeCommand(client, tree));
 }
 
 int Main(int argc, char** argv) {
@@ -147,6 +211,8 @@ int Main(int argc, char** argv) {
   if (command == "top") return Top(client, args);
   if (command == "devices") return Devices(client, args);
   if (command == "stop") return Stop(client, args);
+  if (command == "processes") return Processes(client, args);
+  if (command == "start") return Start(client, args);
   return BadUsage("unknown command '" + command + "'");
 }
 

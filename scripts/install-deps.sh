@@ -6,7 +6,7 @@ set -euo pipefail
 packages=(
   build-essential cmake ninja-build pkg-config
   libgrpc++-dev protobuf-compiler-grpc libprotobuf-dev protobuf-compiler
-  libabsl-dev libsqlite3-dev nlohmann-json3-dev libgtest-dev libgmock-dev libbenchmark-dev
+  libabsl-dev libsqlite3-dev nlohmann-json3-dev libre2-dev libgtest-dev libgmock-dev libbenchmark-dev
   clang libclang-rt-dev clang-format python3 python3-pytest
 )
 

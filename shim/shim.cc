@@ -10,6 +10,7 @@
 #include <pthread.h>
 #include <sys/single_threaded.h>
 
+#include <algorithm>
 #include <array>
 #include <atomic>
 #include <chrono>
@@ -32,11 +33,14 @@
 namespace protond::shim {
 namespace {
 
+// What the daemon's pushed commands call (defined below, with the session calls).
+extern const ProtondControlCommands kPushedCommands;
+
 struct Shim {
   Shim(ring::WritableRegion r, uint64_t session_id)
       : region(std::move(r)),
         control(ControlTarget{client::ResolveSocketPath(""), region.fd(), region.bytes(),
-                              session_id}) {}
+                              session_id, &kPushedCommands}) {}
   ring::WritableRegion region;
   Recorder recorder{&region};
   ControlLoader control;
@@ -259,6 +263,42 @@ protond_result ResumeSession(uint64_t session_id) {
   shim->gpu.SessionStarted();
   return PROTOND_OK;
 }
+
+// The daemon's pushed commands (protonctl start/stop --pid), on the control library's thread.
+void CopyMessage(const std::string& text, char* message, size_t message_bytes) {
+  if (message_bytes == 0) return;
+  const size_t length = std::min(text.size(), message_bytes - 1);
+  text.copy(message, length);
+  message[length] = '\0';
+}
+
+int PushedStart(uint64_t session_id, char* message, size_t message_bytes) {
+  Shim* shim = g_shim.load();
+  if (shim == nullptr || session_id == 0) return PROTOND_ERR_INVALID_ARGUMENT;
+  {
+    std::lock_guard<std::mutex> lock(shim->sessions_mutex);
+    if (!OwnsSession(shim, session_id) && !AddOwnSession(shim, session_id)) {
+      CopyMessage(
+          "it has " + std::to_string(kMaxSessions) + " sessions open already; stop one first",
+          message, message_bytes);
+      return PROTOND_ERR_UNAVAILABLE;
+    }
+    if (shim->recorder.StartRecording(session_id)) shim->gpu.SessionStarted();
+  }
+  CopyMessage(shim->gpu.MissingReason(), message, message_bytes);
+  return PROTOND_OK;
+}
+
+int PushedStop(uint64_t session_id, char*, size_t) {
+  Shim* shim = g_shim.load();
+  if (shim == nullptr) return PROTOND_ERR_INVALID_ARGUMENT;
+  std::lock_guard<std::mutex> lock(shim->sessions_mutex);
+  if (shim->recorder.IsRecording(session_id)) StopRecording(shim, session_id);
+  RemoveOwnSession(shim, session_id);
+  return PROTOND_OK;  // stopping a session the process does not record into is done already
+}
+
+const ProtondControlCommands kPushedCommands = {PushedStart, PushedStop};
 
 protond_result StopSession(uint64_t session_id) {
   Shim* shim = g_shim.load();

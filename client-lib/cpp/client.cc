@@ -68,6 +68,20 @@ absl::StatusOr<v1::Session> Client::StopSession(uint64_t session_id) {
   return Call(sessions_.get(), &v1::Sessions::Stub::StopSession, request);
 }
 
+absl::StatusOr<v1::Session> Client::StopSessionOfProcess(uint32_t pid) {
+  v1::StopSessionRequest request;
+  request.set_pid(pid);
+  return Call(sessions_.get(), &v1::Sessions::Stub::StopSession, request);
+}
+
+absl::StatusOr<v1::AttachResponse> Client::Attach(const v1::AttachRequest& request) {
+  return Call(sessions_.get(), &v1::Sessions::Stub::Attach, request);
+}
+
+absl::StatusOr<v1::ListProcessesResponse> Client::ListProcesses() {
+  return Call(sessions_.get(), &v1::Sessions::Stub::ListProcesses, v1::ListProcessesRequest());
+}
+
 absl::StatusOr<v1::Session> Client::FlushSession(uint64_t session_id) {
   v1::FlushSessionRequest request;
   request.set_session_id(session_id);

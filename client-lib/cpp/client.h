@@ -30,6 +30,11 @@ class Client {
   absl::StatusOr<v1::Session> StartSession(const std::string& name,
                                            v1::Session::Data data = v1::Session::TREE);
   absl::StatusOr<v1::Session> StopSession(uint64_t session_id);
+  // Stops the running session that process `pid` records into.
+  absl::StatusOr<v1::Session> StopSessionOfProcess(uint32_t pid);
+  // A session over running processes (protonctl start --pid/--job).
+  absl::StatusOr<v1::AttachResponse> Attach(const v1::AttachRequest& request);
+  absl::StatusOr<v1::ListProcessesResponse> ListProcesses();
   absl::StatusOr<v1::Session> FlushSession(uint64_t session_id);
   absl::StatusOr<v1::ListSessionsResponse> ListSessions();
   absl::StatusOr<v1::Tree> GetTree(uint64_t session_id);

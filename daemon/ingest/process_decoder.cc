@@ -1,5 +1,6 @@
 #include "daemon/ingest/process_decoder.h"
 
+#include <algorithm>
 #include <cstring>
 
 #include "absl/strings/str_cat.h"
@@ -115,7 +116,8 @@ void ProcessDecoder::Apply(LaneCursor& cursor, const record::Record& r, SessionL
       cursor = LaneCursor{cursor.read_pos, cursor.dropped_seen, {}, 0, r.aux, 0, {}, cursor.lane};
       return;
     case Kind::kSessionBegin:
-      stats_.abandoned_scopes += cursor.stack.size();
+      // Scopes open when the lane's last session stopped recording end with it, uncounted: a
+      // session stopped from outside (protonctl stop) usually stops inside some scope.
       cursor.stack.clear();
       cursor.state_name_id = 0;
       cursor.session_id = sessions(r.value) != nullptr ? r.value : 0;
@@ -308,6 +310,14 @@ void ProcessDecoder::ApplyGpuActivity(LaneCursor& cursor, const record::Record& 
                                 a.start_ns + duration_ns, a.device_id, a.stream_id,
                                 a.correlation_id});
   }
+}
+
+std::vector<store::DeviceRow> ProcessDecoder::devices() const {
+  std::vector<store::DeviceRow> rows;
+  for (const auto& [device_id, row] : devices_) rows.push_back(row);
+  std::sort(rows.begin(), rows.end(),
+            [](const auto& a, const auto& b) { return a.device_id < b.device_id; });
+  return rows;
 }
 
 void ProcessDecoder::TakeChangedRows(store::Batch& batch) {

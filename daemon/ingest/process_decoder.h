@@ -59,7 +59,8 @@ struct DecoderStats {
   uint64_t outside_session = 0;      // no session announced, or one this process may not use
   uint64_t undefined_reference = 0;  // a context or name id never defined
   uint64_t unmatched_exit = 0;       // an exit with no matching enter on the lane
-  uint64_t abandoned_scopes = 0;     // enters whose exit never came (thread ended, exit lost)
+  uint64_t abandoned_scopes = 0;     // enters whose exit never came (thread ended, exit lost;
+                                     // not those open when their session stopped recording)
   uint64_t reversed_activity = 0;    // GPU work that ended before it started (stored as 0 ns)
 
   // "3 outside its sessions, 1 of an unknown kind" (only the causes that occurred); "" if none.
@@ -85,6 +86,8 @@ class ProcessDecoder {
   // Drops the per-session lookup state of an ended session.
   void ForgetSession(uint64_t session_id) { sessions_.erase(session_id); }
   const DecoderStats& stats() const { return stats_; }
+  // The CUDA devices the process's records described since the daemon started, by ordinal.
+  std::vector<store::DeviceRow> devices() const;
 
  private:
   struct Context {

@@ -100,6 +100,27 @@ TEST_F(ProcessDecoderTest, FoldsNestedScopesAndMetrics) {
   EXPECT_EQ(rows.names.size(), 1u);
 }
 
+// A session stopped from outside stops inside some scope: that is not a lost exit. A thread that
+// ends with scopes open is.
+TEST_F(ProcessDecoderTest, ScopesOpenWhenTheirSessionStoppedAreNotCountedAsAbandoned) {
+  LaneBytes lane;
+  lane.Add(record::MakeThreadBegin(1))
+      .Add(record::MakeSessionBegin(5))
+      .Context(1, 0, "step")
+      .Add(record::MakeTimed(Kind::kScopeEnter, 1, 100))
+      .Add(record::MakeSessionBegin(5))  // the lane's next session (here the same id again)
+      .Add(record::MakeTimed(Kind::kScopeEnter, 1, 300));
+  LaneCursor cursor;
+  ASSERT_TRUE(Decode(cursor, lane.span()).ok());
+  EXPECT_EQ(decoder_.stats().abandoned_scopes, 0u);
+  ASSERT_EQ(cursor.stack.size(), 1u);
+  EXPECT_EQ(cursor.stack[0].enter_ns, 300u);
+  LaneBytes next_thread;
+  next_thread.Add(record::MakeThreadBegin(2));
+  ASSERT_TRUE(Decode(cursor, next_thread.span()).ok());
+  EXPECT_EQ(decoder_.stats().abandoned_scopes, 1u);
+}
+
 record::GpuActivityRecord Activity(Kind kind, uint32_t context, uint32_t name_id, uint64_t start,
                                    uint64_t end, uint64_t bytes = 0, uint8_t flags = 0) {
   record::GpuActivityRecord a = record::MakeGpuActivity(kind, flags, context);

@@ -1,7 +1,7 @@
 #include "daemon/server/grpc_services.h"
 
 #include <chrono>
-#include <thread>
+#include <optional>
 
 namespace protond::server {
 namespace {
@@ -37,12 +37,22 @@ grpc::Status RegistrationService::Register(grpc::ServerContext* context,
   registered.mutable_registered()->set_process_id(*process_id);
   if (writer->Write(registered)) {
     // The stream stays open while the process lives: its end is how the daemon learns of exit.
+    // Commands go down it as they come; between them, cancellation is checked every 50 ms.
     while (!context->IsCancelled() && !ending_.load()) {
-      std::this_thread::sleep_for(std::chrono::milliseconds(50));
+      std::optional<v1::ControlCommand> command =
+          service_->NextCommand(*process_id, std::chrono::milliseconds(50));
+      if (command && !writer->Write(*command)) break;
     }
   }
   service_->ProcessDisconnected(*process_id);
   return grpc::Status::OK;
+}
+
+grpc::Status RegistrationService::Acknowledge(grpc::ServerContext* context,
+                                              const v1::CommandResult* request,
+                                              v1::AcknowledgeResponse*) {
+  RESOLVE_PEER(peer);
+  return ToGrpc(service_->Acknowledge(*peer, *request));
 }
 
 grpc::Status SessionsService::StartSession(grpc::ServerContext* context,
@@ -56,7 +66,27 @@ grpc::Status SessionsService::StopSession(grpc::ServerContext* context,
                                           const v1::StopSessionRequest* request,
                                           v1::Session* response) {
   RESOLVE_PEER(peer);
-  return Answer(service_->StopSession(*peer, request->session_id()), response);
+  uint64_t session_id = request->session_id();
+  if (session_id == 0 && request->pid() != 0) {
+    absl::StatusOr<uint64_t> found = service_->SessionOfProcess(*peer, request->pid());
+    if (!found.ok()) return ToGrpc(found.status());
+    session_id = *found;
+  }
+  return Answer(service_->StopSession(*peer, session_id), response);
+}
+
+grpc::Status SessionsService::Attach(grpc::ServerContext* context, const v1::AttachRequest* request,
+                                     v1::AttachResponse* response) {
+  RESOLVE_PEER(peer);
+  return Answer(service_->Attach(*peer, *request), response);
+}
+
+grpc::Status SessionsService::ListProcesses(grpc::ServerContext* context,
+                                            const v1::ListProcessesRequest*,
+                                            v1::ListProcessesResponse* response) {
+  RESOLVE_PEER(peer);
+  *response = service_->ListProcesses(*peer);
+  return grpc::Status::OK;
 }
 
 grpc::Status SessionsService::FlushSession(grpc::ServerContext* context,

@@ -20,6 +20,8 @@ class RegistrationService final : public v1::Registration::Service {
 
   grpc::Status Register(grpc::ServerContext* context, const v1::RegisterRequest* request,
                         grpc::ServerWriter<v1::ControlCommand>* writer) override;
+  grpc::Status Acknowledge(grpc::ServerContext* context, const v1::CommandResult* request,
+                           v1::AcknowledgeResponse* response) override;
 
  private:
   service::ProtondService* service_;
@@ -40,6 +42,10 @@ class SessionsService final : public v1::Sessions::Service {
                             v1::Session* response) override;
   grpc::Status ListSessions(grpc::ServerContext* context, const v1::ListSessionsRequest* request,
                             v1::ListSessionsResponse* response) override;
+  grpc::Status Attach(grpc::ServerContext* context, const v1::AttachRequest* request,
+                      v1::AttachResponse* response) override;
+  grpc::Status ListProcesses(grpc::ServerContext* context, const v1::ListProcessesRequest* request,
+                             v1::ListProcessesResponse* response) override;
 
  private:
   service::ProtondService* service_;

@@ -16,6 +16,8 @@ namespace {
 
 constexpr size_t kMaxSessionNameBytes = 256;
 
+}  // namespace
+
 int64_t NowUnixNs() {
   return std::chrono::duration_cast<std::chrono::nanoseconds>(
              std::chrono::system_clock::now().time_since_epoch())
@@ -33,8 +35,6 @@ int64_t MonotonicToUnixOffsetNs() {
   clock_gettime(CLOCK_MONOTONIC, &after);
   return ns(real) - (ns(before) + (ns(after) - ns(before)) / 2);
 }
-
-}  // namespace
 
 absl::StatusOr<std::unique_ptr<ProtondService>> ProtondService::Create(
     const ServiceOptions& options) {
@@ -83,7 +83,9 @@ void ProtondService::IngestLoop() {
   std::unique_lock<std::mutex> lock(mutex_);
   while (!stopping_) {
     stop_.wait_for(lock, options_.commit_interval, [this] { return stopping_; });
-    if (absl::Status s = RunIngestCycleLocked(); !s.ok()) {
+    absl::Status s = RunIngestCycleLocked();
+    if (s.ok()) s = EndFinishedAttachedSessions(lock);
+    if (!s.ok()) {
       // The store is behind the in-memory state now; only a restart (which reloads the store and
       // re-reads the rings from the committed positions) makes them agree again.
       std::fprintf(stderr, "protond: commit failed, exiting: %s\n", s.ToString().c_str());
@@ -121,6 +123,7 @@ v1::Session ProtondService::ToProto(const SessionEntry& session) const {
   out.set_end_time_unix_ns(session.row.end_time_unix_ns);
   out.set_data(session.row.data == store::SessionData::kTrace ? v1::Session::TRACE
                                                               : v1::Session::TREE);
+  out.set_stop_at_unix_ns(session.row.stop_at_unix_ns);
   uint64_t records = 0;
   uint64_t dropped = 0;
   for (const auto& [process_id, counters] : session.processes) {
@@ -132,6 +135,7 @@ v1::Session ProtondService::ToProto(const SessionEntry& session) const {
       p->set_pid(it->second.row.pid);
       p->set_command(it->second.row.command);
       p->set_exited(it->second.row.exited);
+      *p->mutable_job() = JobToProto(it->second);
     }
     records += counters.records;
     dropped += counters.dropped_records;
@@ -142,18 +146,20 @@ v1::Session ProtondService::ToProto(const SessionEntry& session) const {
   return out;
 }
 
-absl::StatusOr<v1::Session> ProtondService::StartSession(const Peer& peer, const std::string& name,
-                                                         v1::Session::Data data) {
+absl::Status CheckNewSession(const std::string& name, v1::Session::Data data) {
   if (name.size() > kMaxSessionNameBytes) {
     return absl::InvalidArgumentError(
         absl::StrCat("session name is ", name.size(), " bytes, more than ", kMaxSessionNameBytes));
   }
-  if (data == v1::Session::DATA_UNSPECIFIED) data = v1::Session::TREE;
-  if (!v1::Session::Data_IsValid(data)) {
+  if (data != v1::Session::DATA_UNSPECIFIED && !v1::Session::Data_IsValid(data)) {
     return absl::InvalidArgumentError(
         absl::StrCat("unknown session data ", static_cast<int>(data), " (known: 1 tree, 2 trace)"));
   }
-  std::lock_guard<std::mutex> lock(mutex_);
+  return absl::OkStatus();
+}
+
+ProtondService::SessionEntry& ProtondService::NewSession(const Peer& peer, const std::string& name,
+                                                         v1::Session::Data data) {
   const uint64_t id = next_session_id_++;
   SessionEntry& session = sessions_[id];
   session.row = {
@@ -165,6 +171,14 @@ absl::StatusOr<v1::Session> ProtondService::StartSession(const Peer& peer, const
   }
   session.tree = std::make_unique<aggregate::CallTree>(id);
   session.changed = true;
+  return session;
+}
+
+absl::StatusOr<v1::Session> ProtondService::StartSession(const Peer& peer, const std::string& name,
+                                                         v1::Session::Data data) {
+  RETURN_IF_ERROR(CheckNewSession(name, data));
+  std::lock_guard<std::mutex> lock(mutex_);
+  SessionEntry& session = NewSession(peer, name, data);
   // A registered process that starts a session records into it (the in-process API).
   for (auto& [process_id, process] : processes_) {
     if (process.connected && process.row.pid == peer.pid && process.row.uid == peer.uid) {
@@ -176,18 +190,43 @@ absl::StatusOr<v1::Session> ProtondService::StartSession(const Peer& peer, const
 }
 
 absl::StatusOr<v1::Session> ProtondService::StopSession(const Peer& peer, uint64_t session_id) {
-  std::lock_guard<std::mutex> lock(mutex_);
+  std::unique_lock<std::mutex> lock(mutex_);
   ASSIGN_OR_RETURN(SessionEntry * session, OwnedSession(peer, session_id));
-  if (session->row.state == store::SessionState::kRunning) {
-    RETURN_IF_ERROR(RunIngestCycleLocked());  // everything written so far counts
-    session->row.state = store::SessionState::kStopped;
-    session->row.end_time_unix_ns = NowUnixNs();
-    session->changed = true;
-    RETURN_IF_ERROR(RunIngestCycleLocked());
-    session->tree.reset();
-    for (auto& [process_id, process] : processes_) process.decoder->ForgetSession(session_id);
-  }
+  RETURN_IF_ERROR(EndSession(lock, *session, peer.pid));
   return ToProto(*session);
+}
+
+absl::Status ProtondService::EndSession(std::unique_lock<std::mutex>& lock, SessionEntry& session,
+                                        uint32_t except_pid) {
+  if (session.row.state != store::SessionState::kRunning) return absl::OkStatus();
+  std::vector<ProcessEntry*> live;
+  for (const auto& [process_id, counters] : session.processes) {
+    auto it = processes_.find(process_id);
+    if (it == processes_.end()) continue;
+    const store::ProcessRow& row = it->second.row;
+    // One that has exited (its stream may not have ended yet) has nothing more to say.
+    if (it->second.connected && row.pid != except_pid &&
+        ReadStartTicks(row.pid) == row.start_time_ticks) {
+      live.push_back(&it->second);
+    }
+  }
+  if (!live.empty()) {
+    // A process that does not answer in time ends its part anyway: its lanes are drained now.
+    v1::ControlCommand stop;
+    stop.mutable_stop_recording()->set_session_id(session.row.session_id);
+    PushAndWait(lock, live, stop);
+    if (session.row.state != store::SessionState::kRunning) return absl::OkStatus();
+  }
+  RETURN_IF_ERROR(RunIngestCycleLocked());  // everything written so far counts
+  session.row.state = store::SessionState::kStopped;
+  session.row.end_time_unix_ns = NowUnixNs();
+  session.changed = true;
+  RETURN_IF_ERROR(RunIngestCycleLocked());
+  session.tree.reset();
+  for (auto& [process_id, process] : processes_) {
+    process.decoder->ForgetSession(session.row.session_id);
+  }
+  return absl::OkStatus();
 }
 
 absl::StatusOr<v1::Session> ProtondService::FlushSession(const Peer& peer, uint64_t session_id) {

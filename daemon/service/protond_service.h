@@ -10,6 +10,7 @@
 #include <chrono>
 #include <condition_variable>
 #include <cstdint>
+#include <deque>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -33,6 +34,12 @@ struct Peer {
   uint32_t uid = 0;
 };
 
+int64_t NowUnixNs();
+// CLOCK_REALTIME - CLOCK_MONOTONIC, for a trace session's events.
+int64_t MonotonicToUnixOffsetNs();
+// A session name and data value a start may use.
+absl::Status CheckNewSession(const std::string& name, v1::Session::Data data);
+
 struct ServiceOptions {
   std::string store_path;
   std::chrono::milliseconds commit_interval{100};
@@ -50,7 +57,11 @@ class ProtondService {
 
   absl::StatusOr<v1::Session> StartSession(const Peer& peer, const std::string& name,
                                            v1::Session::Data data = v1::Session::TREE);
+  // Stops a session: its processes are told to stop recording (all but the caller, which does
+  // so itself) and have answered, or timed out, before the last drain.
   absl::StatusOr<v1::Session> StopSession(const Peer& peer, uint64_t session_id);
+  // The running session that process `pid` records into, for stop --pid.
+  absl::StatusOr<uint64_t> SessionOfProcess(const Peer& peer, uint32_t pid);
   absl::StatusOr<v1::Session> FlushSession(const Peer& peer, uint64_t session_id);
   v1::ListSessionsResponse ListSessions(const Peer& peer);
   absl::StatusOr<v1::Tree> GetTree(const Peer& peer, uint64_t session_id);
@@ -60,6 +71,19 @@ class ProtondService {
 
   // Drains every attached lane and commits. Fails only if the store fails.
   absl::Status RunIngestCycle();
+
+  // On demand (attach.cc). A session over running processes that registered with the shim
+  // loaded (protonctl start --pid/--job): each is told over its Register stream, and has
+  // answered (or timed out) when this returns. Says for each pid why it is not recording.
+  absl::StatusOr<v1::AttachResponse> Attach(const Peer& peer, const v1::AttachRequest& request);
+  v1::ListProcessesResponse ListProcesses(const Peer& peer);
+  // A process's answer to a pushed command.
+  absl::Status Acknowledge(const Peer& peer, const v1::CommandResult& result);
+  // The next command for the process's Register stream; nullopt when none came within `wait`.
+  std::optional<v1::ControlCommand> NextCommand(uint64_t process_id,
+                                                std::chrono::milliseconds wait);
+  // How long a pushed command may take to be answered (tests shorten it).
+  void set_answer_timeout(std::chrono::milliseconds timeout) { answer_timeout_ = timeout; }
 
  private:
   struct SessionProcessCounters {
@@ -84,6 +108,9 @@ class ProtondService {
     uint64_t last_session = 0;  // where drops that no lane can name are counted
     bool connected = false;
     bool changed = false;
+    std::string cuda_visible_devices;       // from its registration; not stored
+    std::string gpu_note;                   // what its last answer to a start said about the GPU
+    std::deque<v1::ControlCommand> outbox;  // pushed commands its stream has not sent yet
   };
 
   ProtondService(const ServiceOptions& options, std::unique_ptr<store::Store> store);
@@ -95,6 +122,24 @@ class ProtondService {
   absl::StatusOr<uint64_t> AttachProcess(const Peer& peer, const v1::RegisterRequest& request,
                                          ring::RegionReader region, uint64_t start_ticks);
   void JoinSession(ProcessEntry& process, SessionEntry& session);
+  // A running session of `peer`'s, with an empty tree (mutex_ held).
+  SessionEntry& NewSession(const Peer& peer, const std::string& name, v1::Session::Data data);
+  v1::Job JobToProto(const ProcessEntry& process) const;
+
+  // On demand (attach.cc, mutex_ held through `lock`).
+  // Why `pid` cannot join a session of `peer`'s ("" when it can), and its entry if registered.
+  std::string RefusalFor(const Peer& peer, uint32_t pid, ProcessEntry** process);
+  std::vector<uint32_t> JobMembers(const std::string& job) const;
+  // Queues `command` for each process and waits (releasing the lock) until all have answered or
+  // the answer timeout passed; the answers by process id (missing: no answer).
+  std::map<uint64_t, v1::CommandResult> PushAndWait(std::unique_lock<std::mutex>& lock,
+                                                    const std::vector<ProcessEntry*>& processes,
+                                                    const v1::ControlCommand& command);
+  // Tells the session's live processes (but `except_pid`) to stop, drains, and ends it.
+  absl::Status EndSession(std::unique_lock<std::mutex>& lock, SessionEntry& session,
+                          uint32_t except_pid);
+  // Ends attached sessions whose time is up, or whose processes have all exited.
+  absl::Status EndFinishedAttachedSessions(std::unique_lock<std::mutex>& lock);
 
   // Ingest (mutex_ held).
   absl::Status RunIngestCycleLocked();
@@ -116,6 +161,12 @@ class ProtondService {
   uint64_t next_process_id_ = 1;
   std::map<uint64_t, SessionEntry> sessions_;
   std::map<uint64_t, ProcessEntry> processes_;
+  // Pushed commands: new ones for the streams (commands_), answers for the waiters (answered_).
+  std::condition_variable commands_;
+  std::condition_variable answered_;
+  uint64_t next_command_id_ = 1;
+  std::map<uint64_t, std::optional<v1::CommandResult>> awaited_;  // by command id
+  std::chrono::milliseconds answer_timeout_{10000};
   bool stopping_ = false;
   std::condition_variable stop_;
   std::thread ingest_thread_;

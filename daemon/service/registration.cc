@@ -16,6 +16,7 @@ namespace protond::service {
 namespace {
 
 constexpr size_t kMaxCommandBytes = 4096;
+constexpr size_t kMaxJobBytes = 256;
 
 // Opens the memfd the process named, through /proc: this only works for a process the daemon may
 // inspect (same user, or root), which is the access check for the region.
@@ -34,6 +35,15 @@ absl::StatusOr<ring::RegionReader> OpenRegion(const Peer& peer,
         absl::StrCat("region of process ", peer.pid, " refused: ", region.status().message()));
   }
   return region;
+}
+
+// What the process says of its host and job, cut to a sane size.
+store::JobRow JobOf(const v1::RegisterRequest& request) {
+  const auto cut = [](const std::string& text) { return text.substr(0, kMaxJobBytes); };
+  const v1::Job& job = request.job();
+  return {cut(request.hostname()), cut(job.rank()),         cut(job.local_rank()),
+          cut(job.world_size()),   cut(job.slurm_job_id()), cut(job.slurm_step_id()),
+          cut(job.pod())};
 }
 
 std::string CommandLine(const v1::RegisterRequest& request) {
@@ -98,6 +108,8 @@ absl::StatusOr<uint64_t> ProtondService::AttachProcess(const Peer& peer,
       process->row = {id, peer.pid, peer.uid, start_ticks, CommandLine(request), false};
     }
   }
+  process->row.job = JobOf(request);
+  process->cuda_visible_devices = request.job().cuda_visible_devices().substr(0, kMaxJobBytes);
   process->region = std::move(region);
   process->connected = true;
   process->changed = true;
@@ -119,6 +131,7 @@ void ProtondService::JoinSession(ProcessEntry& process, SessionEntry& session) {
 void ProtondService::ProcessDisconnected(uint64_t process_id) {
   std::lock_guard<std::mutex> lock(mutex_);
   if (auto it = processes_.find(process_id); it != processes_.end()) it->second.connected = false;
+  answered_.notify_all();  // a command it was given will not be answered
 }
 
 }  // namespace protond::service

@@ -11,17 +11,26 @@
 
 extern "C" {
 
-inline constexpr uint32_t kControlApiVersion = 3;
+inline constexpr uint32_t kControlApiVersion = 4;
 inline constexpr char kControlLibraryName[] = "libprotond_control.so";
-inline constexpr char kControlApiSymbol[] = "protond_control_api_v3";
+inline constexpr char kControlApiSymbol[] = "protond_control_api_v4";
 
 struct ProtondControl;  // one registration of this process, owned by the control library
 
+// What the shim does when the daemon pushes a command (protonctl start/stop --pid). Called on the
+// control library's thread. Each returns a protond_result; `message` gets why it failed or, on
+// success, what the session will lack (for example, no GPU activity because CUPTI is held).
+struct ProtondControlCommands {
+  int (*start_recording)(uint64_t session_id, char* message, size_t message_bytes);
+  int (*stop_recording)(uint64_t session_id, char* message, size_t message_bytes);
+};
+
 struct ProtondControlApi {
   uint32_t version;  // kControlApiVersion
-  // Registers the process (its region: a memfd descriptor and size) in the background.
+  // Registers the process (its region: a memfd descriptor and size) in the background, and
+  // carries out the commands the daemon pushes with `commands` (which outlives the control).
   ProtondControl* (*start)(const char* socket_path, int region_fd, uint64_t region_bytes,
-                           uint64_t session_id);
+                           uint64_t session_id, const ProtondControlCommands* commands);
   // True once the daemon has mapped the region; waits at most `timeout_ms`.
   bool (*wait_registered)(ProtondControl* control, uint32_t timeout_ms);
   // Ends the registration; waits at most `timeout_ms` for its thread.

@@ -26,6 +26,33 @@ struct ProtondControl {
 namespace protond::shim {
 namespace {
 
+constexpr size_t kMaxJobValueBytes = 256;
+
+// Where the process sits in a job, from the environment it was started with (/proc/self/environ:
+// reading it races with no setenv on the application's threads).
+v1::Job JobFromEnvironment() {
+  v1::Job job;
+  const std::pair<std::string_view, std::string* (v1::Job::*)()> fields[] = {
+      {"RANK", &v1::Job::mutable_rank},
+      {"LOCAL_RANK", &v1::Job::mutable_local_rank},
+      {"WORLD_SIZE", &v1::Job::mutable_world_size},
+      {"SLURM_JOB_ID", &v1::Job::mutable_slurm_job_id},
+      {"SLURM_STEP_ID", &v1::Job::mutable_slurm_step_id},
+      {"POD_NAME", &v1::Job::mutable_pod},
+      {"CUDA_VISIBLE_DEVICES", &v1::Job::mutable_cuda_visible_devices}};
+  std::ifstream environ("/proc/self/environ", std::ios::binary);
+  for (std::string entry; std::getline(environ, entry, '\0');) {
+    const size_t equals = entry.find('=');
+    if (equals == std::string::npos) continue;
+    for (const auto& [name, field] : fields) {
+      if (std::string_view(entry).substr(0, equals) == name) {
+        *(job.*field)() = entry.substr(equals + 1, kMaxJobValueBytes);
+      }
+    }
+  }
+  return job;
+}
+
 v1::RegisterRequest MakeRegisterRequest(int region_fd, uint64_t region_bytes, uint64_t session_id) {
   v1::RegisterRequest request;
   request.set_pid(static_cast<uint32_t>(getpid()));
@@ -38,7 +65,29 @@ v1::RegisterRequest MakeRegisterRequest(int region_fd, uint64_t region_bytes, ui
   char host[256] = {};
   gethostname(host, sizeof(host) - 1);
   request.set_hostname(host);
+  *request.mutable_job() = JobFromEnvironment();
   return request;
+}
+
+// Carries out a pushed command through the shim's callbacks.
+v1::CommandResult RunCommand(const ProtondControlCommands& commands,
+                             const v1::ControlCommand& command) {
+  char message[512] = {};
+  int result = PROTOND_ERR_INVALID_ARGUMENT;
+  if (command.has_start_recording()) {
+    result =
+        commands.start_recording(command.start_recording().session_id(), message, sizeof(message));
+  } else if (command.has_stop_recording()) {
+    result =
+        commands.stop_recording(command.stop_recording().session_id(), message, sizeof(message));
+  } else {
+    std::snprintf(message, sizeof(message), "this protond shim does not know command %d",
+                  static_cast<int>(command.command_case()));
+  }
+  v1::CommandResult out;
+  out.set_ok(result == PROTOND_OK);
+  out.set_message(message);
+  return out;
 }
 
 int Unavailable(const std::string& message, char* error, size_t error_bytes) {
@@ -87,9 +136,10 @@ int WithClient(ProtondControl* control, char* error, size_t error_bytes, Call ca
 }
 
 ProtondControl* Start(const char* socket_path, int region_fd, uint64_t region_bytes,
-                      uint64_t session_id) {
-  auto* control = new ProtondControl{
-      Registration(socket_path, MakeRegisterRequest(region_fd, region_bytes, session_id))};
+                      uint64_t session_id, const ProtondControlCommands* commands) {
+  auto* control = new ProtondControl{Registration(
+      socket_path, MakeRegisterRequest(region_fd, region_bytes, session_id),
+      [commands](const v1::ControlCommand& command) { return RunCommand(*commands, command); })};
   control->registration.Start();
   return control;
 }
@@ -168,6 +218,6 @@ constexpr ProtondControlApi kApi = {kControlApiVersion, Start,       WaitRegiste
 }  // namespace protond::shim
 
 extern "C" __attribute__((visibility("default"))) const ProtondControlApi*
-protond_control_api_v3() {
+protond_control_api_v4() {
   return &protond::shim::kApi;
 }

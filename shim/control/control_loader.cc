@@ -42,7 +42,7 @@ ProtondControl* ControlLoader::LoadLocked(std::string* error) {
   }
   api_ = api;
   control_ = api->start(target_.socket_path.c_str(), target_.region_fd, target_.region_bytes,
-                        target_.session_id);
+                        target_.session_id, target_.commands);
   return control_;
 }
 

@@ -21,6 +21,7 @@ struct ControlTarget {
   int region_fd = -1;
   uint64_t region_bytes = 0;
   uint64_t session_id = 0;  // the session the process records into from the start
+  const ProtondControlCommands* commands = nullptr;  // what pushed commands call
 };
 
 class ControlLoader {

@@ -8,10 +8,15 @@ namespace {
 constexpr auto kFirstBackoff = std::chrono::milliseconds(100);
 constexpr auto kMaxBackoff = std::chrono::milliseconds(2000);
 
+constexpr auto kAcknowledgeDeadline = std::chrono::seconds(5);
+
 }  // namespace
 
-Registration::Registration(std::string socket_path, v1::RegisterRequest request)
-    : socket_path_(std::move(socket_path)), request_(std::move(request)) {}
+Registration::Registration(std::string socket_path, v1::RegisterRequest request,
+                           CommandHandler handler)
+    : socket_path_(std::move(socket_path)),
+      request_(std::move(request)),
+      handler_(std::move(handler)) {}
 
 Registration::~Registration() { Stop(std::chrono::milliseconds(200)); }
 
@@ -81,11 +86,22 @@ bool Registration::RegisterOnce() {
   }
   auto reader = stub->Register(&context, request_);
   v1::ControlCommand command;
+  uint64_t process_id = 0;
   while (reader->Read(&command)) {
     if (command.has_registered()) {
+      process_id = command.registered().process_id();
       std::lock_guard<std::mutex> lock(mutex_);
       registered_ = true;
       changed_.notify_all();
+    } else {
+      v1::CommandResult result = handler_(command);
+      result.set_process_id(process_id);
+      result.set_command_id(command.command_id());
+      // A lost answer is not retried: the daemon gives up waiting and says so.
+      grpc::ClientContext ack_context;
+      ack_context.set_deadline(std::chrono::system_clock::now() + kAcknowledgeDeadline);
+      v1::AcknowledgeResponse ignored;
+      stub->Acknowledge(&ack_context, result, &ignored);
     }
   }
   const grpc::Status status = reader->Finish();

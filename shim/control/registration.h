@@ -1,13 +1,16 @@
 // The shim's control channel: a background thread that registers the process with protond
-// (pid, uid, the region's memfd, command line) over the Register stream and keeps that stream
-// open, reconnecting with backoff when the daemon goes away. Application threads never wait on
-// it, except at exit, for a bounded time, so that a short program's records reach the daemon.
+// (pid, uid, the region's memfd, command line, job) over the Register stream and keeps that
+// stream open, reconnecting with backoff when the daemon goes away. Commands the daemon pushes on
+// the stream (start or stop recording) are carried out on that thread and acknowledged at once.
+// Application threads never wait on it, except at exit, for a bounded time, so that a short
+// program's records reach the daemon.
 #ifndef PROTOND_SHIM_CONTROL_REGISTRATION_H_
 #define PROTOND_SHIM_CONTROL_REGISTRATION_H_
 
 #include <chrono>
 #include <condition_variable>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -17,9 +20,12 @@
 
 namespace protond::shim {
 
+// Carries out one pushed command; the result's ids are filled in by the caller.
+using CommandHandler = std::function<v1::CommandResult(const v1::ControlCommand&)>;
+
 class Registration {
  public:
-  Registration(std::string socket_path, v1::RegisterRequest request);
+  Registration(std::string socket_path, v1::RegisterRequest request, CommandHandler handler);
   ~Registration();  // Stop()s
 
   void Start();
@@ -44,6 +50,7 @@ class Registration {
 
   const std::string socket_path_;
   const v1::RegisterRequest request_;
+  const CommandHandler handler_;
   std::mutex mutex_;
   std::condition_variable changed_;
   bool stopping_ = false;

@@ -112,6 +112,7 @@ void GpuTracing::SessionStarted() {
   char error[512] = {};
   tracing_.store(api_->start(&kHost, error, sizeof(error)), std::memory_order_release);
   if (!tracing()) return Fail(error);
+  failure_.clear();
   if (g_exit_tracing == nullptr) {
     g_exit_tracing = this;
     std::atexit(StopAtExit);
@@ -145,7 +146,19 @@ void GpuTracing::WarnIfInjectionIsElsewhere() {
        "after it initialized CUDA");
 }
 
+std::string GpuTracing::MissingReason() {
+  std::lock_guard<std::mutex> lock(mutex_);
+  if (tracing()) return "";
+  if (!failure_.empty()) return "no GPU activity is recorded: " + failure_;
+  if (!CudaInUse()) {
+    return "no GPU work yet: the process has not used CUDA; its kernels are recorded from its "
+           "first CUDA call";
+  }
+  return "";
+}
+
 void GpuTracing::Fail(const std::string& reason) {
+  failure_ = reason;
   std::fprintf(stderr, "protond: no GPU activity is recorded: %s\n", reason.c_str());
   recorder_->WriteNotice("no GPU activity is recorded: " + reason);
 }

@@ -31,6 +31,9 @@ class GpuTracing {
   void Flush();
   // Whether GPU work is being traced now (any thread, no lock).
   bool tracing() const { return tracing_.load(std::memory_order_acquire); }
+  // For a session that just started: why its GPU work is not traced ("" when it is), or that
+  // the process has not used CUDA yet.
+  std::string MissingReason();
 
  private:
   bool CudaInUse();
@@ -43,6 +46,7 @@ class GpuTracing {
   std::atomic<bool> tracing_{false};  // written under mutex_
   bool load_failed_ = false;
   bool warned_injection_ = false;
+  std::string failure_;  // why the last start failed, until one succeeds
   const ProtondGpuApi* api_ = nullptr;
 };
 

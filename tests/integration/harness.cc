@@ -1,6 +1,7 @@
 #include "tests/integration/harness.h"
 
 #include <fcntl.h>
+#include <pwd.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <sys/stat.h>
@@ -104,6 +105,18 @@ void Daemon::Kill(int signal_number) {
   kill(pid_, signal_number);
   waitpid(pid_, nullptr, 0);
   pid_ = -1;
+}
+
+OtherUser::OtherUser() : name_("protond-t" + std::to_string(getpid() % 100000)) {
+  const std::string command =
+      "useradd --system --no-create-home --shell /usr/sbin/nologin " + name_;
+  if (std::system(command.c_str()) == 0) {
+    if (const passwd* pw = getpwnam(name_.c_str()); pw != nullptr) uid_ = pw->pw_uid;
+  }
+}
+
+OtherUser::~OtherUser() {
+  if (uid_ != 0) std::system(("userdel " + name_).c_str());
 }
 
 std::map<std::string, v1::TreeNode> NodesByPath(const v1::Tree& tree) {

@@ -53,6 +53,18 @@ class Daemon {
   pid_t pid_ = -1;
 };
 
+// A second user, made with useradd for a test that runs as root and removed after it.
+class OtherUser {
+ public:
+  OtherUser();
+  ~OtherUser();
+  uid_t uid() const { return uid_; }  // 0 when it could not be made
+
+ private:
+  std::string name_;
+  uid_t uid_ = 0;
+};
+
 // A session's tree, by slash-separated path ("train/step/forward"), for exact assertions.
 std::map<std::string, v1::TreeNode> NodesByPath(const v1::Tree& tree);
 // The value of metric `name` at `node` (int or double), or -1 if absent.

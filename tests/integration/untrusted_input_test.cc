@@ -77,25 +77,6 @@ TEST(UntrustedInputTest, RegistrationThatLiesAboutPidOrUidIsRefused) {
 }
 
 // Creates a throw-away user for the test's lifetime (needs root).
-class OtherUser {
- public:
-  OtherUser() : name_("protond-t" + std::to_string(getpid() % 100000)) {
-    const std::string command =
-        "useradd --system --no-create-home --shell /usr/sbin/nologin " + name_;
-    if (std::system(command.c_str()) == 0) {
-      if (const passwd* pw = getpwnam(name_.c_str()); pw != nullptr) uid_ = pw->pw_uid;
-    }
-  }
-  ~OtherUser() {
-    if (uid_ != 0) std::system(("userdel " + name_).c_str());
-  }
-  uid_t uid() const { return uid_; }
-
- private:
-  std::string name_;
-  uid_t uid_ = 0;
-};
-
 TEST(UntrustedInputTest, AnotherUserCanNeitherListReadNorStopASession) {
   if (geteuid() != 0) GTEST_SKIP() << "needs root to create a second user with useradd";
   OtherUser other;

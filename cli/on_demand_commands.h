@@ -1,0 +1,37 @@
+// `protonctl start` and `protonctl stop`: their arguments. Pure functions; no I/O.
+#ifndef PROTOND_CLI_ON_DEMAND_COMMANDS_H_
+#define PROTOND_CLI_ON_DEMAND_COMMANDS_H_
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
+#include "protond.pb.h"
+
+namespace protond::cli {
+
+// "30s", "2m", "1h", "500ms", or a bare number of seconds, in milliseconds; more than zero.
+absl::StatusOr<uint64_t> ParseDurationMs(absl::string_view text);
+
+struct StartArgs {
+  v1::AttachRequest request;
+  bool wait = false;  // block until the session ends, then print its tree
+};
+
+// `start (--pid PID [--pid PID ...] | --job JOB) [--name NAME] [--duration D]
+// [--data tree|trace] [--wait]`; InvalidArgumentError says what is wrong.
+absl::StatusOr<StartArgs> ParseStartArgs(const std::vector<std::string>& args);
+
+struct StopArgs {
+  uint64_t session_id = 0;  // or
+  uint32_t pid = 0;         // the running session this process records into
+};
+
+// `stop --session ID` or `stop --pid PID`.
+absl::StatusOr<StopArgs> ParseStopArgs(const std::vector<std::string>& args);
+
+}  // namespace protond::cli
+
+#endif  // PROTOND_CLI_ON_DEMAND_COMMANDS_H_

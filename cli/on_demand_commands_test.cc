@@ -1,0 +1,72 @@
+#include "cli/on_demand_commands.h"
+
+#include "gtest/gtest.h"
+
+namespace protond::cli {
+namespace {
+
+TEST(OnDemandCommandsTest, DurationsTakeUnitsAndABareNumberIsSeconds) {
+  EXPECT_EQ(*ParseDurationMs("30s"), 30000u);
+  EXPECT_EQ(*ParseDurationMs("2m"), 120000u);
+  EXPECT_EQ(*ParseDurationMs("1h"), 3600000u);
+  EXPECT_EQ(*ParseDurationMs("500ms"), 500u);
+  EXPECT_EQ(*ParseDurationMs("45"), 45000u);
+  for (const char* bad : {"", "0s", "-5s", "s", "ms", "3x", "1.5s", "99999999999999999999h"}) {
+    absl::StatusOr<uint64_t> parsed = ParseDurationMs(bad);
+    ASSERT_FALSE(parsed.ok()) << bad;
+    EXPECT_EQ(parsed.status().message(),
+              std::string("'") + bad +
+                  "' is not a duration (a positive number with ms, s, m or h; a bare number is "
+                  "seconds)");
+  }
+}
+
+TEST(OnDemandCommandsTest, StartTakesPidsOrAJobAndItsOptions) {
+  absl::StatusOr<StartArgs> start =
+      ParseStartArgs({"--pid", "10", "--pid", "11", "--name", "window", "--duration", "2s",
+                      "--data", "trace", "--wait"});
+  ASSERT_TRUE(start.ok()) << start.status();
+  EXPECT_EQ(start->request.pids_size(), 2);
+  EXPECT_EQ(start->request.pids(1), 11u);
+  EXPECT_EQ(start->request.name(), "window");
+  EXPECT_EQ(start->request.duration_ms(), 2000u);
+  EXPECT_EQ(start->request.data(), v1::Session::TRACE);
+  EXPECT_TRUE(start->wait);
+  start = ParseStartArgs({"--job", "981"});
+  ASSERT_TRUE(start.ok()) << start.status();
+  EXPECT_EQ(start->request.job(), "981");
+  EXPECT_FALSE(start->wait);
+}
+
+TEST(OnDemandCommandsTest, BadStartArgumentsSayWhatIsWrong) {
+  const std::pair<std::vector<std::string>, std::string> cases[] = {
+      {{}, "start needs --pid PID (one or more) or --job JOB, not both"},
+      {{"--pid", "1", "--job", "j"}, "start needs --pid PID (one or more) or --job JOB, not both"},
+      {{"--pid", "abc"}, "'abc' is not a pid (a positive number)"},
+      {{"--pid", "0"}, "'0' is not a pid (a positive number)"},
+      {{"--pid"}, "unexpected argument '--pid' (it needs a value)"},
+      {{"--pid", "1", "--data", "xml"}, "--data is tree or trace, not 'xml'"},
+      {{"--pid", "1", "--duration", "soon"},
+       "'soon' is not a duration (a positive number with ms, s, m or h; a bare number is "
+       "seconds)"},
+      {{"--pid", "1", "--color", "red"}, "unexpected argument '--color'"},
+  };
+  for (const auto& [args, message] : cases) {
+    absl::StatusOr<StartArgs> start = ParseStartArgs(args);
+    ASSERT_FALSE(start.ok()) << message;
+    EXPECT_EQ(start.status().message(), message);
+  }
+}
+
+TEST(OnDemandCommandsTest, StopTakesASessionOrAPid) {
+  EXPECT_EQ(ParseStopArgs({"--session", "4"})->session_id, 4u);
+  EXPECT_EQ(ParseStopArgs({"--pid", "77"})->pid, 77u);
+  EXPECT_EQ(ParseStopArgs({"--session", "x"}).status().message(),
+            "'x' is not a session id (a positive number; see protonctl sessions)");
+  EXPECT_EQ(ParseStopArgs({}).status().message(), "stop takes --session SESSION or --pid PID");
+  EXPECT_EQ(ParseStopArgs({"--pid", "1", "--session", "2"}).status().message(),
+            "stop takes --session SESSION or --pid PID");
+}
+
+}  // namespace
+}  // namespace protond::cli

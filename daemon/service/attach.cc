@@ -1,0 +1,308 @@
+// ProtondService: on demand. Sessions over running processes (protonctl start --pid/--job),
+// started and stopped by commands pushed down each process's Register stream and answered with
+// Acknowledge; the list of registered processes behind protonctl processes.
+#include <sys/stat.h>
+
+#include <algorithm>
+#include <fstream>
+#include <string>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "common/status/status_macros.h"
+#include "daemon/service/internal/proc_stat.h"
+#include "daemon/service/protond_service.h"
+
+namespace protond::service {
+namespace {
+
+constexpr char kNotRegistered[] =
+    "not registered: protond's shim is not loaded in it. Start the program under `protonctl run "
+    "-- PROGRAM`, or with LD_PRELOAD (or CUDA_INJECTION64_PATH) set to libprotond_shim.so from "
+    "protond's bin folder, and PROTOND_SOCKET if the daemon does not use the default socket";
+
+// What GPU tracing would find in a process that records into no session, from the libraries it
+// has mapped: protond's tracer stays mapped once loaded, another tool's libcupti means that tool
+// may hold CUPTI (one subscriber per process).
+std::string GpuStateFromMaps(uint32_t pid) {
+  std::ifstream maps(absl::StrCat("/proc/", pid, "/maps"));
+  bool cuda = false;
+  bool cupti = false;
+  bool ours = false;
+  for (std::string line; std::getline(maps, line);) {
+    cuda = cuda || line.find("/libcuda.so") != std::string::npos;
+    cupti = cupti || line.find("/libcupti.so") != std::string::npos;
+    ours = ours || line.find("/libprotond_cupti.so") != std::string::npos;
+  }
+  if (!cuda) return "CUDA not loaded";
+  if (cupti && !ours) return "CUPTI loaded by another tool (it may hold it)";
+  return "CUPTI free";
+}
+
+}  // namespace
+
+v1::Job ProtondService::JobToProto(const ProcessEntry& process) const {
+  const store::JobRow& job = process.row.job;
+  v1::Job out;
+  out.set_rank(job.rank);
+  out.set_local_rank(job.local_rank);
+  out.set_world_size(job.world_size);
+  out.set_slurm_job_id(job.slurm_job_id);
+  out.set_slurm_step_id(job.slurm_step_id);
+  out.set_pod(job.pod);
+  out.set_cuda_visible_devices(process.cuda_visible_devices);
+  return out;
+}
+
+std::string ProtondService::RefusalFor(const Peer& peer, uint32_t pid, ProcessEntry** process) {
+  ProcessEntry* found = nullptr;
+  bool exited = false;  // a process with this pid registered, and has exited
+  for (auto& [id, entry] : processes_) {
+    if (entry.row.pid != pid) continue;
+    exited = exited || entry.row.exited;
+    if (!entry.row.exited && (found == nullptr || entry.connected)) found = &entry;
+  }
+  const auto another_user = [](uint32_t uid) {
+    return absl::StrCat("another user's process (uid ", uid, ")");
+  };
+  if (found != nullptr && found->connected) {
+    if (peer.uid != 0 && found->row.uid != peer.uid) return another_user(found->row.uid);
+    for (const auto& [session_id, session] : sessions_) {
+      if (session.tree != nullptr && session.processes.contains(found->row.process_id)) {
+        return absl::StrCat("already in session ", session_id, " (", session.row.name,
+                            "); stop it first: protonctl stop --session ", session_id);
+      }
+    }
+    *process = found;
+    return "";
+  }
+  struct stat proc;
+  if (stat(absl::StrCat("/proc/", pid).c_str(), &proc) != 0) {
+    return found != nullptr || exited ? "exited" : "no such process";
+  }
+  if (peer.uid != 0 && proc.st_uid != peer.uid) return another_user(proc.st_uid);
+  if (found != nullptr) {
+    return "not connected to protond now (it reconnects by itself after a daemon restart: try "
+           "again in a few seconds)";
+  }
+  return kNotRegistered;
+}
+
+std::vector<uint32_t> ProtondService::JobMembers(const std::string& job) const {
+  std::vector<uint32_t> pids;
+  for (const auto& [id, process] : processes_) {
+    const store::JobRow& row = process.row.job;
+    if (process.connected && (row.slurm_job_id == job || row.pod == job)) {
+      pids.push_back(process.row.pid);
+    }
+  }
+  return pids;
+}
+
+std::map<uint64_t, v1::CommandResult> ProtondService::PushAndWait(
+    std::unique_lock<std::mutex>& lock, const std::vector<ProcessEntry*>& processes,
+    const v1::ControlCommand& command) {
+  std::vector<std::pair<ProcessEntry*, uint64_t>> pushed;  // with the command's id
+  for (ProcessEntry* process : processes) {
+    v1::ControlCommand numbered = command;
+    numbered.set_command_id(next_command_id_++);
+    awaited_[numbered.command_id()] = std::nullopt;
+    process->outbox.push_back(numbered);
+    pushed.emplace_back(process, numbered.command_id());
+  }
+  commands_.notify_all();
+  // A process whose stream ends meanwhile will not answer.
+  answered_.wait_for(lock, answer_timeout_, [&] {
+    return std::all_of(pushed.begin(), pushed.end(), [this](const auto& p) {
+      return awaited_[p.second].has_value() || !p.first->connected;
+    });
+  });
+  std::map<uint64_t, v1::CommandResult> answers;
+  for (auto& [process, command_id] : pushed) {
+    auto awaited = awaited_.find(command_id);
+    if (awaited->second) answers[process->row.process_id] = *awaited->second;
+    awaited_.erase(awaited);
+    // Not sent in time (the stream is stuck or gone): withdrawn, so that it never arrives late.
+    std::erase_if(process->outbox, [id = command_id](const v1::ControlCommand& queued) {
+      return queued.command_id() == id;
+    });
+  }
+  return answers;
+}
+
+absl::StatusOr<v1::AttachResponse> ProtondService::Attach(const Peer& peer,
+                                                          const v1::AttachRequest& request) {
+  if (request.pids().empty() == request.job().empty()) {
+    return absl::InvalidArgumentError("attach takes pids or a job, one of the two");
+  }
+  RETURN_IF_ERROR(CheckNewSession(request.name(), request.data()));
+  std::unique_lock<std::mutex> lock(mutex_);
+  std::vector<uint32_t> pids(request.pids().begin(), request.pids().end());
+  if (!request.job().empty()) {
+    pids = JobMembers(request.job());
+    if (pids.empty()) {
+      return absl::NotFoundError(
+          absl::StrCat("no registered process of job ", request.job(),
+                       " on this node (SLURM_JOB_ID or POD_NAME); protonctl processes lists the "
+                       "registered ones"));
+    }
+  }
+  std::sort(pids.begin(), pids.end());
+  pids.erase(std::unique(pids.begin(), pids.end()), pids.end());
+
+  v1::AttachResponse response;
+  std::vector<ProcessEntry*> eligible;
+  std::map<uint64_t, v1::AttachTarget*> target_of;  // by process id
+  for (uint32_t pid : pids) {
+    v1::AttachTarget* target = response.add_targets();
+    target->set_pid(pid);
+    ProcessEntry* process = nullptr;
+    target->set_reason(RefusalFor(peer, pid, &process));
+    if (process != nullptr) {
+      eligible.push_back(process);
+      target_of[process->row.process_id] = target;
+    }
+  }
+  if (eligible.empty()) return response;
+
+  const std::string name = !request.name().empty()  ? request.name()
+                           : !request.job().empty() ? "job " + request.job()
+                                                    : "pid " + absl::StrJoin(pids, ",");
+  SessionEntry& session = NewSession(peer, name, request.data());
+  session.row.attached = true;
+  if (request.duration_ms() != 0) {
+    session.row.stop_at_unix_ns =
+        session.row.start_time_unix_ns + static_cast<int64_t>(request.duration_ms()) * 1000000;
+  }
+  for (ProcessEntry* process : eligible) JoinSession(*process, session);
+  v1::ControlCommand start;
+  start.mutable_start_recording()->set_session_id(session.row.session_id);
+  const std::map<uint64_t, v1::CommandResult> answers = PushAndWait(lock, eligible, start);
+
+  std::vector<ProcessEntry*> unanswered;
+  for (ProcessEntry* process : eligible) {
+    v1::AttachTarget& target = *target_of[process->row.process_id];
+    auto answer = answers.find(process->row.process_id);
+    if (answer != answers.end() && answer->second.ok()) {
+      target.set_recording(true);
+      target.set_reason(answer->second.message());
+      process->gpu_note = answer->second.message();
+      continue;
+    }
+    target.set_reason(answer == answers.end()
+                          ? absl::StrCat("did not answer within ", answer_timeout_.count(), " ms")
+                          : absl::StrCat("could not start: ", answer->second.message()));
+    session.processes.erase(process->row.process_id);
+    if (answer == answers.end()) unanswered.push_back(process);
+  }
+  // One that took the command but answered too late must not record into the session.
+  v1::ControlCommand stop;
+  stop.mutable_stop_recording()->set_session_id(session.row.session_id);
+  for (ProcessEntry* process : unanswered) process->outbox.push_back(stop);
+  commands_.notify_all();
+  if (session.processes.empty()) {
+    session.row.problems.push_back("no process could be profiled");
+    RETURN_IF_ERROR(EndSession(lock, session, 0));
+  } else {
+    RETURN_IF_ERROR(RunIngestCycleLocked());
+  }
+  *response.mutable_session() = ToProto(session);
+  return response;
+}
+
+absl::StatusOr<uint64_t> ProtondService::SessionOfProcess(const Peer& peer, uint32_t pid) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  std::vector<uint64_t> found;
+  for (const auto& [session_id, session] : sessions_) {
+    if (session.tree == nullptr || (peer.uid != 0 && session.row.uid != peer.uid)) continue;
+    for (const auto& [process_id, counters] : session.processes) {
+      auto process = processes_.find(process_id);
+      if (process != processes_.end() && process->second.row.pid == pid) {
+        found.push_back(session_id);
+      }
+    }
+  }
+  if (found.size() == 1) return found.front();
+  if (found.empty()) {
+    return absl::NotFoundError(absl::StrCat("process ", pid, " records into no running session"));
+  }
+  return absl::FailedPreconditionError(absl::StrCat("process ", pid, " records into sessions ",
+                                                    absl::StrJoin(found, ", "),
+                                                    "; name one with --session"));
+}
+
+absl::Status ProtondService::EndFinishedAttachedSessions(std::unique_lock<std::mutex>& lock) {
+  const int64_t now = NowUnixNs();
+  std::vector<SessionEntry*> finished;
+  for (auto& [session_id, session] : sessions_) {
+    if (!session.row.attached || session.tree == nullptr) continue;
+    const bool time_up = session.row.stop_at_unix_ns != 0 && now >= session.row.stop_at_unix_ns;
+    // A member not known since a daemon restart may still reconnect: it counts as alive.
+    const bool all_exited =
+        std::all_of(session.processes.begin(), session.processes.end(), [this](const auto& m) {
+          auto process = processes_.find(m.first);
+          return process != processes_.end() && process->second.row.exited;
+        });
+    if (time_up || all_exited) finished.push_back(&session);
+  }
+  for (SessionEntry* session : finished) RETURN_IF_ERROR(EndSession(lock, *session, 0));
+  return absl::OkStatus();
+}
+
+v1::ListProcessesResponse ProtondService::ListProcesses(const Peer& peer) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  v1::ListProcessesResponse response;
+  for (const auto& [process_id, process] : processes_) {
+    if (!process.connected || (peer.uid != 0 && process.row.uid != peer.uid)) continue;
+    v1::ProcessInfo* info = response.add_processes();
+    info->set_process_id(process_id);
+    info->set_pid(process.row.pid);
+    info->set_uid(process.row.uid);
+    info->set_command(process.row.command);
+    info->set_hostname(process.row.job.hostname);
+    *info->mutable_job() = JobToProto(process);
+    for (const auto& [session_id, session] : sessions_) {
+      if (session.tree != nullptr && session.processes.contains(process_id)) {
+        info->add_sessions(session_id);
+      }
+    }
+    for (const store::DeviceRow& device : process.decoder->devices()) {
+      info->add_devices(absl::StrCat(device.device_id, ":", device.name));
+    }
+    if (info->sessions().empty()) {
+      info->set_gpu(GpuStateFromMaps(process.row.pid));
+    } else {
+      info->set_gpu(process.gpu_note.empty() ? "traced by protond" : process.gpu_note);
+    }
+  }
+  return response;
+}
+
+absl::Status ProtondService::Acknowledge(const Peer& peer, const v1::CommandResult& result) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  auto process = processes_.find(result.process_id());
+  if (process == processes_.end() || process->second.row.pid != peer.pid) {
+    return absl::PermissionDeniedError(
+        absl::StrCat("process ", result.process_id(), " is not the caller's"));
+  }
+  auto awaited = awaited_.find(result.command_id());
+  if (awaited == awaited_.end()) return absl::OkStatus();  // too late: already given up on
+  awaited->second = result;
+  answered_.notify_all();
+  return absl::OkStatus();
+}
+
+std::optional<v1::ControlCommand> ProtondService::NextCommand(uint64_t process_id,
+                                                              std::chrono::milliseconds wait) {
+  std::unique_lock<std::mutex> lock(mutex_);
+  auto it = processes_.find(process_id);
+  if (it == processes_.end()) return std::nullopt;
+  ProcessEntry& process = it->second;
+  commands_.wait_for(lock, wait, [&] { return !process.outbox.empty() || stopping_; });
+  if (process.outbox.empty()) return std::nullopt;
+  v1::ControlCommand command = std::move(process.outbox.front());
+  process.outbox.pop_front();
+  return command;
+}
+
+}  // namespace protond::service

@@ -1,0 +1,261 @@
+// On demand: protonctl processes, start and stop on programs that run with the shim loaded and no
+// session (as under a Slurm prolog that preloads it), against a real protond.
+#include <signal.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <filesystem>
+#include <set>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "client-lib/cpp/client.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "tests/integration/harness.h"
+
+namespace protond::testing {
+namespace {
+
+using ::testing::HasSubstr;
+
+class OnDemandTest : public ::testing::Test {
+ protected:
+  void SetUp() override { daemon_.Start(); }
+
+  // The sample workload with the shim preloaded and no session, as `extra_env` says it is.
+  pid_t SpawnIdleWorkload(int steps, int step_ms,
+                          std::map<std::string, std::string> extra_env = {}) {
+    extra_env["LD_PRELOAD"] = BinDir() + "/libprotond_shim.so";
+    extra_env["PROTOND_SOCKET"] = daemon_.socket();
+    return Spawn({BinDir() + "/sample_workload", "--steps", std::to_string(steps), "--step-ms",
+                  std::to_string(step_ms)},
+                 dir_, {extra_env});
+  }
+
+  Completed Protonctl(std::vector<std::string> args, const ChildOptions& options = {}) {
+    args.insert(args.begin(), {BinDir() + "/protonctl", "--socket", daemon_.socket()});
+    return RunToEnd(args, dir_, options);
+  }
+
+  // Waits until `pid` is listed by protonctl processes (its shim registers after 200 ms).
+  bool WaitRegistered(pid_t pid) {
+    client::Client client(daemon_.socket());
+    for (int i = 0; i < 100; ++i) {
+      auto processes = client.ListProcesses();
+      if (processes.ok()) {
+        for (const v1::ProcessInfo& process : processes->processes()) {
+          if (process.pid() == static_cast<uint32_t>(pid)) return true;
+        }
+      }
+      std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    }
+    return false;
+  }
+
+  v1::Session SessionOf(uint64_t id) {
+    auto sessions = client::Client(daemon_.socket()).ListSessions();
+    EXPECT_TRUE(sessions.ok()) << sessions.status();
+    for (const v1::Session& session : sessions->sessions()) {
+      if (session.id() == id) return session;
+    }
+    ADD_FAILURE() << "no session " << id;
+    return {};
+  }
+
+  uint64_t StepCount(uint64_t id) {
+    auto tree = client::Client(daemon_.socket()).GetTree(id);
+    EXPECT_TRUE(tree.ok()) << tree.status();
+    return NodesByPath(*tree)["train/step"].count();
+  }
+
+  std::string dir_ = MakeTempDir();
+  Daemon daemon_{dir_};
+};
+
+// The CPU test: a running program profiled three times from protonctl, each session
+// with only its own window, and the program's results unchanged.
+TEST_F(OnDemandTest, ThreeWindowsOfARunningProgramAreThreeSessions) {
+  const pid_t workload = SpawnIdleWorkload(/*steps=*/250, /*step_ms=*/10);
+  ASSERT_TRUE(WaitRegistered(workload));
+  const std::string pid = std::to_string(workload);
+  for (int window = 1; window <= 3; ++window) {
+    const Completed start = Protonctl({"start", "--pid", pid, "--name", "w"});
+    ASSERT_EQ(start.exit_code, 0) << start.out << start.err;
+    EXPECT_THAT(start.out, HasSubstr("session " + std::to_string(window) +
+                                     " (w): recording 1 of 1 process\n  pid " + pid +
+                                     ": recording (no GPU work yet"));
+    std::this_thread::sleep_for(std::chrono::milliseconds(300));
+    const Completed stop = Protonctl({"stop", "--pid", pid});
+    ASSERT_EQ(stop.exit_code, 0) << stop.err;
+    EXPECT_THAT(stop.out, HasSubstr("session " + std::to_string(window) + " stopped"));
+    std::this_thread::sleep_for(std::chrono::milliseconds(200));
+  }
+  const Completed done = Wait(workload, dir_);
+  EXPECT_EQ(done.exit_code, 0) << done.err;
+  EXPECT_EQ(done.out, "sample_workload: 250 steps, 4 threads x 50 loads, session 0\n");
+  uint64_t steps = 0;
+  for (uint64_t id = 1; id <= 3; ++id) {
+    const v1::Session session = SessionOf(id);
+    EXPECT_EQ(session.state(), v1::Session::STOPPED);
+    EXPECT_EQ(session.dropped_records(), 0u);
+    EXPECT_TRUE(session.problems().empty()) << session.problems(0);
+    // About 300 ms of 10 ms steps; a loaded machine stretches a step, never shrinks it.
+    const uint64_t window_steps = StepCount(id);
+    EXPECT_GE(window_steps, 5u) << "session " << id;
+    EXPECT_LE(window_steps, 32u) << "session " << id;
+    steps += window_steps;
+  }
+  EXPECT_LT(steps, 250u);  // only the windows, not the whole run
+}
+
+TEST_F(OnDemandTest, EachPidThatCannotBeProfiledSaysWhy) {
+  const pid_t unregistered = Spawn({"/bin/sleep", "30"}, dir_);
+  const pid_t gone = Spawn({"/bin/true"}, dir_);
+  Wait(gone, dir_);
+  const pid_t exited = SpawnIdleWorkload(/*steps=*/30, /*step_ms=*/10);
+  ASSERT_TRUE(WaitRegistered(exited));
+  Wait(exited, dir_);
+  std::this_thread::sleep_for(std::chrono::milliseconds(300));  // the daemon sees it is gone
+  const pid_t busy = Spawn({BinDir() + "/protonctl", "--socket", daemon_.socket(), "run", "--",
+                            BinDir() + "/sample_workload", "--steps", "200", "--step-ms", "10"},
+                           dir_);
+  std::this_thread::sleep_for(std::chrono::milliseconds(600));  // protonctl run's session 1
+  auto listed = client::Client(daemon_.socket()).ListSessions();
+  ASSERT_TRUE(listed.ok() && listed->sessions_size() == 1) << listed.status();
+  const uint32_t busy_workload = listed->sessions(0).processes(0).pid();
+
+  std::vector<std::string> args = {"start"};
+  for (const uint32_t pid : {static_cast<uint32_t>(unregistered), static_cast<uint32_t>(gone),
+                             static_cast<uint32_t>(exited), busy_workload}) {
+    args.insert(args.end(), {"--pid", std::to_string(pid)});
+  }
+  const Completed start = Protonctl(args);
+  EXPECT_EQ(start.exit_code, 1);
+  EXPECT_THAT(start.out, HasSubstr("no process could be profiled\n"));
+  EXPECT_THAT(start.out, HasSubstr("  pid " + std::to_string(unregistered) +
+                                   ": not registered: protond's shim is not loaded in it. "
+                                   "Start the program under `protonctl run -- PROGRAM`"));
+  EXPECT_THAT(start.out, HasSubstr("  pid " + std::to_string(gone) + ": no such process\n"));
+  EXPECT_THAT(start.out, HasSubstr("  pid " + std::to_string(exited) + ": exited\n"));
+  EXPECT_THAT(start.out, HasSubstr("  pid " + std::to_string(busy_workload) +
+                                   ": already in session 1 (sample_workload); stop it first: "
+                                   "protonctl stop --session 1\n"));
+  EXPECT_EQ(SessionOf(1).state(), v1::Session::RUNNING);  // protonctl run's is untouched
+  kill(unregistered, SIGKILL);
+  Wait(unregistered, dir_);
+  EXPECT_EQ(Wait(busy, dir_).exit_code, 0);
+
+  const Completed bad = Protonctl({"start", "--pid", "1", "--job", "x"});
+  EXPECT_EQ(bad.exit_code, 2);
+  EXPECT_THAT(bad.err, HasSubstr("start: start needs --pid PID (one or more) or --job JOB, not "
+                                 "both"));
+  const Completed nothing_to_stop = Protonctl({"stop", "--pid", std::to_string(exited)});
+  EXPECT_EQ(nothing_to_stop.exit_code, 1);
+  EXPECT_THAT(nothing_to_stop.err,
+              HasSubstr("process " + std::to_string(exited) + " records into no running session"));
+}
+
+TEST_F(OnDemandTest, AnotherUsersProcessIsRefused) {
+  if (geteuid() != 0) GTEST_SKIP() << "needs root to create a second user with useradd";
+  OtherUser other;
+  ASSERT_NE(other.uid(), 0u) << "useradd failed";
+  const pid_t workload = SpawnIdleWorkload(/*steps=*/200, /*step_ms=*/10);
+  ASSERT_TRUE(WaitRegistered(workload));
+  const std::string copy = dir_ + "/protonctl";  // a protonctl the other user can run
+  std::filesystem::copy_file(BinDir() + "/protonctl", copy);
+  const Completed start =
+      RunToEnd({copy, "--socket", daemon_.socket(), "start", "--pid", std::to_string(workload)},
+               dir_, {{}, other.uid()});
+  EXPECT_EQ(start.exit_code, 1) << start.err;
+  EXPECT_EQ(start.out, "no process could be profiled\n  pid " + std::to_string(workload) +
+                           ": another user's process (uid 0)\n");
+  const Completed list =
+      RunToEnd({copy, "--socket", daemon_.socket(), "processes"}, dir_, {{}, other.uid()});
+  EXPECT_THAT(list.out, HasSubstr("no registered processes"));
+  kill(workload, SIGKILL);
+  Wait(workload, dir_);
+}
+
+TEST_F(OnDemandTest, ADurationEndsTheSessionAndWaitPrintsItsTree) {
+  const pid_t workload = SpawnIdleWorkload(/*steps=*/200, /*step_ms=*/10);
+  ASSERT_TRUE(WaitRegistered(workload));
+  const auto before = std::chrono::steady_clock::now();
+  const Completed start =
+      Protonctl({"start", "--pid", std::to_string(workload), "--duration", "300ms", "--wait"});
+  const auto took = std::chrono::steady_clock::now() - before;
+  ASSERT_EQ(start.exit_code, 0) << start.err;
+  EXPECT_THAT(start.out, HasSubstr("session 1 (pid " + std::to_string(workload) + ")"));
+  EXPECT_THAT(start.out, HasSubstr("session 1 stopped: "));
+  EXPECT_THAT(start.out, HasSubstr("└─ step"));
+  EXPECT_GE(took, std::chrono::milliseconds(300));
+  EXPECT_LT(took, std::chrono::seconds(3));
+  EXPECT_EQ(SessionOf(1).state(), v1::Session::STOPPED);
+  EXPECT_EQ(Wait(workload, dir_).exit_code, 0);
+}
+
+TEST_F(OnDemandTest, ASessionEndsWhenAllItsProcessesHaveExited) {
+  const pid_t workload = SpawnIdleWorkload(/*steps=*/60, /*step_ms=*/10);
+  ASSERT_TRUE(WaitRegistered(workload));
+  ASSERT_EQ(Protonctl({"start", "--pid", std::to_string(workload)}).exit_code, 0);
+  EXPECT_EQ(Wait(workload, dir_).exit_code, 0);
+  for (int i = 0; i < 50 && SessionOf(1).state() == v1::Session::RUNNING; ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
+  const v1::Session session = SessionOf(1);
+  EXPECT_EQ(session.state(), v1::Session::STOPPED);
+  ASSERT_EQ(session.processes_size(), 1);
+  EXPECT_TRUE(session.processes(0).exited());
+  EXPECT_GT(StepCount(1), 0u);
+}
+
+TEST_F(OnDemandTest, AfterADaemonRestartProcessesReconnectAndCanBeProfiledAgain) {
+  const pid_t workload = SpawnIdleWorkload(/*steps=*/400, /*step_ms=*/10);
+  ASSERT_TRUE(WaitRegistered(workload));
+  ASSERT_EQ(Protonctl({"start", "--pid", std::to_string(workload)}).exit_code, 0);
+  std::this_thread::sleep_for(std::chrono::milliseconds(200));
+  daemon_.Kill(SIGKILL);
+  daemon_.Start();
+  ASSERT_TRUE(WaitRegistered(workload));  // by itself, with backoff
+  const Completed stop = Protonctl({"stop", "--session", "1"});
+  EXPECT_EQ(stop.exit_code, 0) << stop.err;
+  EXPECT_GT(StepCount(1), 0u);  // what was stored before the kill, and after
+  const Completed again = Protonctl({"start", "--pid", std::to_string(workload)});
+  EXPECT_EQ(again.exit_code, 0) << again.out << again.err;
+  EXPECT_THAT(again.out, HasSubstr("session 2 "));
+  std::this_thread::sleep_for(std::chrono::milliseconds(200));
+  EXPECT_EQ(Protonctl({"stop", "--session", "2"}).exit_code, 0);
+  EXPECT_GT(StepCount(2), 0u);
+  kill(workload, SIGKILL);
+  Wait(workload, dir_);
+}
+
+TEST_F(OnDemandTest, AJobIsOneSessionOverItsRegisteredProcesses) {
+  std::vector<pid_t> ranks;
+  for (const char* rank : {"0", "1"}) {
+    ranks.push_back(SpawnIdleWorkload(
+        /*steps=*/150, /*step_ms=*/10,
+        {{"SLURM_JOB_ID", "4242"}, {"RANK", rank}, {"WORLD_SIZE", "2"}, {"LOCAL_RANK", rank}}));
+  }
+  for (pid_t pid : ranks) ASSERT_TRUE(WaitRegistered(pid));
+  const Completed listed = Protonctl({"processes"});
+  EXPECT_THAT(listed.out, HasSubstr("0/2,local 0  4242"));
+  EXPECT_THAT(listed.out, HasSubstr("1/2,local 1  4242"));
+  const Completed start = Protonctl({"start", "--job", "4242", "--duration", "300ms", "--wait"});
+  ASSERT_EQ(start.exit_code, 0) << start.err;
+  EXPECT_THAT(start.out, HasSubstr("session 1 (job 4242): recording 2 of 2 processes\n"));
+  const v1::Session session = SessionOf(1);
+  std::set<std::string> session_ranks;
+  for (const v1::SessionProcess& process : session.processes()) {
+    session_ranks.insert(process.job().rank());
+  }
+  EXPECT_EQ(session_ranks, (std::set<std::string>{"0", "1"}));
+  for (pid_t pid : ranks) EXPECT_EQ(Wait(pid, dir_).exit_code, 0);
+  const Completed unknown = Protonctl({"start", "--job", "nope"});
+  EXPECT_EQ(unknown.exit_code, 1);
+  EXPECT_THAT(unknown.err, HasSubstr("no registered process of job nope on this node"));
+}
+
+}  // namespace
+}  // namespace protond::testing
