@@ -48,6 +48,15 @@ class LaneWriter {
     return true;
   }
 
+  // Whether `bytes` more fit now (the daemon may free space at any time).
+  bool HasSpace(size_t bytes) {
+    const uint64_t capacity = uint64_t{mask_} + 1;
+    if (write_pos_ + bytes - read_pos_cache_ <= capacity) return true;
+    // Only look at the daemon's cache line when the cached position says the lane is full.
+    read_pos_cache_ = header_->read_pos.load(std::memory_order_acquire);
+    return write_pos_ + bytes - read_pos_cache_ <= capacity;
+  }
+
   // Counts records the caller gave up on before writing (for example, a definition did not fit,
   // or CUPTI lost them), so that loss stays exact.
   void CountDropped(uint64_t count = 1) {
@@ -63,14 +72,6 @@ class LaneWriter {
   }
 
  private:
-  bool HasSpace(size_t bytes) {
-    const uint64_t capacity = uint64_t{mask_} + 1;
-    if (write_pos_ + bytes - read_pos_cache_ <= capacity) return true;
-    // Only look at the daemon's cache line when the cached position says the lane is full.
-    read_pos_cache_ = header_->read_pos.load(std::memory_order_acquire);
-    return write_pos_ + bytes - read_pos_cache_ <= capacity;
-  }
-
   void Copy(const uint8_t* src, size_t bytes) {
     const size_t offset = write_pos_ & mask_;
     const size_t room = mask_ + 1 - offset;

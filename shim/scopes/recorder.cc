@@ -6,8 +6,10 @@
 
 #include <algorithm>
 #include <bit>
+#include <chrono>
 #include <cstring>
 #include <string>
+#include <thread>
 
 #include "common/record/record_format.h"
 #include "shim/scopes/thread_recorder.h"
@@ -148,6 +150,24 @@ protond_result WriteUnreferenced(ring::WritableRegion& region, uint32_t slot, ui
   uint8_t buffer[record::kMaxRecordBytes];
   const size_t size = encode(buffer);
   return l.lane.TryWrite(buffer, size) ? PROTOND_OK : PROTOND_DROPPED;
+}
+
+constexpr size_t kDefinitionRoom = 1024;
+
+// Waits, sleeping, until `bytes` fit into the lane, at most Recorder::kGpuRoomWait; not at all on
+// a lane whose last wait timed out, until room has appeared.
+void WaitForRoom(SlotLane& l, size_t bytes) {
+  if (!l.lane.valid() || l.lane.HasSpace(bytes)) {
+    l.stalled = false;
+    return;
+  }
+  if (l.stalled) return;
+  const auto deadline = std::chrono::steady_clock::now() + Recorder::kGpuRoomWait;
+  while (std::chrono::steady_clock::now() < deadline) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    if (l.lane.HasSpace(bytes)) return;
+  }
+  l.stalled = true;
 }
 
 // Results of one record written for several sessions: OK beats INACTIVE (a session the record
@@ -450,6 +470,8 @@ protond_result Recorder::WriteGpuActivity(const record::GpuActivityRecord& activ
     if (known && std::find(launched_in.begin(), launched_in.end(), session) == launched_in.end()) {
       return PROTOND_INACTIVE;  // the session did not record when the work was launched
     }
+    // Room for the record and the (usually short) definitions it may need first.
+    WaitForRoom(t.lanes[slot], sizeof(activity) + kDefinitionRoom);
     return WriteRecord(*this, t, slot, session, activity.header.aux, activity.name_id,
                        NameClass::kKernel, activity);
   });

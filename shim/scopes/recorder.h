@@ -10,6 +10,7 @@
 
 #include <array>
 #include <atomic>
+#include <chrono>
 #include <cstdint>
 #include <string>
 #include <string_view>
@@ -75,10 +76,14 @@ class Recorder {
   // The number of the current recording set (which sessions record), taken at a launch; it
   // changes with every start and stop.
   uint32_t RecordingSet() const { return recording_set_.load(std::memory_order_acquire); }
-  // Writes `activity` for the sessions that recorded in `recording_set` (its low 16 bits, as the
-  // correlation map keeps it) and still record; for those recording now when the set is not
-  // known (kUnknownRecordingSet, or so old that its entry was reused).
+  // Writes `activity` for the sessions that recorded in `recording_set`. CUPTI hands GPU work
+  // over a whole activity buffer at a time (tens of thousands of records), on a thread of its
+  // own or of a flush: rather than drop what does not fit, this waits for the daemon to drain the
+  // lane, up to kGpuRoomWait at a time, and not again on a lane the daemon left full. (its low 16
+  // bits, as the correlation map keeps it) and still record; for those recording now when the set
+  // is not known (kUnknownRecordingSet, or so old that its entry was reused).
   static constexpr uint32_t kUnknownRecordingSet = UINT32_MAX;
+  static constexpr std::chrono::milliseconds kGpuRoomWait{500};
   protond_result WriteGpuActivity(const record::GpuActivityRecord& activity,
                                   uint32_t recording_set);
   protond_result WriteNotice(std::string_view text);

@@ -480,5 +480,51 @@ TEST(RecorderTest, GpuWorkGoesToTheSessionsThatRecordedAtItsLaunch) {
   EXPECT_EQ(memsets(1, 2), 5);  // slot 1: session 2
 }
 
+// CUPTI delivers a buffer of tens of thousands of records at once: GPU work waits for the daemon
+// to drain the lane instead of being dropped, and stops waiting on a lane nobody drains.
+TEST(RecorderTest, GpuWorkWaitsForTheDaemonToDrainAFullLane) {
+  auto region = ring::WritableRegion::Create({1, ring::kMinLaneDataBytes});
+  ASSERT_TRUE(region.ok());
+  Recorder recorder(&*region);
+  ASSERT_TRUE(recorder.StartRecording(1));
+  auto reader = ring::RegionReader::Attach(dup(region->fd()), region->bytes());
+  ASSERT_TRUE(reader.ok()) << reader.status();
+  const auto activity = record::MakeGpuActivity(Kind::kMemset, 0, record::kRootContextId);
+  constexpr int kRecords = 1000;  // 40 lanes' worth
+  std::atomic<bool> writing{true};
+  std::thread daemon([&] {
+    uint64_t read_pos = 0;
+    std::vector<uint8_t> bytes;
+    while (writing.load()) {
+      auto end = reader->CopyLane(0, read_pos, bytes);
+      if (end.ok()) read_pos = *end;
+      reader->ReleaseLane(0, read_pos);
+      std::this_thread::sleep_for(std::chrono::milliseconds(2));
+    }
+  });
+  OnNewThread([&] {
+    for (int i = 0; i < kRecords; ++i) {
+      EXPECT_EQ(recorder.WriteGpuActivity(activity, Recorder::kUnknownRecordingSet), PROTOND_OK);
+    }
+  });
+  writing.store(false);
+  daemon.join();
+  EXPECT_EQ(ring::LaneHeaderAt(region->base(), 0)->dropped_records.load(), 0u);
+
+  // Nobody drains now: one wait, then drops without waiting again.
+  const auto before = std::chrono::steady_clock::now();
+  int dropped = 0;
+  OnNewThread([&] {
+    for (int i = 0; i < 200; ++i) {
+      dropped +=
+          recorder.WriteGpuActivity(activity, Recorder::kUnknownRecordingSet) == PROTOND_DROPPED;
+    }
+  });
+  const auto took = std::chrono::steady_clock::now() - before;
+  EXPECT_GT(dropped, 100);
+  EXPECT_GE(took, Recorder::kGpuRoomWait);
+  EXPECT_LT(took, 3 * Recorder::kGpuRoomWait);
+}
+
 }  // namespace
 }  // namespace protond::shim

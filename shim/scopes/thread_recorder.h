@@ -35,6 +35,7 @@ struct SlotLane {
   std::vector<bool> context_defined;  // per context id: defined in this lane
   std::vector<bool> name_defined;     // per name id
   bool announced = false;             // ThreadBegin written since the lane was claimed
+  bool stalled = false;               // a wait for room timed out; no more waits until room appears
 };
 
 struct ContextCacheEntry {
