@@ -80,6 +80,8 @@ absl::Status ParseTreeOption(ArgReader& reader, TreeArgs* parsed) {
     view.mangled = true;
   } else if (reader.Is("-l", "--list")) {
     parsed->list_metrics = true;
+  } else if (reader.Is("--rank")) {
+    ASSIGN_OR_RETURN(parsed->rank, reader.Value());
   } else {
     return reader.Profile(&parsed->profile);
   }
@@ -97,13 +99,17 @@ absl::StatusOr<uint64_t> ParseSessionId(const std::string& text) {
   return id;
 }
 
-absl::StatusOr<v1::Tree> LoadProfile(client::Client& client, const std::string& profile) {
+absl::StatusOr<v1::Tree> LoadProfile(client::Client& client, const std::string& profile,
+                                     const std::string& rank) {
   const bool session = !profile.empty() && std::all_of(profile.begin(), profile.end(), [](char c) {
     return absl::ascii_isdigit(static_cast<unsigned char>(c));
   });
+  if (!session && !rank.empty()) {
+    return Usage(absl::StrCat("--rank needs a session, not the file ", profile));
+  }
   if (!session) return ReadHatchetFile(profile);
   ASSIGN_OR_RETURN(const uint64_t id, ParseSessionId(profile));
-  return client.GetTree(id);
+  return client.GetTree(id, rank);
 }
 
 absl::StatusOr<TreeArgs> ParseTreeArgs(const std::vector<std::string>& args) {
@@ -118,7 +124,7 @@ absl::StatusOr<TreeArgs> ParseTreeArgs(const std::vector<std::string>& args) {
 }
 
 absl::StatusOr<std::string> RenderTreeCommand(client::Client& client, const TreeArgs& args) {
-  ASSIGN_OR_RETURN(const v1::Tree tree, LoadProfile(client, args.profile));
+  ASSIGN_OR_RETURN(const v1::Tree tree, LoadProfile(client, args.profile, args.rank));
   if (args.list_metrics) {
     return absl::StrCat(absl::StrJoin(AvailableMetricNames(tree), "\n"), "\n");
   }

@@ -19,17 +19,20 @@ namespace protond::cli {
 absl::StatusOr<uint64_t> ParseSessionId(const std::string& text);
 
 // A session id (all digits) from the daemon, else a Hatchet file ("./7" is a file called 7).
-absl::StatusOr<v1::Tree> LoadProfile(client::Client& client, const std::string& profile);
+// With `rank`, only what the session's processes of that RANK contributed (sessions only).
+absl::StatusOr<v1::Tree> LoadProfile(client::Client& client, const std::string& profile,
+                                     const std::string& rank = "");
 
 struct TreeArgs {
   std::string profile;
   std::string diff_profile;   // --diff: shown as profile - diff_profile
+  std::string rank;           // --rank: one rank of a job's session
   bool list_metrics = false;  // -l
   ViewOptions view;
 };
 
 // `tree PROFILE [-m M] [-d N] [-t F] [-i RE | -e RE] [-f FORMAT] [--print-sorted] [--diff OTHER]
-// [--mangled] [-l]`; InvalidArgumentError says what is wrong with them.
+// [--mangled] [-l] [--rank R]`; InvalidArgumentError says what is wrong with them.
 absl::StatusOr<TreeArgs> ParseTreeArgs(const std::vector<std::string>& args);
 
 // The tree (or with -l the metric names, one a line).

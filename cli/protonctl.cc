@@ -31,7 +31,7 @@ constexpr char kUsage[] =
     "  sessions                                  list your sessions\n"
     "  tree SESSION|FILE [-m METRIC[,METRIC]] [-d DEPTH] [-t THRESHOLD] [-i REGEX | -e REGEX]\n"
     "       [-f full|file_function_line|function_line|file_function] [--print-sorted]\n"
-    "       [--diff SESSION|FILE] [--mangled] [-l]\n"
+    "       [--diff SESSION|FILE] [--mangled] [-l] [--rank RANK]\n"
     "                                            print the call tree of a session or of a\n"
     "                                            Hatchet file, as proton-viewer (-l: list the\n"
     "                                            metrics; see docs/viewer.md)\n"

@@ -92,8 +92,9 @@ absl::StatusOr<v1::ListSessionsResponse> Client::ListSessions() {
   return Call(sessions_.get(), &v1::Sessions::Stub::ListSessions, v1::ListSessionsRequest());
 }
 
-absl::StatusOr<v1::Tree> Client::GetTree(uint64_t session_id) {
+absl::StatusOr<v1::Tree> Client::GetTree(uint64_t session_id, const std::string& rank) {
   v1::GetTreeRequest request;
+  request.set_rank(rank);
   request.set_session_id(session_id);
   return Call(query_.get(), &v1::Query::Stub::GetTree, request);
 }

@@ -37,7 +37,8 @@ class Client {
   absl::StatusOr<v1::ListProcessesResponse> ListProcesses();
   absl::StatusOr<v1::Session> FlushSession(uint64_t session_id);
   absl::StatusOr<v1::ListSessionsResponse> ListSessions();
-  absl::StatusOr<v1::Tree> GetTree(uint64_t session_id);
+  // The session's tree; with `rank`, only what its processes of that RANK contributed.
+  absl::StatusOr<v1::Tree> GetTree(uint64_t session_id, const std::string& rank = "");
   // A trace session's events: the streamed chunks, merged into one Trace.
   absl::StatusOr<v1::Trace> GetTrace(uint64_t session_id);
 

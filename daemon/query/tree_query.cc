@@ -87,6 +87,15 @@ void AddDevice(const store::SessionDevice& stored, v1::Tree& tree) {
 
 }  // namespace
 
+void KeepProcesses(const std::vector<uint64_t>& process_ids, store::StoredTree& stored) {
+  const auto dropped = [&](uint64_t process_id) {
+    return std::find(process_ids.begin(), process_ids.end(), process_id) == process_ids.end();
+  };
+  std::erase_if(stored.node_stats, [&](const auto& row) { return dropped(row.process_id); });
+  std::erase_if(stored.metrics, [&](const auto& row) { return dropped(row.process_id); });
+  std::erase_if(stored.devices, [&](const auto& row) { return dropped(row.device.process_id); });
+}
+
 v1::Tree BuildTree(const store::StoredTree& stored) {
   std::vector<MergedNode> nodes(1);
   nodes[0].row.name = "ROOT";

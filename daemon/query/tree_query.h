@@ -5,12 +5,18 @@
 #ifndef PROTOND_DAEMON_QUERY_TREE_QUERY_H_
 #define PROTOND_DAEMON_QUERY_TREE_QUERY_H_
 
+#include <cstdint>
+#include <vector>
+
 #include "daemon/store/store.h"
 #include "protond.pb.h"
 
 namespace protond::query {
 
 v1::Tree BuildTree(const store::StoredTree& stored);
+
+// Leaves only what `process_ids` contributed (a rank's view of a job's session); the nodes stay.
+void KeepProcesses(const std::vector<uint64_t>& process_ids, store::StoredTree& stored);
 
 }  // namespace protond::query
 

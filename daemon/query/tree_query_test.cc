@@ -29,6 +29,24 @@ TEST(TreeQueryTest, MergesProcessesAndEmitsPreOrder) {
   EXPECT_EQ(tree.nodes(3).metrics(0).aggregation(), v1::Metric::PROPERTY);
 }
 
+TEST(TreeQueryTest, KeepingProcessesGivesTheirPartOnly) {
+  store::StoredTree stored;
+  stored.nodes = {{1, 1, 0, "step"}};
+  stored.node_stats = {{1, 1, 10, 2, 30, 10, 20}, {1, 1, 11, 1, 5, 5, 5}};
+  stored.metrics = {{1, 1, 10, "flops", store::MetricAggregation::kInclusive, false, 3, 0},
+                    {1, 1, 11, "flops", store::MetricAggregation::kInclusive, false, 4, 0}};
+  stored.devices = {{4242, {10, 0, "H100", 90, 132, 0, 0, 0, 0}},
+                    {4243, {11, 0, "H100", 90, 132, 0, 0, 0, 0}}};
+  KeepProcesses({11}, stored);
+  const v1::Tree tree = BuildTree(stored);
+  ASSERT_EQ(tree.nodes_size(), 2);
+  EXPECT_EQ(tree.nodes(1).count(), 1u);
+  EXPECT_EQ(tree.nodes(1).duration_ns_sum(), 5u);
+  EXPECT_EQ(tree.nodes(1).metrics(0).int_value(), 4);
+  ASSERT_EQ(tree.devices_size(), 1);
+  EXPECT_EQ(tree.devices(0).pid(), 4243u);
+}
+
 TEST(TreeQueryTest, DevicesComeWithTheTreeInStoredOrder) {
   store::StoredTree stored;
   stored.devices = {

@@ -107,7 +107,7 @@ grpc::Status SessionsService::ListSessions(grpc::ServerContext* context,
 grpc::Status QueryService::GetTree(grpc::ServerContext* context, const v1::GetTreeRequest* request,
                                    v1::Tree* response) {
   RESOLVE_PEER(peer);
-  return Answer(service_->GetTree(*peer, request->session_id()), response);
+  return Answer(service_->GetTree(*peer, request->session_id(), request->rank()), response);
 }
 
 grpc::Status QueryService::GetTrace(grpc::ServerContext* context,

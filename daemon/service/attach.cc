@@ -21,25 +21,25 @@ constexpr char kNotRegistered[] =
     "-- PROGRAM`, or with LD_PRELOAD (or CUDA_INJECTION64_PATH) set to libprotond_shim.so from "
     "protond's bin folder, and PROTOND_SOCKET if the daemon does not use the default socket";
 
-// What GPU tracing would find in a process that records into no session, from the libraries it
-// has mapped: protond's tracer stays mapped once loaded, another tool's libcupti means that tool
-// may hold CUPTI (one subscriber per process).
-std::string GpuStateFromMaps(uint32_t pid) {
+bool CudaLoaded(uint32_t pid) {
   std::ifstream maps(absl::StrCat("/proc/", pid, "/maps"));
-  bool cuda = false;
-  bool cupti = false;
-  bool ours = false;
   for (std::string line; std::getline(maps, line);) {
-    cuda = cuda || line.find("/libcuda.so") != std::string::npos;
-    cupti = cupti || line.find("/libcupti.so") != std::string::npos;
-    ours = ours || line.find("/libprotond_cupti.so") != std::string::npos;
+    if (line.find("/libcuda.so") != std::string::npos) return true;
   }
-  if (!cuda) return "CUDA not loaded";
-  if (cupti && !ours) return "CUPTI loaded by another tool (it may hold it)";
-  return "CUPTI free";
+  return false;
 }
 
 }  // namespace
+
+// What GPU tracing finds or would find in the process. Whether another tool holds CUPTI is only
+// known by trying (PyTorch, for one, maps libcupti without subscribing): the answer to the last
+// start says it.
+std::string ProtondService::GpuState(const ProcessEntry& process, bool recording) const {
+  if (!process.gpu_note.empty()) return process.gpu_note;
+  if (recording) return "traced by protond";
+  if (process.traced) return "CUPTI free when last profiled";
+  return CudaLoaded(process.row.pid) ? "CUDA loaded; CUPTI not tried yet" : "CUDA not loaded";
+}
 
 v1::Job ProtondService::JobToProto(const ProcessEntry& process) const {
   const store::JobRow& job = process.row.job;
@@ -99,7 +99,7 @@ std::vector<uint32_t> ProtondService::JobMembers(const std::string& job) const {
   return pids;
 }
 
-std::map<uint64_t, v1::CommandResult> ProtondService::PushAndWait(
+absl::StatusOr<std::map<uint64_t, v1::CommandResult>> ProtondService::PushAndWait(
     std::unique_lock<std::mutex>& lock, const std::vector<ProcessEntry*>& processes,
     const v1::ControlCommand& command) {
   std::vector<std::pair<ProcessEntry*, uint64_t>> pushed;  // with the command's id
@@ -112,11 +112,18 @@ std::map<uint64_t, v1::CommandResult> ProtondService::PushAndWait(
   }
   commands_.notify_all();
   // A process whose stream ends meanwhile will not answer.
-  answered_.wait_for(lock, answer_timeout_, [&] {
+  const auto all_answered = [&] {
     return std::all_of(pushed.begin(), pushed.end(), [this](const auto& p) {
       return awaited_[p.second].has_value() || !p.first->connected;
     });
-  });
+  };
+  const auto deadline = std::chrono::steady_clock::now() + answer_timeout_;
+  while (!all_answered() && std::chrono::steady_clock::now() < deadline) {
+    // A process that stops first delivers its GPU work through its lanes, up to a CUPTI buffer
+    // at once: drained now, it need not wait a whole commit interval for room.
+    if (answered_.wait_for(lock, kDrainWhileWaiting, all_answered)) break;
+    RETURN_IF_ERROR(RunIngestCycleLocked());
+  }
   std::map<uint64_t, v1::CommandResult> answers;
   for (auto& [process, command_id] : pushed) {
     auto awaited = awaited_.find(command_id);
@@ -177,7 +184,7 @@ absl::StatusOr<v1::AttachResponse> ProtondService::Attach(const Peer& peer,
   for (ProcessEntry* process : eligible) JoinSession(*process, session);
   v1::ControlCommand start;
   start.mutable_start_recording()->set_session_id(session.row.session_id);
-  const std::map<uint64_t, v1::CommandResult> answers = PushAndWait(lock, eligible, start);
+  ASSIGN_OR_RETURN(const auto answers, PushAndWait(lock, eligible, start));
 
   std::vector<ProcessEntry*> unanswered;
   for (ProcessEntry* process : eligible) {
@@ -187,6 +194,7 @@ absl::StatusOr<v1::AttachResponse> ProtondService::Attach(const Peer& peer,
       target.set_recording(true);
       target.set_reason(answer->second.message());
       process->gpu_note = answer->second.message();
+      process->traced = process->traced || answer->second.message().empty();
       continue;
     }
     target.set_reason(answer == answers.end()
@@ -269,11 +277,7 @@ v1::ListProcessesResponse ProtondService::ListProcesses(const Peer& peer) {
     for (const store::DeviceRow& device : process.decoder->devices()) {
       info->add_devices(absl::StrCat(device.device_id, ":", device.name));
     }
-    if (info->sessions().empty()) {
-      info->set_gpu(GpuStateFromMaps(process.row.pid));
-    } else {
-      info->set_gpu(process.gpu_note.empty() ? "traced by protond" : process.gpu_note);
-    }
+    info->set_gpu(GpuState(process, !info->sessions().empty()));
   }
   return response;
 }

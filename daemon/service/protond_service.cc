@@ -4,6 +4,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <set>
+
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "common/status/status_macros.h"
@@ -214,7 +216,7 @@ absl::Status ProtondService::EndSession(std::unique_lock<std::mutex>& lock, Sess
     // A process that does not answer in time ends its part anyway: its lanes are drained now.
     v1::ControlCommand stop;
     stop.mutable_stop_recording()->set_session_id(session.row.session_id);
-    PushAndWait(lock, live, stop);
+    RETURN_IF_ERROR(PushAndWait(lock, live, stop).status());
     if (session.row.state != store::SessionState::kRunning) return absl::OkStatus();
   }
   RETURN_IF_ERROR(RunIngestCycleLocked());  // everything written so far counts
@@ -245,12 +247,39 @@ v1::ListSessionsResponse ProtondService::ListSessions(const Peer& peer) {
   return response;
 }
 
-absl::StatusOr<v1::Tree> ProtondService::GetTree(const Peer& peer, uint64_t session_id) {
+absl::StatusOr<v1::Tree> ProtondService::GetTree(const Peer& peer, uint64_t session_id,
+                                                 const std::string& rank) {
   std::lock_guard<std::mutex> lock(mutex_);
   ASSIGN_OR_RETURN(SessionEntry * session, OwnedSession(peer, session_id));
   if (session->row.state == store::SessionState::kRunning) RETURN_IF_ERROR(RunIngestCycleLocked());
   ASSIGN_OR_RETURN(store::StoredTree stored, store_->LoadTree(session_id));
+  if (!rank.empty()) {
+    ASSIGN_OR_RETURN(const std::vector<uint64_t> processes, ProcessesOfRank(session_id, rank));
+    query::KeepProcesses(processes, stored);
+  }
   return query::BuildTree(stored);
+}
+
+absl::StatusOr<std::vector<uint64_t>> ProtondService::ProcessesOfRank(uint64_t session_id,
+                                                                      const std::string& rank) {
+  ASSIGN_OR_RETURN(const std::vector<store::SessionProcessRow> members,
+                   store_->ListSessionProcesses(session_id));
+  std::vector<uint64_t> matching;
+  std::set<std::string> ranks;
+  for (const store::SessionProcessRow& member : members) {
+    ASSIGN_OR_RETURN(const std::optional<store::ProcessRow> process,
+                     store_->GetProcess(member.process_id));
+    if (!process) continue;
+    if (process->job.rank == rank) matching.push_back(member.process_id);
+    if (!process->job.rank.empty()) ranks.insert(process->job.rank);
+  }
+  if (matching.empty()) {
+    return absl::NotFoundError(
+        absl::StrCat("session ", session_id, " has no process of rank ", rank,
+                     ranks.empty() ? " (its processes have no RANK)"
+                                   : " (its ranks: " + absl::StrJoin(ranks, ", ") + ")"));
+  }
+  return matching;
 }
 
 absl::StatusOr<std::vector<v1::Trace>> ProtondService::GetTrace(const Peer& peer,

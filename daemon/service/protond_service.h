@@ -64,7 +64,9 @@ class ProtondService {
   absl::StatusOr<uint64_t> SessionOfProcess(const Peer& peer, uint32_t pid);
   absl::StatusOr<v1::Session> FlushSession(const Peer& peer, uint64_t session_id);
   v1::ListSessionsResponse ListSessions(const Peer& peer);
-  absl::StatusOr<v1::Tree> GetTree(const Peer& peer, uint64_t session_id);
+  // The session's tree over all its processes, or (`rank` not "") those of that RANK only.
+  absl::StatusOr<v1::Tree> GetTree(const Peer& peer, uint64_t session_id,
+                                   const std::string& rank = "");
   // A trace session's events, in chunks (query/trace_query.h); FAILED_PRECONDITION for a session
   // that keeps only its tree.
   absl::StatusOr<std::vector<v1::Trace>> GetTrace(const Peer& peer, uint64_t session_id);
@@ -108,8 +110,9 @@ class ProtondService {
     uint64_t last_session = 0;  // where drops that no lane can name are counted
     bool connected = false;
     bool changed = false;
-    std::string cuda_visible_devices;       // from its registration; not stored
-    std::string gpu_note;                   // what its last answer to a start said about the GPU
+    std::string cuda_visible_devices;  // from its registration; not stored
+    std::string gpu_note;  // what its last answer to a start said was missing ("": nothing)
+    bool traced = false;   // a start has traced its GPU work
     std::deque<v1::ControlCommand> outbox;  // pushed commands its stream has not sent yet
   };
 
@@ -126,15 +129,20 @@ class ProtondService {
   SessionEntry& NewSession(const Peer& peer, const std::string& name, v1::Session::Data data);
   v1::Job JobToProto(const ProcessEntry& process) const;
 
+  // The session's processes whose RANK is `rank`, from the store; NotFound naming its ranks.
+  absl::StatusOr<std::vector<uint64_t>> ProcessesOfRank(uint64_t session_id,
+                                                        const std::string& rank);
   // On demand (attach.cc, mutex_ held through `lock`).
   // Why `pid` cannot join a session of `peer`'s ("" when it can), and its entry if registered.
   std::string RefusalFor(const Peer& peer, uint32_t pid, ProcessEntry** process);
   std::vector<uint32_t> JobMembers(const std::string& job) const;
   // Queues `command` for each process and waits (releasing the lock) until all have answered or
   // the answer timeout passed; the answers by process id (missing: no answer).
-  std::map<uint64_t, v1::CommandResult> PushAndWait(std::unique_lock<std::mutex>& lock,
-                                                    const std::vector<ProcessEntry*>& processes,
-                                                    const v1::ControlCommand& command);
+  absl::StatusOr<std::map<uint64_t, v1::CommandResult>> PushAndWait(
+      std::unique_lock<std::mutex>& lock, const std::vector<ProcessEntry*>& processes,
+      const v1::ControlCommand& command);
+  // For protonctl processes: what GPU tracing finds or would find in the process.
+  std::string GpuState(const ProcessEntry& process, bool recording) const;
   // Tells the session's live processes (but `except_pid`) to stop, drains, and ends it.
   absl::Status EndSession(std::unique_lock<std::mutex>& lock, SessionEntry& session,
                           uint32_t except_pid);
@@ -167,6 +175,7 @@ class ProtondService {
   uint64_t next_command_id_ = 1;
   std::map<uint64_t, std::optional<v1::CommandResult>> awaited_;  // by command id
   std::chrono::milliseconds answer_timeout_{10000};
+  static constexpr std::chrono::milliseconds kDrainWhileWaiting{5};
   bool stopping_ = false;
   std::condition_variable stop_;
   std::thread ingest_thread_;

@@ -252,6 +252,23 @@ TEST_F(OnDemandTest, AJobIsOneSessionOverItsRegisteredProcesses) {
   }
   EXPECT_EQ(session_ranks, (std::set<std::string>{"0", "1"}));
   for (pid_t pid : ranks) EXPECT_EQ(Wait(pid, dir_).exit_code, 0);
+  // The rank is a dimension of the tree: each rank's part, and the merged view.
+  client::Client client(daemon_.socket());
+  uint64_t per_rank_steps = 0;
+  for (const char* rank : {"0", "1"}) {
+    auto tree = client.GetTree(1, rank);
+    ASSERT_TRUE(tree.ok()) << tree.status();
+    const uint64_t steps = NodesByPath(*tree)["train/step"].count();
+    EXPECT_GT(steps, 0u) << "rank " << rank;
+    per_rank_steps += steps;
+  }
+  EXPECT_EQ(per_rank_steps, StepCount(1));
+  const Completed rank_tree = Protonctl({"tree", "1", "--rank", "1", "-m", "count"});
+  EXPECT_EQ(rank_tree.exit_code, 0) << rank_tree.err;
+  EXPECT_THAT(rank_tree.out, HasSubstr("step"));
+  const Completed no_rank = Protonctl({"tree", "1", "--rank", "7"});
+  EXPECT_EQ(no_rank.exit_code, 1);
+  EXPECT_THAT(no_rank.err, HasSubstr("session 1 has no process of rank 7 (its ranks: 0, 1)"));
   const Completed unknown = Protonctl({"start", "--job", "nope"});
   EXPECT_EQ(unknown.exit_code, 1);
   EXPECT_THAT(unknown.err, HasSubstr("no registered process of job nope on this node"));
