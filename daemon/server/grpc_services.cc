@@ -1,8 +1,5 @@
 #include "daemon/server/grpc_services.h"
 
-#include <chrono>
-#include <optional>
-
 namespace protond::server {
 namespace {
 
@@ -26,34 +23,6 @@ grpc::Status Answer(absl::StatusOr<Message> result, Message* response) {
 }
 
 }  // namespace
-
-grpc::Status RegistrationService::Register(grpc::ServerContext* context,
-                                           const v1::RegisterRequest* request,
-                                           grpc::ServerWriter<v1::ControlCommand>* writer) {
-  RESOLVE_PEER(peer);
-  absl::StatusOr<uint64_t> process_id = service_->RegisterProcess(*peer, *request);
-  if (!process_id.ok()) return ToGrpc(process_id.status());
-  v1::ControlCommand registered;
-  registered.mutable_registered()->set_process_id(*process_id);
-  if (writer->Write(registered)) {
-    // The stream stays open while the process lives: its end is how the daemon learns of exit.
-    // Commands go down it as they come; between them, cancellation is checked every 50 ms.
-    while (!context->IsCancelled() && !ending_.load()) {
-      std::optional<v1::ControlCommand> command =
-          service_->NextCommand(*process_id, std::chrono::milliseconds(50));
-      if (command && !writer->Write(*command)) break;
-    }
-  }
-  service_->ProcessDisconnected(*process_id);
-  return grpc::Status::OK;
-}
-
-grpc::Status RegistrationService::Acknowledge(grpc::ServerContext* context,
-                                              const v1::CommandResult* request,
-                                              v1::AcknowledgeResponse*) {
-  RESOLVE_PEER(peer);
-  return ToGrpc(service_->Acknowledge(*peer, *request));
-}
 
 grpc::Status SessionsService::StartSession(grpc::ServerContext* context,
                                            const v1::StartSessionRequest* request,

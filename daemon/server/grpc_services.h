@@ -3,31 +3,11 @@
 #ifndef PROTOND_DAEMON_SERVER_GRPC_SERVICES_H_
 #define PROTOND_DAEMON_SERVER_GRPC_SERVICES_H_
 
-#include <atomic>
-
 #include "daemon/server/peer_table.h"
 #include "daemon/service/protond_service.h"
 #include "protond.grpc.pb.h"
 
 namespace protond::server {
-
-class RegistrationService final : public v1::Registration::Service {
- public:
-  RegistrationService(service::ProtondService* service, PeerTable* peers)
-      : service_(service), peers_(peers) {}
-  // Ends every open Register stream (at shutdown).
-  void EndStreams() { ending_.store(true); }
-
-  grpc::Status Register(grpc::ServerContext* context, const v1::RegisterRequest* request,
-                        grpc::ServerWriter<v1::ControlCommand>* writer) override;
-  grpc::Status Acknowledge(grpc::ServerContext* context, const v1::CommandResult* request,
-                           v1::AcknowledgeResponse* response) override;
-
- private:
-  service::ProtondService* service_;
-  PeerTable* peers_;
-  std::atomic<bool> ending_{false};
-};
 
 class SessionsService final : public v1::Sessions::Service {
  public:

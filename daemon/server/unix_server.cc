@@ -1,5 +1,6 @@
 #include "daemon/server/unix_server.h"
 
+#include <fcntl.h>
 #include <poll.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
@@ -7,9 +8,15 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <chrono>
+#include <condition_variable>
 #include <cstring>
+#include <mutex>
+#include <thread>
 
 #include "absl/strings/str_cat.h"
+#include "common/control/control_channel.h"
+#include "daemon/server/control_connection.h"
 #include "daemon/server/grpc_services.h"
 #include "daemon/server/peer_table.h"
 #include "grpcpp/server_builder.h"
@@ -63,12 +70,46 @@ struct UnixServer::Impl {
   std::string socket_path;
   int listen_fd = -1;
   PeerTable peers;
-  std::unique_ptr<RegistrationService> registration;
+  service::ProtondService* service = nullptr;
   std::unique_ptr<SessionsService> sessions;
   std::unique_ptr<QueryService> query;
   std::unique_ptr<grpc::Server> server;
   std::atomic<bool> stopping{false};
   std::thread accept_thread;
+  std::mutex connections_mutex;
+  std::condition_variable connections_ended;
+  int dispatching = 0;  // connection threads still running
+
+  // Tells a control connection from a gRPC one by its first bytes (gRPC sends its preface at
+  // once), on a thread of its own, which serves a control connection for its whole life.
+  void Dispatch(int fd, service::Peer peer) {
+    char first[control::kControlMagicBytes];
+    ssize_t peeked = 0;
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(2);
+    while (peeked < static_cast<ssize_t>(sizeof(first)) && !stopping.load() &&
+           std::chrono::steady_clock::now() < deadline) {
+      pollfd p{fd, POLLIN, 0};
+      if (poll(&p, 1, 50) < 0) break;
+      peeked = recv(fd, first, sizeof(first), MSG_PEEK);
+      if (peeked == 0 || (peeked < 0 && errno != EAGAIN)) break;
+      if (peeked < static_cast<ssize_t>(sizeof(first))) {
+        std::this_thread::sleep_for(std::chrono::milliseconds(5));  // the rest is on its way
+      }
+    }
+    if (peeked != static_cast<ssize_t>(sizeof(first))) {
+      close(fd);
+    } else if (std::memcmp(first, control::kControlMagic, sizeof(first)) == 0) {
+      recv(fd, first, sizeof(first), 0);
+      fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK);
+      ServeControlConnection(fd, peer, service, stopping);
+    } else {
+      peers.Set(fd, peer);
+      grpc::AddInsecureChannelFromFd(server.get(), fd);
+    }
+    std::lock_guard<std::mutex> lock(connections_mutex);
+    --dispatching;
+    connections_ended.notify_all();
+  }
 
   void AcceptLoop() {
     while (!stopping.load()) {
@@ -83,8 +124,14 @@ struct UnixServer::Impl {
         close(fd);
         continue;
       }
-      peers.Set(fd, {static_cast<uint32_t>(credentials.pid), credentials.uid});
-      grpc::AddInsecureChannelFromFd(server.get(), fd);
+      {
+        std::lock_guard<std::mutex> lock(connections_mutex);
+        ++dispatching;
+      }
+      std::thread([this, fd,
+                   peer = service::Peer{static_cast<uint32_t>(credentials.pid), credentials.uid}] {
+        Dispatch(fd, peer);
+      }).detach();
     }
   }
 };
@@ -96,13 +143,12 @@ absl::StatusOr<std::unique_ptr<UnixServer>> UnixServer::Start(const std::string&
   absl::StatusOr<int> fd = Listen(socket_path);
   if (!fd.ok()) return fd.status();
   impl->listen_fd = *fd;
-  impl->registration = std::make_unique<RegistrationService>(service, &impl->peers);
+  impl->service = service;
   impl->sessions = std::make_unique<SessionsService>(service, &impl->peers);
   impl->query = std::make_unique<QueryService>(service, &impl->peers);
   grpc::ServerBuilder builder;
   builder.SetMaxReceiveMessageSize(kMaxMessageBytes);
   builder.SetMaxSendMessageSize(kMaxMessageBytes);
-  builder.RegisterService(impl->registration.get());
   builder.RegisterService(impl->sessions.get());
   builder.RegisterService(impl->query.get());
   impl->server = builder.BuildAndStart();
@@ -121,7 +167,12 @@ UnixServer::~UnixServer() { Shutdown(); }
 void UnixServer::Shutdown() {
   if (impl_->stopping.exchange(true)) return;
   impl_->accept_thread.join();
-  impl_->registration->EndStreams();
+  {
+    // Control connections end within their command wait once `stopping` is set.
+    std::unique_lock<std::mutex> lock(impl_->connections_mutex);
+    impl_->connections_ended.wait_for(lock, std::chrono::seconds(2),
+                                      [this] { return impl_->dispatching == 0; });
+  }
   impl_->server->Shutdown(std::chrono::system_clock::now() + std::chrono::seconds(2));
   close(impl_->listen_fd);
   unlink(impl_->socket_path.c_str());

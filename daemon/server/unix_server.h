@@ -1,7 +1,8 @@
-// protond's gRPC endpoint on a unix socket. The daemon accepts connections itself, so that it can
-// read each peer's credentials (SO_PEERCRED) before handing the connection to gRPC; handlers then
-// map their call's peer ("fd:N") back to those credentials. Nothing from a message decides who the
-// caller is.
+// protond's endpoint on a unix socket: gRPC for the API, and the shim's control connections
+// (common/control/control_channel.h), told apart by their first bytes. The daemon accepts
+// connections itself, so that it can read each peer's credentials (SO_PEERCRED) first; gRPC
+// handlers map their call's peer ("fd:N") back to those credentials. Nothing from a message
+// decides who the caller is.
 #ifndef PROTOND_DAEMON_SERVER_UNIX_SERVER_H_
 #define PROTOND_DAEMON_SERVER_UNIX_SERVER_H_
 
@@ -25,7 +26,8 @@ class UnixServer {
                                                            service::ProtondService* service);
   ~UnixServer();  // Shutdown()
 
-  // Stops accepting, ends open Register streams and waits for handlers, then removes the socket.
+  // Stops accepting, ends open control connections and waits for handlers, then removes the
+  // socket.
   void Shutdown();
 
  private:

@@ -1,6 +1,7 @@
 // ProtondService: on demand. Sessions over running processes (protonctl start --pid/--job),
-// started and stopped by commands pushed down each process's Register stream and answered with
-// Acknowledge; the list of registered processes behind protonctl processes.
+// started and stopped by commands pushed down each process's control connection
+// (common/control/control_channel.h) and answered on it; the list of registered processes
+// behind protonctl processes.
 #include <sys/stat.h>
 
 #include <algorithm>
@@ -111,7 +112,7 @@ absl::StatusOr<std::map<uint64_t, v1::CommandResult>> ProtondService::PushAndWai
     pushed.emplace_back(process, numbered.command_id());
   }
   commands_.notify_all();
-  // A process whose stream ends meanwhile will not answer.
+  // A process whose connection ends meanwhile will not answer.
   const auto all_answered = [&] {
     return std::all_of(pushed.begin(), pushed.end(), [this](const auto& p) {
       return awaited_[p.second].has_value() || !p.first->connected;
@@ -129,7 +130,7 @@ absl::StatusOr<std::map<uint64_t, v1::CommandResult>> ProtondService::PushAndWai
     auto awaited = awaited_.find(command_id);
     if (awaited->second) answers[process->row.process_id] = *awaited->second;
     awaited_.erase(awaited);
-    // Not sent in time (the stream is stuck or gone): withdrawn, so that it never arrives late.
+    // Not sent in time (the connection is stuck or gone): withdrawn, so that it never arrives late.
     std::erase_if(process->outbox, [id = command_id](const v1::ControlCommand& queued) {
       return queued.command_id() == id;
     });

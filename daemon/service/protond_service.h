@@ -52,7 +52,7 @@ class ProtondService {
 
   // Registration of a process with the shim. Returns its process id.
   absl::StatusOr<uint64_t> RegisterProcess(const Peer& peer, const v1::RegisterRequest& request);
-  // The process's Register stream ended (it exited, or will reconnect).
+  // The process's control connection ended (it exited, or will reconnect).
   void ProcessDisconnected(uint64_t process_id);
 
   absl::StatusOr<v1::Session> StartSession(const Peer& peer, const std::string& name,
@@ -75,13 +75,13 @@ class ProtondService {
   absl::Status RunIngestCycle();
 
   // On demand (attach.cc). A session over running processes that registered with the shim
-  // loaded (protonctl start --pid/--job): each is told over its Register stream, and has
+  // loaded (protonctl start --pid/--job): each is told over its control connection, and has
   // answered (or timed out) when this returns. Says for each pid why it is not recording.
   absl::StatusOr<v1::AttachResponse> Attach(const Peer& peer, const v1::AttachRequest& request);
   v1::ListProcessesResponse ListProcesses(const Peer& peer);
   // A process's answer to a pushed command.
   absl::Status Acknowledge(const Peer& peer, const v1::CommandResult& result);
-  // The next command for the process's Register stream; nullopt when none came within `wait`.
+  // The next command for the process's control connection; nullopt when none came within `wait`.
   std::optional<v1::ControlCommand> NextCommand(uint64_t process_id,
                                                 std::chrono::milliseconds wait);
   // How long a pushed command may take to be answered (tests shorten it).
@@ -113,7 +113,7 @@ class ProtondService {
     std::string cuda_visible_devices;  // from its registration; not stored
     std::string gpu_note;  // what its last answer to a start said was missing ("": nothing)
     bool traced = false;   // a start has traced its GPU work
-    std::deque<v1::ControlCommand> outbox;  // pushed commands its stream has not sent yet
+    std::deque<v1::ControlCommand> outbox;  // pushed commands its connection has not sent yet
   };
 
   ProtondService(const ServiceOptions& options, std::unique_ptr<store::Store> store);
@@ -169,7 +169,7 @@ class ProtondService {
   uint64_t next_process_id_ = 1;
   std::map<uint64_t, SessionEntry> sessions_;
   std::map<uint64_t, ProcessEntry> processes_;
-  // Pushed commands: new ones for the streams (commands_), answers for the waiters (answered_).
+  // Pushed commands: new ones for the connections (commands_), answers for the waiters (answered_).
   std::condition_variable commands_;
   std::condition_variable answered_;
   uint64_t next_command_id_ = 1;

@@ -1,14 +1,15 @@
 #include "shim/control/registration.h"
 
-#include "client-lib/cpp/client.h"
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include "common/control/control_channel.h"
 
 namespace protond::shim {
 namespace {
 
 constexpr auto kFirstBackoff = std::chrono::milliseconds(100);
 constexpr auto kMaxBackoff = std::chrono::milliseconds(2000);
-
-constexpr auto kAcknowledgeDeadline = std::chrono::seconds(5);
 
 }  // namespace
 
@@ -28,7 +29,7 @@ void Registration::Stop(std::chrono::milliseconds timeout) {
   if (!thread_.joinable()) return;
   std::unique_lock<std::mutex> lock(mutex_);
   stopping_ = true;
-  if (active_context_ != nullptr) active_context_->TryCancel();
+  if (active_fd_ >= 0) shutdown(active_fd_, SHUT_RDWR);
   changed_.notify_all();
   const bool finished = changed_.wait_for(lock, timeout, [this] { return finished_; });
   lock.unlock();
@@ -76,46 +77,53 @@ void Registration::Run() {
 }
 
 bool Registration::RegisterOnce() {
-  auto channel = client::ConnectUnix(socket_path_);
-  auto stub = v1::Registration::NewStub(channel);
-  grpc::ClientContext context;
+  absl::StatusOr<int> fd = control::ConnectControl(socket_path_);
+  if (!fd.ok()) return true;  // no daemon (yet): try again after a while
   {
     std::lock_guard<std::mutex> lock(mutex_);
-    if (stopping_) return false;
-    active_context_ = &context;
+    if (stopping_) {
+      close(*fd);
+      return false;
+    }
+    active_fd_ = *fd;
   }
-  auto reader = stub->Register(&context, request_);
+  const bool retry = !control::WriteFrame(*fd, request_).ok() || Serve(*fd);
+  std::lock_guard<std::mutex> lock(mutex_);
+  close(active_fd_);
+  active_fd_ = -1;
+  registered_ = false;
+  changed_.notify_all();
+  return retry && !stopping_;
+}
+
+bool Registration::Serve(int fd) {
   v1::ControlCommand command;
   uint64_t process_id = 0;
-  while (reader->Read(&command)) {
+  for (absl::StatusOr<bool> read = control::ReadFrame(fd, &command); read.ok() && *read;
+       read = control::ReadFrame(fd, &command)) {
+    if (command.has_refused()) {
+      const auto code = static_cast<absl::StatusCode>(command.refused().code());
+      std::lock_guard<std::mutex> lock(mutex_);
+      refusal_ = command.refused().message();
+      // A refusal that another attempt cannot change ends the registration for good.
+      return code != absl::StatusCode::kPermissionDenied &&
+             code != absl::StatusCode::kInvalidArgument &&
+             code != absl::StatusCode::kFailedPrecondition;
+    }
     if (command.has_registered()) {
       process_id = command.registered().process_id();
       std::lock_guard<std::mutex> lock(mutex_);
       registered_ = true;
       changed_.notify_all();
-    } else {
-      v1::CommandResult result = handler_(command);
-      result.set_process_id(process_id);
-      result.set_command_id(command.command_id());
-      // A lost answer is not retried: the daemon gives up waiting and says so.
-      grpc::ClientContext ack_context;
-      ack_context.set_deadline(std::chrono::system_clock::now() + kAcknowledgeDeadline);
-      v1::AcknowledgeResponse ignored;
-      stub->Acknowledge(&ack_context, result, &ignored);
+      continue;
     }
+    v1::CommandResult result = handler_(command);
+    result.set_process_id(process_id);
+    result.set_command_id(command.command_id());
+    // A lost answer is not retried: the daemon gives up waiting and says so.
+    if (!control::WriteFrame(fd, result).ok()) break;
   }
-  const grpc::Status status = reader->Finish();
-  std::lock_guard<std::mutex> lock(mutex_);
-  active_context_ = nullptr;
-  registered_ = false;
-  changed_.notify_all();
-  if (status.error_code() == grpc::StatusCode::PERMISSION_DENIED ||
-      status.error_code() == grpc::StatusCode::INVALID_ARGUMENT ||
-      status.error_code() == grpc::StatusCode::FAILED_PRECONDITION) {
-    refusal_ = status.error_message();
-    return false;
-  }
-  return !stopping_;
+  return true;
 }
 
 void Registration::SleepBackoff(std::chrono::milliseconds delay) {

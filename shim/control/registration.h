@@ -1,7 +1,9 @@
 // The shim's control channel: a background thread that registers the process with protond
-// (pid, uid, the region's memfd, command line, job) over the Register stream and keeps that
-// stream open, reconnecting with backoff when the daemon goes away. Commands the daemon pushes on
-// the stream (start or stop recording) are carried out on that thread and acknowledged at once.
+// (pid, uid, the region's memfd, command line, job) on a control connection
+// (common/control/control_channel.h) and keeps it open, blocked in one read, reconnecting with
+// backoff when the daemon goes away. Commands the daemon pushes on it (start or stop recording)
+// are carried out on that thread and answered at once. It uses no gRPC, so an idle process runs
+// no gRPC thread.
 // Application threads never wait on it, except at exit, for a bounded time, so that a short
 // program's records reach the daemon.
 #ifndef PROTOND_SHIM_CONTROL_REGISTRATION_H_
@@ -16,7 +18,7 @@
 #include <string>
 #include <thread>
 
-#include "protond.grpc.pb.h"
+#include "protond.pb.h"
 
 namespace protond::shim {
 
@@ -29,7 +31,7 @@ class Registration {
   ~Registration();  // Stop()s
 
   void Start();
-  // Cancels the stream and joins the thread, waiting at most `timeout`; the thread is left
+  // Ends the connection and joins the thread, waiting at most `timeout`; the thread is left
   // detached (and harmless) if it does not finish in time.
   void Stop(std::chrono::milliseconds timeout);
 
@@ -44,8 +46,10 @@ class Registration {
 
  private:
   void Run();
-  // One Register stream, until it ends. Returns false when retrying is pointless (refused).
+  // One control connection, until it ends. Returns false when retrying is pointless (refused).
   bool RegisterOnce();
+  // Reads and carries out what the daemon sends until the connection ends; false if refused.
+  bool Serve(int fd);
   void SleepBackoff(std::chrono::milliseconds delay);
 
   const std::string socket_path_;
@@ -58,7 +62,7 @@ class Registration {
   bool finished_ = false;
   bool retry_now_ = false;
   std::string refusal_;
-  grpc::ClientContext* active_context_ = nullptr;  // guarded by mutex_, for cancellation
+  int active_fd_ = -1;  // guarded by mutex_: shut down to end a blocked read
   std::thread thread_;
 };
 

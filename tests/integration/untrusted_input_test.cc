@@ -6,9 +6,9 @@
 #include <filesystem>
 
 #include "client-lib/cpp/client.h"
+#include "common/control/control_channel.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
-#include "protond.grpc.pb.h"
 #include "tests/integration/harness.h"
 
 namespace protond::testing {
@@ -39,15 +39,16 @@ TEST(UntrustedInputTest, GarbageInOneLaneMarksItCorruptAndKeepsTheRest) {
   EXPECT_EQ(MetricValue(nodes["good"], "items"), 10);
 }
 
-// Sends one Register call and returns how it ended.
-grpc::Status Register(const std::string& socket, const v1::RegisterRequest& request) {
-  auto stub = v1::Registration::NewStub(client::ConnectUnix(socket));
-  grpc::ClientContext context;
-  context.set_deadline(std::chrono::system_clock::now() + std::chrono::seconds(5));
-  auto reader = stub->Register(&context, request);
-  v1::ControlCommand command;
-  while (reader->Read(&command)) context.TryCancel();  // registered: hang up
-  return reader->Finish();
+// Registers on a control connection and returns the daemon's first answer.
+v1::ControlCommand Register(const std::string& socket, const v1::RegisterRequest& request) {
+  absl::StatusOr<int> fd = control::ConnectControl(socket);
+  EXPECT_TRUE(fd.ok()) << fd.status();
+  v1::ControlCommand answer;
+  EXPECT_TRUE(control::WriteFrame(*fd, request).ok());
+  absl::StatusOr<bool> read = control::ReadFrame(*fd, &answer);
+  EXPECT_TRUE(read.ok() && *read) << read.status();
+  close(*fd);
+  return answer;
 }
 
 TEST(UntrustedInputTest, RegistrationThatLiesAboutPidOrUidIsRefused) {
@@ -57,22 +58,30 @@ TEST(UntrustedInputTest, RegistrationThatLiesAboutPidOrUidIsRefused) {
   v1::RegisterRequest request;
   request.set_pid(getpid() + 1);
   request.set_uid(getuid());
-  grpc::Status status = Register(daemon.socket(), request);
-  EXPECT_EQ(status.error_code(), grpc::StatusCode::PERMISSION_DENIED);
-  EXPECT_EQ(status.error_message(),
+  v1::ControlCommand answer = Register(daemon.socket(), request);
+  EXPECT_EQ(answer.refused().code(), static_cast<int>(absl::StatusCode::kPermissionDenied));
+  EXPECT_EQ(answer.refused().message(),
             "registration claims pid " + std::to_string(getpid() + 1) + " uid " +
                 std::to_string(getuid()) + " but the connection belongs to pid " +
                 std::to_string(getpid()) + " uid " + std::to_string(getuid()));
   request.set_pid(getpid());
   request.set_uid(getuid() + 1);
-  EXPECT_EQ(Register(daemon.socket(), request).error_code(), grpc::StatusCode::PERMISSION_DENIED);
+  EXPECT_EQ(Register(daemon.socket(), request).refused().code(),
+            static_cast<int>(absl::StatusCode::kPermissionDenied));
   // The right identity, but no region behind the descriptor it names.
   request.set_uid(getuid());
   request.set_region_fd(9999);
   request.set_region_bytes(4096);
-  status = Register(daemon.socket(), request);
-  EXPECT_EQ(status.error_code(), grpc::StatusCode::PERMISSION_DENIED);
-  EXPECT_THAT(status.error_message(), HasSubstr("cannot open the region of process"));
+  answer = Register(daemon.socket(), request);
+  EXPECT_EQ(answer.refused().code(), static_cast<int>(absl::StatusCode::kPermissionDenied));
+  EXPECT_THAT(answer.refused().message(), HasSubstr("cannot open the region of process"));
+  // Not a registration at all: the magic, then bytes that are no frame.
+  absl::StatusOr<int> fd = control::ConnectControl(daemon.socket());
+  ASSERT_TRUE(fd.ok()) << fd.status();
+  ASSERT_EQ(write(*fd, "\x05\x00\x00\x00garbage", 11), 11);
+  ASSERT_TRUE(control::ReadFrame(*fd, &answer).ok());
+  EXPECT_EQ(answer.refused().message(), "a control frame is not the message expected");
+  close(*fd);
   EXPECT_TRUE(client::Client(daemon.socket()).ListSessions().ok());  // still serving
 }
 
