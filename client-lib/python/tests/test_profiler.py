@@ -5,7 +5,7 @@ import subprocess
 import sys
 import time
 
-from conftest import BIN_DIR, children
+from conftest import BIN_DIR, children, program_environment
 
 
 def test_scopes_metrics_and_states_land_in_the_hatchet_file(daemon):
@@ -309,3 +309,37 @@ def test_a_program_killed_mid_session_keeps_its_profile_in_protond(daemon):
     line = next(line for line in tree.stdout.splitlines() if "before_crash" in line)
     assert line.split()[:2] == ["1", "3"], tree.stdout
     assert not os.path.exists(os.path.join(daemon.directory, "crashing.hatchet"))
+
+
+def test_a_session_pushed_by_protonctl_start_is_not_taken_for_the_programs_own(daemon):
+    # A program with the shim preloaded and no session, profiled on demand: its own start()
+    # opens a session beside the pushed one, as it would without protonctl.
+    env = program_environment({"PROTOND_SOCKET": daemon.socket, "PROTOND_AUTOSTART": "0",
+                               "LD_PRELOAD": os.path.join(BIN_DIR, "libprotond_shim.so")})
+    program = subprocess.Popen([sys.executable, "-c", """
+import sys
+import protond.profiler as proton
+print("ready", flush=True)
+sys.stdin.readline()  # the on-demand session has started meanwhile
+print(proton.start("mine"))
+with proton.scope("work", metrics={"n": 1}):
+    pass
+proton.finalize()
+"""], cwd=daemon.directory, env=env, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                               stderr=subprocess.PIPE, text=True)
+    assert program.stdout.readline() == "ready\n"
+    protonctl = [os.path.join(BIN_DIR, "protonctl"), "--socket", daemon.socket]
+    for _ in range(100):  # the shim registers 200 ms after it loads
+        if str(program.pid) in subprocess.run(protonctl + ["processes"], capture_output=True,
+                                              text=True).stdout.split():
+            break
+        time.sleep(0.05)
+    start = subprocess.run(protonctl + ["start", "--pid", str(program.pid), "--name", "pushed"],
+                           capture_output=True, text=True)
+    assert start.returncode == 0, start.stdout + start.stderr
+    out, err = program.communicate("go\n", timeout=60)
+    assert program.returncode == 0, err
+    assert out.splitlines() == ["0"]
+    assert children(daemon.hatchet("mine")[0])["work"]["metrics"] == {"n": 1}
+    sessions = subprocess.run(protonctl + ["sessions"], capture_output=True, text=True).stdout
+    assert [line.split()[1] for line in sessions.splitlines()[1:]] == ["pushed", "mine"]

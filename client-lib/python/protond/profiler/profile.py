@@ -83,13 +83,19 @@ def _refuse_under_launcher(session_id, done):
 
 
 def _take_inherited_session(lib):
-    """The daemon session this process already records into when `protonctl run` started it
-    (PROTOND_SESSION), for the first start() only; else 0."""
+    """The session `protonctl run` started for this process (PROTOND_SESSION), while it is open,
+    for the first start() only; else 0. A session pushed by `protonctl start --pid` is not one:
+    start() then opens its own beside it."""
     global _inherited_taken
     if _inherited_taken:
         return 0
     _inherited_taken = True
-    return lib.protond_current_session()
+    try:
+        session = int(os.environ.get("PROTOND_SESSION", "0"))
+    except ValueError:
+        return 0
+    # Resuming it is how the shim says whether it is this process's (and paused or recording).
+    return session if session and lib.protond_session_resume(session) == _shim.OK else 0
 
 
 def _check_same_context(context):
@@ -144,12 +150,10 @@ def start(name=None, *, context="shadow", data="tree", backend=None, mode=None, 
     if lib is None:
         _warn(_shim.load_error())
         return _nothing_started()
-    inherited = _take_inherited_session(lib)
+    inherited = _take_inherited_session(lib)  # resumed: paused until now under --as-proton
     daemon_id = ctypes.c_uint64(inherited)
-    if inherited:
-        lib.protond_session_resume(inherited)  # paused until now under --as-proton
-    elif lib.protond_session_start_with_data(name.encode(), data.encode(),
-                                             ctypes.byref(daemon_id)) != _shim.OK:
+    if not inherited and lib.protond_session_start_with_data(
+            name.encode(), data.encode(), ctypes.byref(daemon_id)) != _shim.OK:
         if _sessions:  # the others go on recording: say which one is missing, every time
             print(f"protond.profiler: session {name!r} was not started: {_shim.last_error()}",
                   file=sys.stderr)
