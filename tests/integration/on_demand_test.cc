@@ -80,7 +80,9 @@ TEST_F(OnDemandTest, ThreeWindowsOfARunningProgramAreThreeSessions) {
   const pid_t workload = SpawnIdleWorkload(/*steps=*/250, /*step_ms=*/10);
   ASSERT_TRUE(WaitRegistered(workload));
   const std::string pid = std::to_string(workload);
+  std::vector<std::chrono::milliseconds> spans;  // from before start to after stop
   for (int window = 1; window <= 3; ++window) {
+    const auto before = std::chrono::steady_clock::now();
     const Completed start = Protonctl({"start", "--pid", pid, "--name", "w"});
     ASSERT_EQ(start.exit_code, 0) << start.out << start.err;
     EXPECT_THAT(start.out, HasSubstr("session " + std::to_string(window) +
@@ -90,6 +92,8 @@ TEST_F(OnDemandTest, ThreeWindowsOfARunningProgramAreThreeSessions) {
     const Completed stop = Protonctl({"stop", "--pid", pid});
     ASSERT_EQ(stop.exit_code, 0) << stop.err;
     EXPECT_THAT(stop.out, HasSubstr("session " + std::to_string(window) + " stopped"));
+    spans.push_back(std::chrono::duration_cast<std::chrono::milliseconds>(
+        std::chrono::steady_clock::now() - before));
     std::this_thread::sleep_for(std::chrono::milliseconds(200));
   }
   const Completed done = Wait(workload, dir_);
@@ -101,10 +105,12 @@ TEST_F(OnDemandTest, ThreeWindowsOfARunningProgramAreThreeSessions) {
     EXPECT_EQ(session.state(), v1::Session::STOPPED);
     EXPECT_EQ(session.dropped_records(), 0u);
     EXPECT_TRUE(session.problems().empty()) << session.problems(0);
-    // About 300 ms of 10 ms steps; a loaded machine stretches a step, never shrinks it.
+    // Steps of at least 10 ms each, in a window of 300 ms or more: never more than the span
+    // from before start to after stop holds.
     const uint64_t window_steps = StepCount(id);
     EXPECT_GE(window_steps, 5u) << "session " << id;
-    EXPECT_LE(window_steps, 32u) << "session " << id;
+    EXPECT_LE(window_steps, static_cast<uint64_t>(spans[id - 1].count() / 10 + 1))
+        << "session " << id;
     steps += window_steps;
   }
   EXPECT_LT(steps, 250u);  // only the windows, not the whole run
@@ -121,9 +127,17 @@ TEST_F(OnDemandTest, EachPidThatCannotBeProfiledSaysWhy) {
   const pid_t busy = Spawn({BinDir() + "/protonctl", "--socket", daemon_.socket(), "run", "--",
                             BinDir() + "/sample_workload", "--steps", "200", "--step-ms", "10"},
                            dir_);
-  std::this_thread::sleep_for(std::chrono::milliseconds(600));  // protonctl run's session 1
-  auto listed = client::Client(daemon_.socket()).ListSessions();
-  ASSERT_TRUE(listed.ok() && listed->sessions_size() == 1) << listed.status();
+  absl::StatusOr<v1::ListSessionsResponse> listed;
+  for (int i = 0; i < 100; ++i) {  // protonctl run's session 1, once its process has joined
+    listed = client::Client(daemon_.socket()).ListSessions();
+    if (listed.ok() && listed->sessions_size() == 1 && listed->sessions(0).processes_size() == 1) {
+      break;
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
+  ASSERT_TRUE(listed.ok() && listed->sessions_size() == 1 &&
+              listed->sessions(0).processes_size() == 1)
+      << listed.status();
   const uint32_t busy_workload = listed->sessions(0).processes(0).pid();
 
   std::vector<std::string> args = {"start"};
