@@ -7,6 +7,7 @@
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "cli/arg_reader.h"
 #include "cli/hatchet/hatchet_reader.h"
 #include "cli/render/metric_spec.h"
 #include "common/status/status_macros.h"
@@ -15,33 +16,6 @@ namespace protond::cli {
 namespace {
 
 absl::Status Usage(const std::string& message) { return absl::InvalidArgumentError(message); }
-
-// Walks `args`, handing each option its value; what is left must be the one profile.
-class ArgReader {
- public:
-  explicit ArgReader(const std::vector<std::string>& args) : args_(args) {}
-
-  bool Next() { return ++i_ < args_.size(); }
-  const std::string& arg() const { return args_[i_]; }
-  bool Is(const char* name, const char* other_name = nullptr) const {
-    return arg() == name || (other_name != nullptr && arg() == other_name);
-  }
-  absl::StatusOr<std::string> Value() {
-    if (i_ + 1 >= args_.size()) return Usage(absl::StrCat(arg(), " needs a value"));
-    return args_[++i_];
-  }
-  absl::Status Profile(std::string* profile) const {
-    if (!profile->empty() || arg().empty() || arg()[0] == '-') {
-      return Usage(absl::StrCat("unexpected argument '", arg(), "'"));
-    }
-    *profile = arg();
-    return absl::OkStatus();
-  }
-
- private:
-  const std::vector<std::string>& args_;
-  size_t i_ = static_cast<size_t>(-1);
-};
 
 absl::StatusOr<int> ParseCount(const std::string& option, const std::string& text) {
   int value;
@@ -99,11 +73,15 @@ absl::StatusOr<uint64_t> ParseSessionId(const std::string& text) {
   return id;
 }
 
-absl::StatusOr<v1::Tree> LoadProfile(client::Client& client, const std::string& profile,
-                                     const std::string& rank) {
-  const bool session = !profile.empty() && std::all_of(profile.begin(), profile.end(), [](char c) {
+bool IsSessionId(const std::string& profile) {
+  return !profile.empty() && std::all_of(profile.begin(), profile.end(), [](char c) {
     return absl::ascii_isdigit(static_cast<unsigned char>(c));
   });
+}
+
+absl::StatusOr<v1::Tree> LoadProfile(client::Client& client, const std::string& profile,
+                                     const std::string& rank) {
+  const bool session = IsSessionId(profile);
   if (!session && !rank.empty()) {
     return Usage(absl::StrCat("--rank needs a session, not the file ", profile));
   }

@@ -18,6 +18,9 @@ namespace protond::cli {
 // A session id: a positive number; else InvalidArgumentError pointing at `protonctl sessions`.
 absl::StatusOr<uint64_t> ParseSessionId(const std::string& text);
 
+// Whether `profile` names a session (all digits) rather than a file.
+bool IsSessionId(const std::string& profile);
+
 // A session id (all digits) from the daemon, else a Hatchet file ("./7" is a file called 7).
 // With `rank`, only what the session's processes of that RANK contributed (sessions only).
 absl::StatusOr<v1::Tree> LoadProfile(client::Client& client, const std::string& profile,

@@ -1,4 +1,6 @@
 // protonctl: the command line of protond. See `protonctl --help` and README.md.
+#include <unistd.h>
+
 #include <atomic>
 #include <chrono>
 #include <csignal>
@@ -9,6 +11,7 @@
 
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
+#include "cli/export_command.h"
 #include "cli/on_demand_commands.h"
 #include "cli/profile_commands.h"
 #include "cli/render/device_table.h"
@@ -37,6 +40,11 @@ constexpr char kUsage[] =
     "                                            metrics; see docs/viewer.md)\n"
     "  top SESSION|FILE [-n COUNT] [--mangled]   the kernels that took the most GPU time, with\n"
     "                                            their rates and roofline verdict\n"
+    "  export SESSION|FILE --format hatchet|chrome|folded|svg|csv -o FILE [--force]\n"
+    "         [-m METRIC] [--mangled]            write a profile for other tools: Proton's\n"
+    "                                            Hatchet JSON, a Chrome trace (sessions run\n"
+    "                                            with --data trace), folded stacks, an SVG\n"
+    "                                            flame graph, a per-kernel CSV (docs/export.md)\n"
     "  devices SESSION                           list the GPUs of a session's processes\n"
     "  processes                                 list the processes protond can profile (the\n"
     "                                            shim loaded): pid, rank, job, GPU, sessions\n"
@@ -110,6 +118,15 @@ int Top(client::Client& client, const std::vector<std::string>& args) {
   absl::StatusOr<TopArgs> top_args = ParseTopArgs(args);
   if (!top_args.ok()) return BadUsage(absl::StrCat("top: ", top_args.status().message()));
   return Print(RenderTopCommand(client, *top_args));
+}
+
+int Export(client::Client& client, const std::vector<std::string>& args) {
+  absl::StatusOr<ExportArgs> export_args = ParseExportArgs(args);
+  if (!export_args.ok()) return BadUsage(absl::StrCat("export: ", export_args.status().message()));
+  // Progress only for a person watching: a script's stderr stays clean.
+  FILE* progress = isatty(STDERR_FILENO) ? stderr : nullptr;
+  absl::Status exported = RunExportCommand(client, *export_args, progress);
+  return exported.ok() ? 0 : Fail(exported);
 }
 
 int Devices(client::Client& client, const std::vector<std::string>& args) {
@@ -209,6 +226,7 @@ int Main(int argc, char** argv) {
   if (command == "sessions" && args.empty()) return Sessions(client);
   if (command == "tree") return Tree(client, args);
   if (command == "top") return Top(client, args);
+  if (command == "export") return Export(client, args);
   if (command == "devices") return Devices(client, args);
   if (command == "stop") return Stop(client, args);
   if (command == "processes") return Processes(client, args);

@@ -8,6 +8,7 @@ packages=(
   libgrpc++-dev protobuf-compiler-grpc libprotobuf-dev protobuf-compiler
   libabsl-dev libsqlite3-dev nlohmann-json3-dev libre2-dev libgtest-dev libgmock-dev libbenchmark-dev
   clang libclang-rt-dev clang-format python3 python3-pytest
+  chromium  # headless, for the SVG flame graph test (tests/export)
 )
 
 missing=()

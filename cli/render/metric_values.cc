@@ -14,12 +14,7 @@ using Values = std::vector<MetricValue>;
 
 constexpr double kNsPerSecond = 1e9;
 
-bool HasGpuTime(const v1::TreeNode& node) {
-  for (const v1::Metric& metric : node.metrics()) {
-    if (metric.name() == kGpuTimeMetric) return true;
-  }
-  return false;
-}
+bool HasGpuTime(const v1::TreeNode& node) { return NodeGpuTimeNs(node).has_value(); }
 
 // ROOT has no count or timing of its own; it shows its direct children's, combined: all their
 // counts, and the timings of the scopes among them.
@@ -183,6 +178,16 @@ Values RawValues(const v1::Tree& tree, const TreeShape& shape, const MetricColum
 }
 
 }  // namespace
+
+std::optional<double> NodeGpuTimeNs(const v1::TreeNode& node) {
+  for (const v1::Metric& metric : node.metrics()) {
+    if (metric.name() != kGpuTimeMetric) continue;
+    return metric.value_case() == v1::Metric::kDoubleValue
+               ? metric.double_value()
+               : static_cast<double>(metric.int_value());
+  }
+  return std::nullopt;
+}
 
 void MetricValue::Add(const MetricValue& other) {
   if (other.kind == Kind::kBlank) return;

@@ -35,6 +35,9 @@ struct MetricValue {
   std::string Format() const;
 };
 
+// A GPU node's "time (ns)" (kernels, copies, sets); nullopt for a node without GPU time.
+std::optional<double> NodeGpuTimeNs(const v1::TreeNode& node);
+
 // One value per node of `tree`, by index (see metric_spec.h for what each source means). GPU
 // time, rates and avg_time are inclusive: a scope shows the sums over the kernels under it.
 // util is blank except on GPU nodes whose device the peak table knows.

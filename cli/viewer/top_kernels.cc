@@ -1,6 +1,7 @@
 #include "cli/viewer/top_kernels.h"
 
 #include <algorithm>
+#include <optional>
 #include <vector>
 
 #include "absl/container/flat_hash_map.h"
@@ -8,7 +9,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "cli/render/device_peaks.h"
-#include "cli/render/metric_spec.h"
+#include "cli/render/metric_values.h"
 #include "cli/render/text_table.h"
 #include "cli/render/tree_shape.h"
 #include "cli/viewer/frame_filter.h"
@@ -56,25 +57,15 @@ void AddWork(const v1::Tree& tree, const v1::TreeNode& node, double time_ns, Ker
   }
 }
 
-double GpuTimeNs(const v1::TreeNode& node) {
-  for (const v1::Metric& metric : node.metrics()) {
-    if (metric.name() != kGpuTimeMetric) continue;
-    return metric.value_case() == v1::Metric::kDoubleValue
-               ? metric.double_value()
-               : static_cast<double>(metric.int_value());
-  }
-  return -1;
-}
-
 std::vector<Kernel> CollectKernels(const v1::Tree& tree) {
   std::vector<Kernel> kernels;
   absl::flat_hash_map<std::string, size_t> index;
   for (const v1::TreeNode& node : tree.nodes()) {
-    const double time_ns = GpuTimeNs(node);
-    if (time_ns < 0) continue;
+    const std::optional<double> time_ns = NodeGpuTimeNs(node);
+    if (!time_ns.has_value()) continue;
     auto [it, added] = index.try_emplace(node.name(), kernels.size());
     if (added) kernels.emplace_back().name = node.name();
-    AddWork(tree, node, time_ns, &kernels[it->second]);
+    AddWork(tree, node, *time_ns, &kernels[it->second]);
   }
   std::stable_sort(kernels.begin(), kernels.end(),
                    [](const Kernel& a, const Kernel& b) { return a.time_ns > b.time_ns; });

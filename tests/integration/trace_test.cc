@@ -2,8 +2,11 @@
 // back with GetTrace, checked against the stored tree (one event per counted scope instance),
 // also across a daemon killed with SIGKILL and restarted mid-run (exactly once).
 #include <signal.h>
+#include <unistd.h>
 
 #include <chrono>
+#include <fstream>
+#include <iterator>
 #include <map>
 #include <set>
 #include <thread>
@@ -87,6 +90,42 @@ TEST_F(TraceTest, ATreeSessionHasNoTraceAndSaysWhy) {
   EXPECT_THAT(trace.status().message(),
               HasSubstr("session 1 (sample) was not started with data=\"trace\""));
   EXPECT_EQ(client.ListSessions()->sessions(0).data(), v1::Session::TREE);
+}
+
+TEST_F(TraceTest, ExportOfAChromeTraceNeedsATraceSession) {
+  ASSERT_EQ(RunToEnd(RunArgs("tree", {"--steps", "2"}), dir_).exit_code, 0);
+  const std::string out = dir_ + "/tree.json";
+  const Completed exported = RunToEnd({BinDir() + "/protonctl", "--socket", daemon_.socket(),
+                                       "export", "1", "--format", "chrome", "-o", out},
+                                      dir_);
+  EXPECT_EQ(exported.exit_code, 1);
+  EXPECT_THAT(exported.err, HasSubstr("session 1 (sample) was not started with data=\"trace\""));
+  EXPECT_NE(access(out.c_str(), F_OK), 0);
+}
+
+TEST_F(TraceTest, ExportWritesTheChromeTraceOfATraceSession) {
+  ASSERT_EQ(RunToEnd(RunArgs("trace", {"--steps", "2"}), dir_).exit_code, 0);
+  const std::string out = dir_ + "/trace.json";
+  const std::vector<std::string> argv = {BinDir() + "/protonctl",
+                                         "--socket",
+                                         daemon_.socket(),
+                                         "export",
+                                         "1",
+                                         "--format",
+                                         "chrome",
+                                         "-o",
+                                         out};
+  const Completed exported = RunToEnd(argv, dir_);
+  ASSERT_EQ(exported.exit_code, 0) << exported.err;
+  EXPECT_EQ(exported.err, "");  // no progress: stderr is not a terminal
+  std::ifstream in(out);
+  const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  EXPECT_THAT(text, HasSubstr("\"displayTimeUnit\":\"us\""));
+  EXPECT_THAT(text, HasSubstr("\"name\":\"train\""));
+  // Again without --force: refused, the file kept.
+  const Completed again = RunToEnd(argv, dir_);
+  EXPECT_EQ(again.exit_code, 1);
+  EXPECT_THAT(again.err, HasSubstr(out + " exists; --force overwrites it"));
 }
 
 TEST_F(TraceTest, ProtonctlRefusesAnUnknownData) {

@@ -1,0 +1,20 @@
+// `protonctl export --format folded`: collapsed stacks, the input of flamegraph.pl, speedscope
+// and inferno. Pure functions; no I/O.
+#ifndef PROTOND_CLI_EXPORT_FOLDED_H_
+#define PROTOND_CLI_EXPORT_FOLDED_H_
+
+#include <string>
+
+#include "cli/export/flame_graph.h"
+
+namespace protond::cli {
+
+// A line "ROOT;scope;kernel VALUE" per frame whose own part (FlameGraph::self), rounded to an
+// integer, is not 0, in pre-order. The tools sum the lines of a stack and its descendants, so each
+// line carries only the frame's own part. A ';' in a name becomes ':' and control characters
+// spaces, which would otherwise split a frame or a line.
+std::string RenderFolded(const FlameGraph& graph);
+
+}  // namespace protond::cli
+
+#endif  // PROTOND_CLI_EXPORT_FOLDED_H_

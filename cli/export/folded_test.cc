@@ -1,0 +1,37 @@
+#include "cli/export/folded.h"
+
+#include "cli/export/test_export_profiles.h"
+#include "gtest/gtest.h"
+
+namespace protond::cli {
+namespace {
+
+std::string Folded(const v1::Tree& tree, const std::string& metric) {
+  absl::StatusOr<FlameGraph> graph = BuildFlameGraph(tree, metric, false);
+  EXPECT_TRUE(graph.ok()) << graph.status();
+  return graph.ok() ? RenderFolded(*graph) : "";
+}
+
+TEST(FoldedTest, EachStackCarriesItsOwnGpuTime) {
+  EXPECT_EQ(Folded(testing::ExportTree(), ""),
+            "ROOT;train;step;matmul(int, int) 600\n"
+            "ROOT;train;step;add_one 100\n"
+            "ROOT;train;add_one 50\n"
+            "ROOT;[CUDA memcpy Host-to-Device] 30\n");
+}
+
+TEST(FoldedTest, ScopesCarryTheCpuTimeTheirChildrenDoNotCover) {
+  EXPECT_EQ(Folded(testing::ExportTree(), "cpu_time/ns"),
+            "ROOT;train 200\n"
+            "ROOT;train;step 800\n");
+}
+
+TEST(FoldedTest, SeparatorsInNamesCannotSplitFramesOrLines) {
+  v1::Tree tree;
+  testing::AddNode(&tree, 0, 0, "ROOT");
+  testing::AddKernel(&tree, 1, 0, "a;b\nc", 1, 5);
+  EXPECT_EQ(Folded(tree, ""), "ROOT;a:b c 5\n");
+}
+
+}  // namespace
+}  // namespace protond::cli

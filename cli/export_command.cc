@@ -1,0 +1,142 @@
+#include "cli/export_command.h"
+
+#include "absl/strings/str_cat.h"
+#include "cli/arg_reader.h"
+#include "cli/export/flame_graph.h"
+#include "cli/export/flame_svg.h"
+#include "cli/export/folded.h"
+#include "cli/export/kernel_summary.h"
+#include "cli/export/output_file.h"
+#include "cli/profile_commands.h"
+#include "client-lib/cpp/chrome_trace.h"
+#include "client-lib/cpp/hatchet.h"
+#include "common/status/status_macros.h"
+
+namespace protond::cli {
+namespace {
+
+constexpr char kFormats[] = "hatchet, chrome, folded, svg or csv";
+
+absl::StatusOr<ExportFormat> ParseExportFormat(const std::string& text) {
+  if (text == "hatchet") return ExportFormat::kHatchet;
+  if (text == "chrome") return ExportFormat::kChrome;
+  if (text == "folded") return ExportFormat::kFolded;
+  if (text == "svg") return ExportFormat::kSvg;
+  if (text == "csv") return ExportFormat::kCsv;
+  return absl::InvalidArgumentError(absl::StrCat("--format is ", kFormats, ", not '", text, "'"));
+}
+
+absl::Status ParseExportOption(ArgReader& reader, ExportArgs* parsed, bool* has_format) {
+  if (reader.Is("--format", "-F")) {
+    ASSIGN_OR_RETURN(const std::string format, reader.Value());
+    ASSIGN_OR_RETURN(parsed->format, ParseExportFormat(format));
+    *has_format = true;
+  } else if (reader.Is("-o", "--output")) {
+    ASSIGN_OR_RETURN(parsed->output, reader.Value());
+  } else if (reader.Is("--force")) {
+    parsed->force = true;
+  } else if (reader.Is("-m", "--metrics")) {
+    ASSIGN_OR_RETURN(parsed->metric, reader.Value());
+  } else if (reader.Is("--mangled")) {
+    parsed->mangled = true;
+  } else {
+    return reader.Profile(&parsed->profile);
+  }
+  return absl::OkStatus();
+}
+
+void Announce(FILE* progress, const std::string& step) {
+  if (progress == nullptr) return;
+  std::fprintf(progress, "protonctl export: %s\n", step.c_str());
+  std::fflush(progress);
+}
+
+absl::StatusOr<bool> IsTraceSession(client::Client& client, uint64_t id) {
+  ASSIGN_OR_RETURN(const v1::ListSessionsResponse sessions, client.ListSessions());
+  for (const v1::Session& session : sessions.sessions()) {
+    if (session.id() == id) return session.data() == v1::Session::TRACE;
+  }
+  return absl::NotFoundError(absl::StrCat("session ", id, " does not exist"));
+}
+
+absl::StatusOr<v1::Trace> ReadTrace(client::Client& client, const std::string& profile,
+                                    FILE* progress) {
+  if (!IsSessionId(profile)) {
+    return absl::FailedPreconditionError(absl::StrCat(
+        "--format chrome needs a session started with --data trace; ", profile,
+        " is a Hatchet file, which keeps the call tree only, not the events a Chrome trace needs"));
+  }
+  ASSIGN_OR_RETURN(const uint64_t id, ParseSessionId(profile));
+  Announce(progress, absl::StrCat("reading the events of session ", id));
+  return client.GetTrace(id);
+}
+
+absl::StatusOr<ExportInput> ReadInput(client::Client& client, const ExportArgs& args,
+                                      FILE* progress) {
+  ExportInput input;
+  if (args.format == ExportFormat::kChrome) {
+    ASSIGN_OR_RETURN(input.trace, ReadTrace(client, args.profile, progress));
+    input.has_trace = true;
+    return input;
+  }
+  Announce(progress, absl::StrCat("reading the tree of ", args.profile));
+  ASSIGN_OR_RETURN(input.tree, LoadProfile(client, args.profile));
+  if (args.format != ExportFormat::kCsv || !IsSessionId(args.profile)) return input;
+  // A trace session's events give each launch's time: the csv's median, min, max and stddev.
+  ASSIGN_OR_RETURN(const uint64_t id, ParseSessionId(args.profile));
+  ASSIGN_OR_RETURN(input.has_trace, IsTraceSession(client, id));
+  if (!input.has_trace) return input;
+  ASSIGN_OR_RETURN(input.trace, ReadTrace(client, args.profile, progress));
+  return input;
+}
+
+}  // namespace
+
+absl::StatusOr<ExportArgs> ParseExportArgs(const std::vector<std::string>& args) {
+  ExportArgs parsed;
+  bool has_format = false;
+  ArgReader reader(args);
+  while (reader.Next()) RETURN_IF_ERROR(ParseExportOption(reader, &parsed, &has_format));
+  if (parsed.profile.empty()) {
+    return absl::InvalidArgumentError("export needs a session id or a Hatchet file");
+  }
+  if (!has_format) {
+    return absl::InvalidArgumentError(absl::StrCat("export needs --format: ", kFormats));
+  }
+  if (parsed.output.empty()) return absl::InvalidArgumentError("export needs -o FILE");
+  return parsed;
+}
+
+absl::StatusOr<std::string> RenderExport(const ExportArgs& args, const ExportInput& input) {
+  switch (args.format) {
+    case ExportFormat::kHatchet:
+      return client::RenderHatchet(input.tree);
+    case ExportFormat::kChrome:
+      return client::RenderChromeTrace(input.trace);
+    case ExportFormat::kFolded: {
+      ASSIGN_OR_RETURN(const FlameGraph graph,
+                       BuildFlameGraph(input.tree, args.metric, args.mangled));
+      return RenderFolded(graph);
+    }
+    case ExportFormat::kSvg: {
+      ASSIGN_OR_RETURN(const FlameGraph graph,
+                       BuildFlameGraph(input.tree, args.metric, args.mangled));
+      return RenderFlameSvg(graph);
+    }
+    case ExportFormat::kCsv:
+      return RenderKernelSummaryCsv(input.tree, args.mangled,
+                                    input.has_trace ? &input.trace : nullptr);
+  }
+  return absl::InternalError("unknown export format");
+}
+
+absl::Status RunExportCommand(client::Client& client, const ExportArgs& args, FILE* progress) {
+  RETURN_IF_ERROR(CheckOutputPath(args.output, args.force));
+  ASSIGN_OR_RETURN(const ExportInput input, ReadInput(client, args, progress));
+  Announce(progress, "rendering");
+  ASSIGN_OR_RETURN(const std::string contents, RenderExport(args, input));
+  Announce(progress, absl::StrCat("writing ", args.output, " (", contents.size(), " bytes)"));
+  return WriteOutputFile(args.output, contents, args.force);
+}
+
+}  // namespace protond::cli

@@ -1,0 +1,51 @@
+// `protonctl export`: a profile (a session of the daemon or a Hatchet file) written to a file in
+// a format other tools read: Proton's Hatchet JSON, a Chrome trace, folded stacks, an SVG flame
+// graph or a per-kernel CSV like `nsys stats`. See docs/export.md.
+#ifndef PROTOND_CLI_EXPORT_COMMAND_H_
+#define PROTOND_CLI_EXPORT_COMMAND_H_
+
+#include <cstdio>
+#include <string>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "client-lib/cpp/client.h"
+#include "protond.pb.h"
+
+namespace protond::cli {
+
+enum class ExportFormat { kHatchet, kChrome, kFolded, kSvg, kCsv };
+
+struct ExportArgs {
+  std::string profile;
+  ExportFormat format = ExportFormat::kHatchet;  // --format, required
+  std::string output;                            // -o, required
+  bool force = false;                            // --force: replace an existing output
+  std::string metric;                            // -m: folded and svg; empty is their default
+  bool mangled = false;                          // --mangled: folded, svg and csv
+};
+
+// `export PROFILE --format F -o FILE [--force] [-m METRIC] [--mangled]`; InvalidArgumentError
+// says what is wrong with them.
+absl::StatusOr<ExportArgs> ParseExportArgs(const std::vector<std::string>& args);
+
+// What an export reads: the profile's tree (all formats but chrome) and, for a trace session,
+// its events (chrome, and csv where they give the launch-time distribution).
+struct ExportInput {
+  v1::Tree tree;
+  bool has_trace = false;
+  v1::Trace trace;
+};
+
+// The file's contents from what was read.
+absl::StatusOr<std::string> RenderExport(const ExportArgs& args, const ExportInput& input);
+
+// Reads the profile, renders it and writes args.output (output_file.h). Each step is announced
+// on `progress` ("reading session 7's trace") when it is not null: protonctl passes stderr when
+// stderr is a terminal.
+absl::Status RunExportCommand(client::Client& client, const ExportArgs& args, FILE* progress);
+
+}  // namespace protond::cli
+
+#endif  // PROTOND_CLI_EXPORT_COMMAND_H_

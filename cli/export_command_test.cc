@@ -1,0 +1,115 @@
+#include "cli/export_command.h"
+
+#include <unistd.h>
+
+#include <fstream>
+
+#include "cli/export/test_export_profiles.h"
+#include "cli/export/test_files.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+
+namespace protond::cli {
+namespace {
+
+using ::testing::HasSubstr;
+
+constexpr char kFixture[] = HATCHET_TESTDATA_DIR "/h100_proton.hatchet";
+
+// Files never reach the daemon: this client is never connected.
+client::Client& NoDaemon() {
+  static client::Client client("/nonexistent/protond.sock");
+  return client;
+}
+
+std::string UsageError(const std::vector<std::string>& args) {
+  return ParseExportArgs(args).status().ToString();
+}
+
+std::string Render(ExportFormat format) {
+  ExportArgs args;
+  args.format = format;
+  const ExportInput input = {testing::ExportTree(), true, testing::ExportTrace()};
+  absl::StatusOr<std::string> text = RenderExport(args, input);
+  EXPECT_TRUE(text.ok()) << text.status();
+  return text.ok() ? *text : "";
+}
+
+TEST(ExportCommandTest, ParsesEveryOption) {
+  absl::StatusOr<ExportArgs> args = ParseExportArgs(
+      {"7", "--format", "svg", "-o", "out.svg", "--force", "-m", "cpu_time/ns", "--mangled"});
+  ASSERT_TRUE(args.ok()) << args.status();
+  EXPECT_EQ(args->profile, "7");
+  EXPECT_EQ(args->format, ExportFormat::kSvg);
+  EXPECT_EQ(args->output, "out.svg");
+  EXPECT_TRUE(args->force);
+  EXPECT_EQ(args->metric, "cpu_time/ns");
+  EXPECT_TRUE(args->mangled);
+  args = ParseExportArgs({"--output", "x.csv", "-F", "csv", "p.hatchet"});
+  ASSERT_TRUE(args.ok()) << args.status();
+  EXPECT_EQ(args->format, ExportFormat::kCsv);
+  EXPECT_FALSE(args->force);
+}
+
+TEST(ExportCommandTest, BadArgumentsSayWhatIsWrong) {
+  EXPECT_EQ(UsageError({"7", "--format", "pdf", "-o", "x"}),
+            "INVALID_ARGUMENT: --format is hatchet, chrome, folded, svg or csv, not 'pdf'");
+  EXPECT_EQ(UsageError({"7", "--format", "csv"}), "INVALID_ARGUMENT: export needs -o FILE");
+  EXPECT_EQ(UsageError({"7", "-o", "x"}),
+            "INVALID_ARGUMENT: export needs --format: hatchet, chrome, folded, svg or csv");
+  EXPECT_EQ(UsageError({"--format", "csv", "-o", "x"}),
+            "INVALID_ARGUMENT: export needs a session id or a Hatchet file");
+  EXPECT_EQ(UsageError({"7", "8"}), "INVALID_ARGUMENT: unexpected argument '8'");
+  EXPECT_EQ(UsageError({"7", "-o"}), "INVALID_ARGUMENT: -o needs a value");
+}
+
+TEST(ExportCommandTest, EachFormatMatchesItsGoldenFile) {
+  testing::ExpectGolden(Render(ExportFormat::kHatchet), "export_tree.hatchet");
+  testing::ExpectGolden(Render(ExportFormat::kChrome), "export_trace.chrome_trace");
+  testing::ExpectGolden(Render(ExportFormat::kFolded), "export_tree.folded");
+  testing::ExpectGolden(Render(ExportFormat::kSvg), "export_tree.svg");
+  testing::ExpectGolden(Render(ExportFormat::kCsv), "export_trace.csv");
+}
+
+class ExportFileTest : public testing::TempDirTest {
+ protected:
+  absl::Status Export(const std::vector<std::string>& args) {
+    absl::StatusOr<ExportArgs> parsed = ParseExportArgs(args);
+    if (!parsed.ok()) return parsed.status();
+    return RunExportCommand(NoDaemon(), *parsed, nullptr);
+  }
+};
+
+TEST_F(ExportFileTest, AHatchetFileBecomesACsvWithoutTheDistribution) {
+  const std::string out = dir_ + "/kernels.csv";
+  ASSERT_TRUE(Export({kFixture, "--format", "csv", "-o", out}).ok());
+  EXPECT_THAT(testing::ReadFile(out),
+              HasSubstr(",,,,nvjet_sm90_hsh_256x128_64x4_1x2_h_bz_coopA_NNT\n"));
+}
+
+TEST_F(ExportFileTest, AnExistingOutputIsKeptWithoutForce) {
+  const std::string out = dir_ + "/tree.folded";
+  std::ofstream(out) << "mine\n";
+  const absl::Status refused = Export({kFixture, "--format", "folded", "-o", out});
+  EXPECT_EQ(refused.code(), absl::StatusCode::kAlreadyExists);
+  EXPECT_EQ(refused.message(), out + " exists; --force overwrites it, or choose another -o");
+  EXPECT_EQ(testing::ReadFile(out), "mine\n");
+  ASSERT_TRUE(Export({kFixture, "--format", "folded", "-o", out, "--force"}).ok());
+  EXPECT_THAT(testing::ReadFile(out),
+              HasSubstr("ROOT;w_mm;nvjet_sm90_hsh_256x128_64x4_1x2_h_bz_coopA_NNT "));
+}
+
+TEST_F(ExportFileTest, AChromeTraceNeedsATraceSession) {
+  const std::string out = dir_ + "/trace.json";
+  const absl::Status refused = Export({kFixture, "--format", "chrome", "-o", out});
+  EXPECT_EQ(refused.code(), absl::StatusCode::kFailedPrecondition);
+  EXPECT_EQ(refused.message(), std::string("--format chrome needs a session started with --data "
+                                           "trace; ") +
+                                   kFixture +
+                                   " is a Hatchet file, which keeps the call tree only, not the "
+                                   "events a Chrome trace needs");
+  EXPECT_NE(access(out.c_str(), F_OK), 0);
+}
+
+}  // namespace
+}  // namespace protond::cli
