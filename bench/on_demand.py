@@ -13,7 +13,7 @@ that touched it), that the program's result is unchanged, and measures:
   without the shim loaded (no session).
 
 Usage (on the GPU machine, from a bundle made by scripts/bundle.sh):
-    tests/gpu/on_demand_check.py BUNDLE_DIR [IDLE_PAIRS]
+    bench/on_demand.py BUNDLE_DIR [IDLE_PAIRS]
 Exit code 0 when every check holds; the measurements are printed either way.
 """
 import json
@@ -25,7 +25,7 @@ import sys
 import tempfile
 import time
 
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "bench"))
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from gpu_common import protond  # noqa: E402
 
 WINDOW_S = 2.0
