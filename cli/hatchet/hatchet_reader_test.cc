@@ -1,6 +1,9 @@
 #include "cli/hatchet/hatchet_reader.h"
 
+#include <map>
+#include <set>
 #include <string>
+#include <utility>
 
 #include "client-lib/cpp/hatchet.h"
 #include "client-lib/cpp/test_trees.h"
@@ -186,6 +189,41 @@ TEST(HatchetReaderTest, DeepTreeIsRead) {
 TEST(HatchetReaderTest, MissingFileNamesThePath) {
   EXPECT_EQ(ReadHatchetFile("/nonexistent/x.hatchet").status().ToString(),
             "NOT_FOUND: /nonexistent/x.hatchet: cannot open the file");
+}
+
+// Two files recorded on the H100 from one Triton+PyTorch program (tests/gpu/compare_python_api.py
+// with KEEP_DIR): one by Triton 3.6's own Proton, one exported by protond.profiler. Read the same
+// way, they are the same tree: the same paths with the same counts and metric names. Proton 3.6
+// writes children sorted by name, protond in the order first seen, so paths are compared as sets.
+std::map<std::string, std::pair<uint64_t, std::set<std::string>>> PathsOf(const v1::Tree& tree) {
+  std::map<uint32_t, std::string> path_of = {{0, ""}};
+  std::map<std::string, std::pair<uint64_t, std::set<std::string>>> paths;
+  for (const v1::TreeNode& node : tree.nodes()) {
+    if (node.id() == 0) continue;
+    const std::string path = path_of[node.parent_id()] + "/" + node.name();
+    path_of[node.id()] = path;
+    std::set<std::string> metric_names;
+    for (const v1::Metric& metric : node.metrics()) metric_names.insert(metric.name());
+    paths[path] = {node.count(), metric_names};
+  }
+  return paths;
+}
+
+TEST(HatchetReaderTest, ProtonsAndProtondsFilesOfOneProgramAreTheSameTree) {
+  absl::StatusOr<v1::Tree> proton =
+      ReadHatchetFile(HATCHET_TESTDATA_DIR "/h100_triton36_proton_recorded.hatchet");
+  absl::StatusOr<v1::Tree> protond =
+      ReadHatchetFile(HATCHET_TESTDATA_DIR "/h100_protond_recorded.hatchet");
+  ASSERT_TRUE(proton.ok()) << proton.status();
+  ASSERT_TRUE(protond.ok()) << protond.status();
+  const auto proton_paths = PathsOf(*proton);
+  EXPECT_EQ(proton_paths.size(), 22u);
+  EXPECT_EQ(proton_paths, PathsOf(*protond));
+  EXPECT_EQ(proton_paths.at("/model/step/triton/add_one").first, 60u);
+  EXPECT_EQ(proton_paths.at("/model/step/triton/matmul_2048x2048x2048").second,
+            (std::set<std::string>{"bytes", "device_id", "flops16", "time (ns)"}));
+  ASSERT_EQ(proton->devices_size(), 1);
+  EXPECT_EQ(proton->devices(0).num_sms(), protond->devices(0).num_sms());
 }
 
 }  // namespace

@@ -8,12 +8,14 @@ each, the same counts and user metrics, and kernel times within 5%. cpu_time val
 by presence only (they are host time, different in every run).
 
 Usage (on a GPU machine with Triton, from a bundle made by scripts/bundle.sh):
-    tests/gpu/compare_python_api.py BUNDLE_DIR [shadow|python]
-(the second argument is start()'s context; with "python" the paths are Python frames).
+    tests/gpu/compare_python_api.py BUNDLE_DIR [shadow|python [KEEP_DIR]]
+(the second argument is start()'s context; with "python" the paths are Python frames; with
+KEEP_DIR, both files are copied there, as theirs.hatchet and ours.hatchet).
 Exit code 0 when the files agree; the comparison is printed either way.
 """
 import json
 import os
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -141,6 +143,9 @@ def main():
         env = dict(os.environ, PYTHONPATH=f"{bundle}/python", PROTOND_SOCKET=socket)
         subprocess.run([sys.executable, program, "protond", "ours", context], check=True,
                        cwd=work, env=env)
+    if len(sys.argv) > 3:
+        for name in ("theirs", "ours"):
+            shutil.copy(f"{work}/{name}.hatchet", sys.argv[3])
     theirs, their_root, their_devices = flatten(f"{work}/theirs.hatchet", context)
     ours, our_root, our_devices = flatten(f"{work}/ours.hatchet", context)
     problems = compare(theirs, ours)
