@@ -1,10 +1,12 @@
 #include "cli/render/tree_view.h"
 
 #include <algorithm>
+#include <optional>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
+#include "cli/render/colour_bands.h"
 #include "common/status/status_macros.h"
 
 namespace protond::cli {
@@ -17,12 +19,20 @@ struct View {
   int depth;
   std::vector<std::vector<std::string>> cells;  // [column][node]
   std::vector<size_t> widths;
+  std::optional<ColourBands> colour;  // the first column's, when it is coloured
+  const std::vector<MetricValue>* first_values = nullptr;
 };
 
 void AppendCells(const View& view, int node, std::string* out) {
   for (size_t c = 0; c < view.cells.size(); ++c) {
     const std::string& cell = view.cells[c][node];
-    absl::StrAppend(out, std::string(view.widths[c] - cell.size(), ' '), cell, "  ");
+    absl::StrAppend(out, std::string(view.widths[c] - cell.size(), ' '));
+    if (c == 0 && view.colour.has_value() && !cell.empty()) {
+      const double value = (*view.first_values)[node].AsDouble();
+      absl::StrAppend(out, BandColour(*view.colour, value), cell, kColourEnd, "  ");
+    } else {
+      absl::StrAppend(out, cell, "  ");
+    }
   }
 }
 
@@ -57,13 +67,14 @@ absl::StatusOr<std::string> RenderTree(const v1::Tree& tree,
   ASSIGN_OR_RETURN(const TreeShape shape, CheckTreeShape(tree));
   std::vector<std::vector<MetricValue>> values;
   for (const MetricColumn& column : columns) values.push_back(ComputeColumn(tree, shape, column));
-  return RenderTreeValues(tree, shape, columns, values, depth);
+  return RenderTreeValues(tree, shape, columns, values, depth, /*colour=*/false);
 }
 
 std::string RenderTreeValues(const v1::Tree& tree, const TreeShape& shape,
                              const std::vector<MetricColumn>& columns,
-                             const std::vector<std::vector<MetricValue>>& values, int depth) {
-  View view{tree, shape, depth, {}, {}};
+                             const std::vector<std::vector<MetricValue>>& values, int depth,
+                             bool colour) {
+  View view{tree, shape, depth, {}, {}, std::nullopt, nullptr};
   for (size_t c = 0; c < columns.size(); ++c) {
     std::vector<std::string>& cells = view.cells.emplace_back();
     size_t width = columns[c].header.size();
@@ -73,8 +84,15 @@ std::string RenderTreeValues(const v1::Tree& tree, const TreeShape& shape,
     }
     view.widths.push_back(width);
   }
+  if (colour && !columns.empty()) {
+    std::vector<bool> shown(shape.depth.size());
+    for (size_t i = 0; i < shown.size(); ++i) shown[i] = shape.depth[i] < depth;
+    view.colour = BandsOf(values[0], shown);
+    view.first_values = &values[0];
+  }
   std::string out = HeaderLine(columns, view.widths);
   if (tree.nodes_size() > 0) AppendSubtree(view, 0, "", "", &out);
+  if (view.colour.has_value()) absl::StrAppend(&out, RenderLegend(columns[0].header, *view.colour));
   return out;
 }
 

@@ -36,10 +36,13 @@ absl::StatusOr<std::string> RenderTree(const v1::Tree& tree,
                                        int depth = kDefaultTreeDepth);
 
 // The same layout with values given by the caller (a diff of two trees, say): `values[c][i]` is
-// column c's value for node i.
+// column c's value for node i. With `colour`, for a terminal, the first column's values are
+// coloured by their band among the values printed, and its legend follows the tree
+// (colour_bands.h).
 std::string RenderTreeValues(const v1::Tree& tree, const TreeShape& shape,
                              const std::vector<MetricColumn>& columns,
-                             const std::vector<std::vector<MetricValue>>& values, int depth);
+                             const std::vector<std::vector<MetricValue>>& values, int depth,
+                             bool colour);
 
 }  // namespace protond::cli
 

@@ -100,7 +100,8 @@ absl::StatusOr<std::string> RenderProfile(const v1::Tree& profile, const ViewOpt
     ASSIGN_OR_RETURN(shown, DiffTrees(shown, base));
   }
   RenameFrames(options.format, /*demangle=*/false, &shown.tree);
-  std::string out = RenderTreeValues(shown.tree, shown.shape, columns, shown.values, options.depth);
+  std::string out = RenderTreeValues(shown.tree, shown.shape, columns, shown.values, options.depth,
+                                     options.colour);
   if (options.print_sorted) absl::StrAppend(&out, SortedFrames(shown, columns[0]));
   return out;
 }

@@ -23,6 +23,7 @@ struct ViewOptions {
   FrameFormat format = FrameFormat::kFull;  // -f
   bool print_sorted = false;                // --print-sorted
   bool mangled = false;  // --mangled: keep C++ kernel names as the driver gave them
+  bool colour = false;   // for a terminal: the first metric coloured, with a legend
 };
 
 // In order: hidden frames dropped, names demangled, -i/-e, -t (each profile by its own values),
