@@ -7,6 +7,7 @@
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "absl/time/clock.h"
 #include "cli/arg_reader.h"
 #include "cli/hatchet/hatchet_reader.h"
 #include "cli/render/metric_spec.h"
@@ -56,6 +57,8 @@ absl::Status ParseTreeOption(ArgReader& reader, TreeArgs* parsed) {
     parsed->list_metrics = true;
   } else if (reader.Is("--rank")) {
     ASSIGN_OR_RETURN(parsed->rank, reader.Value());
+  } else if (reader.Is("--follow")) {
+    parsed->follow = true;
   } else {
     return reader.Profile(&parsed->profile);
   }
@@ -98,6 +101,10 @@ absl::StatusOr<TreeArgs> ParseTreeArgs(const std::vector<std::string>& args) {
   if (!parsed.view.include.empty() && !parsed.view.exclude.empty()) {
     return Usage("-i and -e cannot be used together");
   }
+  if (parsed.follow && !IsSessionId(parsed.profile)) {
+    return Usage(absl::StrCat("--follow needs a session, not the file ", parsed.profile));
+  }
+  if (parsed.follow && parsed.list_metrics) return Usage("-l cannot be used with --follow");
   return parsed;
 }
 
@@ -109,6 +116,50 @@ absl::StatusOr<std::string> RenderTreeCommand(client::Client& client, const Tree
   if (args.diff_profile.empty()) return RenderProfile(tree, args.view);
   ASSIGN_OR_RETURN(const v1::Tree base, LoadProfile(client, args.diff_profile));
   return RenderProfile(tree, args.view, &base);
+}
+
+namespace {
+
+std::string FollowHeading(const v1::Session& session, absl::Duration interval) {
+  const bool running = session.state() == v1::Session::RUNNING;
+  std::string heading =
+      absl::StrCat("session ", session.id(), " (", session.name(), "), ",
+                   running ? "running" : "stopped", ": ", session.records(), " records");
+  if (session.dropped_records() > 0) {
+    absl::StrAppend(&heading, ", ", session.dropped_records(), " dropped");
+  }
+  if (running) {
+    absl::StrAppend(&heading, "; redrawn every ", absl::FormatDuration(interval),
+                    ", Ctrl-C leaves the session running");
+  }
+  return absl::StrCat(heading, "\n\n");
+}
+
+// False when `keep_going` said to stop before `interval` was over.
+bool SleepUnlessStopped(absl::Duration interval, const std::function<bool()>& keep_going) {
+  const absl::Time end = absl::Now() + interval;
+  while (absl::Now() < end) {
+    if (!keep_going()) return false;
+    absl::SleepFor(std::min(absl::Milliseconds(50), end - absl::Now()));
+  }
+  return keep_going();
+}
+
+}  // namespace
+
+absl::Status FollowTree(client::Client& client, const TreeArgs& args, absl::Duration interval,
+                        const std::function<bool()>& keep_going,
+                        const std::function<void(const std::string& frame)>& show) {
+  ASSIGN_OR_RETURN(const uint64_t id, ParseSessionId(args.profile));
+  while (true) {
+    // The state before the tree: a session seen running may stop while its tree is read, and
+    // then one more frame shows all of it.
+    ASSIGN_OR_RETURN(const v1::Session before, client.GetSession(id));
+    ASSIGN_OR_RETURN(const std::string tree, RenderTreeCommand(client, args));
+    show(FollowHeading(before, interval) + tree);
+    if (before.state() != v1::Session::RUNNING) return absl::OkStatus();
+    if (!SleepUnlessStopped(interval, keep_going)) return absl::OkStatus();
+  }
 }
 
 absl::StatusOr<TopArgs> ParseTopArgs(const std::vector<std::string>& args) {

@@ -4,10 +4,12 @@
 #define PROTOND_CLI_PROFILE_COMMANDS_H_
 
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "absl/time/time.h"
 #include "cli/viewer/profile_view.h"
 #include "cli/viewer/top_kernels.h"
 #include "client-lib/cpp/client.h"
@@ -31,15 +33,29 @@ struct TreeArgs {
   std::string diff_profile;   // --diff: shown as profile - diff_profile
   std::string rank;           // --rank: one rank of a job's session
   bool list_metrics = false;  // -l
+  bool follow = false;        // --follow: redrawn while the session runs
   ViewOptions view;
 };
 
 // `tree PROFILE [-m M] [-d N] [-t F] [-i RE | -e RE] [-f FORMAT] [--print-sorted] [--diff OTHER]
-// [--mangled] [-l] [--rank R]`; InvalidArgumentError says what is wrong with them.
+// [--mangled] [-l] [--rank R] [--follow]`; InvalidArgumentError says what is wrong with them.
 absl::StatusOr<TreeArgs> ParseTreeArgs(const std::vector<std::string>& args);
 
 // The tree (or with -l the metric names, one a line).
 absl::StatusOr<std::string> RenderTreeCommand(client::Client& client, const TreeArgs& args);
+
+// How often --follow redraws.
+inline constexpr absl::Duration kFollowInterval = absl::Seconds(1);
+
+// --follow: while session `args.profile` runs, its tree every `interval` (with `args`' options),
+// each as one frame for `show`: a heading ("session 7 (train), running: 1234 records; redrawn
+// every 1s, Ctrl-C leaves the session running") and the tree. When the session has stopped, a
+// last frame with everything it recorded, headed "... stopped: ..."; a session that had stopped
+// already gets that frame alone. Ends early, with OK, once `keep_going` returns false (it is
+// asked about every 50 ms while waiting).
+absl::Status FollowTree(client::Client& client, const TreeArgs& args, absl::Duration interval,
+                        const std::function<bool()>& keep_going,
+                        const std::function<void(const std::string& frame)>& show);
 
 struct TopArgs {
   std::string profile;

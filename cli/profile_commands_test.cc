@@ -50,6 +50,8 @@ TEST(ProfileCommandsTest, ParsesEveryTreeOption) {
   EXPECT_TRUE(args->view.print_sorted);
   EXPECT_EQ(args->diff_profile, "8");
   EXPECT_EQ(args->view.exclude, "x");
+  EXPECT_FALSE(args->follow);
+  EXPECT_TRUE(ParseTreeArgs({"7", "--follow"})->follow);
 }
 
 TEST(ProfileCommandsTest, BadTreeArgumentsSayWhatIsWrong) {
@@ -63,7 +65,11 @@ TEST(ProfileCommandsTest, BadTreeArgumentsSayWhatIsWrong) {
             "not 'short'");
   EXPECT_EQ(UsageError({"1", "-m"}), "INVALID_ARGUMENT: -m needs a value");
   EXPECT_EQ(UsageError({"1", "2"}), "INVALID_ARGUMENT: unexpected argument '2'");
-  EXPECT_EQ(UsageError({"1", "--follow"}), "INVALID_ARGUMENT: unexpected argument '--follow'");
+  EXPECT_EQ(UsageError({"1", "--folow"}), "INVALID_ARGUMENT: unexpected argument '--folow'");
+  EXPECT_EQ(UsageError({"x.hatchet", "--follow"}),
+            "INVALID_ARGUMENT: --follow needs a session, not the file x.hatchet");
+  EXPECT_EQ(UsageError({"1", "--follow", "-l"}),
+            "INVALID_ARGUMENT: -l cannot be used with --follow");
 }
 
 TEST(ProfileCommandsTest, ParsesTopArguments) {

@@ -5,6 +5,7 @@
 #include <chrono>
 #include <csignal>
 #include <cstdio>
+#include <cstdlib>
 #include <string>
 #include <thread>
 #include <vector>
@@ -34,10 +35,11 @@ constexpr char kUsage[] =
     "  sessions                                  list your sessions\n"
     "  tree SESSION|FILE [-m METRIC[,METRIC]] [-d DEPTH] [-t THRESHOLD] [-i REGEX | -e REGEX]\n"
     "       [-f full|file_function_line|function_line|file_function] [--print-sorted]\n"
-    "       [--diff SESSION|FILE] [--mangled] [-l] [--rank RANK]\n"
+    "       [--diff SESSION|FILE] [--mangled] [-l] [--rank RANK] [--follow]\n"
     "                                            print the call tree of a session or of a\n"
     "                                            Hatchet file, as proton-viewer (-l: list the\n"
-    "                                            metrics; see docs/viewer.md)\n"
+    "                                            metrics; --follow: redraw it every second\n"
+    "                                            while the session runs; docs/viewer.md)\n"
     "  top SESSION|FILE [-n COUNT] [--mangled]   the kernels that took the most GPU time, with\n"
     "                                            their rates and roofline verdict\n"
     "  export SESSION|FILE --format hatchet|chrome|folded|svg|csv -o FILE [--force]\n"
@@ -108,9 +110,37 @@ int Sessions(client::Client& client) {
   return 0;
 }
 
+std::atomic<bool> g_interrupted{false};
+
+void StopOnCtrlC() {
+  std::signal(SIGINT, [](int) { g_interrupted.store(true); });
+}
+
+// As hatchet decides for proton-viewer: colour for a terminal, unless NO_COLOR (no-color.org).
+bool ColourOutput() { return isatty(STDOUT_FILENO) && std::getenv("NO_COLOR") == nullptr; }
+
+// A terminal sees each frame in place of the last; a pipe gets them one after another.
+int Follow(client::Client& client, const TreeArgs& args) {
+  StopOnCtrlC();
+  const bool terminal = isatty(STDOUT_FILENO);
+  bool first = true;
+  absl::Status followed = FollowTree(
+      client, args, kFollowInterval, [] { return !g_interrupted.load(); },
+      [&](const std::string& frame) {
+        if (terminal) std::fputs("\033[H\033[2J", stdout);
+        if (!terminal && !first) std::fputs("\n", stdout);
+        first = false;
+        std::fputs(frame.c_str(), stdout);
+        std::fflush(stdout);
+      });
+  return followed.ok() ? 0 : Fail(followed);
+}
+
 int Tree(client::Client& client, const std::vector<std::string>& args) {
   absl::StatusOr<TreeArgs> tree_args = ParseTreeArgs(args);
   if (!tree_args.ok()) return BadUsage(absl::StrCat("tree: ", tree_args.status().message()));
+  tree_args->view.colour = ColourOutput();
+  if (tree_args->follow) return Follow(client, *tree_args);
   return Print(RenderTreeCommand(client, *tree_args));
 }
 
@@ -166,17 +196,12 @@ int Processes(client::Client& client, const std::vector<std::string>& args) {
   return 0;
 }
 
-std::atomic<bool> g_interrupted{false};
-
 // Until session `id` has stopped (by its duration, or when its processes exit); Ctrl-C stops it.
 absl::StatusOr<v1::Session> WaitUntilStopped(client::Client& client, uint64_t id) {
-  std::signal(SIGINT, [](int) { g_interrupted.store(true); });
+  StopOnCtrlC();
   while (!g_interrupted.load()) {
-    auto sessions = client.ListSessions();
-    if (!sessions.ok()) return sessions.status();
-    for (const v1::Session& session : sessions->sessions()) {
-      if (session.id() == id && session.state() == v1::Session::STOPPED) return session;
-    }
+    absl::StatusOr<v1::Session> session = client.GetSession(id);
+    if (!session.ok() || session->state() == v1::Session::STOPPED) return session;
     std::this_thread::sleep_for(std::chrono::milliseconds(200));
   }
   return client.StopSession(id);
@@ -202,6 +227,7 @@ int Start(client::Client& client, const std::vector<std::string>& args) {
   PrintStopped(*stopped);
   TreeArgs tree;
   tree.profile = absl::StrCat(id);
+  tree.view.colour = ColourOutput();
   return Print(RenderTreeCommand(client, tree));
 }
 

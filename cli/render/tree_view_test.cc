@@ -3,6 +3,8 @@
 #include <string>
 #include <vector>
 
+#include "absl/strings/str_cat.h"
+#include "cli/render/colour_bands.h"
 #include "client-lib/cpp/test_trees.h"
 #include "gtest/gtest.h"
 
@@ -115,6 +117,26 @@ TEST(TreeViewTest, NodeWithoutCompletedInstancesShowsNoTime) {
             "count  cpu_time (us)\n"
             "    0                 ROOT\n"
             "    0                 └─ kernel\n");
+}
+
+// For a terminal: each value coloured by its band between io's 20 and ROOT's 120.25, the padding
+// outside the colour so the columns still line up, and the legend under the tree.
+TEST(TreeViewTest, ColourMarksTheFirstMetricsBandsAndAddsALegend) {
+  const v1::Tree tree = SampleTree();
+  const absl::StatusOr<TreeShape> shape = CheckTreeShape(tree);
+  ASSERT_TRUE(shape.ok());
+  const absl::StatusOr<std::vector<MetricColumn>> columns = ParseMetricSpec("", tree);
+  ASSERT_TRUE(columns.ok());
+  const std::vector<std::vector<MetricValue>> values = {ComputeColumn(tree, *shape, (*columns)[0])};
+  const std::string end = "\033[0m";
+  EXPECT_EQ(RenderTreeValues(tree, *shape, *columns, values, kDefaultTreeDepth, /*colour=*/true),
+            absl::StrCat("cpu_time (ms)\n",                                      //
+                         "      \033[38;5;196m120.250", end, "  ROOT\n",         //
+                         "      \033[38;5;208m100.250", end, "  ├─ compute\n",   //
+                         "       \033[38;5;46m60.100", end, "  │  ├─ matmul\n",  //
+                         "       \033[38;5;34m40.000", end, "  │  └─ reduce\n",  //
+                         "       \033[38;5;22m20.000", end, "  └─ io\n",         //
+                         RenderLegend("cpu_time (ms)", ColourBands{20, 120.25})));
 }
 
 TEST(TreeViewTest, EmptyTreePrintsTheHeaderAlone) {

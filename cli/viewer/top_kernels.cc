@@ -108,6 +108,7 @@ absl::StatusOr<std::string> RenderTopKernels(const v1::Tree& profile, int limit,
   v1::Tree tree = DropHiddenFrames(profile, shape);
   RenameFrames(FrameFormat::kFull, !mangled, &tree);
   const std::vector<Kernel> kernels = CollectKernels(tree);
+  if (kernels.empty()) return std::string("no GPU kernels in this profile\n");
   double total_ns = 0;
   for (const Kernel& kernel : kernels) total_ns += kernel.time_ns;
   std::vector<std::vector<std::string>> rows;

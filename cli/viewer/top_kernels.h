@@ -18,6 +18,7 @@ inline constexpr int kDefaultTopKernels = 20;
 // launches, average time, achieved TFLOP/s (all "flops*" metrics) and GB/s ("bytes"), the bound
 // (compute or memory: whichever roofline bound is larger) and the percent of that peak reached.
 // Launch-metadata frames are left out, as in the tree; names are demangled unless `mangled`.
+// A profile without GPU kernels gets one line that says so.
 absl::StatusOr<std::string> RenderTopKernels(const v1::Tree& tree, int limit, bool mangled);
 
 }  // namespace protond::cli

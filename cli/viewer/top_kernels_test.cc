@@ -61,5 +61,12 @@ TEST(TopKernelsTest, UnknownDeviceHasNoVerdict) {
             "  200.000    66.7    700   285.714    494.7  335.0  -              -  nvjet\n");
 }
 
+TEST(TopKernelsTest, AProfileWithoutKernelsSaysSo) {
+  v1::Tree tree;
+  testing::AddNode(&tree, 0, 0, "ROOT");
+  testing::AddNode(&tree, 1, 0, "train");
+  EXPECT_EQ(RenderTopKernels(tree, 20, false).value(), "no GPU kernels in this profile\n");
+}
+
 }  // namespace
 }  // namespace protond::cli

@@ -92,6 +92,16 @@ absl::StatusOr<v1::ListSessionsResponse> Client::ListSessions() {
   return Call(sessions_.get(), &v1::Sessions::Stub::ListSessions, v1::ListSessionsRequest());
 }
 
+absl::StatusOr<v1::Session> Client::GetSession(uint64_t session_id) {
+  absl::StatusOr<v1::ListSessionsResponse> sessions = ListSessions();
+  if (!sessions.ok()) return sessions.status();
+  for (const v1::Session& session : sessions->sessions()) {
+    if (session.id() == session_id) return session;
+  }
+  return absl::NotFoundError(
+      absl::StrCat("session ", session_id, " does not exist (see protonctl sessions)"));
+}
+
 absl::StatusOr<v1::Tree> Client::GetTree(uint64_t session_id, const std::string& rank) {
   v1::GetTreeRequest request;
   request.set_rank(rank);

@@ -37,6 +37,8 @@ class Client {
   absl::StatusOr<v1::ListProcessesResponse> ListProcesses();
   absl::StatusOr<v1::Session> FlushSession(uint64_t session_id);
   absl::StatusOr<v1::ListSessionsResponse> ListSessions();
+  // One of ListSessions' sessions; NotFoundError when it lists none with that id.
+  absl::StatusOr<v1::Session> GetSession(uint64_t session_id);
   // The session's tree; with `rank`, only what its processes of that RANK contributed.
   absl::StatusOr<v1::Tree> GetTree(uint64_t session_id, const std::string& rank = "");
   // A trace session's events: the streamed chunks, merged into one Trace.

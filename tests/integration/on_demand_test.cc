@@ -10,6 +10,10 @@
 #include <thread>
 #include <vector>
 
+#include "absl/strings/ascii.h"
+#include "absl/strings/match.h"
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_split.h"
 #include "client-lib/cpp/client.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
@@ -286,6 +290,76 @@ TEST_F(OnDemandTest, AJobIsOneSessionOverItsRegisteredProcesses) {
   const Completed unknown = Protonctl({"start", "--job", "nope"});
   EXPECT_EQ(unknown.exit_code, 1);
   EXPECT_THAT(unknown.err, HasSubstr("no registered process of job nope on this node"));
+}
+
+// The steps count of each frame --follow printed (-m count), in order, and each frame's heading.
+// A frame drawn before the first step ended has no step line: 0 steps.
+struct FollowedFrames {
+  std::vector<std::string> headings;
+  std::vector<uint64_t> steps;
+};
+
+FollowedFrames ReadFrames(const std::string& out) {
+  FollowedFrames frames;
+  for (absl::string_view line : absl::StrSplit(out, '\n')) {
+    if (absl::StartsWith(line, "session ")) {
+      frames.headings.emplace_back(line);
+      frames.steps.push_back(0);
+    }
+    uint64_t steps;
+    if (!frames.steps.empty() && absl::EndsWith(line, "─ step") &&
+        absl::SimpleAtoi(absl::StripAsciiWhitespace(line.substr(0, line.find("  ", 2))), &steps)) {
+      frames.steps.back() = steps;
+    }
+  }
+  return frames;
+}
+
+// A live view: frames about a second apart while the session runs, each with the steps recorded
+// so far, then the whole session once its duration has ended it; protonctl exits by itself.
+TEST_F(OnDemandTest, TreeFollowRedrawsARunningSessionUntilItStops) {
+  const pid_t workload = SpawnIdleWorkload(/*steps=*/450, /*step_ms=*/10);
+  ASSERT_TRUE(WaitRegistered(workload));
+  const std::string pid = std::to_string(workload);
+  ASSERT_EQ(Protonctl({"start", "--pid", pid, "--duration", "2500ms"}).exit_code, 0);
+  const auto before = std::chrono::steady_clock::now();
+  const Completed follow = Protonctl({"tree", "1", "--follow", "-m", "count"});
+  const auto took = std::chrono::steady_clock::now() - before;
+  ASSERT_EQ(follow.exit_code, 0) << follow.err;
+  const FollowedFrames frames = ReadFrames(follow.out);
+  ASSERT_GE(frames.headings.size(), 3u) << follow.out;
+  for (size_t i = 0; i + 1 < frames.headings.size(); ++i) {
+    EXPECT_THAT(frames.headings[i], HasSubstr("session 1 (pid " + pid + "), running: "));
+    EXPECT_THAT(frames.headings[i], HasSubstr("; redrawn every 1s"));
+    EXPECT_LE(frames.steps[i], frames.steps[i + 1]);
+  }
+  EXPECT_LT(frames.steps.front(), frames.steps.back());
+  EXPECT_THAT(frames.headings.back(), HasSubstr("session 1 (pid " + pid + "), stopped: "));
+  EXPECT_EQ(frames.steps.back(), StepCount(1));
+  EXPECT_LT(took, std::chrono::seconds(6));
+  // The same session through top: no GPU work, and it says so.
+  const Completed top = Protonctl({"top", "1"});
+  EXPECT_EQ(top.exit_code, 0) << top.err;
+  EXPECT_EQ(top.out, "no GPU kernels in this profile\n");
+  EXPECT_EQ(Wait(workload, dir_).exit_code, 0);
+}
+
+TEST_F(OnDemandTest, TreeFollowOfAStoppedSessionPrintsItOnce) {
+  const pid_t workload = SpawnIdleWorkload(/*steps=*/100, /*step_ms=*/10);
+  ASSERT_TRUE(WaitRegistered(workload));
+  ASSERT_EQ(Protonctl({"start", "--pid", std::to_string(workload), "--duration", "200ms", "--wait"})
+                .exit_code,
+            0);
+  const Completed follow = Protonctl({"tree", "1", "--follow", "-m", "count"});
+  ASSERT_EQ(follow.exit_code, 0) << follow.err;
+  const FollowedFrames frames = ReadFrames(follow.out);
+  ASSERT_EQ(frames.headings.size(), 1u) << follow.out;
+  EXPECT_THAT(frames.headings[0], HasSubstr("stopped: "));
+  EXPECT_EQ(frames.steps[0], StepCount(1));
+  const Completed missing = Protonctl({"tree", "9", "--follow"});
+  EXPECT_EQ(missing.exit_code, 1);
+  EXPECT_EQ(missing.err, "protonctl: session 9 does not exist (see protonctl sessions)\n");
+  EXPECT_EQ(Wait(workload, dir_).exit_code, 0);
 }
 
 }  // namespace
