@@ -109,13 +109,13 @@ absl::StatusOr<TreeArgs> ParseTreeArgs(const std::vector<std::string>& args) {
 }
 
 absl::StatusOr<std::string> RenderTreeCommand(client::Client& client, const TreeArgs& args) {
-  ASSIGN_OR_RETURN(const v1::Tree tree, LoadProfile(client, args.profile, args.rank));
+  ASSIGN_OR_RETURN(v1::Tree tree, LoadProfile(client, args.profile, args.rank));
   if (args.list_metrics) {
     return absl::StrCat(absl::StrJoin(AvailableMetricNames(tree), "\n"), "\n");
   }
-  if (args.diff_profile.empty()) return RenderProfile(tree, args.view);
+  if (args.diff_profile.empty()) return RenderProfile(std::move(tree), args.view);
   ASSIGN_OR_RETURN(const v1::Tree base, LoadProfile(client, args.diff_profile));
-  return RenderProfile(tree, args.view, &base);
+  return RenderProfile(std::move(tree), args.view, &base);
 }
 
 namespace {

@@ -13,14 +13,18 @@ namespace {
 
 constexpr char kLaunchMetadata[] = "__proton_launch_metadata";
 
-// `keep` must hold every kept node's parent too.
-v1::Tree KeepNodes(const v1::Tree& tree, const std::vector<bool>& keep) {
-  v1::Tree kept;
-  *kept.mutable_devices() = tree.devices();
-  for (int i = 0; i < tree.nodes_size(); ++i) {
-    if (keep[i]) *kept.add_nodes() = tree.nodes(i);
+// `keep` must hold every kept node's parent too. Kept nodes move down in place (swapping
+// pointers), so that no node is copied: a profile has tens of thousands.
+v1::Tree KeepNodes(v1::Tree tree, const std::vector<bool>& keep) {
+  auto* nodes = tree.mutable_nodes();
+  int kept = 0;
+  for (int i = 0; i < nodes->size(); ++i) {
+    if (!keep[i]) continue;
+    if (kept != i) nodes->SwapElements(kept, i);
+    ++kept;
   }
-  return kept;
+  nodes->DeleteSubrange(kept, nodes->size() - kept);
+  return tree;
 }
 
 bool IsLaunchMetadata(const std::string& name) {
@@ -53,7 +57,7 @@ absl::StatusOr<std::vector<bool>> MatchNames(const v1::Tree& tree, const std::st
 
 }  // namespace
 
-v1::Tree DropHiddenFrames(const v1::Tree& tree, const TreeShape& shape) {
+v1::Tree DropHiddenFrames(v1::Tree tree, const TreeShape& shape) {
   const int n = tree.nodes_size();
   std::vector<bool> hidden(n);
   for (int i = 1; i < n; ++i) {
@@ -65,31 +69,33 @@ v1::Tree DropHiddenFrames(const v1::Tree& tree, const TreeShape& shape) {
     keep[i] = i == 0 || (!hidden[i] && (node.metrics_size() > 0 || node.count() > 0));
     for (int child : shape.children[i]) keep[i] = keep[i] || (keep[child] && !hidden[i]);
   }
-  return KeepNodes(tree, keep);
+  return KeepNodes(std::move(tree), keep);
 }
 
-absl::StatusOr<v1::Tree> IncludeFrames(const v1::Tree& tree, const TreeShape& shape,
+absl::StatusOr<v1::Tree> IncludeFrames(v1::Tree tree, const TreeShape& shape,
                                        const std::string& regex) {
   ASSIGN_OR_RETURN(std::vector<bool> keep, MatchNames(tree, regex));
   for (int i = 1; i < tree.nodes_size(); ++i) keep[i] = keep[i] || keep[shape.parent[i]];
-  return KeepNodes(tree, WithAncestors(shape, std::move(keep)));
+  std::vector<bool> kept = WithAncestors(shape, std::move(keep));
+  return KeepNodes(std::move(tree), kept);
 }
 
-absl::StatusOr<v1::Tree> ExcludeFrames(const v1::Tree& tree, const TreeShape& shape,
+absl::StatusOr<v1::Tree> ExcludeFrames(v1::Tree tree, const TreeShape& shape,
                                        const std::string& regex) {
   ASSIGN_OR_RETURN(const std::vector<bool> matches, MatchNames(tree, regex));
   std::vector<bool> keep(tree.nodes_size(), true);
   for (int i = 1; i < tree.nodes_size(); ++i) keep[i] = !matches[i] && keep[shape.parent[i]];
-  return KeepNodes(tree, keep);
+  return KeepNodes(std::move(tree), keep);
 }
 
-v1::Tree KeepAtLeast(const v1::Tree& tree, const TreeShape& shape,
-                     const std::vector<MetricValue>& values, double threshold) {
+v1::Tree KeepAtLeast(v1::Tree tree, const TreeShape& shape, const std::vector<MetricValue>& values,
+                     double threshold) {
   std::vector<bool> marked(tree.nodes_size());
   for (int i = 0; i < tree.nodes_size(); ++i) {
     marked[i] = !values[i].blank() && values[i].AsDouble() >= threshold;
   }
-  return KeepNodes(tree, WithAncestors(shape, std::move(marked)));
+  std::vector<bool> kept = WithAncestors(shape, std::move(marked));
+  return KeepNodes(std::move(tree), kept);
 }
 
 }  // namespace protond::cli

@@ -28,10 +28,9 @@ std::vector<MetricColumn> FixPercentTotals(std::vector<MetricColumn> columns, co
   return columns;
 }
 
-absl::StatusOr<v1::Tree> Filter(const v1::Tree& tree, const TreeShape& shape,
-                                const ViewOptions& options) {
-  if (!options.include.empty()) return IncludeFrames(tree, shape, options.include);
-  if (!options.exclude.empty()) return ExcludeFrames(tree, shape, options.exclude);
+absl::StatusOr<v1::Tree> Filter(v1::Tree tree, const TreeShape& shape, const ViewOptions& options) {
+  if (!options.include.empty()) return IncludeFrames(std::move(tree), shape, options.include);
+  if (!options.exclude.empty()) return ExcludeFrames(std::move(tree), shape, options.exclude);
   return tree;
 }
 
@@ -39,18 +38,19 @@ absl::StatusOr<v1::Tree> ApplyThreshold(v1::Tree tree, const ViewOptions& option
                                         const MetricColumn& first) {
   if (!options.threshold.has_value()) return tree;
   ASSIGN_OR_RETURN(const TreeShape shape, CheckTreeShape(tree));
-  return KeepAtLeast(tree, shape, ComputeColumn(tree, shape, first), *options.threshold);
+  const std::vector<MetricValue> values = ComputeColumn(tree, shape, first);
+  return KeepAtLeast(std::move(tree), shape, values, *options.threshold);
 }
 
 // One profile as shown, before any diff: hidden frames dropped, names demangled, -i/-e, -t.
-absl::StatusOr<TreeValues> Prepare(const v1::Tree& profile, const ViewOptions& options,
+absl::StatusOr<TreeValues> Prepare(v1::Tree profile, const ViewOptions& options,
                                    const std::vector<MetricColumn>& parsed_columns) {
   ASSIGN_OR_RETURN(const TreeShape profile_shape, CheckTreeShape(profile));
-  v1::Tree tree = DropHiddenFrames(profile, profile_shape);
+  v1::Tree tree = DropHiddenFrames(std::move(profile), profile_shape);
   RenameFrames(FrameFormat::kFull, !options.mangled, &tree);
   ASSIGN_OR_RETURN(const TreeShape shape, CheckTreeShape(tree));
   const std::vector<MetricColumn> columns = FixPercentTotals(parsed_columns, tree, shape);
-  ASSIGN_OR_RETURN(tree, Filter(tree, shape, options));
+  ASSIGN_OR_RETURN(tree, Filter(std::move(tree), shape, options));
   ASSIGN_OR_RETURN(tree, ApplyThreshold(std::move(tree), options, columns[0]));
   TreeValues shown;
   ASSIGN_OR_RETURN(shown.shape, CheckTreeShape(tree));
@@ -82,19 +82,26 @@ std::string SortedFrames(const TreeValues& shown, const MetricColumn& first) {
   return out;
 }
 
+// -m names the metrics of the whole profiles, whatever the filters leave.
+absl::StatusOr<std::vector<MetricColumn>> ParseColumns(const v1::Tree& profile,
+                                                       const ViewOptions& options,
+                                                       const v1::Tree* diff_base) {
+  if (diff_base == nullptr) return ParseMetricSpec(options.metrics, profile);
+  v1::Tree both_profiles = profile;
+  both_profiles.MergeFrom(*diff_base);
+  return ParseMetricSpec(options.metrics, both_profiles);
+}
+
 }  // namespace
 
-absl::StatusOr<std::string> RenderProfile(const v1::Tree& profile, const ViewOptions& options,
+absl::StatusOr<std::string> RenderProfile(v1::Tree profile, const ViewOptions& options,
                                           const v1::Tree* diff_base) {
   if (!options.include.empty() && !options.exclude.empty()) {
     return absl::InvalidArgumentError("-i and -e cannot be used together");
   }
-  // -m names the metrics of the whole profiles, whatever the filters leave.
-  v1::Tree both_profiles = profile;
-  if (diff_base != nullptr) both_profiles.MergeFrom(*diff_base);
   ASSIGN_OR_RETURN(const std::vector<MetricColumn> columns,
-                   ParseMetricSpec(options.metrics, both_profiles));
-  ASSIGN_OR_RETURN(TreeValues shown, Prepare(profile, options, columns));
+                   ParseColumns(profile, options, diff_base));
+  ASSIGN_OR_RETURN(TreeValues shown, Prepare(std::move(profile), options, columns));
   if (diff_base != nullptr) {
     ASSIGN_OR_RETURN(const TreeValues base, Prepare(*diff_base, options, columns));
     ASSIGN_OR_RETURN(shown, DiffTrees(shown, base));

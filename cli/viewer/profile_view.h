@@ -31,7 +31,8 @@ struct ViewOptions {
 // then -f. Metric names are parsed against both profiles' metrics, so a metric only one side has
 // shows as a difference from zero. --print-sorted adds every frame but ROOT under the tree,
 // largest first value first (frames without one left out), names cut at 100 characters.
-absl::StatusOr<std::string> RenderProfile(const v1::Tree& profile, const ViewOptions& options,
+// `profile` is taken by value: move it in when it is not needed after.
+absl::StatusOr<std::string> RenderProfile(v1::Tree profile, const ViewOptions& options,
                                           const v1::Tree* diff_base = nullptr);
 
 }  // namespace protond::cli
