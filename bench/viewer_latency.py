@@ -7,8 +7,9 @@ nodes) under `protonctl run`, then each command runs RUNS times in turn and the 
 median, p90, p99 and max wall time per command. The issue's targets: tree p99 <= 50 ms, export
 <= 200 ms. For scale, the same tree is read from the exported Hatchet file (no daemon), the file is
 parsed by Python's json module (the least any Python viewer does), Triton's own proton-viewer
-reads it where Triton and hatchet are installed (at most 10 runs), and `protonctl --help`
-gives the cost of starting the binary at all.
+reads it where Triton and hatchet are installed (at most 10 runs), `protonctl --help` gives the
+cost of starting the binary at all and `protonctl sessions` that of starting it, connecting and one
+small query.
 
 Usage: bench/viewer_latency.py BIN_DIR [--runs N] [--shape LAYERS,BLOCKS,OPS] [--report-only]
 BIN_DIR holds protond, protonctl and wide_tree_workload (build/bin, or a bundle's bin). Exit code
@@ -94,6 +95,7 @@ def main():
                 "python json.load(FILE)": [sys.executable, "-c",
                                            f"import json; json.load(open({exported!r}))"],
                 "protonctl --help": [protonctl, "--help"],
+                "protonctl sessions": ctl + ["sessions"],
             }
             results = {name: timed_runs(argv, args.runs) for name, argv in commands.items()}
             if all(importlib.util.find_spec(m) is not None for m in ("triton", "hatchet")):
