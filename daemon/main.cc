@@ -143,6 +143,9 @@ int main(int argc, char** argv) {
   sigaddset(&signals, SIGTERM);
   pthread_sigmask(SIG_BLOCK, &signals, nullptr);
   signal(SIGPIPE, SIG_IGN);
+  // A store that reaches the file size limit (ulimit -f) fails its commit with an error that the
+  // daemon reports, instead of SIGXFSZ killing it without a word.
+  signal(SIGXFSZ, SIG_IGN);
 
   // Before the store is touched: a second daemon for this socket must not open it.
   auto lock = protond::server::SocketLock::Acquire(flags.socket);

@@ -10,6 +10,7 @@
 #include <cerrno>
 #include <chrono>
 #include <condition_variable>
+#include <cstdio>
 #include <cstring>
 #include <mutex>
 #include <thread>
@@ -64,11 +65,22 @@ absl::StatusOr<int> Listen(const std::string& path) {
   return fd;
 }
 
+// The inode of the file at `path`; 0 when there is none.
+ino_t InodeAt(const std::string& path) {
+  struct stat file;
+  return stat(path.c_str(), &file) == 0 ? file.st_ino : 0;
+}
+
+// How often the accept loop checks that the socket file is still there.
+constexpr auto kSocketCheckInterval = std::chrono::seconds(1);
+
 }  // namespace
 
 struct UnixServer::Impl {
   std::string socket_path;
   int listen_fd = -1;
+  ino_t socket_inode = 0;  // the socket file's, to notice when it is removed or replaced
+  bool relisten_failure_logged = false;
   PeerTable peers;
   service::ProtondService* service = nullptr;
   std::unique_ptr<SessionsService> sessions;
@@ -111,8 +123,34 @@ struct UnixServer::Impl {
     connections_ended.notify_all();
   }
 
+  // A removed socket file (a cleanup of /tmp or /run, a mistaken rm) leaves the daemon running
+  // but unreachable for every process that starts after: bind the path again, unless another
+  // daemon answers there now. Connections already open are not affected either way.
+  void ListenAgainIfSocketRemoved() {
+    if (InodeAt(socket_path) == socket_inode) return;
+    absl::StatusOr<int> fd = Listen(socket_path);
+    if (!fd.ok()) {
+      if (!relisten_failure_logged) {
+        std::fprintf(stderr, "protond: %s is no longer this daemon's socket, and: %s\n",
+                     socket_path.c_str(), std::string(fd.status().message()).c_str());
+      }
+      relisten_failure_logged = true;
+      return;
+    }
+    close(listen_fd);
+    listen_fd = *fd;
+    socket_inode = InodeAt(socket_path);
+    relisten_failure_logged = false;
+    std::fprintf(stderr, "protond: %s was removed; listening there again\n", socket_path.c_str());
+  }
+
   void AcceptLoop() {
+    auto next_socket_check = std::chrono::steady_clock::now() + kSocketCheckInterval;
     while (!stopping.load()) {
+      if (std::chrono::steady_clock::now() >= next_socket_check) {
+        ListenAgainIfSocketRemoved();
+        next_socket_check = std::chrono::steady_clock::now() + kSocketCheckInterval;
+      }
       pollfd p{listen_fd, POLLIN, 0};
       if (poll(&p, 1, 100) <= 0) continue;
       // Non-blocking, as gRPC's event engine requires of an adopted descriptor.
@@ -143,6 +181,7 @@ absl::StatusOr<std::unique_ptr<UnixServer>> UnixServer::Start(const std::string&
   absl::StatusOr<int> fd = Listen(socket_path);
   if (!fd.ok()) return fd.status();
   impl->listen_fd = *fd;
+  impl->socket_inode = InodeAt(socket_path);
   impl->service = service;
   impl->sessions = std::make_unique<SessionsService>(service, &impl->peers);
   impl->query = std::make_unique<QueryService>(service, &impl->peers);
@@ -175,7 +214,8 @@ void UnixServer::Shutdown() {
   }
   impl_->server->Shutdown(std::chrono::system_clock::now() + std::chrono::seconds(2));
   close(impl_->listen_fd);
-  unlink(impl_->socket_path.c_str());
+  // Not another daemon's, bound after ours was removed.
+  if (InodeAt(impl_->socket_path) == impl_->socket_inode) unlink(impl_->socket_path.c_str());
 }
 
 }  // namespace protond::server

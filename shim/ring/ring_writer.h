@@ -38,10 +38,16 @@ class LaneWriter {
   // Appends one record of `bytes` (a multiple of 8). Returns false, and counts the drop, when
   // the lane lacks the space.
   bool TryWrite(const void* record, size_t bytes) {
-    if (!HasSpace(bytes)) {
-      CountDropped();
-      return false;
-    }
+    if (TryAppend(record, bytes)) return true;
+    CountDropped();
+    return false;
+  }
+
+  // TryWrite without counting a drop: for what the daemon does not count as a record either
+  // (announcements and definitions), whose loss costs the record that needed them, counted by
+  // the caller.
+  bool TryAppend(const void* record, size_t bytes) {
+    if (!HasSpace(bytes)) return false;
     Copy(static_cast<const uint8_t*>(record), bytes);
     write_pos_ += bytes;
     header_->write_pos.store(write_pos_, std::memory_order_release);

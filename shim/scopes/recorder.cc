@@ -75,8 +75,7 @@ void SetLastError(std::string message) { CurrentThread().last_error = std::move(
 namespace {
 
 // Claims the slot's lane if needed and announces the thread and session in it. On failure the
-// caller's record is lost; the failing write already counted itself, the caller's record is
-// counted here.
+// caller's record is lost and counted (here, or by ClaimLane when no lane is free).
 bool PrepareLane(ring::WritableRegion& region, uint32_t tid, SlotLane& l, uint64_t session) {
   if (!l.lane.valid()) {
     l.lane = region.ClaimLane(tid);
@@ -87,13 +86,13 @@ bool PrepareLane(ring::WritableRegion& region, uint32_t tid, SlotLane& l, uint64
   }
   if (!l.announced) {
     const record::Header begin = record::MakeThreadBegin(tid);
-    if (!l.lane.TryWrite(&begin, sizeof(begin))) return l.lane.CountDropped(), false;
+    if (!l.lane.TryAppend(&begin, sizeof(begin))) return l.lane.CountDropped(), false;
     l.announced = true;
     l.session = 0;
   }
   if (l.session != session) {
     const auto begin = record::MakeSessionBegin(session);
-    if (!l.lane.TryWrite(&begin, sizeof(begin))) return l.lane.CountDropped(), false;
+    if (!l.lane.TryAppend(&begin, sizeof(begin))) return l.lane.CountDropped(), false;
     l.session = session;
   }
   return true;
@@ -107,7 +106,7 @@ bool DefineContext(NameTable& names, SlotLane& l, uint32_t context_id) {
   if (!DefineContext(names, l, entry->parent_id)) return false;
   uint8_t buffer[record::kMaxRecordBytes];
   const size_t size = record::EncodeContextDef(context_id, entry->parent_id, entry->name, buffer);
-  if (!l.lane.TryWrite(buffer, size)) return false;
+  if (!l.lane.TryAppend(buffer, size)) return false;
   l.context_defined[context_id] = true;
   return true;
 }
@@ -117,7 +116,7 @@ bool DefineName(NameTable& names, SlotLane& l, uint32_t name_id, NameClass name_
   if (l.name_defined[name_id]) return true;
   uint8_t buffer[record::kMaxRecordBytes];
   const size_t size = record::EncodeNameDef(name_id, name_class, names.Name(name_id)->name, buffer);
-  if (!l.lane.TryWrite(buffer, size)) return false;
+  if (!l.lane.TryAppend(buffer, size)) return false;
   l.name_defined[name_id] = true;
   return true;
 }
@@ -150,6 +149,15 @@ protond_result WriteUnreferenced(ring::WritableRegion& region, uint32_t slot, ui
   uint8_t buffer[record::kMaxRecordBytes];
   const size_t size = encode(buffer);
   return l.lane.TryWrite(buffer, size) ? PROTOND_OK : PROTOND_DROPPED;
+}
+
+// The exit of a scope or state whose enter was lost: lost with it, and counted, so that every
+// record the program wrote is either stored or counted as dropped.
+protond_result CountLostExit(ring::WritableRegion& region, ThreadRecorder& t, uint32_t slot,
+                             uint64_t session) {
+  SlotLane& l = t.lanes[slot];
+  if (PrepareLane(region, t.tid, l, session)) l.lane.CountDropped();
+  return PROTOND_DROPPED;
 }
 
 constexpr size_t kDefinitionRoom = 1024;
@@ -342,7 +350,7 @@ protond_result Recorder::EnterScope(const char* name) {
   ThreadRecorder& t = CurrentThread();
   if (!IsValidName(name)) return Fail(t, PROTOND_ERR_INVALID_ARGUMENT, "scope name is empty");
   const ContextCacheEntry& context = LookupContext(names_, t, InnermostScope(t), name);
-  OpenScope scope{context.context_id, context.name, {}};
+  OpenScope scope{context.context_id, context.name, {}, {}};
   uint64_t now_ns = 0;
   const protond_result result = ForEachRecording([&](uint32_t slot, uint64_t session) {
     if (now_ns == 0) now_ns = NowNs();
@@ -350,6 +358,7 @@ protond_result Recorder::EnterScope(const char* name) {
         WriteRecord(*this, t, slot, session, context.context_id, 0, NameClass::kState,
                     record::MakeTimed(record::Kind::kScopeEnter, context.context_id, now_ns));
     if (written == PROTOND_OK) scope.recorded_in[slot] = session;
+    if (written == PROTOND_DROPPED) scope.dropped_in[slot] = session;
     return written;
   });
   t.stack.push_back(scope);
@@ -370,6 +379,7 @@ protond_result Recorder::ExitScope(const char* name) {
   PublishIfMain(t);
   uint64_t now_ns = 0;
   return ForEachRecording([&](uint32_t slot, uint64_t session) {
+    if (top.dropped_in[slot] == session) return CountLostExit(*region_, t, slot, session);
     if (top.recorded_in[slot] != session) return PROTOND_INACTIVE;
     if (now_ns == 0) now_ns = NowNs();
     const auto exit = record::MakeTimed(record::Kind::kScopeExit, top.context_id, now_ns);
@@ -419,6 +429,7 @@ protond_result Recorder::EnterState(const char* name) {
   const NameCacheEntry& entry = LookupName(names_, t, name, NameClass::kState);
   t.state_name_id = entry.name_id;
   t.state_recorded_in = {};
+  t.state_dropped_in = {};
   uint64_t now_ns = 0;
   return ForEachRecording([&](uint32_t slot, uint64_t session) {
     if (now_ns == 0) now_ns = NowNs();
@@ -426,6 +437,7 @@ protond_result Recorder::EnterState(const char* name) {
         *this, t, slot, session, record::kRootContextId, entry.name_id, NameClass::kState,
         record::MakeTimed(record::Kind::kStateEnter, entry.name_id, now_ns));
     if (written == PROTOND_OK) t.state_recorded_in[slot] = session;
+    if (written == PROTOND_DROPPED) t.state_dropped_in[slot] = session;
     return written;
   });
 }
@@ -510,9 +522,11 @@ protond_result Recorder::ExitState() {
   if (t.state_name_id == 0) return Fail(t, PROTOND_ERR_NO_SCOPE, "no state is set on this thread");
   const uint32_t name_id = t.state_name_id;
   const SessionsBySlot recorded_in = t.state_recorded_in;
+  const SessionsBySlot dropped_in = t.state_dropped_in;
   t.state_name_id = 0;
   uint64_t now_ns = 0;
   return ForEachRecording([&](uint32_t slot, uint64_t session) {
+    if (dropped_in[slot] == session) return CountLostExit(*region_, t, slot, session);
     if (recorded_in[slot] != session) return PROTOND_INACTIVE;
     if (now_ns == 0) now_ns = NowNs();
     return WriteRecord(*this, t, slot, session, record::kRootContextId, name_id, NameClass::kState,

@@ -348,11 +348,27 @@ TEST(RecorderTest, FullLaneDropsAreCountedExactly) {
   });
   auto* lane = ring::LaneHeaderAt(region->base(), 0);
   EXPECT_GT(dropped, 0);
-  // Each failed enter costs exactly one counted record; an exit whose enter was lost is not
-  // written and not counted, since it never was a record.
+  // Every call is written or counted: an exit whose enter was lost is lost with it and counted
+  // too, so that stored + dropped is what the program recorded (tests/faults).
+  EXPECT_EQ(written + dropped, 2000);
   EXPECT_EQ(lane->dropped_records.load(), static_cast<uint64_t>(dropped));
   EXPECT_EQ(lane->write_pos.load(), ring::kMinLaneDataBytes);
-  (void)written;
+}
+
+// A state whose enter was lost: its exit is counted as lost too.
+TEST(RecorderTest, ExitOfALostStateIsCountedAsDropped) {
+  auto region = ring::WritableRegion::Create({1, ring::kMinLaneDataBytes});
+  Recorder recorder(&*region);
+  recorder.StartRecording(1);
+  OnNewThread([&] {
+    while (recorder.EnterScope("fill") == PROTOND_OK) {
+    }
+    auto* lane = ring::LaneHeaderAt(region->base(), 0);
+    const uint64_t before = lane->dropped_records.load();
+    EXPECT_EQ(recorder.EnterState("io"), PROTOND_DROPPED);
+    EXPECT_EQ(recorder.ExitState(), PROTOND_DROPPED);
+    EXPECT_EQ(lane->dropped_records.load(), before + 2);
+  });
 }
 
 TEST(RecorderTest, ThreadsUseSeparateLanesAndReleaseThemAtExit) {

@@ -25,6 +25,7 @@ struct OpenScope {
   uint32_t context_id;
   const std::string* name;  // interned; compared against exit's name
   SessionsBySlot recorded_in;
+  SessionsBySlot dropped_in;  // where the enter was lost: the exit is lost there too
 };
 
 // The thread's lane for one session slot: records of the slot's session go there, so that each
@@ -68,6 +69,7 @@ struct ThreadRecorder {
   uint32_t provided_context = kNoProvidedContext;
   uint32_t state_name_id = 0;  // 0: no state
   SessionsBySlot state_recorded_in{};
+  SessionsBySlot state_dropped_in{};
   ContextCacheEntry cache[kCacheSize];
   NameCacheEntry name_cache[kNameCacheSize];
   std::string last_error;

@@ -101,6 +101,13 @@ void Daemon::Start() {
   ADD_FAILURE() << "protond did not start: " << ReadFile(dir_ + "/protond.log");
 }
 
+void Daemon::Signal(int signal_number) { kill(pid_, signal_number); }
+
+uint64_t SampleWorkloadRecords(int steps, int threads, int loads) {
+  return 5 + 9 * static_cast<uint64_t>(steps) +
+         static_cast<uint64_t>(threads) * (4 + 3 * static_cast<uint64_t>(loads));
+}
+
 void Daemon::Kill(int signal_number) {
   kill(pid_, signal_number);
   waitpid(pid_, nullptr, 0);

@@ -42,8 +42,9 @@ class Daemon {
   explicit Daemon(std::string dir);
   ~Daemon();  // SIGTERM and wait
 
-  void Start();  // returns once the socket answers
-  void Kill(int signal_number);
+  void Start();                    // returns once the socket answers
+  void Kill(int signal_number);    // and waits for it to end
+  void Signal(int signal_number);  // no waiting: SIGSTOP, SIGCONT
   std::string socket() const { return dir_ + "/protond.sock"; }
   std::string state_dir() const { return dir_ + "/state"; }
   pid_t pid() const { return pid_; }
@@ -64,6 +65,10 @@ class OtherUser {
   std::string name_;
   uid_t uid_ = 0;
 };
+
+// The records sample_workload writes with these options (docs: sample/sample_workload.cc): the
+// main thread 3 (setup) + 2 (train) + 9 per step, each worker 2 (worker) + 2 (state) + 3 per load.
+uint64_t SampleWorkloadRecords(int steps, int threads, int loads);
 
 // A session's tree, by slash-separated path ("train/step/forward"), for exact assertions.
 std::map<std::string, v1::TreeNode> NodesByPath(const v1::Tree& tree);

@@ -58,8 +58,7 @@ class RunTest : public ::testing::Test {
   Daemon daemon_{dir_};
 };
 
-// Records per run: main thread 3 (setup) + 2 (train) + 9 per step; each worker 2 + 2 + 3 * 50.
-uint64_t ExpectedRecords(int steps) { return 5 + 9 * steps + 4 * 154; }
+uint64_t ExpectedRecords(int steps) { return SampleWorkloadRecords(steps, 4, 50); }
 
 TEST_F(RunTest, ExactTreeOfTheSampleWorkload) {
   const Completed run = RunToEnd(RunArgs({}), dir_);

@@ -1,0 +1,153 @@
+// The program under faults of the daemon: for each, the program exits 0 with its usual output,
+// and every record it wrote is either stored or counted as dropped (docs/reliability.md).
+// PROTOND_FAULTS_LONG=1 runs the long versions (a daemon stopped for 30 s, rings full for
+// minutes); the default ones take seconds.
+#include <signal.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdlib>
+#include <filesystem>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "client-lib/cpp/client.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "tests/integration/harness.h"
+
+namespace protond::testing {
+namespace {
+
+using ::testing::HasSubstr;
+using Clock = std::chrono::steady_clock;
+
+bool LongRun() {
+  const char* long_run = std::getenv("PROTOND_FAULTS_LONG");
+  return long_run != nullptr && std::string(long_run) == "1";
+}
+
+struct Workload {
+  int steps;
+  int step_ms;
+  int threads;
+  int loads;
+
+  std::vector<std::string> Args() const {
+    return {BinDir() + "/sample_workload", "--steps",   std::to_string(steps),   "--step-ms",
+            std::to_string(step_ms),       "--threads", std::to_string(threads), "--loads",
+            std::to_string(loads)};
+  }
+  std::string ExpectedOutput() const {
+    return "sample_workload: " + std::to_string(steps) + " steps, " + std::to_string(threads) +
+           " threads x " + std::to_string(loads) + " loads, session 1\n";
+  }
+  uint64_t Records() const { return SampleWorkloadRecords(steps, threads, loads); }
+};
+
+class FaultsTest : public ::testing::Test {
+ protected:
+  void SetUp() override { daemon_.Start(); }
+
+  // The workload under `protonctl run` (session 1), started now.
+  pid_t StartRun(const Workload& workload) {
+    std::vector<std::string> argv = {
+        BinDir() + "/protonctl", "--socket", daemon_.socket(), "run", "--name", "faults", "--"};
+    const std::vector<std::string> args = workload.Args();
+    argv.insert(argv.end(), args.begin(), args.end());
+    return Spawn(argv, dir_);
+  }
+
+  // The workload, with the daemon stopped (SIGSTOP) from 300 ms after its start for `stopped_s`.
+  Completed RunWithDaemonStopped(const Workload& workload, int stopped_s) {
+    const pid_t run = StartRun(workload);
+    std::this_thread::sleep_for(std::chrono::milliseconds(300));
+    daemon_.Signal(SIGSTOP);
+    std::this_thread::sleep_for(std::chrono::seconds(stopped_s));
+    daemon_.Signal(SIGCONT);
+    return Wait(run, dir_);
+  }
+
+  v1::Session Session1() {
+    auto sessions = client::Client(daemon_.socket()).ListSessions();
+    EXPECT_TRUE(sessions.ok()) << sessions.status();
+    if (!sessions.ok() || sessions->sessions_size() == 0) return {};
+    return sessions->sessions(0);
+  }
+
+  std::string dir_ = MakeTempDir();
+  Daemon daemon_{dir_};
+};
+
+// The program's output is its own line, and protonctl's summary says what was stored.
+void ExpectUnharmed(const Completed& done, const Workload& workload) {
+  EXPECT_EQ(done.exit_code, 0) << done.err;
+  EXPECT_THAT(done.out, HasSubstr(workload.ExpectedOutput())) << done.err;
+}
+
+// Stopped (SIGSTOP) for a while and continued before the program ends: the program does not
+// wait for it, and with rings large enough for what it writes meanwhile, nothing is lost.
+TEST_F(FaultsTest, DaemonStoppedForAWhileDelaysNothingAndLosesNothing) {
+  const int stopped_s = LongRun() ? 30 : 2;
+  const Workload workload{.steps = (stopped_s + 1) * 50, .step_ms = 20, .threads = 4, .loads = 50};
+  const auto begin = Clock::now();
+  const Completed done = RunWithDaemonStopped(workload, stopped_s);
+  const auto took = Clock::now() - begin;
+  ExpectUnharmed(done, workload);
+  // The steps alone take (stopped_s + 1) s; a program that waited for the daemon would take
+  // stopped_s longer.
+  EXPECT_LT(took, std::chrono::seconds(stopped_s + 1) + std::chrono::milliseconds(1500));
+  const v1::Session session = Session1();
+  EXPECT_EQ(session.records(), workload.Records());
+  EXPECT_EQ(session.dropped_records(), 0u);
+}
+
+// Stopped while the program writes far more than its rings hold: the rings fill up and the rest
+// is dropped, and every record is stored or counted as dropped, exactly.
+TEST_F(FaultsTest, RingsFullWhileTheDaemonIsStoppedCountEveryLostRecord) {
+  const int stopped_s = LongRun() ? 180 : 2;
+  const Workload workload{.steps = (stopped_s + 1) * 50,
+                          .step_ms = 20,
+                          .threads = 4,
+                          .loads = LongRun() ? 2000000 : 60000};
+  const Completed done = RunWithDaemonStopped(workload, stopped_s);
+  ExpectUnharmed(done, workload);
+  const v1::Session session = Session1();
+  EXPECT_GT(session.dropped_records(), 0u) << "the rings never filled: write more";
+  EXPECT_EQ(session.records() + session.dropped_records(), workload.Records())
+      << session.records() << " stored, " << session.dropped_records() << " dropped";
+}
+
+// The socket file removed under a running daemon: the program, already connected, goes on and
+// its records are stored through shared memory as before; the daemon binds the path again, so
+// protonctl and programs started later reach it.
+TEST_F(FaultsTest, SocketFileRemovedMidRunIsBoundAgainAndLosesNothing) {
+  const Workload workload{.steps = 100, .step_ms = 20, .threads = 4, .loads = 50};
+  const pid_t run = StartRun(workload);
+  for (int i = 0; i < 100 && Session1().processes_size() == 0; ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  ASSERT_EQ(Session1().processes_size(), 1) << "the program never joined its session";
+  std::filesystem::remove(daemon_.socket());
+  for (int i = 0; i < 50 && !std::filesystem::exists(daemon_.socket()); ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  }
+  EXPECT_TRUE(std::filesystem::exists(daemon_.socket())) << "not bound again within 5 s";
+  const Completed done = Wait(run, dir_);
+  ExpectUnharmed(done, workload);
+  const v1::Session session = Session1();
+  EXPECT_EQ(session.state(), v1::Session::STOPPED);
+  EXPECT_EQ(session.records(), workload.Records());
+  EXPECT_EQ(session.dropped_records(), 0u);
+  const Completed again = RunToEnd({BinDir() + "/protonctl", "--socket", daemon_.socket(), "run",
+                                    "--", BinDir() + "/sample_workload", "--steps", "5"},
+                                   dir_);
+  EXPECT_EQ(again.exit_code, 0) << again.err;
+  EXPECT_THAT(again.err,
+              HasSubstr("session 2 (sample_workload): " +
+                        std::to_string(SampleWorkloadRecords(5, 4, 50)) + " records, 0 dropped"));
+}
+
+}  // namespace
+}  // namespace protond::testing
