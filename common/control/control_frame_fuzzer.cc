@@ -13,6 +13,7 @@
 #include <thread>
 
 #include "common/control/control_channel.h"
+#include "google/protobuf/stubs/logging.h"
 #include "protond.pb.h"
 
 namespace {
@@ -45,6 +46,12 @@ void Feed(const uint8_t* data, size_t size, void (*read_stream)(int)) {
 }
 
 }  // namespace
+
+// libprotobuf logs every string field that is not UTF-8: quiet, or the log is the run.
+extern "C" int LLVMFuzzerInitialize(int*, char***) {
+  google::protobuf::SetLogHandler(nullptr);
+  return 0;
+}
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   Feed(data, size, ReadStream<protond::v1::RegisterRequest, protond::v1::CommandResult>);
