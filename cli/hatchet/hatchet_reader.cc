@@ -28,17 +28,26 @@ absl::Status Invalid(const std::string& pointer, absl::string_view what) {
   return absl::InvalidArgumentError(absl::StrCat(pointer.empty() ? "/" : pointer, ": ", what));
 }
 
-// nlohmann counts the bytes it read (1 for the first one) and starts its messages with
-// "[json.exception.parse_error.101] ".
+// nlohmann's messages start with "[json.exception.parse_error.101] ".
+std::string WithoutPrefix(const Json::exception& error) {
+  std::string message = error.what();
+  const size_t prefix_end = message.find("] ");
+  if (prefix_end != std::string::npos) message.erase(0, prefix_end + 2);
+  return message;
+}
+
+// nlohmann counts the bytes it read (1 for the first one). A number too large for a double
+// ("1e999") is not a parse_error but an out_of_range error (406): every exception of the parser
+// is an answer, or a file would end protonctl in std::terminate.
 absl::StatusOr<Json> ParseJson(std::string_view text) {
   try {
     return Json::parse(text.begin(), text.end());
   } catch (const Json::parse_error& error) {
-    std::string message = error.what();
-    const size_t prefix_end = message.find("] ");
-    if (prefix_end != std::string::npos) message.erase(0, prefix_end + 2);
-    return absl::InvalidArgumentError(absl::StrFormat(
-        "not JSON: byte offset %d: %s", error.byte == 0 ? 0 : error.byte - 1, message));
+    return absl::InvalidArgumentError(absl::StrFormat("not JSON: byte offset %d: %s",
+                                                      error.byte == 0 ? 0 : error.byte - 1,
+                                                      WithoutPrefix(error)));
+  } catch (const Json::exception& error) {
+    return absl::InvalidArgumentError(absl::StrCat("unreadable JSON: ", WithoutPrefix(error)));
   }
 }
 

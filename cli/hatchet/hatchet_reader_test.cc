@@ -127,6 +127,18 @@ TEST(HatchetReaderTest, NotJsonNamesTheByteOffset) {
   EXPECT_THAT(Error("[{}] x"), HasSubstr("not JSON: byte offset 5: "));
 }
 
+// Found by hatchet_reader_fuzzer: a number too large for a double is nlohmann's out_of_range
+// error, not a parse_error, and ended the reader in std::terminate.
+TEST(HatchetReaderTest, Fuzzed_NumberOverflowIsAnError) {
+  EXPECT_EQ(Error("[1e999]"), "INVALID_ARGUMENT: unreadable JSON: number overflow parsing '1e999'");
+  EXPECT_EQ(Error(R"j([{"frame":{"name":"ROOT","type":"function"},"metrics":{"count":0,)j"
+                  R"j("time (ns)":0},"children":[{"frame":{"name":"kernel"},"metrics":{"count":3,)j"
+                  R"j("time (ns)":1200,"device_id":"0","device_type":"CUDA"},"children":[]}]},)j"
+                  R"j({"CUDA":{"0":{"arch":"90","znum_sms":132,"clock_rate":1e80000,)j"
+                  R"j("memory_clock_rate":2619000,"bus_width":5120}}}])j"),
+            "INVALID_ARGUMENT: unreadable JSON: number overflow parsing '1e80000'");
+}
+
 TEST(HatchetReaderTest, WrongShapesNameTheJsonPointer) {
   EXPECT_EQ(Error("{}"), "INVALID_ARGUMENT: /: a Hatchet profile is an array [root, device_info]");
   EXPECT_EQ(Error("[{}, {}, {}]"),

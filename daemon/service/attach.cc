@@ -22,6 +22,9 @@ constexpr char kNotRegistered[] =
     "-- PROGRAM`, or with LD_PRELOAD (or CUDA_INJECTION64_PATH) set to libprotond_shim.so from "
     "protond's bin folder, and PROTOND_SOCKET if the daemon does not use the default socket";
 
+// A session's end is kept in unix ns (int64): a longer duration would overflow it.
+constexpr uint64_t kMaxDurationMs = uint64_t{100} * 366 * 24 * 3600 * 1000;  // 100 years
+
 bool CudaLoaded(uint32_t pid) {
   std::ifstream maps(absl::StrCat("/proc/", pid, "/maps"));
   for (std::string line; std::getline(maps, line);) {
@@ -144,6 +147,11 @@ absl::StatusOr<v1::AttachResponse> ProtondService::Attach(const Peer& peer,
     return absl::InvalidArgumentError("attach takes pids or a job, one of the two");
   }
   RETURN_IF_ERROR(CheckNewSession(request.name(), request.data()));
+  if (request.duration_ms() > kMaxDurationMs) {
+    return absl::InvalidArgumentError(absl::StrCat("duration of ", request.duration_ms(),
+                                                   " ms is more than 100 years (", kMaxDurationMs,
+                                                   " ms)"));
+  }
   std::unique_lock<std::mutex> lock(mutex_);
   std::vector<uint32_t> pids(request.pids().begin(), request.pids().end());
   if (!request.job().empty()) {

@@ -1,0 +1,83 @@
+// ProtondService through its public API over a store in a temporary folder. This process plays
+// the profiled one: it registers itself with a region of its own, as its shim would. Pushed
+// commands are never answered here (an answer timeout of 0): no test waits.
+#include "daemon/service/protond_service.h"
+
+#include <stdlib.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <filesystem>
+#include <memory>
+#include <string>
+
+#include "gtest/gtest.h"
+#include "shim/ring/ring_layout.h"
+#include "shim/ring/ring_writer.h"
+
+namespace protond::service {
+namespace {
+
+class ProtondServiceTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    std::string pattern = ::testing::TempDir() + "protond_service_test.XXXXXX";
+    ASSERT_NE(mkdtemp(pattern.data()), nullptr);
+    folder_ = pattern;
+    auto service = ProtondService::Create({folder_ + "/store.db", std::chrono::hours(1)});
+    ASSERT_TRUE(service.ok()) << service.status();
+    service_ = std::move(*service);
+    service_->set_answer_timeout(std::chrono::milliseconds(0));
+  }
+  void TearDown() override {
+    service_.reset();
+    std::filesystem::remove_all(folder_);
+  }
+
+  // Registers this process, as its shim does on the control connection.
+  void RegisterSelf() {
+    auto region = ring::WritableRegion::Create({4, ring::kMinLaneDataBytes});
+    ASSERT_TRUE(region.ok()) << region.status();
+    region_ = std::make_unique<ring::WritableRegion>(std::move(*region));
+    v1::RegisterRequest request;
+    request.set_pid(self_.pid);
+    request.set_uid(self_.uid);
+    request.set_region_fd(region_->fd());
+    request.set_region_bytes(region_->bytes());
+    ASSERT_TRUE(service_->RegisterProcess(self_, request).ok());
+  }
+
+  const Peer self_{static_cast<uint32_t>(getpid()), static_cast<uint32_t>(getuid())};
+  std::string folder_;
+  std::unique_ptr<ring::WritableRegion> region_;
+  std::unique_ptr<ProtondService> service_;
+};
+
+// Seen while writing protond_service_fuzzer, and reproduced with its input (a registration,
+// then an attach of this process with duration_ms 10^14) before the fix: the session's end,
+// start_time_unix_ns + duration_ms * 10^6, overflowed int64.
+TEST_F(ProtondServiceTest, Fuzzed_AttachRefusesADurationPastInt64) {
+  RegisterSelf();
+  v1::AttachRequest request;
+  request.add_pids(self_.pid);
+  request.set_duration_ms(100'000'000'000'000);
+  EXPECT_EQ(service_->Attach(self_, request).status().ToString(),
+            "INVALID_ARGUMENT: duration of 100000000000000 ms is more than 100 years "
+            "(3162240000000 ms)");
+}
+
+TEST_F(ProtondServiceTest, AttachTakesADurationOfAHundredYears) {
+  RegisterSelf();
+  v1::AttachRequest request;
+  request.add_pids(self_.pid);
+  request.set_duration_ms(3'162'240'000'000);
+  absl::StatusOr<v1::AttachResponse> response = service_->Attach(self_, request);
+  ASSERT_TRUE(response.ok()) << response.status();
+  ASSERT_EQ(response->targets_size(), 1);
+  EXPECT_EQ(response->targets(0).reason(), "did not answer within 0 ms");
+  EXPECT_EQ(response->session().stop_at_unix_ns() - response->session().start_time_unix_ns(),
+            int64_t{3'162'240'000'000} * 1'000'000);
+}
+
+}  // namespace
+}  // namespace protond::service
