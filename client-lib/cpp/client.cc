@@ -14,6 +14,9 @@ std::shared_ptr<grpc::Channel> ConnectUnix(const std::string& socket_path) {
   args.SetInt(GRPC_ARG_INITIAL_RECONNECT_BACKOFF_MS, 100);
   args.SetInt(GRPC_ARG_MIN_RECONNECT_BACKOFF_MS, 100);
   args.SetInt(GRPC_ARG_MAX_RECONNECT_BACKOFF_MS, 1000);
+  // A tree answer grows with the profile's frames (10k nodes are 0.5 MB, 80k pass gRPC's default
+  // limit of 4 MB); the daemon is trusted to send what the profile holds.
+  args.SetMaxReceiveMessageSize(-1);
   return grpc::CreateCustomChannel("unix:" + socket_path, grpc::InsecureChannelCredentials(), args);
 }
 
