@@ -26,6 +26,7 @@ absl::Status ProtondService::RunIngestCycleLocked() {
                      batch.nodes.empty() && batch.node_stats.empty() && batch.metrics.empty() &&
                      batch.scope_events.empty() && batch.gpu_events.empty();
   if (!empty) RETURN_IF_ERROR(store_->CommitBatch(batch));
+  ForgetKeptTreeIfChanged(batch);
   for (auto& [id, process] : processes_) {
     if (!process.region) continue;
     for (uint32_t lane = 0; lane < process.lanes.size(); ++lane) {
@@ -124,6 +125,19 @@ void ProtondService::ReportProcessProblem(ProcessEntry& process, const std::stri
       ingest::ReportProblem(sink, subject + detail);
     }
     session.changed = true;
+  }
+}
+
+void ProtondService::ForgetKeptTreeIfChanged(const store::Batch& batch) {
+  if (!kept_tree_) return;
+  const uint64_t id = kept_tree_->session_id;
+  auto of_session = [id](const auto& row) { return row.session_id == id; };
+  // Devices are stored by process, and a process can be in several sessions.
+  if (!batch.devices.empty() || std::any_of(batch.nodes.begin(), batch.nodes.end(), of_session) ||
+      std::any_of(batch.node_stats.begin(), batch.node_stats.end(), of_session) ||
+      std::any_of(batch.metrics.begin(), batch.metrics.end(), of_session) ||
+      std::chrono::steady_clock::now() - kept_tree_->last_asked > kKeepTreeFor) {
+    kept_tree_.reset();
   }
 }
 

@@ -251,13 +251,21 @@ absl::StatusOr<v1::Tree> ProtondService::GetTree(const Peer& peer, uint64_t sess
                                                  const std::string& rank) {
   std::lock_guard<std::mutex> lock(mutex_);
   ASSIGN_OR_RETURN(SessionEntry * session, OwnedSession(peer, session_id));
-  if (session->row.state == store::SessionState::kRunning) RETURN_IF_ERROR(RunIngestCycleLocked());
+  const bool running = session->row.state == store::SessionState::kRunning;
+  const auto now = std::chrono::steady_clock::now();
+  if (!running && kept_tree_ && kept_tree_->session_id == session_id && kept_tree_->rank == rank) {
+    kept_tree_->last_asked = now;
+    return kept_tree_->tree;
+  }
+  if (running) RETURN_IF_ERROR(RunIngestCycleLocked());
   ASSIGN_OR_RETURN(store::StoredTree stored, store_->LoadTree(session_id));
   if (!rank.empty()) {
     ASSIGN_OR_RETURN(const std::vector<uint64_t> processes, ProcessesOfRank(session_id, rank));
     query::KeepProcesses(processes, stored);
   }
-  return query::BuildTree(stored);
+  v1::Tree tree = query::BuildTree(stored);
+  if (!running) kept_tree_ = KeptTree{session_id, rank, tree, now};
+  return tree;
 }
 
 absl::StatusOr<std::vector<uint64_t>> ProtondService::ProcessesOfRank(uint64_t session_id,

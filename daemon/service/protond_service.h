@@ -161,6 +161,8 @@ class ProtondService {
   void ReportProcessProblem(ProcessEntry& process, const std::string& subject,
                             const std::string& detail);
   store::Batch CollectChanges();
+  // Forgets the kept tree when `batch` changes what it was built from (mutex_ held).
+  void ForgetKeptTreeIfChanged(const store::Batch& batch);
 
   const ServiceOptions options_;
   std::mutex mutex_;
@@ -169,6 +171,17 @@ class ProtondService {
   uint64_t next_process_id_ = 1;
   std::map<uint64_t, SessionEntry> sessions_;
   std::map<uint64_t, ProcessEntry> processes_;
+  // The last tree answered for a stopped session, which does not change: a viewer asks for the
+  // same one again and again (tree, then tree -m ..., then export), and building it from the store
+  // is most of an answer's cost. One tree at most, forgotten after kKeepTreeFor without a query.
+  struct KeptTree {
+    uint64_t session_id = 0;
+    std::string rank;
+    v1::Tree tree;
+    std::chrono::steady_clock::time_point last_asked;
+  };
+  std::optional<KeptTree> kept_tree_;
+  static constexpr std::chrono::seconds kKeepTreeFor{60};
   // Pushed commands: new ones for the connections (commands_), answers for the waiters (answered_).
   std::condition_variable commands_;
   std::condition_variable answered_;

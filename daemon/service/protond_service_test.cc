@@ -11,6 +11,7 @@
 #include <memory>
 #include <string>
 
+#include "absl/strings/str_cat.h"
 #include "gtest/gtest.h"
 #include "shim/ring/ring_layout.h"
 #include "shim/ring/ring_writer.h"
@@ -77,6 +78,31 @@ TEST_F(ProtondServiceTest, AttachTakesADurationOfAHundredYears) {
   EXPECT_EQ(response->targets(0).reason(), "did not answer within 0 ms");
   EXPECT_EQ(response->session().stop_at_unix_ns() - response->session().start_time_unix_ns(),
             int64_t{3'162'240'000'000} * 1'000'000);
+}
+
+// A stopped session's tree is kept for the next query: the kept one must answer only the same
+// question (the same session and rank).
+TEST_F(ProtondServiceTest, KeptTreeAnswersOnlyTheSameSessionAndRank) {
+  RegisterSelf();
+  absl::StatusOr<v1::Session> first = service_->StartSession(self_, "first");
+  ASSERT_TRUE(first.ok()) << first.status();
+  ASSERT_TRUE(service_->StopSession(self_, first->id()).ok());
+  absl::StatusOr<v1::Session> second = service_->StartSession(self_, "second");
+  ASSERT_TRUE(second.ok()) << second.status();
+  ASSERT_TRUE(service_->StopSession(self_, second->id()).ok());
+
+  for (int query = 0; query < 2; ++query) {
+    absl::StatusOr<v1::Tree> tree = service_->GetTree(self_, first->id());
+    ASSERT_TRUE(tree.ok()) << tree.status();
+    EXPECT_EQ(tree->nodes_size(), 1);
+    EXPECT_EQ(service_->GetTree(self_, first->id(), "3").status().ToString(),
+              absl::StrCat("NOT_FOUND: session ", first->id(),
+                           " has no process of rank 3 (its processes have no RANK)"));
+  }
+  EXPECT_EQ(service_->GetTree({self_.pid, self_.uid + 1}, first->id()).status().code(),
+            absl::StatusCode::kPermissionDenied);
+  EXPECT_EQ(service_->GetTree(self_, 99).status().code(), absl::StatusCode::kNotFound);
+  EXPECT_TRUE(service_->GetTree(self_, second->id()).ok());
 }
 
 }  // namespace
