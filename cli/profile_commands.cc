@@ -109,6 +109,12 @@ absl::StatusOr<TreeArgs> ParseTreeArgs(const std::vector<std::string>& args) {
 }
 
 absl::StatusOr<std::string> RenderTreeCommand(client::Client& client, const TreeArgs& args) {
+  // A session's own view comes rendered by the daemon, which has its tree at hand (protond.proto's
+  // ViewTree); a file, a diff and -l are done here.
+  if (IsSessionId(args.profile) && args.diff_profile.empty() && !args.list_metrics) {
+    ASSIGN_OR_RETURN(const uint64_t id, ParseSessionId(args.profile));
+    return client.ViewTree(id, args.rank, ViewOptionsToProto(args.view));
+  }
   ASSIGN_OR_RETURN(v1::Tree tree, LoadProfile(client, args.profile, args.rank));
   if (args.list_metrics) {
     return absl::StrCat(absl::StrJoin(AvailableMetricNames(tree), "\n"), "\n");

@@ -113,4 +113,47 @@ absl::StatusOr<std::string> RenderProfile(v1::Tree profile, const ViewOptions& o
   return out;
 }
 
+// The two enums list the formats in the same order.
+static_assert(static_cast<int>(FrameFormat::kFull) == v1::ViewOptions::FULL);
+static_assert(static_cast<int>(FrameFormat::kFileFunctionLine) ==
+              v1::ViewOptions::FILE_FUNCTION_LINE);
+static_assert(static_cast<int>(FrameFormat::kFunctionLine) == v1::ViewOptions::FUNCTION_LINE);
+static_assert(static_cast<int>(FrameFormat::kFileFunction) == v1::ViewOptions::FILE_FUNCTION);
+
+v1::ViewOptions ViewOptionsToProto(const ViewOptions& options) {
+  v1::ViewOptions out;
+  out.set_metrics(options.metrics);
+  out.set_depth(options.depth);
+  if (options.threshold.has_value()) out.set_threshold(*options.threshold);
+  out.set_include(options.include);
+  out.set_exclude(options.exclude);
+  out.set_format(static_cast<v1::ViewOptions::FrameFormat>(options.format));
+  out.set_print_sorted(options.print_sorted);
+  out.set_mangled(options.mangled);
+  out.set_colour(options.colour);
+  return out;
+}
+
+absl::StatusOr<ViewOptions> ViewOptionsFromProto(const v1::ViewOptions& options) {
+  if (options.depth() < 1) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("a tree view's depth must be at least 1, not ", options.depth()));
+  }
+  if (!v1::ViewOptions::FrameFormat_IsValid(options.format())) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("unknown frame format ", static_cast<int>(options.format())));
+  }
+  ViewOptions out;
+  out.metrics = options.metrics();
+  out.depth = options.depth();
+  if (options.has_threshold()) out.threshold = options.threshold();
+  out.include = options.include();
+  out.exclude = options.exclude();
+  out.format = static_cast<FrameFormat>(options.format());
+  out.print_sorted = options.print_sorted();
+  out.mangled = options.mangled();
+  out.colour = options.colour();
+  return out;
+}
+
 }  // namespace protond::cli

@@ -35,6 +35,11 @@ struct ViewOptions {
 absl::StatusOr<std::string> RenderProfile(v1::Tree profile, const ViewOptions& options,
                                           const v1::Tree* diff_base = nullptr);
 
+// ViewOptions as protond's ViewTree takes them, and back: InvalidArgumentError for a depth below
+// 1 or an unknown frame format (a request from some other client).
+v1::ViewOptions ViewOptionsToProto(const ViewOptions& options);
+absl::StatusOr<ViewOptions> ViewOptionsFromProto(const v1::ViewOptions& options);
+
 }  // namespace protond::cli
 
 #endif  // PROTOND_CLI_VIEWER_PROFILE_VIEW_H_

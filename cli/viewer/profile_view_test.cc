@@ -239,5 +239,41 @@ TEST(ProfileViewTest, FormatAppliesToSourceFrames) {
             "    1.000     └─ gemm\n");
 }
 
+TEST(ProfileViewTest, ViewOptionsGoThroughTheirMessageUnchanged) {
+  ViewOptions options;
+  options.metrics = "time/ms,util";
+  options.depth = 3;
+  options.threshold = 0.25;
+  options.exclude = "idle";
+  options.format = FrameFormat::kFunctionLine;
+  options.print_sorted = true;
+  options.mangled = true;
+  options.colour = true;
+  absl::StatusOr<ViewOptions> back = ViewOptionsFromProto(ViewOptionsToProto(options));
+  ASSERT_TRUE(back.ok()) << back.status();
+  EXPECT_EQ(*RenderProfile(Profile(), *back), *RenderProfile(Profile(), options));
+  EXPECT_EQ(back->metrics, options.metrics);
+  EXPECT_EQ(back->depth, 3);
+  EXPECT_EQ(back->threshold, 0.25);
+  EXPECT_EQ(back->exclude, "idle");
+  EXPECT_EQ(back->format, FrameFormat::kFunctionLine);
+  EXPECT_TRUE(back->print_sorted && back->mangled && back->colour);
+
+  absl::StatusOr<ViewOptions> unset = ViewOptionsFromProto(ViewOptionsToProto(ViewOptions()));
+  ASSERT_TRUE(unset.ok()) << unset.status();
+  EXPECT_FALSE(unset->threshold.has_value());
+  EXPECT_EQ(unset->depth, kDefaultTreeDepth);
+}
+
+TEST(ProfileViewTest, ViewOptionsFromAnotherClientAreChecked) {
+  v1::ViewOptions options;
+  EXPECT_EQ(ViewOptionsFromProto(options).status().ToString(),
+            "INVALID_ARGUMENT: a tree view's depth must be at least 1, not 0");
+  options.set_depth(1);
+  options.set_format(static_cast<v1::ViewOptions::FrameFormat>(9));
+  EXPECT_EQ(ViewOptionsFromProto(options).status().ToString(),
+            "INVALID_ARGUMENT: unknown frame format 9");
+}
+
 }  // namespace
 }  // namespace protond::cli

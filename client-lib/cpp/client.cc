@@ -3,6 +3,7 @@
 #include <sys/stat.h>
 
 #include "absl/strings/str_cat.h"
+#include "common/status/status_macros.h"
 #include "grpcpp/create_channel.h"
 #include "grpcpp/security/credentials.h"
 
@@ -110,6 +111,16 @@ absl::StatusOr<v1::Tree> Client::GetTree(uint64_t session_id, const std::string&
   request.set_rank(rank);
   request.set_session_id(session_id);
   return Call(query_.get(), &v1::Query::Stub::GetTree, request);
+}
+
+absl::StatusOr<std::string> Client::ViewTree(uint64_t session_id, const std::string& rank,
+                                             const v1::ViewOptions& options) {
+  v1::ViewTreeRequest request;
+  request.set_session_id(session_id);
+  request.set_rank(rank);
+  *request.mutable_options() = options;
+  ASSIGN_OR_RETURN(v1::TreeView view, Call(query_.get(), &v1::Query::Stub::ViewTree, request));
+  return std::move(*view.mutable_text());
 }
 
 absl::StatusOr<v1::Trace> Client::GetTrace(uint64_t session_id) {

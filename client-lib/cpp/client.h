@@ -41,6 +41,9 @@ class Client {
   absl::StatusOr<v1::Session> GetSession(uint64_t session_id);
   // The session's tree; with `rank`, only what its processes of that RANK contributed.
   absl::StatusOr<v1::Tree> GetTree(uint64_t session_id, const std::string& rank = "");
+  // The session's tree as protond renders it with `options` (protond.proto's ViewTree).
+  absl::StatusOr<std::string> ViewTree(uint64_t session_id, const std::string& rank,
+                                       const v1::ViewOptions& options);
   // A trace session's events: the streamed chunks, merged into one Trace.
   absl::StatusOr<v1::Trace> GetTrace(uint64_t session_id);
 

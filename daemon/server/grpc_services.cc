@@ -79,6 +79,15 @@ grpc::Status QueryService::GetTree(grpc::ServerContext* context, const v1::GetTr
   return Answer(service_->GetTree(*peer, request->session_id(), request->rank()), response);
 }
 
+grpc::Status QueryService::ViewTree(grpc::ServerContext* context,
+                                    const v1::ViewTreeRequest* request, v1::TreeView* response) {
+  RESOLVE_PEER(peer);
+  absl::StatusOr<std::string> text = service_->ViewTree(*peer, *request);
+  if (!text.ok()) return ToGrpc(text.status());
+  response->set_text(std::move(*text));
+  return grpc::Status::OK;
+}
+
 grpc::Status QueryService::GetTrace(grpc::ServerContext* context,
                                     const v1::GetTraceRequest* request,
                                     grpc::ServerWriter<v1::Trace>* writer) {

@@ -39,6 +39,8 @@ class QueryService final : public v1::Query::Service {
 
   grpc::Status GetTree(grpc::ServerContext* context, const v1::GetTreeRequest* request,
                        v1::Tree* response) override;
+  grpc::Status ViewTree(grpc::ServerContext* context, const v1::ViewTreeRequest* request,
+                        v1::TreeView* response) override;
   grpc::Status GetTrace(grpc::ServerContext* context, const v1::GetTraceRequest* request,
                         grpc::ServerWriter<v1::Trace>* writer) override;
 

@@ -251,7 +251,37 @@ absl::StatusOr<v1::Tree> ProtondService::GetTree(const Peer& peer, uint64_t sess
                                                  const std::string& rank) {
   std::lock_guard<std::mutex> lock(mutex_);
   ASSIGN_OR_RETURN(SessionEntry * session, OwnedSession(peer, session_id));
-  const bool running = session->row.state == store::SessionState::kRunning;
+  ASSIGN_OR_RETURN(const std::shared_ptr<const v1::Tree> tree, TreeOf(*session, rank));
+  return *tree;
+}
+
+absl::StatusOr<std::string> ProtondService::ViewTree(const Peer& peer,
+                                                     const v1::ViewTreeRequest& request) {
+  ASSIGN_OR_RETURN(const cli::ViewOptions options, cli::ViewOptionsFromProto(request.options()));
+  const std::string view_key = request.options().SerializeAsString();
+  std::shared_ptr<const v1::Tree> tree;
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    ASSIGN_OR_RETURN(SessionEntry * session, OwnedSession(peer, request.session_id()));
+    ASSIGN_OR_RETURN(tree, TreeOf(*session, request.rank()));
+    if (kept_tree_ && kept_tree_->tree == tree && kept_tree_->view_key == view_key) {
+      return kept_tree_->view_text;
+    }
+  }
+  // Rendered without the mutex: the tree is shared and never changed, and ingest goes on.
+  ASSIGN_OR_RETURN(std::string text, cli::RenderProfile(*tree, options));
+  std::lock_guard<std::mutex> lock(mutex_);
+  if (kept_tree_ && kept_tree_->tree == tree) {
+    kept_tree_->view_key = view_key;
+    kept_tree_->view_text = text;
+  }
+  return text;
+}
+
+absl::StatusOr<std::shared_ptr<const v1::Tree>> ProtondService::TreeOf(SessionEntry& session,
+                                                                       const std::string& rank) {
+  const uint64_t session_id = session.row.session_id;
+  const bool running = session.row.state == store::SessionState::kRunning;
   const auto now = std::chrono::steady_clock::now();
   if (!running && kept_tree_ && kept_tree_->session_id == session_id && kept_tree_->rank == rank) {
     kept_tree_->last_asked = now;
@@ -263,8 +293,8 @@ absl::StatusOr<v1::Tree> ProtondService::GetTree(const Peer& peer, uint64_t sess
     ASSIGN_OR_RETURN(const std::vector<uint64_t> processes, ProcessesOfRank(session_id, rank));
     query::KeepProcesses(processes, stored);
   }
-  v1::Tree tree = query::BuildTree(stored);
-  if (!running) kept_tree_ = KeptTree{session_id, rank, tree, now};
+  auto tree = std::make_shared<const v1::Tree>(query::BuildTree(stored));
+  if (!running) kept_tree_ = KeptTree{session_id, rank, tree, "", "", now};
   return tree;
 }
 

@@ -20,6 +20,7 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "cli/viewer/profile_view.h"
 #include "daemon/aggregate/call_tree.h"
 #include "daemon/ingest/process_decoder.h"
 #include "daemon/store/store.h"
@@ -67,6 +68,8 @@ class ProtondService {
   // The session's tree over all its processes, or (`rank` not "") those of that RANK only.
   absl::StatusOr<v1::Tree> GetTree(const Peer& peer, uint64_t session_id,
                                    const std::string& rank = "");
+  // The session's tree as `protonctl tree` prints it with the request's options.
+  absl::StatusOr<std::string> ViewTree(const Peer& peer, const v1::ViewTreeRequest& request);
   // A trace session's events, in chunks (query/trace_query.h); FAILED_PRECONDITION for a session
   // that keeps only its tree.
   absl::StatusOr<std::vector<v1::Trace>> GetTrace(const Peer& peer, uint64_t session_id);
@@ -161,6 +164,10 @@ class ProtondService {
   void ReportProcessProblem(ProcessEntry& process, const std::string& subject,
                             const std::string& detail);
   store::Batch CollectChanges();
+  // The session's tree (mutex_ held): the kept one, or built from the store (after an ingest
+  // cycle, for a running session) and kept when the session has stopped.
+  absl::StatusOr<std::shared_ptr<const v1::Tree>> TreeOf(SessionEntry& session,
+                                                         const std::string& rank);
   // Forgets the kept tree when `batch` changes what it was built from (mutex_ held).
   void ForgetKeptTreeIfChanged(const store::Batch& batch);
 
@@ -173,11 +180,14 @@ class ProtondService {
   std::map<uint64_t, ProcessEntry> processes_;
   // The last tree answered for a stopped session, which does not change: a viewer asks for the
   // same one again and again (tree, then tree -m ..., then export), and building it from the store
-  // is most of an answer's cost. One tree at most, forgotten after kKeepTreeFor without a query.
+  // is most of an answer's cost. One tree at most, with its last view, forgotten after
+  // kKeepTreeFor without a query.
   struct KeptTree {
     uint64_t session_id = 0;
     std::string rank;
-    v1::Tree tree;
+    std::shared_ptr<const v1::Tree> tree;
+    std::string view_key;  // the serialized options of view_text; "" for none
+    std::string view_text;
     std::chrono::steady_clock::time_point last_asked;
   };
   std::optional<KeptTree> kept_tree_;

@@ -54,6 +54,7 @@ enum Operation : uint8_t {
   kProcessDisconnected,
   kRunIngestCycle,
   kWriteRecord,
+  kViewTree,
   kOperationCount,
 };
 
@@ -149,6 +150,9 @@ void RunStep(const Target& target, uint8_t operation, uint8_t caller, const std:
       (void)service.GetTree(peer, request.session_id(), request.rank());
       break;
     }
+    case kViewTree:
+      (void)service.ViewTree(peer, Parse<protond::v1::ViewTreeRequest>(bytes));
+      break;
     case kGetTrace:
       (void)service.GetTrace(peer, Parse<protond::v1::GetTraceRequest>(bytes).session_id());
       break;

@@ -105,5 +105,40 @@ TEST_F(ProtondServiceTest, KeptTreeAnswersOnlyTheSameSessionAndRank) {
   EXPECT_TRUE(service_->GetTree(self_, second->id()).ok());
 }
 
+// The daemon's view of a stopped session is protonctl's rendering of its tree, and the kept view
+// answers only the same options.
+TEST_F(ProtondServiceTest, ViewTreeRendersAsProtonctlWithTheRequestsOptions) {
+  RegisterSelf();
+  absl::StatusOr<v1::Session> session = service_->StartSession(self_, "viewed");
+  ASSERT_TRUE(session.ok()) << session.status();
+  ASSERT_TRUE(service_->StopSession(self_, session->id()).ok());
+  absl::StatusOr<v1::Tree> tree = service_->GetTree(self_, session->id());
+  ASSERT_TRUE(tree.ok()) << tree.status();
+
+  cli::ViewOptions options;
+  v1::ViewTreeRequest request;
+  request.set_session_id(session->id());
+  *request.mutable_options() = cli::ViewOptionsToProto(options);
+  cli::ViewOptions sorted = options;
+  sorted.print_sorted = true;
+  v1::ViewTreeRequest sorted_request = request;
+  *sorted_request.mutable_options() = cli::ViewOptionsToProto(sorted);
+  for (int query = 0; query < 2; ++query) {
+    EXPECT_EQ(*service_->ViewTree(self_, request), *cli::RenderProfile(*tree, options));
+    EXPECT_EQ(*service_->ViewTree(self_, sorted_request), *cli::RenderProfile(*tree, sorted));
+  }
+  EXPECT_NE(*cli::RenderProfile(*tree, options), *cli::RenderProfile(*tree, sorted));
+
+  request.mutable_options()->set_include("(");
+  EXPECT_EQ(service_->ViewTree(self_, request).status().code(), absl::StatusCode::kInvalidArgument);
+  request.mutable_options()->set_include("");
+  request.mutable_options()->set_depth(0);
+  EXPECT_EQ(service_->ViewTree(self_, request).status().ToString(),
+            "INVALID_ARGUMENT: a tree view's depth must be at least 1, not 0");
+  request.mutable_options()->set_depth(1);
+  request.set_session_id(99);
+  EXPECT_EQ(service_->ViewTree(self_, request).status().code(), absl::StatusCode::kNotFound);
+}
+
 }  // namespace
 }  // namespace protond::service
