@@ -5,7 +5,9 @@
 A private protond records bench/wide_tree_workload (20 layers x 10 blocks x 50 ops: 10,222
 nodes) under `protonctl run`, then each command runs RUNS times in turn and the script prints the
 median, p90, p99 and max wall time per command. The issue's targets: tree p99 <= 50 ms, export
-<= 200 ms. For scale, the same tree is read from the exported Hatchet file (no daemon), the file is
+<= 200 ms. The daemon keeps a stopped session's tree and its last view, so `tree` is timed three
+ways: the first query (once: the tree built from the store), the same view again, and a new view
+each run (`-d 1000+i`, rendered anew from the kept tree). For scale, the same tree is read from the exported Hatchet file (no daemon), the file is
 parsed by Python's json module (the least any Python viewer does), Triton's own proton-viewer
 reads it where Triton and hatchet are installed (at most 10 runs), `protonctl --help` gives the
 cost of starting the binary at all and `protonctl sessions` that of starting it, connecting and one
@@ -51,14 +53,19 @@ def start_daemon(bin_dir, work):
 
 
 def timed_runs(argv, runs):
-    """Wall times in ms of `runs` runs of argv; exits if one fails."""
+    """Wall times in ms of `runs` runs of argv (a list, or a function of the run's index giving
+    one); exits if one fails."""
     times = []
-    for _ in range(runs):
+    for run in range(runs):
+        if callable(argv):
+            argv_of_run = argv(run)
+        else:
+            argv_of_run = argv
         begin = time.perf_counter()
-        done = subprocess.run(argv, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+        done = subprocess.run(argv_of_run, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
         times.append((time.perf_counter() - begin) * 1e3)
         if done.returncode != 0:
-            sys.exit(f"{' '.join(argv)} failed: {done.stderr.decode()}")
+            sys.exit(f"{' '.join(argv_of_run)} failed: {done.stderr.decode()}")
     return sorted(times)
 
 
@@ -80,6 +87,10 @@ def main():
             subprocess.run(ctl + ["run", "--name", "wide", "--",
                                   os.path.join(bin_dir, "wide_tree_workload")] + shape,
                            check=True, stdout=subprocess.DEVNULL)
+            # The daemon keeps the last stopped session's tree and view (protond.proto's
+            # ViewTree): the first query builds both from the store, the same view asked again
+            # is sent as kept, and a new view is rendered from the kept tree.
+            first_query = timed_runs(ctl + ["tree", "1"], 1)
             exported = os.path.join(work, "wide.hatchet")
             subprocess.run(ctl + ["export", "1", "--format", "hatchet", "-o", exported],
                            check=True)
@@ -88,6 +99,7 @@ def main():
             print(f"session 1: {nodes} nodes; {args.runs} runs of each command, in turn")
             commands = {
                 "tree SESSION": ctl + ["tree", "1"],
+                "tree SESSION, new view": lambda run: ctl + ["tree", "1", "-d", str(1000 + run)],
                 "tree SESSION -m 3 metrics": ctl + ["tree", "1", "-m", "cpu_time/ms,count,flops"],
                 "export hatchet": ctl + ["export", "1", "--format", "hatchet", "-o",
                                          os.path.join(work, "again.hatchet"), "--force"],
@@ -97,14 +109,15 @@ def main():
                 "protonctl --help": [protonctl, "--help"],
                 "protonctl sessions": ctl + ["sessions"],
             }
-            results = {name: timed_runs(argv, args.runs) for name, argv in commands.items()}
+            results = {"tree SESSION, first query": first_query}
+            results.update({name: timed_runs(argv, args.runs) for name, argv in commands.items()})
             if all(importlib.util.find_spec(m) is not None for m in ("triton", "hatchet")):
                 viewer = [sys.executable, "-m", "triton.profiler.viewer", exported]
                 results["proton-viewer FILE"] = timed_runs(viewer, min(args.runs, 10))
         finally:
             daemon.terminate()
             daemon.wait()
-    print(f"{'command':<28}{'median':>9}{'p90':>9}{'p99':>9}{'max':>9}  target (p99)")
+    print(f"{'command':<29}{'median':>9}{'p90':>9}{'p99':>9}{'max':>9}  target (p99)")
     missed = False
     for name, times in results.items():
         target = TARGETS_MS.get(name)
@@ -113,7 +126,7 @@ def main():
         if target is not None:
             verdict = f"<= {target} ms: " + ("met" if p99 <= target else "MISSED")
             missed |= p99 > target
-        print(f"{name:<28}{percentile(times, 0.5):>9.1f}{percentile(times, 0.9):>9.1f}"
+        print(f"{name:<29}{percentile(times, 0.5):>9.1f}{percentile(times, 0.9):>9.1f}"
               f"{p99:>9.1f}{times[-1]:>9.1f}  {verdict}")
     return 1 if missed and not args.report_only else 0
 
