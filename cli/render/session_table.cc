@@ -6,6 +6,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/string_view.h"
+#include "cli/render/printable_text.h"
 #include "cli/render/text_table.h"
 
 namespace protond::cli {
@@ -49,7 +50,7 @@ std::string RenderSessionTable(const google::protobuf::RepeatedPtrField<v1::Sess
 std::string RenderSessionProblems(const v1::Session& session) {
   std::string out;
   for (const std::string& problem : session.problems()) {
-    absl::StrAppend(&out, "  problem: ", problem, "\n");
+    absl::StrAppend(&out, "  problem: ", PrintableText(problem), "\n");
   }
   return out;
 }

@@ -81,6 +81,22 @@ TEST_F(SessionTableTest, ProblemsOneLineEach) {
             "  problem: metric \"a\" changed type from double to int64\n");
 }
 
+// A name stored before the daemon refused control characters, or a problem quoting a program's
+// metric name, is shown escaped on its own line.
+TEST_F(SessionTableTest, ControlCharactersAreShownNotObeyed) {
+  v1::ListSessionsResponse response;
+  v1::Session* session = response.add_sessions();
+  *session = StoppedSession();
+  session->set_name("a\nb\x1b[2J");
+  session->add_problems("metric \"\x1b]0;x\x07\" changed type");
+  EXPECT_EQ(RenderSessionTable(response.sessions()),
+            "ID  NAME           STATE    PROCESSES  START                END                  "
+            "RECORDS  DROPPED\n"
+            " 7  a\\x0ab\\x1b[2J  stopped          2  2024-03-01 12:34:56  2024-03-01 13:35:57  "
+            "1234567        3\n");
+  EXPECT_EQ(RenderSessionProblems(*session), "  problem: metric \"\\x1b]0;x\\x07\" changed type\n");
+}
+
 TEST_F(SessionTableTest, FormatLocalTime) {
   EXPECT_EQ(FormatLocalTime(0), "-");
   EXPECT_EQ(FormatLocalTime(kMarch1), "2024-03-01 12:34:56");

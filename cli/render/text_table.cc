@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "absl/strings/str_cat.h"
+#include "cli/render/printable_text.h"
 
 namespace protond::cli {
 namespace {
@@ -31,7 +32,12 @@ void AppendRow(std::span<const TableColumn> columns, const Row& row,
 
 }  // namespace
 
-std::string RenderTextTable(std::span<const TableColumn> columns, const std::vector<Row>& rows) {
+std::string RenderTextTable(std::span<const TableColumn> columns,
+                            const std::vector<Row>& unescaped_rows) {
+  std::vector<Row> rows = unescaped_rows;
+  for (Row& row : rows) {
+    for (std::string& cell : row) cell = PrintableText(cell);
+  }
   Row header;
   std::vector<size_t> widths;
   for (const TableColumn& column : columns) {

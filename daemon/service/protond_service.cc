@@ -8,6 +8,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "cli/render/printable_text.h"
 #include "common/status/status_macros.h"
 #include "daemon/query/trace_query.h"
 #include "daemon/query/tree_query.h"
@@ -152,6 +153,13 @@ absl::Status CheckNewSession(const std::string& name, v1::Session::Data data) {
   if (name.size() > kMaxSessionNameBytes) {
     return absl::InvalidArgumentError(
         absl::StrCat("session name is ", name.size(), " bytes, more than ", kMaxSessionNameBytes));
+  }
+  // A name is printed in tables and messages as it is: one that moves a terminal's cursor or
+  // breaks a line is refused rather than stored.
+  if (const size_t at = cli::FindControlCharacter(name); at != absl::string_view::npos) {
+    return absl::InvalidArgumentError(absl::StrCat("session name '", cli::PrintableText(name),
+                                                   "' has a control character at byte ", at,
+                                                   "; use printable text"));
   }
   if (data != v1::Session::DATA_UNSPECIFIED && !v1::Session::Data_IsValid(data)) {
     return absl::InvalidArgumentError(

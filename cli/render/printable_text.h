@@ -1,0 +1,22 @@
+// Text that a profiled program or another user chose (scope and kernel names, command lines) as
+// protonctl may print it on a terminal.
+#ifndef PROTOND_CLI_RENDER_PRINTABLE_TEXT_H_
+#define PROTOND_CLI_RENDER_PRINTABLE_TEXT_H_
+
+#include <string>
+
+#include "absl/strings/string_view.h"
+
+namespace protond::cli {
+
+// `text` with every control character made visible: C0 and DEL as "\xNN", C1 (U+0080..U+009F in
+// UTF-8) as "\uNNNN". A name could otherwise clear the screen, move the cursor, retitle the
+// terminal or break a tree's line in two. Everything else, other UTF-8 included, is kept.
+std::string PrintableText(absl::string_view text);
+
+// Where the first of those control characters starts in `text`; npos when it has none.
+size_t FindControlCharacter(absl::string_view text);
+
+}  // namespace protond::cli
+
+#endif  // PROTOND_CLI_RENDER_PRINTABLE_TEXT_H_
