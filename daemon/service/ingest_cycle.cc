@@ -2,6 +2,7 @@
 // commits aggregates together with the lanes' positions and decoder state, and only then hands
 // the space back to the writers.
 #include <algorithm>
+#include <cstdio>
 #include <iterator>
 
 #include "absl/strings/str_cat.h"
@@ -25,7 +26,12 @@ absl::Status ProtondService::RunIngestCycleLocked() {
   const bool empty = batch.sessions.empty() && batch.processes.empty() && batch.lanes.empty() &&
                      batch.nodes.empty() && batch.node_stats.empty() && batch.metrics.empty() &&
                      batch.scope_events.empty() && batch.gpu_events.empty();
-  if (!empty) RETURN_IF_ERROR(store_->CommitBatch(batch));
+  if (!empty) {
+    if (absl::Status committed = store_->CommitBatch(batch); !committed.ok()) {
+      GoBackToTheStoreLocked();
+      return committed;
+    }
+  }
   ForgetKeptTreeIfChanged(batch);
   for (auto& [id, process] : processes_) {
     if (!process.region) continue;
@@ -125,6 +131,42 @@ void ProtondService::ReportProcessProblem(ProcessEntry& process, const std::stri
       ingest::ReportProblem(sink, subject + detail);
     }
     session.changed = true;
+  }
+}
+
+void ProtondService::GoBackToTheStoreLocked() {
+  // Running sessions a process joined since the last commit: their memberships are in memory only.
+  std::map<uint64_t, std::vector<uint64_t>> members;
+  for (const auto& [session_id, session] : sessions_) {
+    if (session.tree == nullptr) continue;
+    for (const auto& [process_id, counters] : session.processes) {
+      members[session_id].push_back(process_id);
+    }
+  }
+  sessions_.clear();
+  kept_tree_.reset();
+  absl::Status reloaded = LoadSessions();
+  for (auto& [id, process] : processes_) {
+    process.changed = true;
+    if (!reloaded.ok() || !process.region) continue;
+    absl::StatusOr<std::optional<store::StoredProcess>> stored =
+        store_->FindLiveProcess(process.row.pid, process.row.start_time_ticks);
+    reloaded = stored.ok() ? ResumeFromStore(process, process.region->lane_count(),
+                                             *stored ? &**stored : nullptr)
+                           : stored.status();
+  }
+  if (!reloaded.ok()) {
+    std::fprintf(stderr,
+                 "protond: after a failed commit, reading the store back failed too, "
+                 "exiting: %s\n",
+                 reloaded.ToString().c_str());
+    std::_Exit(1);
+  }
+  for (const auto& [session_id, process_ids] : members) {
+    auto session = sessions_.find(session_id);
+    if (session == sessions_.end() || session->second.tree == nullptr) continue;
+    for (uint64_t process_id : process_ids) session->second.processes.try_emplace(process_id);
+    session->second.changed = true;
   }
 }
 

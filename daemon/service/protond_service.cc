@@ -88,11 +88,16 @@ void ProtondService::IngestLoop() {
     stop_.wait_for(lock, options_.commit_interval, [this] { return stopping_; });
     absl::Status s = RunIngestCycleLocked();
     if (s.ok()) s = EndFinishedAttachedSessions(lock);
-    if (!s.ok()) {
-      // The store is behind the in-memory state now; only a restart (which reloads the store and
-      // re-reads the rings from the committed positions) makes them agree again.
-      std::fprintf(stderr, "protond: commit failed, exiting: %s\n", s.ToString().c_str());
-      std::_Exit(1);
+    // A failed cycle has gone back to the store (GoBackToTheStoreLocked); the records wait in the
+    // rings, which drop and count what no longer fits, until a commit works again.
+    if (!s.ok() && failed_commits_++ == 0) {
+      std::fprintf(stderr,
+                   "protond: commit failed: %s; the records stay in the programs' rings and the "
+                   "commit is tried again every %lld ms\n",
+                   s.ToString().c_str(), static_cast<long long>(options_.commit_interval.count()));
+    } else if (s.ok() && failed_commits_ > 0) {
+      std::fprintf(stderr, "protond: commits work again, after %d failed\n", failed_commits_);
+      failed_commits_ = 0;
     }
   }
 }

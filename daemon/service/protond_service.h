@@ -168,6 +168,15 @@ class ProtondService {
   // cycle, for a running session) and kept when the session has stopped.
   absl::StatusOr<std::shared_ptr<const v1::Tree>> TreeOf(SessionEntry& session,
                                                          const std::string& rank);
+  // After a failed commit (mutex_ held): the sessions and each process's lanes and decoder go back
+  // to what the store holds, as a restart would find them, while the processes' regions and
+  // connections stay. What was read since the last commit is still in the rings (space is handed
+  // back only after a commit) and is read again by the next cycle. Exits if the store cannot be
+  // read back either.
+  void GoBackToTheStoreLocked();
+  // The process's decoder and lane cursors as `stored` has them, or at the start without it.
+  absl::Status ResumeFromStore(ProcessEntry& process, uint32_t lane_count,
+                               const store::StoredProcess* stored);
   // Forgets the kept tree when `batch` changes what it was built from (mutex_ held).
   void ForgetKeptTreeIfChanged(const store::Batch& batch);
 
@@ -199,6 +208,7 @@ class ProtondService {
   std::map<uint64_t, std::optional<v1::CommandResult>> awaited_;  // by command id
   std::chrono::milliseconds answer_timeout_{10000};
   static constexpr std::chrono::milliseconds kDrainWhileWaiting{5};
+  int failed_commits_ = 0;  // in a row, for the log
   bool stopping_ = false;
   std::condition_variable stop_;
   std::thread ingest_thread_;

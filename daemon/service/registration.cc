@@ -90,23 +90,11 @@ absl::StatusOr<uint64_t> ProtondService::AttachProcess(const Peer& peer,
                      store_->FindLiveProcess(peer.pid, start_ticks));
     const uint64_t id = stored ? stored->process.process_id : next_process_id_++;
     process = &processes_[id];
-    process->decoder = std::make_unique<ingest::ProcessDecoder>(id);
-    process->lanes.resize(region.lane_count());
-    for (uint32_t lane = 0; lane < process->lanes.size(); ++lane) process->lanes[lane].lane = lane;
-    if (stored) {
-      // The daemon restarted: resume each lane from its committed position and state.
-      process->row = stored->process;
-      process->decoder->Load(stored->contexts, stored->names);
-      for (const store::LaneRow& row : stored->lanes) {
-        if (row.lane == region.lane_count()) {
-          process->no_lane_dropped_seen = row.dropped_seen;
-        } else if (row.lane < region.lane_count()) {
-          ASSIGN_OR_RETURN(process->lanes[row.lane], ingest::LaneCursor::FromRow(row));
-        }
-      }
-    } else {
-      process->row = {id, peer.pid, peer.uid, start_ticks, CommandLine(request), false};
-    }
+    // After a daemon restart, the store has it: resume each lane from its committed position.
+    process->row = stored ? stored->process
+                          : store::ProcessRow{
+                                id, peer.pid, peer.uid, start_ticks, CommandLine(request), false};
+    RETURN_IF_ERROR(ResumeFromStore(*process, region.lane_count(), stored ? &*stored : nullptr));
   }
   process->row.job = JobOf(request);
   process->cuda_visible_devices = request.job().cuda_visible_devices().substr(0, kMaxJobBytes);
@@ -120,6 +108,24 @@ absl::StatusOr<uint64_t> ProtondService::AttachProcess(const Peer& peer,
     }
   }
   return process->row.process_id;
+}
+
+absl::Status ProtondService::ResumeFromStore(ProcessEntry& process, uint32_t lane_count,
+                                             const store::StoredProcess* stored) {
+  process.decoder = std::make_unique<ingest::ProcessDecoder>(process.row.process_id);
+  process.lanes.assign(lane_count, {});
+  for (uint32_t lane = 0; lane < lane_count; ++lane) process.lanes[lane].lane = lane;
+  process.no_lane_dropped_seen = 0;
+  if (stored == nullptr) return absl::OkStatus();
+  process.decoder->Load(stored->contexts, stored->names);
+  for (const store::LaneRow& row : stored->lanes) {
+    if (row.lane == lane_count) {
+      process.no_lane_dropped_seen = row.dropped_seen;
+    } else if (row.lane < lane_count) {
+      ASSIGN_OR_RETURN(process.lanes[row.lane], ingest::LaneCursor::FromRow(row));
+    }
+  }
+  return absl::OkStatus();
 }
 
 void ProtondService::JoinSession(ProcessEntry& process, SessionEntry& session) {
