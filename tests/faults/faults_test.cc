@@ -52,6 +52,12 @@ struct Workload {
   uint64_t Records() const { return SampleWorkloadRecords(steps, threads, loads); }
 };
 
+// The program's output is its own line, and protonctl's summary says what was stored.
+void ExpectUnharmed(const Completed& done, const Workload& workload) {
+  EXPECT_EQ(done.exit_code, 0) << done.err;
+  EXPECT_THAT(done.out, HasSubstr(workload.ExpectedOutput())) << done.err;
+}
+
 class FaultsTest : public ::testing::Test {
  protected:
   void SetUp() override { daemon_.Start(); }
@@ -75,6 +81,22 @@ class FaultsTest : public ::testing::Test {
     return Wait(run, dir_);
   }
 
+  void WaitUntilTheProgramJoined() {
+    for (int i = 0; i < 100 && Session1().processes_size() == 0; ++i) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    }
+    ASSERT_EQ(Session1().processes_size(), 1) << "the program never joined its session";
+  }
+
+  // The program unharmed, and session 1 stopped with every record it wrote, none dropped.
+  void ExpectEverythingStored(const Completed& done, const Workload& workload) {
+    ExpectUnharmed(done, workload);
+    const v1::Session session = Session1();
+    EXPECT_EQ(session.state(), v1::Session::STOPPED);
+    EXPECT_EQ(session.records(), workload.Records());
+    EXPECT_EQ(session.dropped_records(), 0u);
+  }
+
   v1::Session Session1() {
     auto sessions = client::Client(daemon_.socket()).ListSessions();
     EXPECT_TRUE(sessions.ok()) << sessions.status();
@@ -85,12 +107,6 @@ class FaultsTest : public ::testing::Test {
   std::string dir_ = MakeTempDir();
   Daemon daemon_{dir_};
 };
-
-// The program's output is its own line, and protonctl's summary says what was stored.
-void ExpectUnharmed(const Completed& done, const Workload& workload) {
-  EXPECT_EQ(done.exit_code, 0) << done.err;
-  EXPECT_THAT(done.out, HasSubstr(workload.ExpectedOutput())) << done.err;
-}
 
 // Stopped (SIGSTOP) for a while and continued before the program ends: the program does not
 // wait for it, and with rings large enough for what it writes meanwhile, nothing is lost.
@@ -137,21 +153,13 @@ TEST_F(FaultsTest, RingsFullWhileTheDaemonIsStoppedCountEveryLostRecord) {
 TEST_F(FaultsTest, SocketFileRemovedMidRunIsBoundAgainAndLosesNothing) {
   const Workload workload{.steps = 100, .step_ms = 20, .threads = 4, .loads = 50};
   const pid_t run = StartRun(workload);
-  for (int i = 0; i < 100 && Session1().processes_size() == 0; ++i) {
-    std::this_thread::sleep_for(std::chrono::milliseconds(20));
-  }
-  ASSERT_EQ(Session1().processes_size(), 1) << "the program never joined its session";
+  ASSERT_NO_FATAL_FAILURE(WaitUntilTheProgramJoined());
   std::filesystem::remove(daemon_.socket());
   for (int i = 0; i < 50 && !std::filesystem::exists(daemon_.socket()); ++i) {
     std::this_thread::sleep_for(std::chrono::milliseconds(100));
   }
   EXPECT_TRUE(std::filesystem::exists(daemon_.socket())) << "not bound again within 5 s";
-  const Completed done = Wait(run, dir_);
-  ExpectUnharmed(done, workload);
-  const v1::Session session = Session1();
-  EXPECT_EQ(session.state(), v1::Session::STOPPED);
-  EXPECT_EQ(session.records(), workload.Records());
-  EXPECT_EQ(session.dropped_records(), 0u);
+  ExpectEverythingStored(Wait(run, dir_), workload);
   const Completed again = RunToEnd({BinDir() + "/protonctl", "--socket", daemon_.socket(), "run",
                                     "--", BinDir() + "/sample_workload", "--steps", "5"},
                                    dir_);
@@ -232,12 +240,7 @@ TEST_F(FaultsTest, KilledAtRandomPointsAndRestartedEachTimeTheTreeIsTheUndisturb
       daemon_.Start();
     }
   }
-  const Completed done = Wait(run, dir_);
-  ExpectUnharmed(done, workload);
-  const v1::Session session = Session1();
-  EXPECT_EQ(session.state(), v1::Session::STOPPED);
-  EXPECT_EQ(session.records(), workload.Records());
-  EXPECT_EQ(session.dropped_records(), 0u);
+  ExpectEverythingStored(Wait(run, dir_), workload);
   absl::StatusOr<v1::Tree> tree = client::Client(daemon_.socket()).GetTree(1);
   ASSERT_TRUE(tree.ok()) << tree.status();
   ExpectSampleTree(*tree, workload);
@@ -251,10 +254,7 @@ TEST_F(FaultsTest, StoreDiskFullKeepsTheDaemonUpAndEveryRecordIsStoredOrCounted)
   const int full_s = LongRun() ? 60 : 2;
   const Workload workload{.steps = (full_s + 2) * 50, .step_ms = 20, .threads = 4, .loads = 10};
   const pid_t run = StartRun(workload);
-  for (int i = 0; i < 100 && Session1().processes_size() == 0; ++i) {
-    std::this_thread::sleep_for(std::chrono::milliseconds(20));
-  }
-  ASSERT_EQ(Session1().processes_size(), 1) << "the program never joined its session";
+  ASSERT_NO_FATAL_FAILURE(WaitUntilTheProgramJoined());
   const rlimit full{1, RLIM_INFINITY};
   const rlimit room{RLIM_INFINITY, RLIM_INFINITY};
   ASSERT_EQ(prlimit(daemon_.pid(), RLIMIT_FSIZE, &full, nullptr), 0) << strerror(errno);
