@@ -137,8 +137,8 @@ TEST_F(FaultsTest, RingsFullWhileTheDaemonIsStoppedCountEveryLostRecord) {
   const int stopped_s = LongRun() ? 180 : 2;
   const Workload workload{.steps = (stopped_s + 1) * 50,
                           .step_ms = 20,
-                          .threads = 4,
-                          .loads = LongRun() ? 2000000 : 60000};
+                          .threads = LongRun() ? 8 : 4,
+                          .loads = LongRun() ? 1000000 : 60000};  // sample_workload's maximum
   const Completed done = RunWithDaemonStopped(workload, stopped_s);
   ExpectUnharmed(done, workload);
   const v1::Session session = Session1();
