@@ -20,9 +20,9 @@ constexpr int kOpsPerStep = 16;
 using Clock = std::chrono::steady_clock;
 
 uint64_t Record(Clock::time_point end, int rate) {
-  static const char* const kOps[kOpsPerStep] = {
-      "op_0", "op_1", "op_2",  "op_3",  "op_4",  "op_5",  "op_6",  "op_7",
-      "op_8", "op_9", "op_10", "op_11", "op_12", "op_13", "op_14", "op_15"};
+  static const char* const kOps[kOpsPerStep] = {"op_0",  "op_1",  "op_2",  "op_3", "op_4",  "op_5",
+                                                "op_6",  "op_7",  "op_8",  "op_9", "op_10", "op_11",
+                                                "op_12", "op_13", "op_14", "op_15"};
   const auto begin = Clock::now();
   uint64_t pairs = 0;
   while (Clock::now() < end) {
