@@ -104,6 +104,7 @@ def main():
                                       env=env, stdout=subprocess.PIPE, text=True)
                      for _ in range(args.processes)]
         pids = [w.pid for w in workloads]
+        failed_starts = 0
         try:
             deadline = time.time() + 30
             while not set(pids) <= registered_pids(ctl):
@@ -118,6 +119,7 @@ def main():
                 started = subprocess.run(command, capture_output=True, text=True)
                 if started.returncode != 0:  # said, and the run goes on with the others
                     print(f"session load{s}: {started.stdout}{started.stderr}".strip())
+                    failed_starts += 1
             began = time.time()
             started = [session_id for session_id, _, _ in sessions_table(ctl)]
             if not started:
@@ -136,6 +138,9 @@ def main():
                 pairs += int(re.search(r"(\d+) scope pairs", out).group(1))
             daemon.terminate()
             daemon.wait()
+        if failed_starts:  # what the daemon said about its connections meanwhile
+            with open(os.path.join(work, "protond.log")) as log:
+                print("".join(log.readlines()[-20:]), end="")
     stored = sum(records for _, records, _ in rows)
     dropped = sum(dropped for _, _, dropped in rows)
     print(f"{args.processes} processes x {args.threads} threads, {args.sessions} sessions, "
