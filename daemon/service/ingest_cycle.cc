@@ -135,25 +135,27 @@ void ProtondService::ReportProcessProblem(ProcessEntry& process, const std::stri
 }
 
 void ProtondService::GoBackToTheStoreLocked() {
-  // Running sessions a process joined since the last commit: their memberships are in memory only.
-  std::map<uint64_t, std::vector<uint64_t>> members;
-  for (const auto& [session_id, session] : sessions_) {
-    if (session.tree == nullptr) continue;
-    for (const auto& [process_id, counters] : session.processes) {
-      members[session_id].push_back(process_id);
-    }
-  }
-  sessions_.clear();
   kept_tree_.reset();
-  absl::Status reloaded = LoadSessions();
+  // In place: a stop or an attach waiting for answers (mutex_ released) holds its session.
+  absl::StatusOr<std::vector<store::SessionRow>> rows = store_->ListSessions();
+  absl::Status reloaded = rows.status();
+  std::map<uint64_t, store::SessionRow> stored;
+  if (rows.ok()) {
+    for (store::SessionRow& row : *rows) stored.emplace(row.session_id, std::move(row));
+  }
+  for (auto& [session_id, session] : sessions_) {
+    if (!reloaded.ok()) break;
+    auto row = stored.find(session_id);
+    reloaded = ResetSessionToStore(session, row == stored.end() ? nullptr : &row->second);
+  }
   for (auto& [id, process] : processes_) {
     process.changed = true;
     if (!reloaded.ok() || !process.region) continue;
-    absl::StatusOr<std::optional<store::StoredProcess>> stored =
+    absl::StatusOr<std::optional<store::StoredProcess>> found =
         store_->FindLiveProcess(process.row.pid, process.row.start_time_ticks);
-    reloaded = stored.ok() ? ResumeFromStore(process, process.region->lane_count(),
-                                             *stored ? &**stored : nullptr)
-                           : stored.status();
+    reloaded = found.ok() ? ResumeFromStore(process, process.region->lane_count(),
+                                            *found ? &**found : nullptr)
+                          : found.status();
   }
   if (!reloaded.ok()) {
     std::fprintf(stderr,
@@ -161,12 +163,6 @@ void ProtondService::GoBackToTheStoreLocked() {
                  "exiting: %s\n",
                  reloaded.ToString().c_str());
     std::_Exit(1);
-  }
-  for (const auto& [session_id, process_ids] : members) {
-    auto session = sessions_.find(session_id);
-    if (session == sessions_.end() || session->second.tree == nullptr) continue;
-    for (uint64_t process_id : process_ids) session->second.processes.try_emplace(process_id);
-    session->second.changed = true;
   }
 }
 

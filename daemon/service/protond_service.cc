@@ -65,20 +65,38 @@ absl::Status ProtondService::LoadSessions() {
   ASSIGN_OR_RETURN(next_process_id_, store_->MaxProcessId());
   ++next_session_id_;
   ++next_process_id_;
-  ASSIGN_OR_RETURN(std::vector<store::SessionRow> rows, store_->ListSessions());
-  for (store::SessionRow& row : rows) {
-    SessionEntry& session = sessions_[row.session_id];
-    ASSIGN_OR_RETURN(auto members, store_->ListSessionProcesses(row.session_id));
+  ASSIGN_OR_RETURN(const std::vector<store::SessionRow> rows, store_->ListSessions());
+  for (const store::SessionRow& row : rows) {
+    RETURN_IF_ERROR(ResetSessionToStore(sessions_[row.session_id], &row));
+  }
+  return absl::OkStatus();
+}
+
+absl::Status ProtondService::ResetSessionToStore(SessionEntry& session,
+                                                 const store::SessionRow* stored) {
+  // Members are kept (a process that joined since the last commit has no row yet), counters not.
+  for (auto& [process_id, counters] : session.processes) counters = {};
+  size_t stored_members = 0;
+  if (stored != nullptr) {
+    session.row = *stored;
+    ASSIGN_OR_RETURN(auto members, store_->ListSessionProcesses(stored->session_id));
     for (const store::SessionProcessRow& member : members) {
       session.processes[member.process_id] = {member.records, member.dropped_records};
     }
-    if (row.state == store::SessionState::kRunning) {
-      session.tree = std::make_unique<aggregate::CallTree>(row.session_id);
-      ASSIGN_OR_RETURN(store::StoredTree stored, store_->LoadTree(row.session_id));
-      session.tree->Load(stored);
-    }
-    session.row = std::move(row);
+    stored_members = members.size();
   }
+  session.scope_events.clear();
+  session.gpu_events.clear();
+  session.tree.reset();
+  if (session.row.state == store::SessionState::kRunning) {
+    session.tree = std::make_unique<aggregate::CallTree>(session.row.session_id);
+    if (stored != nullptr) {
+      ASSIGN_OR_RETURN(store::StoredTree tree, store_->LoadTree(stored->session_id));
+      session.tree->Load(tree);
+    }
+  }
+  // What the store lacks (the session, or a member) is written by the next commit.
+  session.changed = stored == nullptr || session.processes.size() > stored_members;
   return absl::OkStatus();
 }
 

@@ -168,6 +168,9 @@ class ProtondService {
   // cycle, for a running session) and kept when the session has stopped.
   absl::StatusOr<std::shared_ptr<const v1::Tree>> TreeOf(SessionEntry& session,
                                                          const std::string& rank);
+  // The session as `stored` has it (its row, counters and, while it runs, its tree), or, without
+  // a stored row, as new. Members stay, and so does the entry: callers may hold it.
+  absl::Status ResetSessionToStore(SessionEntry& session, const store::SessionRow* stored);
   // After a failed commit (mutex_ held): the sessions and each process's lanes and decoder go back
   // to what the store holds, as a restart would find them, while the processes' regions and
   // connections stay. What was read since the last commit is still in the rings (space is handed

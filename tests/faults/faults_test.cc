@@ -284,5 +284,31 @@ TEST_F(FaultsTest, StoreDiskFullKeepsTheDaemonUpAndEveryRecordIsStoredOrCounted)
   ExpectSampleTree(*tree, workload);
 }
 
+// A stop while the store's disk is full: the stop waits for the program's answer without the
+// daemon's lock, while commits keep failing and the daemon goes back to its committed state. The
+// stop fails, saying why; the daemon stays up, and once there is room a second stop works.
+TEST_F(FaultsTest, StopWhileTheDiskIsFullFailsClearlyAndWorksOnceThereIsRoom) {
+  const Workload workload{.steps = 200, .step_ms = 20, .threads = 4, .loads = 10};
+  const pid_t run = StartRun(workload);
+  ASSERT_NO_FATAL_FAILURE(WaitUntilTheProgramJoined());
+  const rlimit full{1, RLIM_INFINITY};
+  const rlimit room{RLIM_INFINITY, RLIM_INFINITY};
+  const std::vector<std::string> stop = {
+      BinDir() + "/protonctl", "--socket", daemon_.socket(), "stop", "--session", "1"};
+  ASSERT_EQ(prlimit(daemon_.pid(), RLIMIT_FSIZE, &full, nullptr), 0) << strerror(errno);
+  const Completed refused = RunToEnd(stop, dir_);
+  EXPECT_NE(refused.exit_code, 0);
+  // "protonctl: sqlite error 778 on DIR/state/protond.db in "COMMIT": disk I/O error"
+  EXPECT_THAT(refused.err, HasSubstr("/state/protond.db")) << refused.err;
+  ASSERT_EQ(kill(daemon_.pid(), 0), 0) << "the daemon exited with its disk full";
+  ASSERT_EQ(prlimit(daemon_.pid(), RLIMIT_FSIZE, &room, nullptr), 0) << strerror(errno);
+  const Completed stopped = RunToEnd(stop, dir_);
+  EXPECT_EQ(stopped.exit_code, 0) << stopped.err;
+  EXPECT_EQ(Session1().state(), v1::Session::STOPPED);
+  const Completed done = Wait(run, dir_);  // it says "session 0": it ends outside any session
+  EXPECT_EQ(done.exit_code, 0) << done.err;
+  EXPECT_THAT(done.out, HasSubstr("sample_workload: 200 steps")) << done.err;
+}
+
 }  // namespace
 }  // namespace protond::testing
