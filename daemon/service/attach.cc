@@ -126,7 +126,10 @@ absl::StatusOr<std::map<uint64_t, v1::CommandResult>> ProtondService::PushAndWai
     // A process that stops first delivers its GPU work through its lanes, up to a CUPTI buffer
     // at once: drained now, it need not wait a whole commit interval for room.
     if (answered_.wait_for(lock, kDrainWhileWaiting, all_answered)) break;
-    RETURN_IF_ERROR(RunIngestCycleLocked());
+    if (absl::Status drained = RunIngestCycleLocked(); !drained.ok()) {
+      for (const auto& [process, command_id] : pushed) awaited_.erase(command_id);
+      return drained;
+    }
   }
   std::map<uint64_t, v1::CommandResult> answers;
   for (auto& [process, command_id] : pushed) {
