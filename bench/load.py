@@ -59,7 +59,10 @@ def timed_ms(argv):
 
 
 def registered_pids(ctl):
-    listing = subprocess.run(ctl + ["processes"], capture_output=True, text=True, check=True)
+    """The pids `protonctl processes` lists; none while the daemon does not answer yet."""
+    listing = subprocess.run(ctl + ["processes"], capture_output=True, text=True)
+    if listing.returncode != 0:
+        return set()
     return {int(line.split()[0]) for line in listing.stdout.splitlines()[1:] if line.strip()}
 
 
@@ -98,13 +101,15 @@ def main():
                    PROTOND_SOCKET=socket, PROTOND_AUTOSTART="0")
         if args.lane_bytes:
             env["PROTOND_LANE_BYTES"] = str(args.lane_bytes)
-        # The programs outlive the sessions: registering and attaching take a few seconds.
+        # The programs outlive the sessions, however long attaching takes, and are ended with
+        # SIGTERM once the sessions are over.
         workloads = [subprocess.Popen([os.path.join(bin_dir, "load_workload"), str(args.threads),
-                                       str(args.seconds + 30), str(args.rate)],
+                                       str(args.seconds + 3600), str(args.rate)],
                                       env=env, stdout=subprocess.PIPE, text=True)
                      for _ in range(args.processes)]
         pids = [w.pid for w in workloads]
         failed_starts = 0
+        attach_ms = []
         try:
             deadline = time.time() + 30
             while not set(pids) <= registered_pids(ctl):
@@ -116,7 +121,9 @@ def main():
                 command = ctl + ["start", "--name", f"load{s}", "--duration", f"{args.seconds}s"]
                 for pid in group:
                     command += ["--pid", str(pid)]
+                attach_began = time.perf_counter()
                 started = subprocess.run(command, capture_output=True, text=True)
+                attach_ms.append((time.perf_counter() - attach_began) * 1e3)
                 if started.returncode != 0:  # said, and the run goes on with the others
                     print(f"session load{s}: {started.stdout}{started.stderr}".strip())
                     failed_starts += 1
@@ -133,6 +140,8 @@ def main():
             rows = sessions_table(ctl)
         finally:
             pairs = 0
+            for workload in workloads:
+                workload.terminate()
             for workload in workloads:
                 out, _ = workload.communicate()
                 pairs += int(re.search(r"(\d+) scope pairs", out).group(1))
@@ -153,6 +162,7 @@ def main():
         values = [sample[index] for sample in memory]
         print(f"daemon MB, {what}: first {values[0]:.0f}, max {max(values):.0f}, "
               f"last {values[-1]:.0f} ({len(values)} samples, every {SAMPLE_EVERY_S} s)")
+    print(f"protonctl start ms:    {summary(attach_ms)} ({failed_starts} failed)")
     print(f"protonctl sessions ms: {summary(sessions_ms)}")
     print(f"protonctl tree ms:     {summary(tree_ms)}")
     return 1 if dropped else 0
