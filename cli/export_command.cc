@@ -8,6 +8,7 @@
 #include "cli/export/kernel_summary.h"
 #include "cli/export/output_file.h"
 #include "cli/profile_commands.h"
+#include "cli/progress_line.h"
 #include "client-lib/cpp/chrome_trace.h"
 #include "client-lib/cpp/hatchet.h"
 #include "common/status/status_macros.h"
@@ -45,12 +46,6 @@ absl::Status ParseExportOption(ArgReader& reader, ExportArgs* parsed, bool* has_
   return absl::OkStatus();
 }
 
-void Announce(FILE* progress, const std::string& step) {
-  if (progress == nullptr) return;
-  std::fprintf(progress, "protonctl export: %s\n", step.c_str());
-  std::fflush(progress);
-}
-
 absl::StatusOr<bool> IsTraceSession(client::Client& client, uint64_t id) {
   ASSIGN_OR_RETURN(const v1::ListSessionsResponse sessions, client.ListSessions());
   for (const v1::Session& session : sessions.sessions()) {
@@ -60,26 +55,29 @@ absl::StatusOr<bool> IsTraceSession(client::Client& client, uint64_t id) {
 }
 
 absl::StatusOr<v1::Trace> ReadTrace(client::Client& client, const std::string& profile,
-                                    FILE* progress) {
+                                    ProgressLine& progress) {
   if (!IsSessionId(profile)) {
     return absl::FailedPreconditionError(absl::StrCat(
         "--format chrome needs a session started with --data trace; ", profile,
         " is a Hatchet file, which keeps the call tree only, not the events a Chrome trace needs"));
   }
   ASSIGN_OR_RETURN(const uint64_t id, ParseSessionId(profile));
-  Announce(progress, absl::StrCat("reading the events of session ", id));
-  return client.GetTrace(id);
+  const std::string step = absl::StrCat("reading the events of session ", id);
+  progress.Step(step);
+  return client.GetTrace(id, [&](uint64_t received_events, uint64_t event_count) {
+    progress.Fraction(step, received_events, event_count, "events");
+  });
 }
 
 absl::StatusOr<ExportInput> ReadInput(client::Client& client, const ExportArgs& args,
-                                      FILE* progress) {
+                                      ProgressLine& progress) {
   ExportInput input;
   if (args.format == ExportFormat::kChrome) {
     ASSIGN_OR_RETURN(input.trace, ReadTrace(client, args.profile, progress));
     input.has_trace = true;
     return input;
   }
-  Announce(progress, absl::StrCat("reading the tree of ", args.profile));
+  progress.Step(absl::StrCat("reading the tree of ", args.profile));
   ASSIGN_OR_RETURN(input.tree, LoadProfile(client, args.profile));
   if (args.format != ExportFormat::kCsv || !IsSessionId(args.profile)) return input;
   // A trace session's events give each launch's time: the csv's median, min, max and stddev.
@@ -130,12 +128,13 @@ absl::StatusOr<std::string> RenderExport(const ExportArgs& args, const ExportInp
   return absl::InternalError("unknown export format");
 }
 
-absl::Status RunExportCommand(client::Client& client, const ExportArgs& args, FILE* progress) {
+absl::Status RunExportCommand(client::Client& client, const ExportArgs& args, FILE* progress_out) {
   RETURN_IF_ERROR(CheckOutputPath(args.output, args.force));
+  ProgressLine progress(progress_out, "protonctl export");
   ASSIGN_OR_RETURN(const ExportInput input, ReadInput(client, args, progress));
-  Announce(progress, "rendering");
+  progress.Step("rendering");
   ASSIGN_OR_RETURN(const std::string contents, RenderExport(args, input));
-  Announce(progress, absl::StrCat("writing ", args.output, " (", contents.size(), " bytes)"));
+  progress.Step(absl::StrCat("writing ", args.output, " (", contents.size(), " bytes)"));
   return WriteOutputFile(args.output, contents, args.force);
 }
 

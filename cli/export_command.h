@@ -42,9 +42,9 @@ struct ExportInput {
 absl::StatusOr<std::string> RenderExport(const ExportArgs& args, const ExportInput& input);
 
 // Reads the profile, renders it and writes args.output (output_file.h). Each step is announced
-// on `progress` ("reading session 7's trace") when it is not null: protonctl passes stderr when
-// stderr is a terminal.
-absl::Status RunExportCommand(client::Client& client, const ExportArgs& args, FILE* progress);
+// on `progress_out` when it is not null ("reading the events of session 7: 42% (...)", see
+// progress_line.h): protonctl passes stderr when stderr is a terminal.
+absl::Status RunExportCommand(client::Client& client, const ExportArgs& args, FILE* progress_out);
 
 }  // namespace protond::cli
 

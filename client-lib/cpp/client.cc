@@ -123,7 +123,7 @@ absl::StatusOr<std::string> Client::ViewTree(uint64_t session_id, const std::str
   return std::move(*view.mutable_text());
 }
 
-absl::StatusOr<v1::Trace> Client::GetTrace(uint64_t session_id) {
+absl::StatusOr<v1::Trace> Client::GetTrace(uint64_t session_id, const TraceProgress& on_chunk) {
   v1::GetTraceRequest request;
   request.set_session_id(session_id);
   grpc::ClientContext context;
@@ -131,7 +131,11 @@ absl::StatusOr<v1::Trace> Client::GetTrace(uint64_t session_id) {
   std::unique_ptr<grpc::ClientReader<v1::Trace>> reader = query_->GetTrace(&context, request);
   v1::Trace trace;
   v1::Trace chunk;
-  while (reader->Read(&chunk)) trace.MergeFrom(chunk);
+  while (reader->Read(&chunk)) {
+    trace.MergeFrom(chunk);
+    if (on_chunk)
+      on_chunk(trace.scope_events_size() + trace.gpu_events_size(), trace.event_count());
+  }
   grpc::Status status = reader->Finish();
   if (!status.ok()) return FromGrpc(status, socket_path_);
   return trace;

@@ -5,6 +5,7 @@
 #define PROTOND_CLIENT_LIB_CPP_CLIENT_H_
 
 #include <chrono>
+#include <functional>
 #include <memory>
 #include <string>
 
@@ -44,8 +45,10 @@ class Client {
   // The session's tree as protond renders it with `options` (protond.proto's ViewTree).
   absl::StatusOr<std::string> ViewTree(uint64_t session_id, const std::string& rank,
                                        const v1::ViewOptions& options);
-  // A trace session's events: the streamed chunks, merged into one Trace.
-  absl::StatusOr<v1::Trace> GetTrace(uint64_t session_id);
+  // A trace session's events: the streamed chunks, merged into one Trace. `on_chunk`, if set, is
+  // told after each chunk how many events have come of how many the trace holds.
+  using TraceProgress = std::function<void(uint64_t received_events, uint64_t event_count)>;
+  absl::StatusOr<v1::Trace> GetTrace(uint64_t session_id, const TraceProgress& on_chunk = {});
 
  private:
   template <typename Stub, typename Request, typename Response>

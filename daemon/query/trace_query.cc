@@ -6,6 +6,7 @@ std::vector<v1::Trace> BuildTraceChunks(const store::StoredTrace& stored, int64_
                                         size_t events_per_chunk) {
   std::vector<v1::Trace> chunks(1);
   chunks[0].set_clock_offset_ns(clock_offset_ns);
+  chunks[0].set_event_count(stored.scope_events.size() + stored.gpu_events.size());
   for (const store::NodeRow& row : stored.nodes) {
     v1::TreeNode* node = chunks[0].add_nodes();
     node->set_id(row.node_id);

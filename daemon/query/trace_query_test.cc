@@ -21,6 +21,7 @@ TEST(TraceQueryTest, FirstChunkCarriesOffsetAndNodesThenEventsInOrder) {
   ASSERT_EQ(chunks.size(), 1u);
   const v1::Trace& trace = chunks[0];
   EXPECT_EQ(trace.clock_offset_ns(), -5);
+  EXPECT_EQ(trace.event_count(), 5u);
   ASSERT_EQ(trace.nodes_size(), 2);
   EXPECT_EQ(trace.nodes(1).name(), "add_one");
   EXPECT_EQ(trace.nodes(1).parent_id(), 1u);
@@ -42,7 +43,9 @@ TEST(TraceQueryTest, SplitsIntoChunksThatMergeBackToTheWhole) {
   ASSERT_EQ(chunks.size(), 3u);
   EXPECT_EQ(chunks[0].nodes_size(), 2);
   EXPECT_EQ(chunks[0].scope_events_size(), 2);
+  EXPECT_EQ(chunks[0].event_count(), 5u);
   EXPECT_EQ(chunks[1].nodes_size(), 0);
+  EXPECT_EQ(chunks[1].event_count(), 0u);  // the first chunk says it for all
   EXPECT_EQ(chunks[1].scope_events_size(), 1);
   EXPECT_EQ(chunks[1].gpu_events_size(), 1);
   EXPECT_EQ(chunks[2].gpu_events_size(), 1);

@@ -128,6 +128,25 @@ TEST_F(TraceTest, ExportWritesTheChromeTraceOfATraceSession) {
   EXPECT_THAT(again.err, HasSubstr(out + " exists; --force overwrites it"));
 }
 
+TEST_F(TraceTest, ExportOnATerminalShowsHowManyEventsItHasRead) {
+  ASSERT_EQ(RunToEnd(RunArgs("trace", {"--steps", "2"}), dir_).exit_code, 0);
+  auto trace = client::Client(daemon_.socket()).GetTrace(1);
+  ASSERT_TRUE(trace.ok()) << trace.status();
+  const std::string events = std::to_string(trace->scope_events_size() + trace->gpu_events_size());
+  EXPECT_EQ(std::to_string(trace->event_count()), events);
+  // util-linux's script gives protonctl a terminal, as a person has.
+  const std::string command = BinDir() + "/protonctl --socket " + daemon_.socket() +
+                              " export 1 --format chrome -o " + dir_ + "/t.json";
+  const Completed exported = RunToEnd({"/usr/bin/script", "-qec", command, "/dev/null"}, dir_);
+  ASSERT_EQ(exported.exit_code, 0) << exported.out << exported.err;
+  EXPECT_THAT(exported.out,
+              HasSubstr("protonctl export: reading the events of session 1\r\n"
+                        "\rprotonctl export: reading the events of session 1: 100% (" +
+                        events + " of " + events +
+                        " events)\x1b[K\r\n"
+                        "protonctl export: rendering\r\n"));
+}
+
 TEST_F(TraceTest, ProtonctlRefusesAnUnknownData) {
   const Completed run = RunToEnd(RunArgs("bogus", {}), dir_);
   EXPECT_EQ(run.exit_code, 2);
