@@ -69,6 +69,11 @@ std::string ProtondService::RefusalFor(const Peer& peer, uint32_t pid, ProcessEn
   const auto another_user = [](uint32_t uid) {
     return absl::StrCat("another user's process (uid ", uid, ")");
   };
+  // A job-limited token learns nothing of processes outside its jobs.
+  if (!peer.jobs.empty() && (found == nullptr || !MayTouch(peer, *found))) {
+    return absl::StrCat("not a process of the jobs this token may touch (",
+                        absl::StrJoin(peer.jobs, ", "), ")");
+  }
   if (found != nullptr && found->connected) {
     if (peer.uid != 0 && found->row.uid != peer.uid) return another_user(found->row.uid);
     for (const auto& [session_id, session] : sessions_) {
@@ -155,6 +160,12 @@ absl::StatusOr<v1::AttachResponse> ProtondService::Attach(const Peer& peer,
                                                    " ms is more than 100 years (", kMaxDurationMs,
                                                    " ms)"));
   }
+  if (!request.job().empty() && !peer.jobs.empty() &&
+      std::find(peer.jobs.begin(), peer.jobs.end(), request.job()) == peer.jobs.end()) {
+    return absl::PermissionDeniedError(absl::StrCat("this token may touch jobs ",
+                                                    absl::StrJoin(peer.jobs, ", "),
+                                                    " only, not job ", request.job()));
+  }
   std::unique_lock<std::mutex> lock(mutex_);
   std::vector<uint32_t> pids(request.pids().begin(), request.pids().end());
   if (!request.job().empty()) {
@@ -234,7 +245,7 @@ absl::StatusOr<uint64_t> ProtondService::SessionOfProcess(const Peer& peer, uint
   std::lock_guard<std::mutex> lock(mutex_);
   std::vector<uint64_t> found;
   for (const auto& [session_id, session] : sessions_) {
-    if (session.tree == nullptr || (peer.uid != 0 && session.row.uid != peer.uid)) continue;
+    if (session.tree == nullptr || !MayTouch(peer, session)) continue;
     for (const auto& [process_id, counters] : session.processes) {
       auto process = processes_.find(process_id);
       if (process != processes_.end() && process->second.row.pid == pid) {
@@ -273,7 +284,7 @@ v1::ListProcessesResponse ProtondService::ListProcesses(const Peer& peer) {
   std::lock_guard<std::mutex> lock(mutex_);
   v1::ListProcessesResponse response;
   for (const auto& [process_id, process] : processes_) {
-    if (!process.connected || (peer.uid != 0 && process.row.uid != peer.uid)) continue;
+    if (!process.connected || !MayTouch(peer, process)) continue;
     v1::ProcessInfo* info = response.add_processes();
     info->set_process_id(process_id);
     info->set_pid(process.row.pid);

@@ -135,7 +135,41 @@ absl::StatusOr<ProtondService::SessionEntry*> ProtondService::OwnedSession(const
     return absl::PermissionDeniedError(
         absl::StrCat("session ", session_id, " belongs to another user"));
   }
+  if (!MayTouch(peer, it->second)) {
+    return absl::PermissionDeniedError(absl::StrCat(
+        "session ", session_id, " has processes outside the jobs this token may touch (",
+        absl::StrJoin(peer.jobs, ", "), ")"));
+  }
   return &it->second;
+}
+
+namespace {
+
+// A process's job as `protonctl start --job` names it: its Slurm job id, else its pod.
+const std::string& JobOf(const store::ProcessRow& process) {
+  return process.job.slurm_job_id.empty() ? process.job.pod : process.job.slurm_job_id;
+}
+
+bool InJobs(const Peer& peer, const store::ProcessRow& process) {
+  return peer.jobs.empty() ||
+         std::find(peer.jobs.begin(), peer.jobs.end(), JobOf(process)) != peer.jobs.end();
+}
+
+}  // namespace
+
+bool ProtondService::MayTouch(const Peer& peer, const ProcessEntry& process) const {
+  return (peer.uid == 0 || process.row.uid == peer.uid) && InJobs(peer, process.row);
+}
+
+bool ProtondService::MayTouch(const Peer& peer, const SessionEntry& session) const {
+  if (peer.uid != 0 && session.row.uid != peer.uid) return false;
+  if (peer.jobs.empty()) return true;
+  // A job-limited token sees a session only if it knows every process in it to be of its jobs.
+  return !session.processes.empty() &&
+         std::all_of(session.processes.begin(), session.processes.end(), [&](const auto& member) {
+           auto process = processes_.find(member.first);
+           return process != processes_.end() && InJobs(peer, process->second.row);
+         });
 }
 
 v1::Session ProtondService::ToProto(const SessionEntry& session) const {
@@ -209,6 +243,11 @@ ProtondService::SessionEntry& ProtondService::NewSession(const Peer& peer, const
 
 absl::StatusOr<v1::Session> ProtondService::StartSession(const Peer& peer, const std::string& name,
                                                          v1::Session::Data data) {
+  if (peer.remote) {
+    return absl::FailedPreconditionError(
+        "StartSession profiles the calling process, and a remote caller has none on this node; "
+        "profile running processes with protonctl start --pid or --job");
+  }
   RETURN_IF_ERROR(CheckNewSession(name, data));
   std::lock_guard<std::mutex> lock(mutex_);
   SessionEntry& session = NewSession(peer, name, data);
@@ -273,7 +312,7 @@ v1::ListSessionsResponse ProtondService::ListSessions(const Peer& peer) {
   std::lock_guard<std::mutex> lock(mutex_);
   v1::ListSessionsResponse response;
   for (const auto& [id, session] : sessions_) {
-    if (peer.uid == 0 || session.row.uid == peer.uid) *response.add_sessions() = ToProto(session);
+    if (MayTouch(peer, session)) *response.add_sessions() = ToProto(session);
   }
   return response;
 }

@@ -29,10 +29,16 @@
 
 namespace protond::service {
 
-// Who is calling, from SO_PEERCRED of the connection.
+// Who is calling: on the unix socket, the connection's SO_PEERCRED; over TCP, the user and jobs
+// that its token names (daemon/server/token_table.h).
 struct Peer {
-  uint32_t pid = 0;
+  uint32_t pid = 0;  // 0 for a remote caller: it has no process on this node
   uint32_t uid = 0;
+  bool remote = false;
+  // A remote caller's token may limit it to these jobs (SLURM_JOB_ID or pod name): it then sees
+  // and touches only their processes, and the sessions whose processes all belong to them.
+  // Empty: no limit beyond the user's.
+  std::vector<std::string> jobs;
 };
 
 int64_t NowUnixNs();
@@ -124,6 +130,10 @@ class ProtondService {
   void IngestLoop();
 
   absl::StatusOr<SessionEntry*> OwnedSession(const Peer& peer, uint64_t session_id);
+  // Whether `peer` may see and act on a process or a session (mutex_ held): its user's, or any
+  // for root, and within the jobs of a job-limited token.
+  bool MayTouch(const Peer& peer, const ProcessEntry& process) const;
+  bool MayTouch(const Peer& peer, const SessionEntry& session) const;
   v1::Session ToProto(const SessionEntry& session) const;
   absl::StatusOr<uint64_t> AttachProcess(const Peer& peer, const v1::RegisterRequest& request,
                                          ring::RegionReader region, uint64_t start_ticks);

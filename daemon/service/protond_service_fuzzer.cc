@@ -5,7 +5,8 @@
 //
 // Input: steps of [operation byte][caller byte][length byte][length bytes of the request,
 // serialized protobuf]. The caller byte picks the peer's pid (this process or pid 1) and uid
-// (root or 1000), as SO_PEERCRED would give them. A registration always names this process and a
+// (root or 1000), as SO_PEERCRED would give them; with bit 3 the caller is remote (a TCP token's:
+// no pid), limited with bit 4 to job "1234". A registration always names this process and a
 // real region (the fuzzer's own memfd), so that registered processes exist and sessions can have
 // members; another operation writes the bytes of a step into one of the region's lanes as a
 // record, which the next ingest cycle decodes into the sessions. In a request, pid 2 (kthreadd,
@@ -77,7 +78,12 @@ void RemoveStore(const std::string& path) {
 }
 
 Peer PeerOf(uint8_t caller) {
-  return {caller & 1 ? static_cast<uint32_t>(getpid()) : 1u, caller & 2 ? 0u : 1000u};
+  Peer peer;
+  peer.remote = (caller & 8) != 0;
+  peer.pid = peer.remote ? 0u : caller & 1 ? static_cast<uint32_t>(getpid()) : 1u;
+  peer.uid = caller & 2 ? 0u : 1000u;
+  if (caller & 16) peer.jobs = {"1234"};
+  return peer;
 }
 
 uint32_t RealPid(uint32_t pid) { return pid == kSelfPid ? static_cast<uint32_t>(getpid()) : pid; }
@@ -113,7 +119,9 @@ void StopSession(ProtondService& service, const Peer& peer, const std::string& b
 
 void RegisterProcess(const Target& target, uint8_t caller, const std::string& bytes) {
   auto request = Parse<protond::v1::RegisterRequest>(bytes);
-  const Peer peer{static_cast<uint32_t>(getpid()), PeerOf(caller).uid};
+  Peer peer;  // SO_PEERCRED of the process's own control connection
+  peer.pid = static_cast<uint32_t>(getpid());
+  peer.uid = PeerOf(caller).uid;
   request.set_pid(peer.pid);
   request.set_uid(peer.uid);
   request.set_region_fd(target.region->fd());

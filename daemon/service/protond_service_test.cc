@@ -35,8 +35,8 @@ class ProtondServiceTest : public ::testing::Test {
     std::filesystem::remove_all(folder_);
   }
 
-  // Registers this process, as its shim does on the control connection.
-  void RegisterSelf() {
+  // Registers this process, as its shim does on the control connection, as a task of `job`.
+  void RegisterSelf(const std::string& slurm_job_id = "") {
     auto region = ring::WritableRegion::Create({4, ring::kMinLaneDataBytes});
     ASSERT_TRUE(region.ok()) << region.status();
     region_ = std::make_unique<ring::WritableRegion>(std::move(*region));
@@ -45,10 +45,25 @@ class ProtondServiceTest : public ::testing::Test {
     request.set_uid(self_.uid);
     request.set_region_fd(region_->fd());
     request.set_region_bytes(region_->bytes());
+    request.mutable_job()->set_slurm_job_id(slurm_job_id);
     ASSERT_TRUE(service_->RegisterProcess(self_, request).ok());
   }
 
-  const Peer self_{static_cast<uint32_t>(getpid()), static_cast<uint32_t>(getuid())};
+  // A caller over TCP whose token names this user, limited to `jobs` (none: no limit).
+  Peer Remote(std::vector<std::string> jobs) const {
+    Peer remote;
+    remote.uid = self_.uid;
+    remote.remote = true;
+    remote.jobs = std::move(jobs);
+    return remote;
+  }
+
+  const Peer self_ = [] {
+    Peer peer;
+    peer.pid = static_cast<uint32_t>(getpid());
+    peer.uid = static_cast<uint32_t>(getuid());
+    return peer;
+  }();
   std::string folder_;
   std::unique_ptr<ring::WritableRegion> region_;
   std::unique_ptr<ProtondService> service_;
@@ -99,7 +114,9 @@ TEST_F(ProtondServiceTest, KeptTreeAnswersOnlyTheSameSessionAndRank) {
               absl::StrCat("NOT_FOUND: session ", first->id(),
                            " has no process of rank 3 (its processes have no RANK)"));
   }
-  EXPECT_EQ(service_->GetTree({self_.pid, self_.uid + 1}, first->id()).status().code(),
+  Peer other_user = self_;
+  ++other_user.uid;
+  EXPECT_EQ(service_->GetTree(other_user, first->id()).status().code(),
             absl::StatusCode::kPermissionDenied);
   EXPECT_EQ(service_->GetTree(self_, 99).status().code(), absl::StatusCode::kNotFound);
   EXPECT_TRUE(service_->GetTree(self_, second->id()).ok());
@@ -138,6 +155,46 @@ TEST_F(ProtondServiceTest, ViewTreeRendersAsProtonctlWithTheRequestsOptions) {
   request.mutable_options()->set_depth(1);
   request.set_session_id(99);
   EXPECT_EQ(service_->ViewTree(self_, request).status().code(), absl::StatusCode::kNotFound);
+}
+
+TEST_F(ProtondServiceTest, ARemoteCallerCannotStartASessionOfItsOwn) {
+  EXPECT_EQ(service_->StartSession(Remote({}), "x").status().code(),
+            absl::StatusCode::kFailedPrecondition);
+  EXPECT_TRUE(service_->ListSessions(self_).sessions().empty());
+}
+
+// A token limited to jobs sees only their processes and the sessions made of them alone.
+TEST_F(ProtondServiceTest, AJobLimitedTokenSeesAndTouchesOnlyItsJobs) {
+  RegisterSelf("1234");
+  ASSERT_TRUE(service_->StartSession(self_, "mine").ok());  // this process, job 1234
+  const Peer job_1234 = Remote({"1234"});
+  const Peer job_99 = Remote({"99"});
+  EXPECT_EQ(service_->ListProcesses(job_1234).processes_size(), 1);
+  EXPECT_EQ(service_->ListProcesses(job_99).processes_size(), 0);
+  EXPECT_EQ(service_->ListProcesses(Remote({})).processes_size(), 1);
+  EXPECT_EQ(service_->ListSessions(job_1234).sessions_size(), 1);
+  EXPECT_EQ(service_->ListSessions(job_99).sessions_size(), 0);
+  EXPECT_EQ(service_->GetTree(job_99, 1).status().ToString(),
+            "PERMISSION_DENIED: session 1 has processes outside the jobs this token may touch "
+            "(99)");
+  EXPECT_TRUE(service_->GetTree(job_1234, 1).ok());
+
+  v1::AttachRequest by_job;
+  by_job.set_job("1234");
+  EXPECT_EQ(service_->Attach(job_99, by_job).status().ToString(),
+            "PERMISSION_DENIED: this token may touch jobs 99 only, not job 1234");
+  v1::AttachRequest by_pid;
+  by_pid.add_pids(self_.pid);
+  absl::StatusOr<v1::AttachResponse> refused = service_->Attach(job_99, by_pid);
+  ASSERT_TRUE(refused.ok()) << refused.status();
+  EXPECT_EQ(refused->targets(0).reason(), "not a process of the jobs this token may touch (99)");
+  absl::StatusOr<v1::AttachResponse> busy = service_->Attach(job_1234, by_pid);
+  ASSERT_TRUE(busy.ok()) << busy.status();
+  EXPECT_EQ(busy->targets(0).reason(),
+            "already in session 1 (mine); stop it first: protonctl stop --session 1");
+
+  EXPECT_EQ(service_->StopSession(job_99, 1).status().code(), absl::StatusCode::kPermissionDenied);
+  EXPECT_TRUE(service_->StopSession(job_1234, 1).ok());
 }
 
 }  // namespace
