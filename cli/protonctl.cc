@@ -15,6 +15,7 @@
 #include "cli/export_command.h"
 #include "cli/on_demand_commands.h"
 #include "cli/profile_commands.h"
+#include "cli/remote_endpoint.h"
 #include "cli/render/device_table.h"
 #include "cli/render/process_table.h"
 #include "cli/render/session_table.h"
@@ -26,7 +27,8 @@ namespace protond::cli {
 namespace {
 
 constexpr char kUsage[] =
-    "usage: protonctl [--socket PATH] COMMAND ...\n"
+    "usage: protonctl [--socket PATH | --host HOST:PORT --token-file FILE [--tls-ca FILE |\n"
+    "                 --insecure]] COMMAND ...\n"
     "  run [--name NAME] [--as-proton] [--data tree|trace] -- PROGRAM [ARGS...]\n"
     "                                            profile PROGRAM in a new session (with\n"
     "                                            --as-proton, Python's triton.profiler is\n"
@@ -55,7 +57,10 @@ constexpr char kUsage[] =
     "                                            (or for D: 30s, 2m, 500ms); --wait blocks until\n"
     "                                            it ends (Ctrl-C stops it) and prints the tree\n"
     "  stop (--session SESSION | --pid PID)      stop a running session\n"
-    "The socket is --socket, else $PROTOND_SOCKET, else the default (%s).\n";
+    "The socket is --socket, else $PROTOND_SOCKET, else the default (%s).\n"
+    "--host reaches a protond on another machine (protond --listen) over TLS, verified with\n"
+    "the certificates of --tls-ca (else the system's), with the token in --token-file\n"
+    "(docs/cluster.md); --insecure: plain TCP, which protond serves on loopback only.\n";
 
 int Usage(FILE* out, int code) {
   std::fprintf(out, kUsage, client::DefaultDaemonPaths().socket.c_str());
@@ -233,12 +238,20 @@ int Start(client::Client& client, const std::vector<std::string>& args) {
 
 int Main(int argc, char** argv) {
   std::string socket_flag;
+  RemoteFlags remote;
   int i = 1;
   for (; i < argc && argv[i][0] == '-'; ++i) {
     const std::string arg = argv[i];
     if (arg == "-h" || arg == "--help") return Usage(stdout, 0);
-    if (arg == "--socket" && i + 1 < argc) {
-      socket_flag = argv[++i];
+    std::string* value = arg == "--socket"       ? &socket_flag
+                         : arg == "--host"       ? &remote.host
+                         : arg == "--token-file" ? &remote.token_file
+                         : arg == "--tls-ca"     ? &remote.tls_ca
+                                                 : nullptr;
+    if (value != nullptr && i + 1 < argc) {
+      *value = argv[++i];
+    } else if (arg == "--insecure") {
+      remote.insecure = true;
     } else {
       return BadUsage("unknown option '" + arg + "'");
     }
@@ -247,9 +260,18 @@ int Main(int argc, char** argv) {
   const std::string command = argv[i];
   const std::vector<std::string> args(argv + i + 1, argv + argc);
   const std::string socket = client::ResolveSocketPath(socket_flag);
-  if (command == "run") return Run(socket, args);
+  absl::StatusOr<client::Endpoint> endpoint = ResolveEndpoint(remote, socket);
+  if (!endpoint.ok()) return BadUsage(std::string(endpoint.status().message()));
+  if (command == "run") {
+    if (!remote.host.empty()) {
+      return BadUsage(
+          "run starts a program on this machine; on --host, profile running ones "
+          "with start --pid or --job");
+    }
+    return Run(socket, args);
+  }
   // Never destroyed: main() ends the process without tearing down gRPC's channel.
-  client::Client& client = *new client::Client(socket);
+  client::Client& client = *new client::Client(*std::move(endpoint));
   if (command == "sessions" && args.empty()) return Sessions(client);
   if (command == "tree") return Tree(client, args);
   if (command == "top") return Top(client, args);
@@ -268,6 +290,8 @@ int Main(int argc, char** argv) {
 // machine (bench/viewer_latency.py); the process is done, so the kernel reclaims them instead.
 // Every file a command writes is closed before it returns.
 int main(int argc, char** argv) {
+  // gRPC's own log lines (a failed TLS handshake, say) repeat what protonctl's message says.
+  setenv("GRPC_VERBOSITY", "NONE", /*overwrite=*/0);
   const int code = protond::cli::Main(argc, argv);
   std::fflush(nullptr);
   std::_Exit(code);

@@ -11,11 +11,13 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <memory>
 #include <string>
 
 #include "absl/strings/numbers.h"
 #include "client-lib/cpp/daemon_paths.h"
 #include "daemon/server/socket_lock.h"
+#include "daemon/server/tcp_server.h"
 #include "daemon/server/unix_server.h"
 #include "daemon/service/protond_service.h"
 
@@ -23,17 +25,24 @@ namespace {
 
 constexpr char kUsage[] =
     "usage: protond [--socket PATH] [--state-dir DIR] [--commit-interval-ms N] [--detach]\n"
+    "               [--listen HOST:PORT --tokens FILE (--tls-cert FILE --tls-key FILE |\n"
+    "                --insecure)]\n"
     "  --socket PATH        unix socket to serve (default: %s)\n"
     "  --state-dir DIR      where protond.db (and protond.pid) are kept (default: %s)\n"
     "  --commit-interval-ms how often lanes are drained and committed (default: 100)\n"
     "  --detach             run on in the background, in a session of its own; the command\n"
-    "                       returns once the daemon listens (0) or has failed (1)\n";
+    "                       returns once the daemon listens (0) or has failed (1)\n"
+    "  --listen HOST:PORT   also serve the API over TCP to other machines (port 0: any free\n"
+    "                       one), with TLS from --tls-cert and --tls-key (PEM files); each call\n"
+    "                       needs a token of --tokens FILE (docs/cluster.md)\n"
+    "  --insecure           plain TCP instead of TLS, on a loopback address only\n";
 
 struct Flags {
   std::string socket;
   std::string state_dir;
   int commit_interval_ms = 100;
   bool detach = false;
+  protond::server::TcpOptions tcp;  // served when tcp.listen is set
 };
 
 int Usage(FILE* out, int code) {
@@ -50,8 +59,8 @@ int ParseFlags(int argc, char** argv, Flags& flags) {
   for (int i = 1; i < argc; ++i) {
     const std::string arg = argv[i];
     if (arg == "-h" || arg == "--help") return Usage(stdout, 0);
-    if (arg == "--detach") {
-      flags.detach = true;
+    if (arg == "--detach" || arg == "--insecure") {
+      (arg == "--detach" ? flags.detach : flags.tcp.insecure) = true;
       continue;
     }
     if (i + 1 >= argc) {
@@ -63,12 +72,26 @@ int ParseFlags(int argc, char** argv, Flags& flags) {
       flags.socket = value;
     } else if (arg == "--state-dir") {
       flags.state_dir = value;
+    } else if (arg == "--listen") {
+      flags.tcp.listen = value;
+    } else if (arg == "--tls-cert") {
+      flags.tcp.tls_cert_path = value;
+    } else if (arg == "--tls-key") {
+      flags.tcp.tls_key_path = value;
+    } else if (arg == "--tokens") {
+      flags.tcp.tokens_path = value;
     } else if (arg == "--commit-interval-ms" &&
                absl::SimpleAtoi(value, &flags.commit_interval_ms) && flags.commit_interval_ms > 0) {
     } else {
       std::fprintf(stderr, "protond: bad option %s %s\n", arg.c_str(), value.c_str());
       return Usage(stderr, 2);
     }
+  }
+  const bool tcp_flags = flags.tcp.insecure || !flags.tcp.tls_cert_path.empty() ||
+                         !flags.tcp.tls_key_path.empty() || !flags.tcp.tokens_path.empty();
+  if (flags.tcp.listen.empty() && tcp_flags) {
+    std::fprintf(stderr, "protond: --tokens, --tls-cert, --tls-key and --insecure need --listen\n");
+    return Usage(stderr, 2);
   }
   return -1;
 }
@@ -167,6 +190,19 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "protond: %s\n", std::string(service.status().message()).c_str());
     return 1;
   }
+  // TCP first: once the socket answers, so does the TCP port (what tests and scripts wait for).
+  std::unique_ptr<protond::server::TcpServer> tcp;
+  if (!flags.tcp.listen.empty()) {
+    auto started = protond::server::TcpServer::Start(flags.tcp, service->get());
+    if (!started.ok()) {
+      std::fprintf(stderr, "protond: %s\n", std::string(started.status().message()).c_str());
+      return 1;
+    }
+    tcp = *std::move(started);
+    std::fprintf(stderr, "protond: serving over TCP (%s) at %s, port %d\n",
+                 flags.tcp.insecure ? "plain, loopback only" : "TLS", flags.tcp.listen.c_str(),
+                 tcp->port());
+  }
   auto server = protond::server::UnixServer::Start(flags.socket, service->get());
   if (!server.ok()) {
     std::fprintf(stderr, "protond: %s\n", std::string(server.status().message()).c_str());
@@ -182,6 +218,7 @@ int main(int argc, char** argv) {
   }
   const int signal_number = WaitForTermination();
   std::fprintf(stderr, "protond: %s, shutting down\n", strsignal(signal_number));
+  if (tcp != nullptr) tcp->Shutdown();
   (*server)->Shutdown();
   unlink(pid_file.c_str());
   if (absl::Status s = (*service)->RunIngestCycle(); !s.ok()) {

@@ -9,7 +9,7 @@
 
 namespace protond::client {
 
-std::shared_ptr<grpc::Channel> ConnectUnix(const std::string& socket_path) {
+std::shared_ptr<grpc::Channel> Connect(const Endpoint& endpoint) {
   grpc::ChannelArguments args;
   // Reconnect promptly after a daemon restart instead of backing off for up to two minutes.
   args.SetInt(GRPC_ARG_INITIAL_RECONNECT_BACKOFF_MS, 100);
@@ -18,11 +18,28 @@ std::shared_ptr<grpc::Channel> ConnectUnix(const std::string& socket_path) {
   // A tree answer grows with the profile's frames (10k nodes are 0.5 MB, 80k pass gRPC's default
   // limit of 4 MB); the daemon is trusted to send what the profile holds.
   args.SetMaxReceiveMessageSize(-1);
-  return grpc::CreateCustomChannel("unix:" + socket_path, grpc::InsecureChannelCredentials(), args);
+  if (endpoint.host.empty()) {
+    return grpc::CreateCustomChannel("unix:" + endpoint.socket_path,
+                                     grpc::InsecureChannelCredentials(), args);
+  }
+  if (endpoint.insecure) {
+    return grpc::CreateCustomChannel(endpoint.host, grpc::InsecureChannelCredentials(), args);
+  }
+  grpc::SslCredentialsOptions tls;
+  tls.pem_root_certs = endpoint.tls_ca_pem;
+  return grpc::CreateCustomChannel(endpoint.host, grpc::SslCredentials(tls), args);
 }
 
-absl::Status FromGrpc(const grpc::Status& status, const std::string& socket_path) {
+absl::Status FromGrpc(const grpc::Status& status, const Endpoint& endpoint) {
   const auto code = static_cast<absl::StatusCode>(status.error_code());
+  const std::string& socket_path = endpoint.socket_path;
+  if (status.error_code() == grpc::StatusCode::UNAVAILABLE && !endpoint.host.empty()) {
+    return absl::UnavailableError(absl::StrCat(
+        "protond at ", endpoint.host, " does not answer (", status.error_message(),
+        "); check that it runs with --listen there, and that ",
+        endpoint.insecure ? "it was started with --insecure"
+                          : "its certificate is signed by --tls-ca and names that host"));
+  }
   if (status.error_code() == grpc::StatusCode::UNAVAILABLE) {
     struct stat st;
     const bool exists = stat(socket_path.c_str(), &st) == 0;
@@ -34,17 +51,35 @@ absl::Status FromGrpc(const grpc::Status& status, const std::string& socket_path
   }
   if (status.error_code() == grpc::StatusCode::DEADLINE_EXCEEDED) {
     return absl::DeadlineExceededError(
-        absl::StrCat("protond at ", socket_path, " did not answer in time"));
+        absl::StrCat("protond at ", endpoint.Name(), " did not answer in time"));
   }
   return absl::Status(code, status.error_message());
 }
 
-Client::Client(std::string socket_path, std::chrono::milliseconds deadline)
-    : socket_path_(std::move(socket_path)),
+Client::Client(Endpoint endpoint, std::chrono::milliseconds deadline)
+    : endpoint_(std::move(endpoint)),
       deadline_(deadline),
-      channel_(ConnectUnix(socket_path_)),
+      channel_(Connect(endpoint_)),
       sessions_(v1::Sessions::NewStub(channel_)),
       query_(v1::Query::NewStub(channel_)) {}
+
+namespace {
+
+Endpoint UnixEndpoint(std::string socket_path) {
+  Endpoint endpoint;
+  endpoint.socket_path = std::move(socket_path);
+  return endpoint;
+}
+
+}  // namespace
+
+Client::Client(std::string socket_path, std::chrono::milliseconds deadline)
+    : Client(UnixEndpoint(std::move(socket_path)), deadline) {}
+
+void Client::Prepare(grpc::ClientContext& context) const {
+  context.set_deadline(std::chrono::system_clock::now() + deadline_);
+  if (!endpoint_.token.empty()) context.AddMetadata("authorization", "Bearer " + endpoint_.token);
+}
 
 template <typename Stub, typename Request, typename Response>
 absl::StatusOr<Response> Client::Call(Stub* stub,
@@ -52,10 +87,10 @@ absl::StatusOr<Response> Client::Call(Stub* stub,
                                                                    const Request&, Response*),
                                       const Request& request) const {
   grpc::ClientContext context;
-  context.set_deadline(std::chrono::system_clock::now() + deadline_);
+  Prepare(context);
   Response response;
   grpc::Status status = (stub->*method)(&context, request, &response);
-  if (!status.ok()) return FromGrpc(status, socket_path_);
+  if (!status.ok()) return FromGrpc(status, endpoint_);
   return response;
 }
 
@@ -127,7 +162,7 @@ absl::StatusOr<v1::Trace> Client::GetTrace(uint64_t session_id, const TraceProgr
   v1::GetTraceRequest request;
   request.set_session_id(session_id);
   grpc::ClientContext context;
-  context.set_deadline(std::chrono::system_clock::now() + deadline_);
+  Prepare(context);
   std::unique_ptr<grpc::ClientReader<v1::Trace>> reader = query_->GetTrace(&context, request);
   v1::Trace trace;
   v1::Trace chunk;
@@ -137,7 +172,7 @@ absl::StatusOr<v1::Trace> Client::GetTrace(uint64_t session_id, const TraceProgr
       on_chunk(trace.scope_events_size() + trace.gpu_events_size(), trace.event_count());
   }
   grpc::Status status = reader->Finish();
-  if (!status.ok()) return FromGrpc(status, socket_path_);
+  if (!status.ok()) return FromGrpc(status, endpoint_);
   return trace;
 }
 

@@ -1,6 +1,7 @@
-// A C++ client of protond's gRPC API over its unix socket, used by protonctl, the shim and
-// schedulers. Each call has a deadline; errors are absl::Status with a message a user can act on
-// (for example, no daemon at the socket path and how to start one).
+// A C++ client of protond's gRPC API, over its unix socket or over TCP to a remote protond
+// (`protond --listen`), used by protonctl, the shim and schedulers. Each call has a deadline;
+// errors are absl::Status with a message a user can act on (for example, no daemon at the socket
+// path and how to start one).
 #ifndef PROTOND_CLIENT_LIB_CPP_CLIENT_H_
 #define PROTOND_CLIENT_LIB_CPP_CLIENT_H_
 
@@ -15,18 +16,34 @@
 
 namespace protond::client {
 
-// A channel to the daemon at the unix socket `socket_path`.
-std::shared_ptr<grpc::Channel> ConnectUnix(const std::string& socket_path);
+// Where a protond is: the unix socket of this machine's, or (`host` set) a remote one over TCP,
+// which needs a token and, unless `insecure`, verifies the daemon's TLS certificate.
+struct Endpoint {
+  std::string socket_path;
+  std::string host;        // HOST:PORT that a protond --listen serves
+  std::string token;       // sent with each call to a remote protond
+  std::string tls_ca_pem;  // the certificates that may sign the daemon's; "" for the system's
+  bool insecure = false;   // plain TCP (the daemon serves it on loopback addresses only)
 
-// Turns a failed RPC into a Status; UNAVAILABLE names the socket and how to start a daemon.
-absl::Status FromGrpc(const grpc::Status& status, const std::string& socket_path);
+  // The socket or HOST:PORT, for messages.
+  const std::string& Name() const { return host.empty() ? socket_path : host; }
+};
+
+// A channel to the daemon at `endpoint`.
+std::shared_ptr<grpc::Channel> Connect(const Endpoint& endpoint);
+
+// Turns a failed RPC into a Status; UNAVAILABLE names the daemon and what to check.
+absl::Status FromGrpc(const grpc::Status& status, const Endpoint& endpoint);
 
 class Client {
  public:
+  explicit Client(Endpoint endpoint, std::chrono::milliseconds deadline = std::chrono::seconds(30));
+  // The daemon at a unix socket.
   explicit Client(std::string socket_path,
                   std::chrono::milliseconds deadline = std::chrono::seconds(30));
 
-  const std::string& socket_path() const { return socket_path_; }
+  const std::string& socket_path() const { return endpoint_.socket_path; }
+  const Endpoint& endpoint() const { return endpoint_; }
 
   absl::StatusOr<v1::Session> StartSession(const std::string& name,
                                            v1::Session::Data data = v1::Session::TREE);
@@ -57,7 +74,10 @@ class Client {
                                                              Response*),
                                 const Request& request) const;
 
-  std::string socket_path_;
+  // A call's context: its deadline, and the token for a remote daemon.
+  void Prepare(grpc::ClientContext& context) const;
+
+  Endpoint endpoint_;
   std::chrono::milliseconds deadline_;
   std::shared_ptr<grpc::Channel> channel_;
   std::unique_ptr<v1::Sessions::Stub> sessions_;

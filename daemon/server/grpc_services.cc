@@ -8,12 +8,10 @@ grpc::Status ToGrpc(const absl::Status& status) {
   return grpc::Status(static_cast<grpc::StatusCode>(status.code()), std::string(status.message()));
 }
 
-// Resolves the caller, or answers UNAUTHENTICATED (a connection the daemon did not accept).
-#define RESOLVE_PEER(var)                                                                 \
-  std::optional<service::Peer> var = peers_->Find(context->peer());                       \
-  if (!var) {                                                                             \
-    return grpc::Status(grpc::StatusCode::UNAUTHENTICATED, "caller credentials unknown"); \
-  }
+// Resolves the caller, or answers UNAUTHENTICATED saying why it is not known.
+#define RESOLVE_PEER(var)                                        \
+  absl::StatusOr<service::Peer> var = peers_->Resolve(*context); \
+  if (!var.ok()) return ToGrpc(var.status());
 
 template <typename Message>
 grpc::Status Answer(absl::StatusOr<Message> result, Message* response) {

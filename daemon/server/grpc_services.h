@@ -1,9 +1,9 @@
 // The gRPC services of protond.v1, each a thin adapter from a call to ProtondService with the
-// caller's credentials from the PeerTable.
+// caller that the transport's PeerResolver names.
 #ifndef PROTOND_DAEMON_SERVER_GRPC_SERVICES_H_
 #define PROTOND_DAEMON_SERVER_GRPC_SERVICES_H_
 
-#include "daemon/server/peer_table.h"
+#include "daemon/server/peer_resolver.h"
 #include "daemon/service/protond_service.h"
 #include "protond.grpc.pb.h"
 
@@ -11,7 +11,7 @@ namespace protond::server {
 
 class SessionsService final : public v1::Sessions::Service {
  public:
-  SessionsService(service::ProtondService* service, PeerTable* peers)
+  SessionsService(service::ProtondService* service, PeerResolver* peers)
       : service_(service), peers_(peers) {}
 
   grpc::Status StartSession(grpc::ServerContext* context, const v1::StartSessionRequest* request,
@@ -29,12 +29,12 @@ class SessionsService final : public v1::Sessions::Service {
 
  private:
   service::ProtondService* service_;
-  PeerTable* peers_;
+  PeerResolver* peers_;
 };
 
 class QueryService final : public v1::Query::Service {
  public:
-  QueryService(service::ProtondService* service, PeerTable* peers)
+  QueryService(service::ProtondService* service, PeerResolver* peers)
       : service_(service), peers_(peers) {}
 
   grpc::Status GetTree(grpc::ServerContext* context, const v1::GetTreeRequest* request,
@@ -46,7 +46,7 @@ class QueryService final : public v1::Query::Service {
 
  private:
   service::ProtondService* service_;
-  PeerTable* peers_;
+  PeerResolver* peers_;
 };
 
 }  // namespace protond::server

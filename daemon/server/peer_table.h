@@ -8,11 +8,12 @@
 #include <string>
 #include <unordered_map>
 
+#include "daemon/server/peer_resolver.h"
 #include "daemon/service/protond_service.h"
 
 namespace protond::server {
 
-class PeerTable {
+class PeerTable final : public PeerResolver {
  public:
   // A descriptor number is reused only after gRPC closed the old connection, so the newest entry
   // for a number is the live one.
@@ -30,6 +31,12 @@ class PeerTable {
     auto it = peers_.find(fd);
     if (it == peers_.end()) return std::nullopt;
     return it->second;
+  }
+
+  absl::StatusOr<service::Peer> Resolve(const grpc::ServerContext& context) override {
+    std::optional<service::Peer> peer = Find(context.peer());
+    if (!peer) return absl::UnauthenticatedError("caller credentials unknown");
+    return *peer;
   }
 
  private:

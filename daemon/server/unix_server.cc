@@ -166,10 +166,10 @@ struct UnixServer::Impl {
         std::lock_guard<std::mutex> lock(connections_mutex);
         ++dispatching;
       }
-      std::thread([this, fd,
-                   peer = service::Peer{static_cast<uint32_t>(credentials.pid), credentials.uid}] {
-        Dispatch(fd, peer);
-      }).detach();
+      service::Peer peer;
+      peer.pid = static_cast<uint32_t>(credentials.pid);
+      peer.uid = credentials.uid;
+      std::thread([this, fd, peer] { Dispatch(fd, peer); }).detach();
     }
   }
 };

@@ -19,7 +19,6 @@
 #include "gtest/gtest.h"
 
 namespace protond::testing {
-namespace {
 
 std::string ReadFile(const std::string& path) {
   std::ifstream in(path);
@@ -27,8 +26,6 @@ std::string ReadFile(const std::string& path) {
   text << in.rdbuf();
   return text.str();
 }
-
-}  // namespace
 
 std::string BinDir() {
   const char* dir = std::getenv("PROTOND_BIN_DIR");
@@ -83,14 +80,18 @@ Daemon::~Daemon() {
   if (pid_ > 0) Kill(SIGTERM);
 }
 
-void Daemon::Start() {
+void Daemon::Start(const std::vector<std::string>& extra_args) {
+  std::vector<std::string> args = {BinDir() + "/protond", "--socket", socket(), "--state-dir",
+                                   state_dir()};
+  args.insert(args.end(), extra_args.begin(), extra_args.end());
+  std::vector<char*> argv;
+  for (std::string& arg : args) argv.push_back(arg.data());
+  argv.push_back(nullptr);
   pid_ = fork();
   if (pid_ == 0) {
-    const int log = open((dir_ + "/protond.log").c_str(), O_WRONLY | O_CREAT | O_APPEND, 0644);
+    const int log = open(log_path().c_str(), O_WRONLY | O_CREAT | O_APPEND, 0644);
     dup2(log, 2);
-    const std::string binary = BinDir() + "/protond";
-    execl(binary.c_str(), binary.c_str(), "--socket", socket().c_str(), "--state-dir",
-          state_dir().c_str(), static_cast<char*>(nullptr));
+    execv(argv[0], argv.data());
     _exit(127);
   }
   for (int attempt = 0; attempt < 100; ++attempt) {

@@ -16,6 +16,7 @@ namespace protond::testing {
 
 std::string BinDir();
 std::string MakeTempDir();
+std::string ReadFile(const std::string& path);  // "" when it cannot be read
 
 struct Completed {
   int exit_code = -1;  // 128+signal when killed
@@ -42,11 +43,13 @@ class Daemon {
   explicit Daemon(std::string dir);
   ~Daemon();  // SIGTERM and wait
 
-  void Start();                    // returns once the socket answers
+  // Returns once the socket answers; `extra_args` follow --socket and --state-dir.
+  void Start(const std::vector<std::string>& extra_args = {});
   void Kill(int signal_number);    // and waits for it to end
   void Signal(int signal_number);  // no waiting: SIGSTOP, SIGCONT
   std::string socket() const { return dir_ + "/protond.sock"; }
   std::string state_dir() const { return dir_ + "/state"; }
+  std::string log_path() const { return dir_ + "/protond.log"; }
   pid_t pid() const { return pid_; }
 
  private:
