@@ -49,6 +49,8 @@ absl::StatusOr<StartArgs> ParseStartArgs(const std::vector<std::string>& args) {
     const bool has_value = i + 1 < args.size();
     if (arg == "--wait") {
       out.wait = true;
+    } else if (arg == "--include-new") {
+      request.set_include_new(true);
     } else if (!has_value) {
       return Bad(absl::StrCat("unexpected argument '", arg, "'",
                               absl::StartsWith(arg, "--") ? " (it needs a value)" : ""));
@@ -77,6 +79,9 @@ absl::StatusOr<StartArgs> ParseStartArgs(const std::vector<std::string>& args) {
   if (request.pids().empty() == request.job().empty()) {
     return Bad("start needs --pid PID (one or more) or --job JOB, not both");
   }
+  if (request.include_new() && request.job().empty()) {
+    return Bad("--include-new goes with --job: the processes of that job that register later");
+  }
   return out;
 }
 
@@ -94,7 +99,11 @@ absl::StatusOr<StopArgs> ParseStopArgs(const std::vector<std::string>& args) {
     out.pid = *pid;
     return out;
   }
-  return Bad("stop takes --session SESSION or --pid PID");
+  if (args.size() == 2 && args[0] == "--job" && !args[1].empty()) {
+    out.job = args[1];
+    return out;
+  }
+  return Bad("stop takes --session SESSION, --pid PID or --job JOB");
 }
 
 }  // namespace protond::cli

@@ -20,16 +20,17 @@ struct StartArgs {
   bool wait = false;  // block until the session ends, then print its tree
 };
 
-// `start (--pid PID [--pid PID ...] | --job JOB) [--name NAME] [--duration D]
+// `start (--pid PID [--pid PID ...] | --job JOB [--include-new]) [--name NAME] [--duration D]
 // [--data tree|trace] [--wait]`; InvalidArgumentError says what is wrong.
 absl::StatusOr<StartArgs> ParseStartArgs(const std::vector<std::string>& args);
 
 struct StopArgs {
   uint64_t session_id = 0;  // or
-  uint32_t pid = 0;         // the running session this process records into
+  uint32_t pid = 0;         // the running session this process records into, or
+  std::string job;          // every running session started for this job
 };
 
-// `stop --session ID` or `stop --pid PID`.
+// `stop --session ID`, `stop --pid PID` or `stop --job JOB`.
 absl::StatusOr<StopArgs> ParseStopArgs(const std::vector<std::string>& args);
 
 }  // namespace protond::cli

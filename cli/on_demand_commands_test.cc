@@ -36,6 +36,10 @@ TEST(OnDemandCommandsTest, StartTakesPidsOrAJobAndItsOptions) {
   ASSERT_TRUE(start.ok()) << start.status();
   EXPECT_EQ(start->request.job(), "981");
   EXPECT_FALSE(start->wait);
+  EXPECT_FALSE(start->request.include_new());
+  start = ParseStartArgs({"--include-new", "--job", "981"});
+  ASSERT_TRUE(start.ok()) << start.status();
+  EXPECT_TRUE(start->request.include_new());
 }
 
 TEST(OnDemandCommandsTest, BadStartArgumentsSayWhatIsWrong) {
@@ -50,6 +54,8 @@ TEST(OnDemandCommandsTest, BadStartArgumentsSayWhatIsWrong) {
        "'soon' is not a duration (a positive number with ms, s, m or h; a bare number is "
        "seconds)"},
       {{"--pid", "1", "--color", "red"}, "unexpected argument '--color'"},
+      {{"--pid", "1", "--include-new"},
+       "--include-new goes with --job: the processes of that job that register later"},
   };
   for (const auto& [args, message] : cases) {
     absl::StatusOr<StartArgs> start = ParseStartArgs(args);
@@ -58,14 +64,17 @@ TEST(OnDemandCommandsTest, BadStartArgumentsSayWhatIsWrong) {
   }
 }
 
-TEST(OnDemandCommandsTest, StopTakesASessionOrAPid) {
+TEST(OnDemandCommandsTest, StopTakesASessionAPidOrAJob) {
   EXPECT_EQ(ParseStopArgs({"--session", "4"})->session_id, 4u);
   EXPECT_EQ(ParseStopArgs({"--pid", "77"})->pid, 77u);
+  EXPECT_EQ(ParseStopArgs({"--job", "981"})->job, "981");
   EXPECT_EQ(ParseStopArgs({"--session", "x"}).status().message(),
             "'x' is not a session id (a positive number; see protonctl sessions)");
-  EXPECT_EQ(ParseStopArgs({}).status().message(), "stop takes --session SESSION or --pid PID");
-  EXPECT_EQ(ParseStopArgs({"--pid", "1", "--session", "2"}).status().message(),
-            "stop takes --session SESSION or --pid PID");
+  for (const std::vector<std::string>& args :
+       std::vector<std::vector<std::string>>{{}, {"--pid", "1", "--session", "2"}, {"--job", ""}}) {
+    EXPECT_EQ(ParseStopArgs(args).status().message(),
+              "stop takes --session SESSION, --pid PID or --job JOB");
+  }
 }
 
 }  // namespace

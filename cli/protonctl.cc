@@ -52,11 +52,16 @@ constexpr char kUsage[] =
     "  devices SESSION                           list the GPUs of a session's processes\n"
     "  processes                                 list the processes protond can profile (the\n"
     "                                            shim loaded): pid, rank, job, GPU, sessions\n"
-    "  start (--pid PID [--pid PID...] | --job JOB) [--name NAME] [--duration D]\n"
-    "        [--data tree|trace] [--wait]       profile running processes now, until stopped\n"
-    "                                            (or for D: 30s, 2m, 500ms); --wait blocks until\n"
-    "                                            it ends (Ctrl-C stops it) and prints the tree\n"
-    "  stop (--session SESSION | --pid PID)      stop a running session\n"
+    "  start (--pid PID [--pid PID...] | --job JOB [--include-new]) [--name NAME]\n"
+    "        [--duration D] [--data tree|trace] [--wait]\n"
+    "                                            profile running processes now, until stopped\n"
+    "                                            (or for D: 30s, 2m, 500ms); --include-new: the\n"
+    "                                            job's processes that register later join too;\n"
+    "                                            --wait blocks until it ends (Ctrl-C stops it)\n"
+    "                                            and prints the tree\n"
+    "  stop (--session SESSION | --pid PID | --job JOB)\n"
+    "                                            stop a running session (--job: each of the\n"
+    "                                            job's)\n"
     "The socket is --socket, else $PROTOND_SOCKET, else the default (%s).\n"
     "--host reaches a protond on another machine (protond --listen) over TLS, verified with\n"
     "the certificates of --tls-ca (else the system's), with the token in --token-file\n"
@@ -183,9 +188,28 @@ void PrintStopped(const v1::Session& session) {
   std::fputs(RenderSessionProblems(session).c_str(), stdout);
 }
 
+// `stop --job J`: every running session started for the job (a scheduler's epilog).
+int StopJob(client::Client& client, const std::string& job) {
+  auto sessions = client.ListSessions();
+  if (!sessions.ok()) return Fail(sessions.status());
+  int stopped = 0;
+  for (const v1::Session& session : sessions->sessions()) {
+    if (session.state() != v1::Session::RUNNING || session.job() != job) continue;
+    auto ended = client.StopSession(session.id());
+    if (!ended.ok()) return Fail(ended.status());
+    PrintStopped(*ended);
+    ++stopped;
+  }
+  if (stopped == 0) {
+    return Fail(absl::NotFoundError(absl::StrCat("job ", job, " has no running session")));
+  }
+  return 0;
+}
+
 int Stop(client::Client& client, const std::vector<std::string>& args) {
   absl::StatusOr<StopArgs> stop = ParseStopArgs(args);
   if (!stop.ok()) return BadUsage(absl::StrCat("stop: ", stop.status().message()));
+  if (!stop->job.empty()) return StopJob(client, stop->job);
   auto session = stop->pid != 0 ? client.StopSessionOfProcess(stop->pid)
                                 : client.StopSession(stop->session_id);
   if (!session.ok()) return Fail(session.status());

@@ -27,7 +27,8 @@ std::string Job(const v1::Job& job) {
     return job.slurm_step_id().empty() ? job.slurm_job_id()
                                        : job.slurm_job_id() + "." + job.slurm_step_id();
   }
-  return OrDash(job.pod());
+  // A pod is named as kubectl names it, in its namespace.
+  return job.pod_namespace().empty() ? OrDash(job.pod()) : job.pod_namespace() + "/" + job.pod();
 }
 
 std::string Devices(const v1::ProcessInfo& process) {
@@ -57,12 +58,17 @@ std::string RenderProcessTable(const v1::ListProcessesResponse& processes) {
 std::string RenderAttachResult(const v1::AttachResponse& response) {
   int recording = 0;
   for (const v1::AttachTarget& target : response.targets()) recording += target.recording();
+  const v1::Session& session = response.session();
   std::string out =
-      recording == 0
-          ? std::string("no process could be profiled\n")
-          : absl::StrCat("session ", response.session().id(), " (", response.session().name(),
-                         "): recording ", recording, " of ", response.targets_size(),
-                         response.targets_size() == 1 ? " process\n" : " processes\n");
+      session.admits_new()
+          ? absl::StrCat("session ", session.id(), " (", session.name(), "): recording ", recording,
+                         " of ", response.targets_size(), " registered process",
+                         response.targets_size() == 1 ? "" : "es", " of job ", session.job(),
+                         "; those that register later join it\n")
+      : recording == 0 ? std::string("no process could be profiled\n")
+                       : absl::StrCat("session ", session.id(), " (", session.name(),
+                                      "): recording ", recording, " of ", response.targets_size(),
+                                      response.targets_size() == 1 ? " process\n" : " processes\n");
   for (const v1::AttachTarget& target : response.targets()) {
     absl::StrAppend(&out, "  pid ", target.pid(), ": ");
     if (target.recording()) {

@@ -25,17 +25,29 @@ TEST(ProcessTableTest, OneLinePerProcessWithRankJobDevicesAndSessions) {
   loader->set_pid(77);
   loader->set_uid(1000);
   loader->mutable_job()->set_pod("trainer-0");
+  loader->mutable_job()->set_pod_namespace("ml");
   loader->mutable_job()->set_cuda_visible_devices("2,3");
   loader->set_gpu("CUDA not loaded");
   loader->set_command("sample_workload --steps 100");
   EXPECT_EQ(
       RenderProcessTable(processes),
-      " PID   UID  HOST   RANK         JOB        DEVICES                   SESSIONS  GPU     "
-      "           COMMAND\n"
-      "4242  1000  node7  3/8,local 1  981.0      0:NVIDIA H100 80GB HBM3   5,7       traced "
+      " PID   UID  HOST   RANK         JOB           DEVICES                   SESSIONS  GPU  "
+      "              COMMAND\n"
+      "4242  1000  node7  3/8,local 1  981.0         0:NVIDIA H100 80GB HBM3   5,7       traced "
       "by protond  python train.py\n"
-      "  77  1000  -      -            trainer-0  CUDA_VISIBLE_DEVICES=2,3  -         CUDA "
+      "  77  1000  -      -            ml/trainer-0  CUDA_VISIBLE_DEVICES=2,3  -         CUDA "
       "not loaded    sample_workload --steps 100\n");
+}
+
+TEST(ProcessTableTest, AnIncludeNewSessionSaysTheJobsLaterProcessesJoinIt) {
+  v1::AttachResponse response;
+  response.mutable_session()->set_id(3);
+  response.mutable_session()->set_name("step");
+  response.mutable_session()->set_job("981");
+  response.mutable_session()->set_admits_new(true);
+  EXPECT_EQ(RenderAttachResult(response),
+            "session 3 (step): recording 0 of 0 registered processes of job 981; those that "
+            "register later join it\n");
 }
 
 TEST(ProcessTableTest, NoProcessesSaysHowOneRegisters) {

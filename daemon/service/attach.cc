@@ -54,6 +54,7 @@ v1::Job ProtondService::JobToProto(const ProcessEntry& process) const {
   out.set_slurm_job_id(job.slurm_job_id);
   out.set_slurm_step_id(job.slurm_step_id);
   out.set_pod(job.pod);
+  out.set_pod_namespace(job.pod_namespace);
   out.set_cuda_visible_devices(process.cuda_visible_devices);
   return out;
 }
@@ -100,8 +101,7 @@ std::string ProtondService::RefusalFor(const Peer& peer, uint32_t pid, ProcessEn
 std::vector<uint32_t> ProtondService::JobMembers(const std::string& job) const {
   std::vector<uint32_t> pids;
   for (const auto& [id, process] : processes_) {
-    const store::JobRow& row = process.row.job;
-    if (process.connected && (row.slurm_job_id == job || row.pod == job)) {
+    if (process.connected && process.row.job.name() == job) {
       pids.push_back(process.row.pid);
     }
   }
@@ -154,6 +154,9 @@ absl::StatusOr<v1::AttachResponse> ProtondService::Attach(const Peer& peer,
   if (request.pids().empty() == request.job().empty()) {
     return absl::InvalidArgumentError("attach takes pids or a job, one of the two");
   }
+  if (request.include_new() && request.job().empty()) {
+    return absl::InvalidArgumentError("include_new goes with a job, not with pids");
+  }
   RETURN_IF_ERROR(CheckNewSession(request.name(), request.data()));
   if (request.duration_ms() > kMaxDurationMs) {
     return absl::InvalidArgumentError(absl::StrCat("duration of ", request.duration_ms(),
@@ -170,7 +173,7 @@ absl::StatusOr<v1::AttachResponse> ProtondService::Attach(const Peer& peer,
   std::vector<uint32_t> pids(request.pids().begin(), request.pids().end());
   if (!request.job().empty()) {
     pids = JobMembers(request.job());
-    if (pids.empty()) {
+    if (pids.empty() && !request.include_new()) {
       return absl::NotFoundError(
           absl::StrCat("no registered process of job ", request.job(),
                        " on this node (SLURM_JOB_ID or POD_NAME); protonctl processes lists the "
@@ -193,13 +196,15 @@ absl::StatusOr<v1::AttachResponse> ProtondService::Attach(const Peer& peer,
       target_of[process->row.process_id] = target;
     }
   }
-  if (eligible.empty()) return response;
+  if (eligible.empty() && !request.include_new()) return response;
 
   const std::string name = !request.name().empty()  ? request.name()
                            : !request.job().empty() ? "job " + request.job()
                                                     : "pid " + absl::StrJoin(pids, ",");
   SessionEntry& session = NewSession(peer, name, request.data());
   session.row.attached = true;
+  session.row.job = request.job();
+  session.row.admits_new = request.include_new();
   if (request.duration_ms() != 0) {
     session.row.stop_at_unix_ns =
         session.row.start_time_unix_ns + static_cast<int64_t>(request.duration_ms()) * 1000000;
@@ -231,7 +236,7 @@ absl::StatusOr<v1::AttachResponse> ProtondService::Attach(const Peer& peer,
   stop.mutable_stop_recording()->set_session_id(session.row.session_id);
   for (ProcessEntry* process : unanswered) process->outbox.push_back(stop);
   commands_.notify_all();
-  if (session.processes.empty()) {
+  if (session.processes.empty() && !session.row.admits_new) {
     session.row.problems.push_back("no process could be profiled");
     RETURN_IF_ERROR(EndSession(lock, session, 0));
   } else {
@@ -268,8 +273,10 @@ absl::Status ProtondService::EndFinishedAttachedSessions(std::unique_lock<std::m
   for (auto& [session_id, session] : sessions_) {
     if (!session.row.attached || session.tree == nullptr) continue;
     const bool time_up = session.row.stop_at_unix_ns != 0 && now >= session.row.stop_at_unix_ns;
-    // A member not known since a daemon restart may still reconnect: it counts as alive.
+    // A member not known since a daemon restart may still reconnect: it counts as alive. A
+    // session that admits its job's new processes waits for them (the job's next step).
     const bool all_exited =
+        !session.row.admits_new &&
         std::all_of(session.processes.begin(), session.processes.end(), [this](const auto& m) {
           auto process = processes_.find(m.first);
           return process != processes_.end() && process->second.row.exited;

@@ -145,31 +145,26 @@ absl::StatusOr<ProtondService::SessionEntry*> ProtondService::OwnedSession(const
 
 namespace {
 
-// A process's job as `protonctl start --job` names it: its Slurm job id, else its pod.
-const std::string& JobOf(const store::ProcessRow& process) {
-  return process.job.slurm_job_id.empty() ? process.job.pod : process.job.slurm_job_id;
-}
-
-bool InJobs(const Peer& peer, const store::ProcessRow& process) {
-  return peer.jobs.empty() ||
-         std::find(peer.jobs.begin(), peer.jobs.end(), JobOf(process)) != peer.jobs.end();
+bool InJobs(const Peer& peer, const std::string& job) {
+  return peer.jobs.empty() || std::find(peer.jobs.begin(), peer.jobs.end(), job) != peer.jobs.end();
 }
 
 }  // namespace
 
 bool ProtondService::MayTouch(const Peer& peer, const ProcessEntry& process) const {
-  return (peer.uid == 0 || process.row.uid == peer.uid) && InJobs(peer, process.row);
+  return (peer.uid == 0 || process.row.uid == peer.uid) && InJobs(peer, process.row.job.name());
 }
 
 bool ProtondService::MayTouch(const Peer& peer, const SessionEntry& session) const {
   if (peer.uid != 0 && session.row.uid != peer.uid) return false;
   if (peer.jobs.empty()) return true;
-  // A job-limited token sees a session only if it knows every process in it to be of its jobs.
-  return !session.processes.empty() &&
-         std::all_of(session.processes.begin(), session.processes.end(), [&](const auto& member) {
-           auto process = processes_.find(member.first);
-           return process != processes_.end() && InJobs(peer, process->second.row);
-         });
+  // A job-limited token sees a session only if it knows every process in it to be of its jobs;
+  // one with no process yet, if it was started for one of them.
+  if (session.processes.empty()) return !session.row.job.empty() && InJobs(peer, session.row.job);
+  return std::all_of(session.processes.begin(), session.processes.end(), [&](const auto& member) {
+    auto process = processes_.find(member.first);
+    return process != processes_.end() && InJobs(peer, process->second.row.job.name());
+  });
 }
 
 v1::Session ProtondService::ToProto(const SessionEntry& session) const {
@@ -184,6 +179,8 @@ v1::Session ProtondService::ToProto(const SessionEntry& session) const {
   out.set_data(session.row.data == store::SessionData::kTrace ? v1::Session::TRACE
                                                               : v1::Session::TREE);
   out.set_stop_at_unix_ns(session.row.stop_at_unix_ns);
+  out.set_job(session.row.job);
+  out.set_admits_new(session.row.admits_new);
   uint64_t records = 0;
   uint64_t dropped = 0;
   for (const auto& [process_id, counters] : session.processes) {

@@ -138,6 +138,9 @@ class ProtondService {
   absl::StatusOr<uint64_t> AttachProcess(const Peer& peer, const v1::RegisterRequest& request,
                                          ring::RegionReader region, uint64_t start_ticks);
   void JoinSession(ProcessEntry& process, SessionEntry& session);
+  // A process of a job joins the running session that admits the job's new processes, if any
+  // (protonctl start --job --include-new), and is told to record into it.
+  void JoinAdmittingSession(ProcessEntry& process);
   // A running session of `peer`'s, with an empty tree (mutex_ held).
   SessionEntry& NewSession(const Peer& peer, const std::string& name, v1::Session::Data data);
   v1::Job JobToProto(const ProcessEntry& process) const;

@@ -43,7 +43,7 @@ store::JobRow JobOf(const v1::RegisterRequest& request) {
   const v1::Job& job = request.job();
   return {cut(request.hostname()), cut(job.rank()),         cut(job.local_rank()),
           cut(job.world_size()),   cut(job.slurm_job_id()), cut(job.slurm_step_id()),
-          cut(job.pod())};
+          cut(job.pod()),          cut(job.pod_namespace())};
 }
 
 std::string CommandLine(const v1::RegisterRequest& request) {
@@ -101,13 +101,34 @@ absl::StatusOr<uint64_t> ProtondService::AttachProcess(const Peer& peer,
   process->region = std::move(region);
   process->connected = true;
   process->changed = true;
+  bool recording = false;
   for (auto& [session_id, session] : sessions_) {
     const bool member = session.processes.contains(process->row.process_id);
     if (session_id == request.session_id() || (member && session.tree != nullptr)) {
       JoinSession(*process, session);
+      recording = true;
     }
   }
+  if (!recording) JoinAdmittingSession(*process);
   return process->row.process_id;
+}
+
+void ProtondService::JoinAdmittingSession(ProcessEntry& process) {
+  if (process.row.job.name().empty()) return;
+  for (auto& [session_id, session] : sessions_) {
+    const bool admits = session.tree != nullptr && session.row.admits_new &&
+                        session.row.job == process.row.job.name() &&
+                        (session.row.uid == 0 || session.row.uid == process.row.uid);
+    if (!admits) continue;
+    // Told like a protonctl start, without waiting: its answer comes on its connection later.
+    JoinSession(process, session);
+    v1::ControlCommand start;
+    start.set_command_id(next_command_id_++);
+    start.mutable_start_recording()->set_session_id(session_id);
+    process.outbox.push_back(std::move(start));
+    commands_.notify_all();
+    return;  // one session at a time, as protonctl start allows
+  }
 }
 
 absl::Status ProtondService::ResumeFromStore(ProcessEntry& process, uint32_t lane_count,

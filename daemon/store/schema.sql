@@ -26,7 +26,11 @@ CREATE TABLE sessions (
   -- Version 4: sessions started over running processes (protonctl start): whether it was, and
   -- when it stops by itself (0: when stopped).
   attached INTEGER NOT NULL DEFAULT 0 CHECK (attached IN (0, 1)),
-  stop_at_unix_ns INTEGER NOT NULL DEFAULT 0
+  stop_at_unix_ns INTEGER NOT NULL DEFAULT 0,
+  -- Version 5: the job it was started for ('' if none), and whether processes of that job that
+  -- register later join it (protonctl start --job J --include-new).
+  job TEXT NOT NULL DEFAULT '',
+  admits_new INTEGER NOT NULL DEFAULT 0 CHECK (admits_new IN (0, 1))
 );
 
 -- A session's problems, one line each; seq keeps the order they were found in.
@@ -52,7 +56,9 @@ CREATE TABLE processes (
   world_size TEXT NOT NULL DEFAULT '',
   slurm_job_id TEXT NOT NULL DEFAULT '',
   slurm_step_id TEXT NOT NULL DEFAULT '',
-  pod TEXT NOT NULL DEFAULT ''
+  pod TEXT NOT NULL DEFAULT '',
+  -- Version 5: the pod's namespace (POD_NAMESPACE).
+  pod_namespace TEXT NOT NULL DEFAULT ''
 );
 -- FindLiveProcess: only processes that have not exited are looked up by pid.
 CREATE INDEX processes_live ON processes (pid, start_time_ticks) WHERE exited = 0;

@@ -22,7 +22,7 @@
 
 namespace protond::store {
 
-inline constexpr int kSchemaVersion = 4;
+inline constexpr int kSchemaVersion = 5;
 
 // What a session keeps: the call tree (Proton's data="tree"), or the tree and every event
 // (data="trace": scope instances and GPU activities, for a Chrome trace).
@@ -46,6 +46,11 @@ struct SessionRow {
   // exited, and at stop_at_unix_ns when that is not 0.
   bool attached = false;
   int64_t stop_at_unix_ns = 0;
+  // Started for a job (protonctl start --job): its SLURM_JOB_ID or pod; and whether processes of
+  // the job that register later join it (--include-new), which also keeps it running when its
+  // processes have all exited, until it is stopped or its duration is up.
+  std::string job{};
+  bool admits_new = false;
 };
 
 // Where a process sits in a job, from its environment ("" where unset).
@@ -57,7 +62,10 @@ struct JobRow {
   std::string slurm_job_id;
   std::string slurm_step_id;
   std::string pod;
+  std::string pod_namespace;
   bool operator==(const JobRow&) const = default;
+  // The job as `protonctl start --job` names it: the Slurm job id, else the pod ("": none).
+  const std::string& name() const { return slurm_job_id.empty() ? pod : slurm_job_id; }
 };
 
 struct ProcessRow {

@@ -20,26 +20,27 @@ using internal::UpsertAll;
 
 constexpr absl::string_view kUpsertSession =
     "INSERT INTO sessions (session_id, name, uid, state, start_time_unix_ns, end_time_unix_ns, "
-    "data, clock_offset_ns, attached, stop_at_unix_ns) "
-    "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10) "
+    "data, clock_offset_ns, attached, stop_at_unix_ns, job, admits_new) "
+    "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12) "
     "ON CONFLICT (session_id) DO UPDATE SET "
     "name = excluded.name, uid = excluded.uid, state = excluded.state, "
     "start_time_unix_ns = excluded.start_time_unix_ns, end_time_unix_ns = "
     "excluded.end_time_unix_ns, data = excluded.data, clock_offset_ns = excluded.clock_offset_ns, "
-    "attached = excluded.attached, stop_at_unix_ns = excluded.stop_at_unix_ns";
+    "attached = excluded.attached, stop_at_unix_ns = excluded.stop_at_unix_ns, "
+    "job = excluded.job, admits_new = excluded.admits_new";
 constexpr absl::string_view kDeleteProblems = "DELETE FROM session_problems WHERE session_id = ?1";
 constexpr absl::string_view kInsertProblem =
     "INSERT INTO session_problems (session_id, seq, problem) VALUES (?1, ?2, ?3)";
 constexpr absl::string_view kUpsertProcess =
     "INSERT INTO processes (process_id, pid, uid, start_time_ticks, command, exited, hostname, "
-    "rank, local_rank, world_size, slurm_job_id, slurm_step_id, pod) "
-    "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13) "
+    "rank, local_rank, world_size, slurm_job_id, slurm_step_id, pod, pod_namespace) "
+    "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14) "
     "ON CONFLICT (process_id) DO UPDATE SET "
     "pid = excluded.pid, uid = excluded.uid, start_time_ticks = excluded.start_time_ticks, "
     "command = excluded.command, exited = excluded.exited, hostname = excluded.hostname, "
     "rank = excluded.rank, local_rank = excluded.local_rank, world_size = excluded.world_size, "
     "slurm_job_id = excluded.slurm_job_id, slurm_step_id = excluded.slurm_step_id, "
-    "pod = excluded.pod";
+    "pod = excluded.pod, pod_namespace = excluded.pod_namespace";
 constexpr absl::string_view kUpsertSessionProcess =
     "INSERT INTO session_processes (session_id, process_id, records, dropped_records) "
     "VALUES (?1, ?2, ?3, ?4) ON CONFLICT (session_id, process_id) DO UPDATE SET "
@@ -109,7 +110,9 @@ absl::Status WriteSessions(Connection& connection, const std::vector<SessionRow>
                                   .BindInt(7, static_cast<int>(row.data))
                                   .BindInt(8, row.clock_offset_ns)
                                   .BindInt(9, row.attached ? 1 : 0)
-                                  .BindInt(10, row.stop_at_unix_ns);
+                                  .BindInt(10, row.stop_at_unix_ns)
+                                  .BindText(11, row.job)
+                                  .BindInt(12, row.admits_new ? 1 : 0);
                               return absl::OkStatus();
                             }));
   for (const SessionRow& row : rows) RETURN_IF_ERROR(ReplaceProblems(connection, row));
@@ -131,7 +134,8 @@ absl::Status WriteProcesses(Connection& connection, const Batch& batch) {
                                   .BindText(10, row.job.world_size)
                                   .BindText(11, row.job.slurm_job_id)
                                   .BindText(12, row.job.slurm_step_id)
-                                  .BindText(13, row.job.pod);
+                                  .BindText(13, row.job.pod)
+                                  .BindText(14, row.job.pod_namespace);
                               return absl::OkStatus();
                             }));
   return UpsertAll(connection, "session_processes", kUpsertSessionProcess, batch.session_processes,

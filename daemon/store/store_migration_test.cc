@@ -273,7 +273,8 @@ TEST_F(StoreMigrationFromV2Test, TheUpgradedStoreTakesTraceSessionsAndEvents) {
   EXPECT_EQ(QueryFile(path_, "SELECT count(*) FROM pragma_foreign_key_check"), "0");
 }
 
-// Version 4: an older process has no job, an older session was not attached; new rows keep both.
+// Versions 4 and 5: an older process has no job, an older session was not attached nor started
+// for a job; new rows keep all of it.
 TEST_F(StoreMigrationFromV2Test, TheUpgradedStoreTakesAttachedSessionsAndJobs) {
   absl::StatusOr<std::unique_ptr<Store>> store = Store::Open(path_);
   ASSERT_TRUE(store.ok()) << store.status();
@@ -284,11 +285,15 @@ TEST_F(StoreMigrationFromV2Test, TheUpgradedStoreTakesAttachedSessionsAndJobs) {
   ASSERT_TRUE(old_session.ok() && old_session->has_value()) << old_session.status();
   EXPECT_FALSE((*old_session)->attached);
   EXPECT_EQ((*old_session)->stop_at_unix_ns, 0);
+  EXPECT_EQ((*old_session)->job, "");
+  EXPECT_FALSE((*old_session)->admits_new);
 
   Batch batch;
   SessionRow attached{2, "on-demand", 1000, SessionState::kRunning, 10, 0, {}};
   attached.attached = true;
   attached.stop_at_unix_ns = 30000000010;
+  attached.job = "4242";
+  attached.admits_new = true;
   batch.sessions = {attached};
   ProcessRow process{.process_id = 2,
                      .pid = 77,
@@ -296,7 +301,7 @@ TEST_F(StoreMigrationFromV2Test, TheUpgradedStoreTakesAttachedSessionsAndJobs) {
                      .start_time_ticks = 5,
                      .command = "python train.py",
                      .exited = false};
-  process.job = {"node7", "3", "1", "8", "4242", "0", "trainer-0"};
+  process.job = {"node7", "3", "1", "8", "4242", "0", "trainer-0", "ml"};
   batch.processes = {process};
   batch.session_processes = {{2, 2, 0, 0}};
   ASSERT_TRUE((*store)->CommitBatch(batch).ok());
@@ -308,6 +313,8 @@ TEST_F(StoreMigrationFromV2Test, TheUpgradedStoreTakesAttachedSessionsAndJobs) {
   ASSERT_TRUE(session.ok() && session->has_value()) << session.status();
   EXPECT_TRUE((*session)->attached);
   EXPECT_EQ((*session)->stop_at_unix_ns, 30000000010);
+  EXPECT_EQ((*session)->job, "4242");
+  EXPECT_TRUE((*session)->admits_new);
   absl::StatusOr<std::optional<ProcessRow>> stored = (*store)->GetProcess(2);
   ASSERT_TRUE(stored.ok() && stored->has_value()) << stored.status();
   EXPECT_EQ((*stored)->job, process.job);

@@ -30,11 +30,11 @@ using internal::Transaction;
 
 constexpr absl::string_view kSelectSessions =
     "SELECT session_id, name, uid, state, start_time_unix_ns, end_time_unix_ns, data, "
-    "clock_offset_ns, attached, stop_at_unix_ns FROM sessions "
+    "clock_offset_ns, attached, stop_at_unix_ns, job, admits_new FROM sessions "
     "ORDER BY session_id";
 constexpr absl::string_view kSelectSession =
     "SELECT session_id, name, uid, state, start_time_unix_ns, end_time_unix_ns, data, "
-    "clock_offset_ns, attached, stop_at_unix_ns FROM sessions "
+    "clock_offset_ns, attached, stop_at_unix_ns, job, admits_new FROM sessions "
     "WHERE session_id = ?1";
 constexpr absl::string_view kSelectAllProblems =
     "SELECT session_id, problem FROM session_problems ORDER BY session_id, seq";
@@ -45,12 +45,12 @@ constexpr absl::string_view kSelectSessionProcesses =
     "WHERE session_id = ?1 ORDER BY process_id";
 constexpr absl::string_view kSelectProcess =
     "SELECT process_id, pid, uid, start_time_ticks, command, exited, hostname, rank, local_rank, "
-    "world_size, slurm_job_id, slurm_step_id, pod FROM processes "
+    "world_size, slurm_job_id, slurm_step_id, pod, pod_namespace FROM processes "
     "WHERE process_id = ?1";
 // `exited = 0` spelled as in the partial index processes_live, so the index applies.
 constexpr absl::string_view kSelectLiveProcess =
     "SELECT process_id, pid, uid, start_time_ticks, command, exited, hostname, rank, local_rank, "
-    "world_size, slurm_job_id, slurm_step_id, pod FROM processes "
+    "world_size, slurm_job_id, slurm_step_id, pod, pod_namespace FROM processes "
     "WHERE pid = ?1 AND start_time_ticks = ?2 AND exited = 0 ORDER BY process_id DESC LIMIT 1";
 constexpr absl::string_view kSelectNodeStats =
     "SELECT session_id, node_id, process_id, count, duration_ns_sum, duration_ns_min, "
@@ -93,6 +93,8 @@ absl::StatusOr<SessionRow> DecodeSession(const Statement& row) {
   session.clock_offset_ns = row.ColumnInt(7);
   session.attached = row.ColumnInt(8) != 0;
   session.stop_at_unix_ns = row.ColumnInt(9);
+  session.job = row.ColumnText(10);
+  session.admits_new = row.ColumnInt(11) != 0;
   if (session.state != SessionState::kRunning && session.state != SessionState::kStopped) {
     return absl::DataLossError(
         absl::StrFormat("session %d has unknown state %d", session.session_id, row.ColumnInt(3)));
@@ -117,7 +119,8 @@ ProcessRow DecodeProcess(const Statement& row) {
                   .world_size = row.ColumnText(9),
                   .slurm_job_id = row.ColumnText(10),
                   .slurm_step_id = row.ColumnText(11),
-                  .pod = row.ColumnText(12)}};
+                  .pod = row.ColumnText(12),
+                  .pod_namespace = row.ColumnText(13)}};
 }
 
 SessionDevice DecodeSessionDevice(const Statement& row) {

@@ -39,6 +39,7 @@ v1::Job JobFromEnvironment() {
       {"SLURM_JOB_ID", &v1::Job::mutable_slurm_job_id},
       {"SLURM_STEP_ID", &v1::Job::mutable_slurm_step_id},
       {"POD_NAME", &v1::Job::mutable_pod},
+      {"POD_NAMESPACE", &v1::Job::mutable_pod_namespace},
       {"CUDA_VISIBLE_DEVICES", &v1::Job::mutable_cuda_visible_devices}};
   std::ifstream environ("/proc/self/environ", std::ios::binary);
   for (std::string entry; std::getline(environ, entry, '\0');) {

@@ -296,6 +296,42 @@ TEST_F(OnDemandTest, AJobIsOneSessionOverItsRegisteredProcesses) {
   EXPECT_THAT(unknown.err, HasSubstr("no registered process of job nope on this node"));
 }
 
+// A scheduler's prolog starts the job's session before its tasks exist; each task that
+// registers joins it, a task of another job does not, and the epilog stops it by the job.
+TEST_F(OnDemandTest, AJobSessionWithIncludeNewTakesTheTasksThatComeLater) {
+  const Completed start = Protonctl({"start", "--job", "77", "--include-new", "--name", "step"});
+  ASSERT_EQ(start.exit_code, 0) << start.out << start.err;
+  EXPECT_EQ(start.out,
+            "session 1 (step): recording 0 of 0 registered processes of job 77; those that "
+            "register later join it\nstop it with: protonctl stop --session 1\n");
+  const pid_t first = SpawnIdleWorkload(/*steps=*/150, /*step_ms=*/10, {{"SLURM_JOB_ID", "77"}});
+  const pid_t other = SpawnIdleWorkload(/*steps=*/150, /*step_ms=*/10, {{"SLURM_JOB_ID", "78"}});
+  EXPECT_EQ(Wait(first, dir_).exit_code, 0);
+  EXPECT_EQ(Wait(other, dir_).exit_code, 0);
+  std::this_thread::sleep_for(std::chrono::milliseconds(300));
+  EXPECT_EQ(SessionOf(1).state(),
+            v1::Session::RUNNING);  // its tasks gone, the job's next ones may come
+  const pid_t second = SpawnIdleWorkload(/*steps=*/150, /*step_ms=*/10, {{"SLURM_JOB_ID", "77"}});
+  EXPECT_EQ(Wait(second, dir_).exit_code, 0);
+
+  const Completed stop = Protonctl({"stop", "--job", "77"});
+  ASSERT_EQ(stop.exit_code, 0) << stop.err;
+  EXPECT_THAT(stop.out, HasSubstr("session 1 stopped: "));
+  const v1::Session session = SessionOf(1);
+  EXPECT_EQ(session.job(), "77");
+  EXPECT_TRUE(session.admits_new());
+  std::set<uint32_t> pids;
+  for (const v1::SessionProcess& process : session.processes()) pids.insert(process.pid());
+  EXPECT_EQ(pids,
+            (std::set<uint32_t>{static_cast<uint32_t>(first), static_cast<uint32_t>(second)}));
+  // Each joined when it registered (200 ms in, later on a busy machine): not all its steps.
+  EXPECT_GT(StepCount(1), 0u);
+  EXPECT_LT(StepCount(1), 300u);
+  const Completed again = Protonctl({"stop", "--job", "77"});
+  EXPECT_EQ(again.exit_code, 1);
+  EXPECT_THAT(again.err, HasSubstr("job 77 has no running session"));
+}
+
 // The steps count of each frame --follow printed (-m count), in order, and each frame's heading.
 // A frame drawn before the first step ended has no step line: 0 steps.
 struct FollowedFrames {

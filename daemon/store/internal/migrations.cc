@@ -87,11 +87,21 @@ absl::Status UpgradeV3ToV4(sqlite3* db) {
                  "ALTER TABLE processes ADD COLUMN pod TEXT NOT NULL DEFAULT ''");
 }
 
+// Version 5: the job a session was started for and whether it admits the job's new processes;
+// a pod's namespace.
+absl::Status UpgradeV4ToV5(sqlite3* db) {
+  return ExecSql(db,
+                 "ALTER TABLE sessions ADD COLUMN job TEXT NOT NULL DEFAULT '';"
+                 "ALTER TABLE sessions ADD COLUMN"
+                 "  admits_new INTEGER NOT NULL DEFAULT 0 CHECK (admits_new IN (0, 1));"
+                 "ALTER TABLE processes ADD COLUMN pod_namespace TEXT NOT NULL DEFAULT ''");
+}
+
 // kUpgrades[v - 1] upgrades schema version v to v + 1, inside MigrateSchema's transaction. A
 // schema change adds its function here and makes the same change in schema.sql, which creates
 // fresh files directly at the newest version.
 constexpr std::array<Upgrade, kSchemaVersion - 1> kUpgrades = {UpgradeV1ToV2, UpgradeV2ToV3,
-                                                               UpgradeV3ToV4};
+                                                               UpgradeV3ToV4, UpgradeV4ToV5};
 
 struct Versions {
   int64_t user_version = 0;
