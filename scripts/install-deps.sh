@@ -10,6 +10,11 @@ packages=(
   clang libclang-rt-dev clang-format python3 python3-pytest
   openssl  # certificates for the TLS tests (tests/integration/remote_test.cc)
   chromium  # headless, for the SVG flame graph test (tests/export)
+  # The SPANK plugin's header and a one-node Slurm for its test (tests/slurm). The test starts
+  # its own munged, slurmctld and slurmd; the packages' services do not get in its way: slurmd
+  # and slurmctld start only with an /etc/slurm/slurm.conf, and munged's default socket is not
+  # the test's.
+  libslurm-dev slurmctld slurmd slurm-client munge
 )
 
 missing=()
