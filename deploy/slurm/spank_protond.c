@@ -3,9 +3,10 @@
  * With the option, every task of the step starts with protond's shim preloaded (LD_PRELOAD,
  * prepended to the task's own) and PROTOND_SOCKET set, so each registers with the node's daemon
  * and can be profiled on demand (`protonctl start --job J`). With a NAME, the plugin also starts,
- * once per node and before any task runs, a session NAME of the job that every process of the job
- * joins when it registers (`protonctl start --job J --include-new --name NAME`), and stops the
- * job's running sessions when the step ends (`protonctl stop --job J`).
+ * once per node and before any task runs, a session NAME of the job (`protonctl start --job J
+ * --include-new --name NAME`) that the tasks record into from their start (PROTOND_SESSION) and
+ * any other process of the job joins when it registers, and stops the job's running sessions when
+ * the step ends (`protonctl stop --job J`).
  *
  * plugstack.conf arguments (all optional; the defaults are those of a packaged install):
  *   shim=PATH        libprotond_shim.so            (/usr/lib/protond/libprotond_shim.so)
@@ -345,6 +346,18 @@ static void protond_start_session(spank_t sp, const struct protond_config *confi
   }
   g_session_started = 1;
   slurm_verbose("protond: %s", output);
+  /* protonctl's first line is "session N (NAME): ...". The tasks record into session N from their
+   * first instruction (PROTOND_SESSION), instead of joining it when they register, some 200 ms
+   * in; --include-new still takes a task that loads the shim some other way. */
+  unsigned long long session_id = 0;
+  char value[24];
+  if (sscanf(output, "session %llu (", &session_id) == 1) {
+    snprintf(value, sizeof value, "%llu", session_id);
+    if (spank_setenv(sp, "PROTOND_SESSION", value, 1) != ESPANK_SUCCESS) {
+      slurm_error("protond: could not set PROTOND_SESSION; tasks join session %s when they "
+                  "register", value);
+    }
+  }
 }
 
 int slurm_spank_user_init(spank_t sp, int argc, char **argv) {

@@ -191,11 +191,13 @@ scope_count() {
   "${ctl[@]}" tree "$1" -m count | awk -v scope="$2" '$NF == scope { n += $1 } END { print n + 0 }'
 }
 
-# Session $1 is stopped and holds the steps of both tasks, each of which ran $2. A task joins the
-# session when it registers, some 200 ms after it starts (PROTOND_CONTROL_DELAY_MS), so the steps
-# of that first moment are not in it: more steps than one task ran, and at most both tasks' all.
+# Session $1 is stopped and holds the steps of both tasks, each of which ran $2. With $3 "all",
+# every step (the plugin's tasks record into it from the start: PROTOND_SESSION); else a task
+# joins the session when it registers, some 200 ms after it starts (PROTOND_CONTROL_DELAY_MS), so
+# the steps of that first moment are not in it: more steps than one task ran, and at most both
+# tasks' all.
 check_session() {
-  local name=$1 steps=$2 id state processes count
+  local name=$1 steps=$2 all=${3:-} id state processes count
   read -r id state processes < <(session_named "$name") || true
   [ -n "${id:-}" ] || { "${ctl[@]}" sessions >&2; fail "no session named $name"; }
   count=$(scope_count "$id" step)
@@ -203,6 +205,9 @@ check_session() {
   "${ctl[@]}" tree "$id" -m count
   [ "$state" = stopped ] || fail "session $name is $state, not stopped, after the step"
   [ "$processes" -eq 2 ] || fail "session $name has $processes processes, not the step's 2"
+  if [ -n "$all" ] && [ "$count" -ne $((2 * steps)) ]; then
+    fail "session $name: $count steps, not both tasks' $((2 * steps))"
+  fi
   if [ "$count" -le "$steps" ] || [ "$count" -gt $((2 * steps)) ]; then
     fail "session $name: $count steps, not more than one task's $steps and at most $((2 * steps))"
   fi
@@ -236,7 +241,7 @@ echo "== srun --protond=mysession: a session of the job, over the whole step"
 if [ -n "$include_new" ]; then
   srun --protond=mysession -N1 -n2 "${workload[@]}" --steps 200 --step-ms 10
   wait_queue_empty
-  check_session mysession 200
+  check_session mysession 200 all
 else
   echo "NOT RUN: this protonctl has no 'start --include-new' yet (it comes with main)" >&2
 fi
