@@ -57,6 +57,8 @@ absl::Status ParseTreeOption(ArgReader& reader, TreeArgs* parsed) {
     parsed->list_metrics = true;
   } else if (reader.Is("--rank")) {
     ASSIGN_OR_RETURN(parsed->rank, reader.Value());
+  } else if (reader.Is("--job")) {
+    ASSIGN_OR_RETURN(parsed->job, reader.Value());
   } else if (reader.Is("--follow")) {
     parsed->follow = true;
   } else {
@@ -97,7 +99,20 @@ absl::StatusOr<TreeArgs> ParseTreeArgs(const std::vector<std::string>& args) {
   TreeArgs parsed;
   ArgReader reader(args);
   while (reader.Next()) RETURN_IF_ERROR(ParseTreeOption(reader, &parsed));
-  if (parsed.profile.empty()) return Usage("tree needs a session id or a Hatchet file");
+  if (!parsed.job.empty()) {
+    if (!parsed.profile.empty()) return Usage("tree takes a profile or --job JOB, not both");
+    const ViewOptions defaults;
+    if (!parsed.diff_profile.empty() || parsed.follow || !parsed.rank.empty() ||
+        parsed.list_metrics || parsed.view.threshold || !parsed.view.include.empty() ||
+        !parsed.view.exclude.empty() || parsed.view.print_sorted ||
+        parsed.view.format != defaults.format) {
+      return Usage("tree --job takes -m and -d only");
+    }
+    return parsed;
+  }
+  if (parsed.profile.empty()) {
+    return Usage("tree needs a session id, a Hatchet file or --job JOB");
+  }
   if (!parsed.view.include.empty() && !parsed.view.exclude.empty()) {
     return Usage("-i and -e cannot be used together");
   }

@@ -32,13 +32,15 @@ struct TreeArgs {
   std::string profile;
   std::string diff_profile;   // --diff: shown as profile - diff_profile
   std::string rank;           // --rank: one rank of a job's session
+  std::string job;            // --job: the job's ranks on every node (cli/fan_out/), no profile
   bool list_metrics = false;  // -l
   bool follow = false;        // --follow: redrawn while the session runs
   ViewOptions view;
 };
 
 // `tree PROFILE [-m M] [-d N] [-t F] [-i RE | -e RE] [-f FORMAT] [--print-sorted] [--diff OTHER]
-// [--mangled] [-l] [--rank R] [--follow]`; InvalidArgumentError says what is wrong with them.
+// [--mangled] [-l] [--rank R] [--follow]`, or `tree --job JOB [-m M] [-d N]`;
+// InvalidArgumentError says what is wrong with them.
 absl::StatusOr<TreeArgs> ParseTreeArgs(const std::vector<std::string>& args);
 
 // The tree (or with -l the metric names, one a line).

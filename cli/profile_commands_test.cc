@@ -52,10 +52,22 @@ TEST(ProfileCommandsTest, ParsesEveryTreeOption) {
   EXPECT_EQ(args->view.exclude, "x");
   EXPECT_FALSE(args->follow);
   EXPECT_TRUE(ParseTreeArgs({"7", "--follow"})->follow);
+  args = ParseTreeArgs({"--job", "981", "-m", "time/ms", "-d", "3"});
+  ASSERT_TRUE(args.ok()) << args.status();
+  EXPECT_EQ(args->job, "981");
+  EXPECT_EQ(args->view.metrics, "time/ms");
+  EXPECT_EQ(args->view.depth, 3);
 }
 
 TEST(ProfileCommandsTest, BadTreeArgumentsSayWhatIsWrong) {
-  EXPECT_EQ(UsageError({}), "INVALID_ARGUMENT: tree needs a session id or a Hatchet file");
+  EXPECT_EQ(UsageError({}),
+            "INVALID_ARGUMENT: tree needs a session id, a Hatchet file or --job JOB");
+  EXPECT_EQ(UsageError({"1", "--job", "9"}),
+            "INVALID_ARGUMENT: tree takes a profile or --job JOB, not both");
+  EXPECT_EQ(UsageError({"--job", "9", "--follow"}),
+            "INVALID_ARGUMENT: tree --job takes -m and -d only");
+  EXPECT_EQ(UsageError({"--job", "9", "-i", "x"}),
+            "INVALID_ARGUMENT: tree --job takes -m and -d only");
   EXPECT_EQ(UsageError({"1", "-i", "a", "-e", "b"}),
             "INVALID_ARGUMENT: -i and -e cannot be used together");
   EXPECT_EQ(UsageError({"1", "-t", "much"}), "INVALID_ARGUMENT: -t needs a number, not 'much'");

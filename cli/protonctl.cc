@@ -13,6 +13,9 @@
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "cli/export_command.h"
+#include "cli/fan_out/each_host.h"
+#include "cli/fan_out/hostlist.h"
+#include "cli/fan_out/job_tree_command.h"
 #include "cli/on_demand_commands.h"
 #include "cli/profile_commands.h"
 #include "cli/remote_endpoint.h"
@@ -27,8 +30,8 @@ namespace protond::cli {
 namespace {
 
 constexpr char kUsage[] =
-    "usage: protonctl [--socket PATH | --host HOST:PORT --token-file FILE [--tls-ca FILE |\n"
-    "                 --insecure]] COMMAND ...\n"
+    "usage: protonctl [--socket PATH | (--host HOST:PORT | --hosts LIST) --token-file FILE\n"
+    "                 [--tls-ca FILE | --insecure]] COMMAND ...\n"
     "  run [--name NAME] [--as-proton] [--data tree|trace] -- PROGRAM [ARGS...]\n"
     "                                            profile PROGRAM in a new session (with\n"
     "                                            --as-proton, Python's triton.profiler is\n"
@@ -38,6 +41,9 @@ constexpr char kUsage[] =
     "  tree SESSION|FILE [-m METRIC[,METRIC]] [-d DEPTH] [-t THRESHOLD] [-i REGEX | -e REGEX]\n"
     "       [-f full|file_function_line|function_line|file_function] [--print-sorted]\n"
     "       [--diff SESSION|FILE] [--mangled] [-l] [--rank RANK] [--follow]\n"
+    "  tree --job JOB [-m METRIC] [-d DEPTH]     the job's ranks as one tree: each frame's total,\n"
+    "                                            min, median and max per rank, and the slowest\n"
+    "                                            rank (with --hosts: over every node)\n"
     "                                            print the call tree of a session or of a\n"
     "                                            Hatchet file, as proton-viewer (-l: list the\n"
     "                                            metrics; --follow: redraw it every second\n"
@@ -65,7 +71,8 @@ constexpr char kUsage[] =
     "The socket is --socket, else $PROTOND_SOCKET, else the default (%s).\n"
     "--host reaches a protond on another machine (protond --listen) over TLS, verified with\n"
     "the certificates of --tls-ca (else the system's), with the token in --token-file\n"
-    "(docs/cluster.md); --insecure: plain TCP, which protond serves on loopback only.\n";
+    "(docs/cluster.md); --insecure: plain TCP, which protond serves on loopback only.\n"
+    "--hosts runs the command on each host of a Slurm hostlist ('node[01-04]:7878') at once.\n";
 
 int Usage(FILE* out, int code) {
   std::fprintf(out, kUsage, client::DefaultDaemonPaths().socket.c_str());
@@ -146,9 +153,22 @@ int Follow(client::Client& client, const TreeArgs& args) {
   return followed.ok() ? 0 : Fail(followed);
 }
 
+// `tree --job J`: the job's ranks on `nodes`, one tree with their spread.
+int JobTree(const std::vector<client::Endpoint>& nodes, const TreeArgs& args) {
+  absl::StatusOr<JobTreeResult> shown =
+      RenderJobTreeCommand(nodes, {args.job, args.view.metrics, args.view.depth});
+  if (!shown.ok()) return Fail(shown.status());
+  std::fputs(shown->text.c_str(), stdout);
+  for (const std::string& node : shown->unreachable) {
+    std::fprintf(stderr, "protonctl: left out %s\n", node.c_str());
+  }
+  return shown->unreachable.empty() ? 0 : 1;
+}
+
 int Tree(client::Client& client, const std::vector<std::string>& args) {
   absl::StatusOr<TreeArgs> tree_args = ParseTreeArgs(args);
   if (!tree_args.ok()) return BadUsage(absl::StrCat("tree: ", tree_args.status().message()));
+  if (!tree_args->job.empty()) return JobTree({client.endpoint()}, *tree_args);
   tree_args->view.colour = ColourOutput();
   if (tree_args->follow) return Follow(client, *tree_args);
   return Print(RenderTreeCommand(client, *tree_args));
@@ -260,8 +280,46 @@ int Start(client::Client& client, const std::vector<std::string>& args) {
   return Print(RenderTreeCommand(client, tree));
 }
 
+// The flags that --hosts passes on to each host's run.
+std::vector<std::string> RemoteFlagsOf(const RemoteFlags& remote) {
+  std::vector<std::string> flags = {"--token-file", remote.token_file};
+  if (!remote.tls_ca.empty()) flags.insert(flags.end(), {"--tls-ca", remote.tls_ca});
+  if (remote.insecure) flags.push_back("--insecure");
+  return flags;
+}
+
+// `--hosts LIST COMMAND ...`: tree --job reads every host's ranks into one tree; any other command
+// runs once per host (cli/fan_out/each_host.h).
+int OnHosts(const std::string& hostlist, const RemoteFlags& remote, const std::string& command,
+            const std::vector<std::string>& args) {
+  if (!remote.host.empty()) return BadUsage("--host or --hosts, not both");
+  if (command == "run") return BadUsage("run starts a program on this machine, not on --hosts");
+  absl::StatusOr<std::vector<std::string>> hosts = ExpandHostlist(hostlist);
+  if (!hosts.ok()) return BadUsage(std::string(hosts.status().message()));
+  std::vector<client::Endpoint> nodes;
+  for (const std::string& host : *hosts) {
+    RemoteFlags one = remote;
+    one.host = host;
+    absl::StatusOr<client::Endpoint> node = ResolveEndpoint(one, "");
+    if (!node.ok()) return BadUsage(std::string(node.status().message()));
+    nodes.push_back(*std::move(node));
+  }
+  if (command == "tree") {
+    absl::StatusOr<TreeArgs> tree_args = ParseTreeArgs(args);
+    if (!tree_args.ok()) return BadUsage(absl::StrCat("tree: ", tree_args.status().message()));
+    if (!tree_args->job.empty()) return JobTree(nodes, *tree_args);
+  }
+  std::vector<std::string> command_and_args = {command};
+  command_and_args.insert(command_and_args.end(), args.begin(), args.end());
+  char self[4096];
+  const ssize_t length = readlink("/proc/self/exe", self, sizeof(self) - 1);
+  if (length <= 0) return Fail(absl::InternalError("cannot find this protonctl's own path"));
+  return RunOnEachHost(std::string(self, length), *hosts, RemoteFlagsOf(remote), command_and_args);
+}
+
 int Main(int argc, char** argv) {
   std::string socket_flag;
+  std::string hostlist;
   RemoteFlags remote;
   int i = 1;
   for (; i < argc && argv[i][0] == '-'; ++i) {
@@ -271,6 +329,7 @@ int Main(int argc, char** argv) {
                          : arg == "--host"       ? &remote.host
                          : arg == "--token-file" ? &remote.token_file
                          : arg == "--tls-ca"     ? &remote.tls_ca
+                         : arg == "--hosts"      ? &hostlist
                                                  : nullptr;
     if (value != nullptr && i + 1 < argc) {
       *value = argv[++i];
@@ -283,6 +342,7 @@ int Main(int argc, char** argv) {
   if (i >= argc) return Usage(stderr, 2);
   const std::string command = argv[i];
   const std::vector<std::string> args(argv + i + 1, argv + argc);
+  if (!hostlist.empty()) return OnHosts(hostlist, remote, command, args);
   const std::string socket = client::ResolveSocketPath(socket_flag);
   absl::StatusOr<client::Endpoint> endpoint = ResolveEndpoint(remote, socket);
   if (!endpoint.ok()) return BadUsage(std::string(endpoint.status().message()));

@@ -26,9 +26,9 @@ absl::StatusOr<std::string> ReadPrivateFile(const std::string& path, const std::
     return absl::ErrnoToStatus(errno, absl::StrCat(what, " ", path));
   }
   if ((file.st_mode & 077) != 0) {
-    return absl::PermissionDeniedError(absl::StrCat(
-        what, " ", path, " may be read or written by others (mode ",
-        absl::StrFormat("%04o", file.st_mode & 07777), "); chmod 600 ", path));
+    return absl::PermissionDeniedError(
+        absl::StrCat(what, " ", path, " may be read or written by others (mode ",
+                     absl::StrFormat("%04o", file.st_mode & 07777), "); chmod 600 ", path));
   }
   return ReadWholeFile(path, what);
 }

@@ -2,7 +2,6 @@
 
 #include <pwd.h>
 
-
 #include "absl/strings/ascii.h"
 #include "absl/strings/match.h"
 #include "absl/strings/numbers.h"

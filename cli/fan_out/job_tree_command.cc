@@ -1,0 +1,100 @@
+#include "cli/fan_out/job_tree_command.h"
+
+#include <set>
+#include <thread>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "cli/render/metric_values.h"
+#include "cli/render/tree_view.h"
+#include "cli/viewer/job_tree.h"
+#include "common/status/status_macros.h"
+
+namespace protond::cli {
+namespace {
+
+// The newest session of `job` on the node behind `client`.
+absl::StatusOr<v1::Session> JobSession(client::Client& client, const std::string& job) {
+  ASSIGN_OR_RETURN(const v1::ListSessionsResponse sessions, client.ListSessions());
+  const v1::Session* newest = nullptr;
+  for (const v1::Session& session : sessions.sessions()) {
+    if (session.job() == job && (newest == nullptr || session.id() > newest->id())) {
+      newest = &session;
+    }
+  }
+  if (newest == nullptr) {
+    return absl::NotFoundError(absl::StrCat("no session of job ", job, " here"));
+  }
+  return *newest;
+}
+
+// The node's ranks of the job, each with the first metric of `metrics` computed on its tree.
+absl::StatusOr<std::vector<RankTree>> ReadRanks(const client::Endpoint& node,
+                                                const JobTreeArgs& args, MetricColumn* metric) {
+  client::Client client(node);
+  ASSIGN_OR_RETURN(const v1::Session session, JobSession(client, args.job));
+  std::set<std::string> ranks;
+  for (const v1::SessionProcess& process : session.processes()) ranks.insert(process.job().rank());
+  if (ranks.empty()) ranks.insert("");
+  std::vector<RankTree> out;
+  for (const std::string& rank : ranks) {
+    RankTree tree;
+    tree.host = node.Name();
+    tree.rank = rank;
+    ASSIGN_OR_RETURN(tree.values.tree, client.GetTree(session.id(), rank));
+    ASSIGN_OR_RETURN(tree.values.shape, CheckTreeShape(tree.values.tree));
+    ASSIGN_OR_RETURN(const std::vector<MetricColumn> columns,
+                     ParseMetricSpec(args.metrics, tree.values.tree));
+    *metric = columns.front();
+    tree.values.values = {ComputeColumn(tree.values.tree, tree.values.shape, *metric)};
+    out.push_back(std::move(tree));
+  }
+  return out;
+}
+
+std::string Heading(const std::string& job, const std::vector<RankTree>& ranks,
+                    const MetricColumn& metric) {
+  std::vector<std::string> where;
+  for (const RankTree& rank : ranks) {
+    where.push_back(absl::StrCat(rank.rank.empty() ? "?" : rank.rank, "@",
+                                 rank.host.empty() ? "local" : rank.host));
+  }
+  return absl::StrCat("job ", job, ": ", ranks.size(), ranks.size() == 1 ? " rank (" : " ranks (",
+                      absl::StrJoin(where, ", "), "); ", metric.header, " per rank\n");
+}
+
+}  // namespace
+
+absl::StatusOr<JobTreeResult> RenderJobTreeCommand(const std::vector<client::Endpoint>& nodes,
+                                                   const JobTreeArgs& args) {
+  std::vector<absl::StatusOr<std::vector<RankTree>>> read(nodes.size(), std::vector<RankTree>());
+  std::vector<MetricColumn> metrics(nodes.size());
+  std::vector<std::thread> readers;
+  for (size_t i = 0; i < nodes.size(); ++i) {
+    readers.emplace_back([&, i] { read[i] = ReadRanks(nodes[i], args, &metrics[i]); });
+  }
+  for (std::thread& reader : readers) reader.join();
+
+  JobTreeResult result;
+  std::vector<RankTree> ranks;
+  const MetricColumn* metric = nullptr;
+  for (size_t i = 0; i < nodes.size(); ++i) {
+    if (!read[i].ok()) {
+      result.unreachable.push_back(absl::StrCat(nodes[i].Name(), ": ", read[i].status().message()));
+      continue;
+    }
+    metric = &metrics[i];
+    for (RankTree& rank : *read[i]) ranks.push_back(std::move(rank));
+  }
+  if (ranks.empty()) {
+    return absl::NotFoundError(absl::StrCat("no node has a session of job ", args.job, ": ",
+                                            absl::StrJoin(result.unreachable, "; ")));
+  }
+  ASSIGN_OR_RETURN(const TreeValues spread, SpreadOverRanks(ranks));
+  result.text = absl::StrCat(Heading(args.job, ranks, *metric),
+                             RenderTreeValues(spread.tree, spread.shape, SpreadColumns(*metric),
+                                              spread.values, args.depth, /*colour=*/false));
+  return result;
+}
+
+}  // namespace protond::cli
