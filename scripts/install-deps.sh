@@ -8,7 +8,7 @@ packages=(
   libgrpc++-dev protobuf-compiler-grpc libprotobuf-dev protobuf-compiler
   libabsl-dev libsqlite3-dev nlohmann-json3-dev libre2-dev libgtest-dev libgmock-dev libbenchmark-dev
   clang libclang-rt-dev clang-format python3 python3-pytest
-  openssl  # certificates for the TLS tests (tests/integration/remote_test.cc)
+  iproute2 openssl  # network namespaces and certificates for the TLS tests (tests/integration/remote_test.cc)
   chromium  # headless, for the SVG flame graph test (tests/export)
   # The SPANK plugin's header and a one-node Slurm for its test (tests/slurm). The test starts
   # its own munged, slurmctld and slurmd; the packages' services do not get in its way: slurmd

@@ -11,11 +11,14 @@ jobs=$(nproc)
 git ls-files '*.cc' '*.h' | xargs clang-format --dry-run --Werror
 
 BUILD_DIR=build ./scripts/build.sh
-(cd build && ctest -j "$jobs" --output-on-failure -LE 'fuzz|gpu|slurm' | tee ../build/ctest-summary.txt)
+(cd build && ctest -j "$jobs" --output-on-failure -LE 'fuzz|gpu|slurm|netns' |
+  tee ../build/ctest-summary.txt)
 
-# The Slurm plugin under a real one-node Slurm (munged, slurmctld, slurmd in a temporary
-# directory), alone: deploy/slurm/README.md. Skipped, with a message, where Slurm is missing.
-(cd build && ctest --output-on-failure -L slurm | tee ../build/ctest-slurm-summary.txt)
+# The cluster tests, alone: the Slurm plugin under a real one-node Slurm (munged, slurmctld,
+# slurmd in a temporary directory; deploy/slurm/README.md), and two protond hosts in network
+# namespaces reached over TLS (docs/cluster.md). Each is skipped, with a message, where Slurm or
+# network namespaces are missing.
+(cd build && ctest --output-on-failure -L 'slurm|netns' | tee ../build/ctest-cluster-summary.txt)
 
 # The Python package (protond.profiler) against this build's shim and daemon, with Debian's
 # python3 and pytest (a python3 earlier on PATH may lack pytest).
@@ -38,5 +41,5 @@ echo "== summaries =="
 for dir in build build-asan build-fuzz; do
   echo "$dir: $(grep -E 'tests passed' "$dir/ctest-summary.txt")"
 done
-echo "slurm: $(grep -E 'tests passed' build/ctest-slurm-summary.txt)"
+echo "cluster: $(grep -E 'tests passed' build/ctest-cluster-summary.txt)"
 echo "python: $(tail -n 1 build/pytest-summary.txt)"

@@ -23,6 +23,15 @@ struct FrameValues {
   std::vector<std::pair<MetricValue, int64_t>> by_rank;
 };
 
+// The mean of two values: an integer when both are and it is whole.
+MetricValue MeanOf(const MetricValue& a, const MetricValue& b) {
+  if (a.kind == MetricValue::Kind::kInt && b.kind == MetricValue::Kind::kInt &&
+      (a.i + b.i) % 2 == 0) {
+    return MetricValue::Int((a.i + b.i) / 2);
+  }
+  return MetricValue::Double((a.AsDouble() + b.AsDouble()) / 2);
+}
+
 int64_t RankNumber(const std::vector<RankTree>& ranks, size_t position) {
   int64_t number = 0;
   return absl::SimpleAtoi(ranks[position].rank, &number) ? number : static_cast<int64_t>(position);
@@ -37,11 +46,9 @@ void Summarize(FrameValues& frame, int node, std::vector<std::vector<MetricValue
   for (const auto& [value, rank] : values) out[kTotal][node].Add(value);
   out[kMin][node] = values.front().first;
   const size_t middle = values.size() / 2;
-  out[kMedian][node] =
-      values.size() % 2 == 1
-          ? values[middle].first
-          : MetricValue::Double(
-                (values[middle - 1].first.AsDouble() + values[middle].first.AsDouble()) / 2);
+  out[kMedian][node] = values.size() % 2 == 1
+                           ? values[middle].first
+                           : MeanOf(values[middle - 1].first, values[middle].first);
   // The first of the largest, in the ranks' order: the sort was stable.
   const double max = values.back().first.AsDouble();
   const auto slowest = std::find_if(values.begin(), values.end(),

@@ -39,14 +39,16 @@ TEST(JobTreeTest, EachFrameShowsItsSpreadOverTheRanksAndTheStraggler) {
   EXPECT_EQ(spread->tree.nodes(3).name(), "eval");
   const auto& v = spread->values;
   // train: 30, 50, 40, 40
-  EXPECT_EQ(v[0][1].i, 160);                 // total
-  EXPECT_EQ(v[1][1].i, 30);                  // min
-  EXPECT_DOUBLE_EQ(v[2][1].AsDouble(), 40);  // median of 30 40 40 50
-  EXPECT_EQ(v[3][1].i, 50);                  // max
-  EXPECT_EQ(v[4][1].i, 1);                   // slowest rank
-  EXPECT_EQ(v[5][1].i, 4);                   // ranks
+  EXPECT_EQ(v[0][1].i, 160);  // total
+  EXPECT_EQ(v[1][1].i, 30);   // min
+  EXPECT_EQ(v[2][1].kind, MetricValue::Kind::kInt);
+  EXPECT_EQ(v[2][1].i, 40);  // median of 30 40 40 50
+  EXPECT_EQ(v[3][1].i, 50);  // max
+  EXPECT_EQ(v[4][1].i, 1);   // slowest rank
+  EXPECT_EQ(v[5][1].i, 4);   // ranks
   // step: 20, 45, 30, 45: a tie goes to the first rank with the max
-  EXPECT_DOUBLE_EQ(v[2][2].AsDouble(), 37.5);
+  EXPECT_EQ(v[2][2].kind, MetricValue::Kind::kDouble);
+  EXPECT_DOUBLE_EQ(v[2][2].d, 37.5);
   EXPECT_EQ(v[4][2].i, 1);
   // eval: rank 1 alone
   EXPECT_EQ(v[0][3].i, 40);
