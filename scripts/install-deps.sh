@@ -10,6 +10,10 @@ packages=(
   clang libclang-rt-dev clang-format python3 python3-pytest
   openssl  # certificates for the TLS tests (tests/integration/remote_test.cc)
   chromium  # headless, for the SVG flame graph test (tests/export)
+  # promtool checks protond's /metrics text (tests/integration/metrics_test.cc). Debian ships it
+  # only in the server's package: on a machine where systemd runs, installing it also enables and
+  # starts a Prometheus server on port 9090 (`systemctl disable --now prometheus` stops it).
+  prometheus
 )
 
 missing=()
