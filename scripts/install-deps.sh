@@ -14,6 +14,7 @@ packages=(
   # only in the server's package: on a machine where systemd runs, installing it also enables and
   # starts a Prometheus server on port 9090 (`systemctl disable --now prometheus` stops it).
   prometheus
+  python3-yaml  # parses the Kubernetes manifests (tests/deploy/k8s_manifests_test.py)
 )
 
 missing=()
