@@ -16,6 +16,8 @@
 
 #include "absl/strings/numbers.h"
 #include "client-lib/cpp/daemon_paths.h"
+#include "daemon/metrics/metrics.h"
+#include "daemon/metrics/metrics_server.h"
 #include "daemon/server/socket_lock.h"
 #include "daemon/server/tcp_server.h"
 #include "daemon/server/unix_server.h"
@@ -26,7 +28,7 @@ namespace {
 constexpr char kUsage[] =
     "usage: protond [--socket PATH] [--state-dir DIR] [--commit-interval-ms N] [--detach]\n"
     "               [--listen HOST:PORT --tokens FILE (--tls-cert FILE --tls-key FILE |\n"
-    "                --insecure)]\n"
+    "                --insecure)] [--metrics-listen HOST:PORT]\n"
     "  --socket PATH        unix socket to serve (default: %s)\n"
     "  --state-dir DIR      where protond.db (and protond.pid) are kept (default: %s)\n"
     "  --commit-interval-ms how often lanes are drained and committed (default: 100)\n"
@@ -35,7 +37,9 @@ constexpr char kUsage[] =
     "  --listen HOST:PORT   also serve the API over TCP to other machines (port 0: any free\n"
     "                       one), with TLS from --tls-cert and --tls-key (PEM files); each call\n"
     "                       needs a token of --tokens FILE (docs/cluster.md)\n"
-    "  --insecure           plain TCP instead of TLS, on a loopback address only\n";
+    "  --insecure           plain TCP instead of TLS, on a loopback address only\n"
+    "  --metrics-listen HOST:PORT  serve Prometheus metrics at http://HOST:PORT/metrics (port\n"
+    "                       0: any free one); plain HTTP without authentication\n";
 
 struct Flags {
   std::string socket;
@@ -43,6 +47,7 @@ struct Flags {
   int commit_interval_ms = 100;
   bool detach = false;
   protond::server::TcpOptions tcp;  // served when tcp.listen is set
+  std::string metrics_listen;       // HOST:PORT; "": no metrics endpoint
 };
 
 int Usage(FILE* out, int code) {
@@ -80,6 +85,8 @@ int ParseFlags(int argc, char** argv, Flags& flags) {
       flags.tcp.tls_key_path = value;
     } else if (arg == "--tokens") {
       flags.tcp.tokens_path = value;
+    } else if (arg == "--metrics-listen") {
+      flags.metrics_listen = value;
     } else if (arg == "--commit-interval-ms" &&
                absl::SimpleAtoi(value, &flags.commit_interval_ms) && flags.commit_interval_ms > 0) {
     } else {
@@ -190,7 +197,8 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "protond: %s\n", std::string(service.status().message()).c_str());
     return 1;
   }
-  // TCP first: once the socket answers, so does the TCP port (what tests and scripts wait for).
+  // TCP and metrics first: once the socket answers, so do their ports (what tests and scripts
+  // wait for).
   std::unique_ptr<protond::server::TcpServer> tcp;
   if (!flags.tcp.listen.empty()) {
     auto started = protond::server::TcpServer::Start(flags.tcp, service->get());
@@ -202,6 +210,23 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "protond: serving over TCP (%s) at %s, port %d\n",
                  flags.tcp.insecure ? "plain, loopback only" : "TLS", flags.tcp.listen.c_str(),
                  tcp->port());
+  }
+  std::unique_ptr<protond::metrics::MetricsServer> metrics;
+  if (!flags.metrics_listen.empty()) {
+    protond::metrics::MetricsServerOptions options;
+    options.listen = flags.metrics_listen;
+    protond::service::ProtondService* served = service->get();
+    auto started = protond::metrics::MetricsServer::Start(
+        options, [served] { return protond::metrics::RenderText(served->MetricsSnapshot()); });
+    if (!started.ok()) {
+      std::fprintf(stderr, "protond: %s\n", std::string(started.status().message()).c_str());
+      return 1;
+    }
+    metrics = *std::move(started);
+    std::fprintf(stderr,
+                 "protond: serving Prometheus metrics (HTTP, no authentication) at %s, "
+                 "metrics port %d\n",
+                 flags.metrics_listen.c_str(), metrics->port());
   }
   auto server = protond::server::UnixServer::Start(flags.socket, service->get());
   if (!server.ok()) {
@@ -219,6 +244,7 @@ int main(int argc, char** argv) {
   const int signal_number = WaitForTermination();
   std::fprintf(stderr, "protond: %s, shutting down\n", strsignal(signal_number));
   if (tcp != nullptr) tcp->Shutdown();
+  if (metrics != nullptr) metrics->Shutdown();
   (*server)->Shutdown();
   unlink(pid_file.c_str());
   if (absl::Status s = (*service)->RunIngestCycle(); !s.ok()) {

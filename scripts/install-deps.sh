@@ -15,6 +15,11 @@ packages=(
   # and slurmctld start only with an /etc/slurm/slurm.conf, and munged's default socket is not
   # the test's.
   libslurm-dev slurmctld slurmd slurm-client munge
+  # promtool checks protond's /metrics text (tests/integration/metrics_test.cc). Debian ships it
+  # only in the server's package: on a machine where systemd runs, installing it also enables and
+  # starts a Prometheus server on port 9090 (`systemctl disable --now prometheus` stops it).
+  prometheus
+  python3-yaml  # parses the Kubernetes manifests (tests/deploy/k8s_manifests_test.py)
 )
 
 missing=()

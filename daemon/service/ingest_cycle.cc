@@ -2,6 +2,7 @@
 // commits aggregates together with the lanes' positions and decoder state, and only then hands
 // the space back to the writers.
 #include <algorithm>
+#include <chrono>
 #include <cstdio>
 #include <iterator>
 
@@ -27,10 +28,13 @@ absl::Status ProtondService::RunIngestCycleLocked() {
                      batch.nodes.empty() && batch.node_stats.empty() && batch.metrics.empty() &&
                      batch.scope_events.empty() && batch.gpu_events.empty();
   if (!empty) {
+    const auto commit_start = std::chrono::steady_clock::now();
     if (absl::Status committed = store_->CommitBatch(batch); !committed.ok()) {
+      ++commit_failures_;
       GoBackToTheStoreLocked();
       return committed;
     }
+    commit_duration_.Observe(std::chrono::steady_clock::now() - commit_start);
   }
   ForgetKeptTreeIfChanged(batch);
   for (auto& [id, process] : processes_) {

@@ -23,6 +23,7 @@
 #include "cli/viewer/profile_view.h"
 #include "daemon/aggregate/call_tree.h"
 #include "daemon/ingest/process_decoder.h"
+#include "daemon/metrics/metrics.h"
 #include "daemon/store/store.h"
 #include "protond.pb.h"
 #include "shim/ring/ring_reader.h"
@@ -82,6 +83,10 @@ class ProtondService {
 
   // Drains every attached lane and commits. Fails only if the store fails.
   absl::Status RunIngestCycle();
+
+  // What GET /metrics reports (metrics_snapshot.cc): the counters of every session that runs or
+  // stopped within kStoppedSessionMetricsFor, of every user (the endpoint has no authentication).
+  metrics::Snapshot MetricsSnapshot();
 
   // On demand (attach.cc). A session over running processes that registered with the shim
   // loaded (protonctl start --pid/--job): each is told over its control connection, and has
@@ -225,6 +230,12 @@ class ProtondService {
   std::chrono::milliseconds answer_timeout_{10000};
   static constexpr std::chrono::milliseconds kDrainWhileWaiting{5};
   int failed_commits_ = 0;  // in a row, for the log
+  // For metrics: every failed commit, and the time of each one that worked.
+  uint64_t commit_failures_ = 0;
+  metrics::LatencyHistogram commit_duration_;
+  // A stopped session's counters stay in the metrics this long, so that a scrape after its end
+  // sees the final values; after that its series ends instead of growing the output forever.
+  static constexpr std::chrono::minutes kStoppedSessionMetricsFor{10};
   bool stopping_ = false;
   std::condition_variable stop_;
   std::thread ingest_thread_;

@@ -56,7 +56,10 @@ std::string CommandLine(const v1::RegisterRequest& request) {
 
 absl::StatusOr<uint64_t> ProtondService::RegisterProcess(const Peer& peer,
                                                          const v1::RegisterRequest& request) {
-  if (request.pid() != peer.pid || request.uid() != peer.uid) {
+  // A process in a PID namespace of its own (a Kubernetes pod's) claims the pid it knows.
+  const bool same_pid =
+      request.pid() == peer.pid || request.pid() == ReadPidInOwnNamespace(peer.pid);
+  if (!same_pid || request.uid() != peer.uid) {
     return absl::PermissionDeniedError(
         absl::StrCat("registration claims pid ", request.pid(), " uid ", request.uid(),
                      " but the connection belongs to pid ", peer.pid, " uid ", peer.uid));

@@ -22,4 +22,14 @@ uint64_t ReadStartTicks(uint32_t pid) {
   return 0;
 }
 
+uint32_t ReadPidInOwnNamespace(uint32_t pid) {
+  std::ifstream in("/proc/" + std::to_string(pid) + "/status");
+  for (std::string line; std::getline(in, line);) {
+    if (!line.starts_with("NStgid:")) continue;
+    const size_t last = line.find_last_of(" \t");
+    return static_cast<uint32_t>(std::strtoul(line.c_str() + last + 1, nullptr, 10));
+  }
+  return 0;
+}
+
 }  // namespace protond::service

@@ -1,0 +1,63 @@
+// What protond tells Prometheus: a snapshot of its counters (taken by ProtondService under its
+// mutex) and the text exposition format 0.0.4 that `GET /metrics` answers with
+// (metrics_server.h serves it). Pure data and a pure function: no locks, no I/O.
+#ifndef PROTOND_DAEMON_METRICS_METRICS_H_
+#define PROTOND_DAEMON_METRICS_METRICS_H_
+
+#include <array>
+#include <chrono>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace protond::metrics {
+
+// How long commits took, in Prometheus' histogram buckets. Not thread-safe: its owner's lock
+// guards it (ProtondService's mutex, held through the ingest cycle).
+class LatencyHistogram {
+ public:
+  // Upper bounds of the buckets in seconds; one more bucket, +Inf, follows. A commit of a quiet
+  // node takes well under a millisecond, one of a busy node tens of them, a slow disk seconds.
+  static constexpr std::array<double, 13> kBoundsSeconds = {
+      0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5};
+
+  void Observe(std::chrono::nanoseconds duration);
+
+  // Per bucket, not cumulative; the last is the +Inf bucket.
+  const std::array<uint64_t, kBoundsSeconds.size() + 1>& bucket_counts() const { return counts_; }
+  uint64_t count() const { return count_; }
+  double sum_seconds() const { return sum_seconds_; }
+
+ private:
+  std::array<uint64_t, kBoundsSeconds.size() + 1> counts_{};
+  uint64_t count_ = 0;
+  double sum_seconds_ = 0;
+};
+
+struct SessionCounters {
+  uint64_t session_id = 0;
+  std::string name_untrusted;  // chosen by whoever started the session
+  uint64_t records = 0;
+  uint64_t dropped_records = 0;
+};
+
+struct Snapshot {
+  uint64_t processes_connected = 0;  // registered processes whose control connection is open
+  uint64_t sessions_running = 0;
+  std::vector<SessionCounters> sessions;  // the running ones and those stopped lately
+  uint64_t store_bytes = 0;               // the database file and its write-ahead log
+  uint64_t commit_failures = 0;
+  LatencyHistogram commit_duration;  // successful commits of the ingest cycle
+};
+
+// The snapshot in the text exposition format 0.0.4: HELP and TYPE lines, then the samples, each
+// metric family once, label values escaped (and invalid UTF-8 replaced) as the format requires.
+std::string RenderText(const Snapshot& snapshot);
+
+// A label value as the format writes it between its quotes: backslash, double quote and line feed
+// escaped, each byte that is not part of valid UTF-8 replaced by U+FFFD.
+std::string EscapeLabelValue(const std::string& value_untrusted);
+
+}  // namespace protond::metrics
+
+#endif  // PROTOND_DAEMON_METRICS_METRICS_H_

@@ -1,0 +1,131 @@
+#include "daemon/metrics/metrics.h"
+
+#include <chrono>
+
+#include "gtest/gtest.h"
+
+namespace protond::metrics {
+namespace {
+
+using std::chrono::milliseconds;
+using std::chrono::nanoseconds;
+
+TEST(LatencyHistogramTest, ABoundBelongsToItsOwnBucket) {
+  LatencyHistogram histogram;
+  histogram.Observe(nanoseconds(500'000));  // 0.0005 s: le="0.0005"
+  histogram.Observe(nanoseconds(500'001));  // le="0.001"
+  histogram.Observe(std::chrono::seconds(5));
+  histogram.Observe(std::chrono::seconds(6));  // +Inf
+  const auto& counts = histogram.bucket_counts();
+  EXPECT_EQ(counts[0], 1u);
+  EXPECT_EQ(counts[1], 1u);
+  EXPECT_EQ(counts[12], 1u);
+  EXPECT_EQ(counts[13], 1u);
+  EXPECT_EQ(histogram.count(), 4u);
+}
+
+TEST(EscapeLabelValueTest, EscapesWhatTheFormatNeedsAndReplacesInvalidUtf8) {
+  EXPECT_EQ(EscapeLabelValue("plain name"), "plain name");
+  EXPECT_EQ(EscapeLabelValue("a\"b\\c\nd"), "a\\\"b\\\\c\\nd");
+  EXPECT_EQ(EscapeLabelValue("caf\xC3\xA9 \xE2\x82\xAC \xF0\x9F\x94\xA5"),
+            "caf\xC3\xA9 \xE2\x82\xAC \xF0\x9F\x94\xA5");
+  // A stray continuation byte, a truncated sequence, an overlong '/', a surrogate, past U+10FFFF.
+  EXPECT_EQ(EscapeLabelValue("x\x80y"), "x\xEF\xBF\xBDy");
+  EXPECT_EQ(EscapeLabelValue("\xE2\x82"), "\xEF\xBF\xBD\xEF\xBF\xBD");
+  EXPECT_EQ(EscapeLabelValue("\xC0\xAF"), "\xEF\xBF\xBD\xEF\xBF\xBD");
+  EXPECT_EQ(EscapeLabelValue("\xED\xA0\x80"), "\xEF\xBF\xBD\xEF\xBF\xBD\xEF\xBF\xBD");
+  EXPECT_EQ(EscapeLabelValue("\xF4\x90\x80\x80"),
+            "\xEF\xBF\xBD\xEF\xBF\xBD\xEF\xBF\xBD\xEF\xBF\xBD");
+}
+
+TEST(RenderTextTest, AnEmptyDaemon) {
+  EXPECT_EQ(
+      RenderText({}),
+      R"(# HELP protond_processes_connected Registered processes whose control connection to protond is open.
+# TYPE protond_processes_connected gauge
+protond_processes_connected 0
+# HELP protond_sessions_running Sessions that are recording.
+# TYPE protond_sessions_running gauge
+protond_sessions_running 0
+# HELP protond_session_records_total Records ingested into the session, over all its processes.
+# TYPE protond_session_records_total counter
+# HELP protond_session_dropped_records_total Records the session's processes could not write: their ring was full, or no lane was free.
+# TYPE protond_session_dropped_records_total counter
+# HELP protond_store_size_bytes Size of the store: the SQLite database and its write-ahead log.
+# TYPE protond_store_size_bytes gauge
+protond_store_size_bytes 0
+# HELP protond_commit_failures_total Commits of the ingest cycle that failed (they are tried again).
+# TYPE protond_commit_failures_total counter
+protond_commit_failures_total 0
+# HELP protond_commit_duration_seconds Time of each successful commit of the ingest cycle to the store.
+# TYPE protond_commit_duration_seconds histogram
+protond_commit_duration_seconds_bucket{le="0.0005"} 0
+protond_commit_duration_seconds_bucket{le="0.001"} 0
+protond_commit_duration_seconds_bucket{le="0.0025"} 0
+protond_commit_duration_seconds_bucket{le="0.005"} 0
+protond_commit_duration_seconds_bucket{le="0.01"} 0
+protond_commit_duration_seconds_bucket{le="0.025"} 0
+protond_commit_duration_seconds_bucket{le="0.05"} 0
+protond_commit_duration_seconds_bucket{le="0.1"} 0
+protond_commit_duration_seconds_bucket{le="0.25"} 0
+protond_commit_duration_seconds_bucket{le="0.5"} 0
+protond_commit_duration_seconds_bucket{le="1"} 0
+protond_commit_duration_seconds_bucket{le="2.5"} 0
+protond_commit_duration_seconds_bucket{le="5"} 0
+protond_commit_duration_seconds_bucket{le="+Inf"} 0
+protond_commit_duration_seconds_sum 0
+protond_commit_duration_seconds_count 0
+)");
+}
+
+TEST(RenderTextTest, SessionsAndCommits) {
+  Snapshot snapshot;
+  snapshot.processes_connected = 3;
+  snapshot.sessions_running = 1;
+  snapshot.sessions = {{1, "warmup", 1234, 0}, {7, "say \"hi\"\\\n", 18446744073709551615u, 5}};
+  snapshot.store_bytes = 4096 * 25;
+  snapshot.commit_failures = 2;
+  // Durations whose seconds are exact in binary, so that the sum is too.
+  snapshot.commit_duration.Observe(nanoseconds(1'953'125));   // 1/512 s: le="0.0025"
+  snapshot.commit_duration.Observe(milliseconds(250));        // le="0.25"
+  snapshot.commit_duration.Observe(milliseconds(500));        // le="0.5"
+  snapshot.commit_duration.Observe(std::chrono::seconds(8));  // +Inf
+  const std::string text = RenderText(snapshot);
+  const auto section = [&text](const std::string& from, const std::string& to) {
+    const size_t begin = text.find(from);
+    return text.substr(begin, text.find(to, begin) - begin);
+  };
+  EXPECT_EQ(section("protond_processes_connected 3", "#"), "protond_processes_connected 3\n");
+  EXPECT_EQ(section("protond_sessions_running 1", "#"), "protond_sessions_running 1\n");
+  EXPECT_EQ(section("protond_session_records_total{", "#"),
+            "protond_session_records_total{session=\"1\",name=\"warmup\"} 1234\n"
+            "protond_session_records_total{session=\"7\",name=\"say \\\"hi\\\"\\\\\\n\"} "
+            "18446744073709551615\n");
+  EXPECT_EQ(section("protond_session_dropped_records_total{", "#"),
+            "protond_session_dropped_records_total{session=\"1\",name=\"warmup\"} 0\n"
+            "protond_session_dropped_records_total{session=\"7\",name=\"say \\\"hi\\\"\\\\\\n\"} "
+            "5\n");
+  EXPECT_EQ(section("protond_store_size_bytes 1", "#"), "protond_store_size_bytes 102400\n");
+  EXPECT_EQ(section("protond_commit_failures_total 2", "#"), "protond_commit_failures_total 2\n");
+  EXPECT_EQ(section("protond_commit_duration_seconds_bucket", "\n\n"),
+            R"(protond_commit_duration_seconds_bucket{le="0.0005"} 0
+protond_commit_duration_seconds_bucket{le="0.001"} 0
+protond_commit_duration_seconds_bucket{le="0.0025"} 1
+protond_commit_duration_seconds_bucket{le="0.005"} 1
+protond_commit_duration_seconds_bucket{le="0.01"} 1
+protond_commit_duration_seconds_bucket{le="0.025"} 1
+protond_commit_duration_seconds_bucket{le="0.05"} 1
+protond_commit_duration_seconds_bucket{le="0.1"} 1
+protond_commit_duration_seconds_bucket{le="0.25"} 2
+protond_commit_duration_seconds_bucket{le="0.5"} 3
+protond_commit_duration_seconds_bucket{le="1"} 3
+protond_commit_duration_seconds_bucket{le="2.5"} 3
+protond_commit_duration_seconds_bucket{le="5"} 3
+protond_commit_duration_seconds_bucket{le="+Inf"} 4
+protond_commit_duration_seconds_sum 8.751953125
+protond_commit_duration_seconds_count 4
+)");
+}
+
+}  // namespace
+}  // namespace protond::metrics
