@@ -10,7 +10,6 @@
 #include <thread>
 #include <vector>
 
-#include "absl/strings/numbers.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "tests/integration/harness.h"
@@ -32,10 +31,8 @@ class FanOutTest : public ::testing::Test {
     }
     for (size_t i = 0; i < nodes_.size(); ++i) {
       nodes_[i]->Start({"--listen", "127.0.0.1:0", "--insecure", "--tokens", dir_ + "/tokens"});
-      const std::string log = ReadFile(nodes_[i]->log_path());
-      const size_t at = log.find(", port ");
-      ASSERT_NE(at, std::string::npos) << log;
-      ASSERT_TRUE(absl::SimpleAtoi(log.substr(at + 7, log.find('\n', at) - at - 7), &ports_[i]));
+      ports_[i] = nodes_[i]->LoggedPort(", port ");
+      ASSERT_NE(ports_[i], 0) << ReadFile(nodes_[i]->log_path());
     }
   }
 

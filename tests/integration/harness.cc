@@ -15,6 +15,7 @@
 #include <sstream>
 #include <thread>
 
+#include "absl/strings/numbers.h"
 #include "client-lib/cpp/client.h"
 #include "gtest/gtest.h"
 
@@ -103,6 +104,15 @@ void Daemon::Start(const std::vector<std::string>& extra_args) {
 }
 
 void Daemon::Signal(int signal_number) { kill(pid_, signal_number); }
+
+int Daemon::LoggedPort(const std::string& label) const {
+  const std::string log = ReadFile(log_path());
+  const size_t at = log.find(label);
+  int port = 0;
+  if (at == std::string::npos) return 0;
+  const size_t begin = at + label.size();
+  return absl::SimpleAtoi(log.substr(begin, log.find('\n', begin) - begin), &port) ? port : 0;
+}
 
 uint64_t SampleWorkloadRecords(int steps, int threads, int loads) {
   return 5 + 9 * static_cast<uint64_t>(steps) +

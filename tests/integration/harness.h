@@ -50,6 +50,9 @@ class Daemon {
   std::string socket() const { return dir_ + "/protond.sock"; }
   std::string state_dir() const { return dir_ + "/state"; }
   std::string log_path() const { return dir_ + "/protond.log"; }
+  // The number after `label` in the log: a port protond says it took (", port " for --listen,
+  // "metrics port " for --metrics-listen); 0 when the log has none.
+  int LoggedPort(const std::string& label) const;
   pid_t pid() const { return pid_; }
 
  private:

@@ -32,10 +32,8 @@ class MetricsTest : public ::testing::Test {
   void SetUp() override {
     daemon_.Start({"--metrics-listen", "127.0.0.1:0"});
     // Written before the socket answers, so it is in the log by now.
-    const std::string log = ReadFile(daemon_.log_path());
-    const size_t at = log.find("metrics port ");
-    ASSERT_NE(at, std::string::npos) << log;
-    ASSERT_TRUE(absl::SimpleAtoi(log.substr(at + 13, log.find('\n', at) - at - 13), &port_)) << log;
+    port_ = daemon_.LoggedPort("metrics port ");
+    ASSERT_NE(port_, 0) << ReadFile(daemon_.log_path());
   }
 
   // The whole answer to `request` (the server closes the connection after it).

@@ -10,7 +10,6 @@
 #include <thread>
 #include <vector>
 
-#include "absl/strings/numbers.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "tests/integration/harness.h"
@@ -57,10 +56,8 @@ class RemoteTest : public ::testing::Test {
 
   // The daemon's TCP port, from its log (written before its socket answers).
   void ReadPort() {
-    const std::string log = ReadFile(daemon_.log_path());
-    const size_t at = log.find(", port ");
-    ASSERT_NE(at, std::string::npos) << log;
-    ASSERT_TRUE(absl::SimpleAtoi(log.substr(at + 7, log.find('\n', at) - at - 7), &port_)) << log;
+    port_ = daemon_.LoggedPort(", port ");
+    ASSERT_NE(port_, 0) << ReadFile(daemon_.log_path());
   }
 
   // protonctl --host on the daemon's port with `token_file` (a file in dir_), then `args`.
