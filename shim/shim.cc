@@ -170,7 +170,7 @@ void WaitForDaemonAtExit() {
     if (NvtxRangesEnabled()) setenv("NVTX_INJECTION64_PATH", self.c_str(), /*overwrite=*/0);
 #endif
   }
-  if (session_id != 0 && !paused) shim->gpu.SessionStarted();
+  if (session_id != 0 && !paused) shim->gpu.SessionStarted(protond::mode::SessionMode{});
   pthread_atfork(nullptr, nullptr, DisableInForkedChild);
   std::atexit(WaitForDaemonAtExit);
   shim->control.StartAfter(std::chrono::milliseconds(EnvUint("PROTOND_CONTROL_DELAY_MS", 200)));
@@ -233,7 +233,7 @@ protond_result StartSession(const char* name, const char* data, uint64_t* sessio
   if (result == PROTOND_OK) {
     AddOwnSession(shim, *session_id);
     shim->recorder.StartRecording(*session_id);
-    shim->gpu.SessionStarted();
+    shim->gpu.SessionStarted(protond::mode::SessionMode{});
   }
   return result;
 }
@@ -260,7 +260,7 @@ protond_result ResumeSession(uint64_t session_id) {
   if (shim->recorder.IsRecording(session_id)) return PROTOND_OK;
   // A slot is free: no more sessions record than are open.
   shim->recorder.StartRecording(session_id);
-  shim->gpu.SessionStarted();
+  shim->gpu.SessionStarted(protond::mode::SessionMode{});
   return PROTOND_OK;
 }
 
@@ -283,7 +283,8 @@ int PushedStart(uint64_t session_id, char* message, size_t message_bytes) {
           message, message_bytes);
       return PROTOND_ERR_UNAVAILABLE;
     }
-    if (shim->recorder.StartRecording(session_id)) shim->gpu.SessionStarted();
+    if (shim->recorder.StartRecording(session_id))
+      shim->gpu.SessionStarted(protond::mode::SessionMode{});
   }
   CopyMessage(shim->gpu.MissingReason(), message, message_bytes);
   return PROTOND_OK;

@@ -48,6 +48,9 @@ struct SessionSink {
   // event keyed by its record's lane and position.
   std::vector<store::ScopeEventRow>* scope_events = nullptr;
   std::vector<store::GpuEventRow>* gpu_events = nullptr;
+  // Started in pcsampling mode: takes the process's PC samples (another session of the same
+  // process may have turned sampling on).
+  bool pc_sampling = false;
 };
 inline constexpr size_t kMaxProblems = 32;
 // Adds `problem` to the session unless it is already there or the list is full.

@@ -80,11 +80,13 @@ GpuTracing::GpuTracing(Recorder* recorder) : recorder_(recorder) {
 }
 
 void GpuTracing::CudaInitialized() {
+  mode::SessionMode wanted;
   {
     std::lock_guard<std::mutex> lock(mutex_);
     cuda_initialized_ = true;
+    wanted = wanted_;
   }
-  if (recorder_->recording()) SessionStarted();
+  if (recorder_->recording()) SessionStarted(wanted);
 }
 
 bool GpuTracing::CudaInUse() {
@@ -95,8 +97,9 @@ bool GpuTracing::CudaInUse() {
   return driver != nullptr;
 }
 
-void GpuTracing::SessionStarted() {
+void GpuTracing::SessionStarted(const mode::SessionMode& mode) {
   std::lock_guard<std::mutex> lock(mutex_);
+  if (mode.pc_sampling && !wanted_.pc_sampling) wanted_ = mode;
   if (tracing() || load_failed_) return;
   if (!CudaInUse()) return WarnIfInjectionIsElsewhere();
   if (api_ == nullptr) {

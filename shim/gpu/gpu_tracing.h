@@ -11,6 +11,7 @@
 #include <mutex>
 #include <string>
 
+#include "common/mode/session_mode.h"
 #include "shim/gpu/gpu_api.h"
 #include "shim/scopes/recorder.h"
 
@@ -24,8 +25,10 @@ class GpuTracing {
   // Called from InitializeInjection: CUDA is being initialized in this process.
   void CudaInitialized();
   // Starts tracing if the process uses CUDA; a failure (CUPTI held by another tool, no CUPTI
-  // library) is reported into the session and on stderr, and the program runs on.
-  void SessionStarted();
+  // library) is reported into the session and on stderr, and the program runs on. A session in
+  // pcsampling mode also turns on PC sampling, for the rest of the tracing (the first session to
+  // ask chooses the interval); a process that initializes CUDA later gets the modes asked so far.
+  void SessionStarted(const mode::SessionMode& mode);
   // Delivers every record and releases CUPTI; call before the recorder leaves the session.
   void SessionStopping();
   void Flush();
@@ -48,6 +51,7 @@ class GpuTracing {
   bool warned_injection_ = false;
   std::string failure_;  // why the last start failed, until one succeeds
   const ProtondGpuApi* api_ = nullptr;
+  mode::SessionMode wanted_;  // what the sessions started so far asked for
 };
 
 }  // namespace protond::shim
