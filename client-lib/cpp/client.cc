@@ -94,10 +94,12 @@ absl::StatusOr<Response> Client::Call(Stub* stub,
   return response;
 }
 
-absl::StatusOr<v1::Session> Client::StartSession(const std::string& name, v1::Session::Data data) {
+absl::StatusOr<v1::Session> Client::StartSession(const std::string& name, v1::Session::Data data,
+                                                 const std::string& mode) {
   v1::StartSessionRequest request;
   request.set_name(name);
   request.set_data(data);
+  request.set_mode(mode);
   return Call(sessions_.get(), &v1::Sessions::Stub::StartSession, request);
 }
 

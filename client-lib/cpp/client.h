@@ -45,8 +45,10 @@ class Client {
   const std::string& socket_path() const { return endpoint_.socket_path; }
   const Endpoint& endpoint() const { return endpoint_; }
 
+  // `mode`: Proton's (common/mode/session_mode.h), "" for none; the daemon refuses a bad one.
   absl::StatusOr<v1::Session> StartSession(const std::string& name,
-                                           v1::Session::Data data = v1::Session::TREE);
+                                           v1::Session::Data data = v1::Session::TREE,
+                                           const std::string& mode = "");
   absl::StatusOr<v1::Session> StopSession(uint64_t session_id);
   // Stops the running session that process `pid` records into.
   absl::StatusOr<v1::Session> StopSessionOfProcess(uint32_t pid);

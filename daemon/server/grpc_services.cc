@@ -26,7 +26,8 @@ grpc::Status SessionsService::StartSession(grpc::ServerContext* context,
                                            const v1::StartSessionRequest* request,
                                            v1::Session* response) {
   RESOLVE_PEER(peer);
-  return Answer(service_->StartSession(*peer, request->name(), request->data()), response);
+  return Answer(service_->StartSession(*peer, request->name(), request->data(), request->mode()),
+                response);
 }
 
 grpc::Status SessionsService::StopSession(grpc::ServerContext* context,

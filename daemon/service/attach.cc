@@ -158,6 +158,7 @@ absl::StatusOr<v1::AttachResponse> ProtondService::Attach(const Peer& peer,
     return absl::InvalidArgumentError("include_new goes with a job, not with pids");
   }
   RETURN_IF_ERROR(CheckNewSession(request.name(), request.data()));
+  ASSIGN_OR_RETURN(const mode::SessionMode mode, mode::ParseSessionMode(request.mode()));
   if (request.duration_ms() > kMaxDurationMs) {
     return absl::InvalidArgumentError(absl::StrCat("duration of ", request.duration_ms(),
                                                    " ms is more than 100 years (", kMaxDurationMs,
@@ -201,7 +202,7 @@ absl::StatusOr<v1::AttachResponse> ProtondService::Attach(const Peer& peer,
   const std::string name = !request.name().empty()  ? request.name()
                            : !request.job().empty() ? "job " + request.job()
                                                     : "pid " + absl::StrJoin(pids, ",");
-  SessionEntry& session = NewSession(peer, name, request.data());
+  SessionEntry& session = NewSession(peer, name, request.data(), mode);
   session.row.attached = true;
   session.row.job = request.job();
   session.row.admits_new = request.include_new();
@@ -212,6 +213,7 @@ absl::StatusOr<v1::AttachResponse> ProtondService::Attach(const Peer& peer,
   for (ProcessEntry* process : eligible) JoinSession(*process, session);
   v1::ControlCommand start;
   start.mutable_start_recording()->set_session_id(session.row.session_id);
+  start.mutable_start_recording()->set_mode(session.row.mode);
   ASSIGN_OR_RETURN(const auto answers, PushAndWait(lock, eligible, start));
 
   std::vector<ProcessEntry*> unanswered;

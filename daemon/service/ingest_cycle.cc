@@ -58,6 +58,7 @@ void ProtondService::DrainProcess(ProcessEntry& process) {
     if (session.tree == nullptr || member == session.processes.end()) continue;
     ingest::SessionSink& sink = sinks[session_id];
     sink = {session.tree.get(), &member->second.records, &session.row.problems, nullptr, nullptr};
+    sink.pc_sampling = session.mode.pc_sampling;
     if (session.row.data == store::SessionData::kTrace) {
       sink.scope_events = &session.scope_events;
       sink.gpu_events = &session.gpu_events;

@@ -79,6 +79,13 @@ absl::Status ProtondService::ResetSessionToStore(SessionEntry& session,
   size_t stored_members = 0;
   if (stored != nullptr) {
     session.row = *stored;
+    absl::StatusOr<mode::SessionMode> mode = mode::ParseSessionMode(stored->mode);
+    if (!mode.ok()) {
+      return absl::DataLossError(
+          absl::StrCat("session ", stored->session_id,
+                       " has a bad mode in the store: ", mode.status().message()));
+    }
+    session.mode = *mode;
     ASSIGN_OR_RETURN(auto members, store_->ListSessionProcesses(stored->session_id));
     for (const store::SessionProcessRow& member : members) {
       session.processes[member.process_id] = {member.records, member.dropped_records};
@@ -181,6 +188,7 @@ v1::Session ProtondService::ToProto(const SessionEntry& session) const {
   out.set_stop_at_unix_ns(session.row.stop_at_unix_ns);
   out.set_job(session.row.job);
   out.set_admits_new(session.row.admits_new);
+  out.set_mode(session.row.mode);
   uint64_t records = 0;
   uint64_t dropped = 0;
   for (const auto& [process_id, counters] : session.processes) {
@@ -223,7 +231,8 @@ absl::Status CheckNewSession(const std::string& name, v1::Session::Data data) {
 }
 
 ProtondService::SessionEntry& ProtondService::NewSession(const Peer& peer, const std::string& name,
-                                                         v1::Session::Data data) {
+                                                         v1::Session::Data data,
+                                                         const mode::SessionMode& mode) {
   const uint64_t id = next_session_id_++;
   SessionEntry& session = sessions_[id];
   session.row = {
@@ -233,21 +242,25 @@ ProtondService::SessionEntry& ProtondService::NewSession(const Peer& peer, const
     session.row.data = store::SessionData::kTrace;
     session.row.clock_offset_ns = MonotonicToUnixOffsetNs();
   }
+  session.row.mode = mode::SessionModeText(mode);
+  session.mode = mode;
   session.tree = std::make_unique<aggregate::CallTree>(id);
   session.changed = true;
   return session;
 }
 
 absl::StatusOr<v1::Session> ProtondService::StartSession(const Peer& peer, const std::string& name,
-                                                         v1::Session::Data data) {
+                                                         v1::Session::Data data,
+                                                         const std::string& mode_text) {
   if (peer.remote) {
     return absl::FailedPreconditionError(
         "StartSession profiles the calling process, and a remote caller has none on this node; "
         "profile running processes with protonctl start --pid or --job");
   }
   RETURN_IF_ERROR(CheckNewSession(name, data));
+  ASSIGN_OR_RETURN(const mode::SessionMode mode, mode::ParseSessionMode(mode_text));
   std::lock_guard<std::mutex> lock(mutex_);
-  SessionEntry& session = NewSession(peer, name, data);
+  SessionEntry& session = NewSession(peer, name, data, mode);
   // A registered process that starts a session records into it (the in-process API).
   for (auto& [process_id, process] : processes_) {
     if (process.connected && process.row.pid == peer.pid && process.row.uid == peer.uid) {

@@ -21,6 +21,7 @@
 
 #include "absl/status/statusor.h"
 #include "cli/viewer/profile_view.h"
+#include "common/mode/session_mode.h"
 #include "daemon/aggregate/call_tree.h"
 #include "daemon/ingest/process_decoder.h"
 #include "daemon/metrics/metrics.h"
@@ -63,8 +64,11 @@ class ProtondService {
   // The process's control connection ended (it exited, or will reconnect).
   void ProcessDisconnected(uint64_t process_id);
 
+  // `mode` is Proton's (common/mode/session_mode.h); INVALID_ARGUMENT with the parser's message
+  // for one it refuses, and no session is made.
   absl::StatusOr<v1::Session> StartSession(const Peer& peer, const std::string& name,
-                                           v1::Session::Data data = v1::Session::TREE);
+                                           v1::Session::Data data = v1::Session::TREE,
+                                           const std::string& mode = "");
   // Stops a session: its processes are told to stop recording (all but the caller, which does
   // so itself) and have answered, or timed out, before the last drain.
   absl::StatusOr<v1::Session> StopSession(const Peer& peer, uint64_t session_id);
@@ -108,6 +112,7 @@ class ProtondService {
   };
   struct SessionEntry {
     store::SessionRow row;
+    mode::SessionMode mode;                     // row.mode, parsed
     std::unique_ptr<aggregate::CallTree> tree;  // while running
     std::map<uint64_t, SessionProcessCounters> processes;
     // Trace sessions: events decoded since the last commit, written with it.
@@ -147,7 +152,8 @@ class ProtondService {
   // (protonctl start --job --include-new), and is told to record into it.
   void JoinAdmittingSession(ProcessEntry& process);
   // A running session of `peer`'s, with an empty tree (mutex_ held).
-  SessionEntry& NewSession(const Peer& peer, const std::string& name, v1::Session::Data data);
+  SessionEntry& NewSession(const Peer& peer, const std::string& name, v1::Session::Data data,
+                           const mode::SessionMode& mode);
   v1::Job JobToProto(const ProcessEntry& process) const;
 
   // The session's processes whose RANK is `rank`, from the store; NotFound naming its ranks.

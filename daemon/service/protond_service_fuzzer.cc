@@ -141,7 +141,7 @@ void RunStep(const Target& target, uint8_t operation, uint8_t caller, const std:
   switch (operation % kOperationCount) {
     case kStartSession: {
       const auto request = Parse<protond::v1::StartSessionRequest>(bytes);
-      (void)service.StartSession(peer, request.name(), request.data());
+      (void)service.StartSession(peer, request.name(), request.data(), request.mode());
       break;
     }
     case kStopSession:

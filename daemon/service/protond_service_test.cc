@@ -10,6 +10,7 @@
 #include <filesystem>
 #include <memory>
 #include <string>
+#include <thread>
 
 #include "absl/strings/str_cat.h"
 #include "gtest/gtest.h"
@@ -46,7 +47,9 @@ class ProtondServiceTest : public ::testing::Test {
     request.set_region_fd(region_->fd());
     request.set_region_bytes(region_->bytes());
     request.mutable_job()->set_slurm_job_id(slurm_job_id);
-    ASSERT_TRUE(service_->RegisterProcess(self_, request).ok());
+    absl::StatusOr<uint64_t> process_id = service_->RegisterProcess(self_, request);
+    ASSERT_TRUE(process_id.ok()) << process_id.status();
+    process_id_ = *process_id;
   }
 
   // A caller over TCP whose token names this user, limited to `jobs` (none: no limit).
@@ -66,6 +69,7 @@ class ProtondServiceTest : public ::testing::Test {
   }();
   std::string folder_;
   std::unique_ptr<ring::WritableRegion> region_;
+  uint64_t process_id_ = 0;  // RegisterSelf's
   std::unique_ptr<ProtondService> service_;
 };
 
@@ -195,6 +199,95 @@ TEST_F(ProtondServiceTest, AJobLimitedTokenSeesAndTouchesOnlyItsJobs) {
 
   EXPECT_EQ(service_->StopSession(job_99, 1).status().code(), absl::StatusCode::kPermissionDenied);
   EXPECT_TRUE(service_->StopSession(job_1234, 1).ok());
+}
+
+constexpr char kUnknownMode[] =
+    "INVALID_ARGUMENT: unknown mode 'bogus' (known: \"\" and \"pcsampling[:interval=CYCLES]\")";
+
+TEST_F(ProtondServiceTest, AModeThatDoesNotParseIsRefusedAndNothingIsStored) {
+  RegisterSelf();
+  EXPECT_EQ(service_->StartSession(self_, "bad", v1::Session::TREE, "bogus").status().ToString(),
+            kUnknownMode);
+  EXPECT_EQ(service_->StartSession(self_, "bad", v1::Session::TREE, "pcsampling:interval=0")
+                .status()
+                .ToString(),
+            "INVALID_ARGUMENT: pcsampling interval must be a positive integer (cycles between "
+            "samples), not '0'");
+  v1::AttachRequest request;
+  request.add_pids(self_.pid);
+  request.set_mode("bogus");
+  EXPECT_EQ(service_->Attach(self_, request).status().ToString(), kUnknownMode);
+  EXPECT_TRUE(service_->ListSessions(self_).sessions().empty());
+
+  service_.reset();  // what the store holds
+  auto reopened = ProtondService::Create({folder_ + "/store.db", std::chrono::hours(1)});
+  ASSERT_TRUE(reopened.ok()) << reopened.status();
+  EXPECT_TRUE((*reopened)->ListSessions(self_).sessions().empty());
+}
+
+// Stored as the parser writes it, and listed so, also after a restart.
+TEST_F(ProtondServiceTest, TheModeIsStoredCanonicalAndListed) {
+  RegisterSelf();
+  absl::StatusOr<v1::Session> sampled =
+      service_->StartSession(self_, "sampled", v1::Session::TREE, "pc_sampling:interval=1000");
+  ASSERT_TRUE(sampled.ok()) << sampled.status();
+  EXPECT_EQ(sampled->mode(), "pcsampling:interval=1024");
+  absl::StatusOr<v1::Session> plain = service_->StartSession(self_, "plain");
+  ASSERT_TRUE(plain.ok()) << plain.status();
+  EXPECT_EQ(plain->mode(), "");
+  ASSERT_TRUE(service_->StopSession(self_, sampled->id()).ok());
+
+  service_.reset();
+  auto reopened = ProtondService::Create({folder_ + "/store.db", std::chrono::hours(1)});
+  ASSERT_TRUE(reopened.ok()) << reopened.status();
+  const v1::ListSessionsResponse listed = (*reopened)->ListSessions(self_);
+  ASSERT_EQ(listed.sessions_size(), 2);
+  EXPECT_EQ(listed.sessions(0).mode(), "pcsampling:interval=1024");
+  EXPECT_EQ(listed.sessions(1).mode(), "");
+}
+
+// protonctl start --mode: the process is told the mode with the session, and answers.
+TEST_F(ProtondServiceTest, StartRecordingCarriesTheSessionsMode) {
+  RegisterSelf();
+  service_->set_answer_timeout(std::chrono::seconds(10));
+  std::optional<v1::ControlCommand> pushed;
+  std::thread connection([&] {
+    pushed = service_->NextCommand(process_id_, std::chrono::seconds(10));
+    if (!pushed) return;
+    v1::CommandResult result;
+    result.set_process_id(process_id_);
+    result.set_command_id(pushed->command_id());
+    result.set_ok(true);
+    EXPECT_TRUE(service_->Acknowledge(self_, result).ok());
+  });
+  v1::AttachRequest request;
+  request.add_pids(self_.pid);
+  request.set_mode("pcsampling");
+  absl::StatusOr<v1::AttachResponse> response = service_->Attach(self_, request);
+  connection.join();
+  ASSERT_TRUE(response.ok()) << response.status();
+  ASSERT_TRUE(pushed.has_value());
+  ASSERT_TRUE(pushed->has_start_recording()) << pushed->DebugString();
+  EXPECT_EQ(pushed->start_recording().session_id(), response->session().id());
+  EXPECT_EQ(pushed->start_recording().mode(), "pcsampling");
+  EXPECT_TRUE(response->targets(0).recording());
+  EXPECT_EQ(response->session().mode(), "pcsampling");
+}
+
+// A job's process that registers later is told the mode of the session it joins.
+TEST_F(ProtondServiceTest, AJoiningProcessIsToldTheSessionsMode) {
+  v1::AttachRequest request;
+  request.set_job("4242");
+  request.set_include_new(true);
+  request.set_mode("pcsampling:interval=4096");
+  absl::StatusOr<v1::AttachResponse> response = service_->Attach(self_, request);
+  ASSERT_TRUE(response.ok()) << response.status();
+  RegisterSelf("4242");
+  std::optional<v1::ControlCommand> pushed =
+      service_->NextCommand(process_id_, std::chrono::milliseconds(0));
+  ASSERT_TRUE(pushed.has_value());
+  EXPECT_EQ(pushed->start_recording().session_id(), response->session().id());
+  EXPECT_EQ(pushed->start_recording().mode(), "pcsampling:interval=4096");
 }
 
 }  // namespace

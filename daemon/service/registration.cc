@@ -128,6 +128,7 @@ void ProtondService::JoinAdmittingSession(ProcessEntry& process) {
     v1::ControlCommand start;
     start.set_command_id(next_command_id_++);
     start.mutable_start_recording()->set_session_id(session_id);
+    start.mutable_start_recording()->set_mode(session.row.mode);
     process.outbox.push_back(std::move(start));
     commands_.notify_all();
     return;  // one session at a time, as protonctl start allows

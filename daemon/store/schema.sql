@@ -1,4 +1,4 @@
--- protond store schema, version 3 (store.h: kSchemaVersion). Applied to a fresh database in one
+-- protond store schema, version 6 (store.h: kSchemaVersion). Applied to a fresh database in one
 -- transaction, which then sets PRAGMA user_version and application_id. Older stores are brought
 -- here by internal/migrations.cc; docs/store-schema.md explains every table.
 --
@@ -30,7 +30,9 @@ CREATE TABLE sessions (
   -- Version 5: the job it was started for ('' if none), and whether processes of that job that
   -- register later join it (protonctl start --job J --include-new).
   job TEXT NOT NULL DEFAULT '',
-  admits_new INTEGER NOT NULL DEFAULT 0 CHECK (admits_new IN (0, 1))
+  admits_new INTEGER NOT NULL DEFAULT 0 CHECK (admits_new IN (0, 1)),
+  -- Version 6: Proton's mode as common/mode/session_mode.h writes it back ('' for none).
+  mode TEXT NOT NULL DEFAULT ''
 );
 
 -- A session's problems, one line each; seq keeps the order they were found in.

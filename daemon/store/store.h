@@ -22,7 +22,7 @@
 
 namespace protond::store {
 
-inline constexpr int kSchemaVersion = 5;
+inline constexpr int kSchemaVersion = 6;
 
 // What a session keeps: the call tree (Proton's data="tree"), or the tree and every event
 // (data="trace": scope instances and GPU activities, for a Chrome trace).
@@ -51,6 +51,9 @@ struct SessionRow {
   // processes have all exited, until it is stopped or its duration is up.
   std::string job{};
   bool admits_new = false;
+  // Proton's mode, as common/mode/session_mode.h writes it ("" for none): checked when the
+  // session started.
+  std::string mode{};
 };
 
 // Where a process sits in a job, from its environment ("" where unset).

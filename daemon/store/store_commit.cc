@@ -20,14 +20,14 @@ using internal::UpsertAll;
 
 constexpr absl::string_view kUpsertSession =
     "INSERT INTO sessions (session_id, name, uid, state, start_time_unix_ns, end_time_unix_ns, "
-    "data, clock_offset_ns, attached, stop_at_unix_ns, job, admits_new) "
-    "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12) "
+    "data, clock_offset_ns, attached, stop_at_unix_ns, job, admits_new, mode) "
+    "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13) "
     "ON CONFLICT (session_id) DO UPDATE SET "
     "name = excluded.name, uid = excluded.uid, state = excluded.state, "
     "start_time_unix_ns = excluded.start_time_unix_ns, end_time_unix_ns = "
     "excluded.end_time_unix_ns, data = excluded.data, clock_offset_ns = excluded.clock_offset_ns, "
     "attached = excluded.attached, stop_at_unix_ns = excluded.stop_at_unix_ns, "
-    "job = excluded.job, admits_new = excluded.admits_new";
+    "job = excluded.job, admits_new = excluded.admits_new, mode = excluded.mode";
 constexpr absl::string_view kDeleteProblems = "DELETE FROM session_problems WHERE session_id = ?1";
 constexpr absl::string_view kInsertProblem =
     "INSERT INTO session_problems (session_id, seq, problem) VALUES (?1, ?2, ?3)";
@@ -112,7 +112,8 @@ absl::Status WriteSessions(Connection& connection, const std::vector<SessionRow>
                                   .BindInt(9, row.attached ? 1 : 0)
                                   .BindInt(10, row.stop_at_unix_ns)
                                   .BindText(11, row.job)
-                                  .BindInt(12, row.admits_new ? 1 : 0);
+                                  .BindInt(12, row.admits_new ? 1 : 0)
+                                  .BindText(13, row.mode);
                               return absl::OkStatus();
                             }));
   for (const SessionRow& row : rows) RETURN_IF_ERROR(ReplaceProblems(connection, row));

@@ -30,11 +30,11 @@ using internal::Transaction;
 
 constexpr absl::string_view kSelectSessions =
     "SELECT session_id, name, uid, state, start_time_unix_ns, end_time_unix_ns, data, "
-    "clock_offset_ns, attached, stop_at_unix_ns, job, admits_new FROM sessions "
+    "clock_offset_ns, attached, stop_at_unix_ns, job, admits_new, mode FROM sessions "
     "ORDER BY session_id";
 constexpr absl::string_view kSelectSession =
     "SELECT session_id, name, uid, state, start_time_unix_ns, end_time_unix_ns, data, "
-    "clock_offset_ns, attached, stop_at_unix_ns, job, admits_new FROM sessions "
+    "clock_offset_ns, attached, stop_at_unix_ns, job, admits_new, mode FROM sessions "
     "WHERE session_id = ?1";
 constexpr absl::string_view kSelectAllProblems =
     "SELECT session_id, problem FROM session_problems ORDER BY session_id, seq";
@@ -95,6 +95,7 @@ absl::StatusOr<SessionRow> DecodeSession(const Statement& row) {
   session.stop_at_unix_ns = row.ColumnInt(9);
   session.job = row.ColumnText(10);
   session.admits_new = row.ColumnInt(11) != 0;
+  session.mode = row.ColumnText(12);
   if (session.state != SessionState::kRunning && session.state != SessionState::kStopped) {
     return absl::DataLossError(
         absl::StrFormat("session %d has unknown state %d", session.session_id, row.ColumnInt(3)));

@@ -265,7 +265,7 @@ TEST_F(StoreTest, RefusesANewerSchemaAndLeavesTheFileUntouched) {
   EXPECT_EQ(store.status().code(), absl::StatusCode::kFailedPrecondition);
   EXPECT_EQ(store.status().message(),
             absl::StrCat("store ", path_,
-                         " has schema version 7, newer than this protond's 5; use a newer "
+                         " has schema version 7, newer than this protond's 6; use a newer "
                          "protond"));
   EXPECT_EQ(testing::ReadFileBytes(path_), before);
   EXPECT_EQ(QueryFile(path_, "PRAGMA journal_mode"), "delete");

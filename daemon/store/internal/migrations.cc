@@ -97,11 +97,16 @@ absl::Status UpgradeV4ToV5(sqlite3* db) {
                  "ALTER TABLE processes ADD COLUMN pod_namespace TEXT NOT NULL DEFAULT ''");
 }
 
+// Version 6: the session's mode.
+absl::Status UpgradeV5ToV6(sqlite3* db) {
+  return ExecSql(db, "ALTER TABLE sessions ADD COLUMN mode TEXT NOT NULL DEFAULT ''");
+}
+
 // kUpgrades[v - 1] upgrades schema version v to v + 1, inside MigrateSchema's transaction. A
 // schema change adds its function here and makes the same change in schema.sql, which creates
 // fresh files directly at the newest version.
-constexpr std::array<Upgrade, kSchemaVersion - 1> kUpgrades = {UpgradeV1ToV2, UpgradeV2ToV3,
-                                                               UpgradeV3ToV4, UpgradeV4ToV5};
+constexpr std::array<Upgrade, kSchemaVersion - 1> kUpgrades = {
+    UpgradeV1ToV2, UpgradeV2ToV3, UpgradeV3ToV4, UpgradeV4ToV5, UpgradeV5ToV6};
 
 struct Versions {
   int64_t user_version = 0;
