@@ -1,10 +1,11 @@
 // libprotond_shim.so: process-wide set-up at load time and the C ABI of protond/shim.h.
 //
 // At load the shim creates the shared-memory region and starts recording if PROTOND_SESSION
-// names a session (protonctl run). The control channel to the daemon (gRPC) lives in
-// libprotond_control.so, which is loaded off the application's threads once the process has lived
-// for PROTOND_CONTROL_DELAY_MS, so that short-lived processes pay nothing for it. Nothing here may
-// harm the program: every failure turns profiling off for this process with one line on stderr.
+// names a session (protonctl run), in the mode PROTOND_SESSION_MODE names. The control channel to
+// the daemon (gRPC) lives in libprotond_control.so, which is loaded off the application's threads
+// once the process has lived for PROTOND_CONTROL_DELAY_MS, so that short-lived processes pay
+// nothing for it. Nothing here may harm the program: every failure turns profiling off for this
+// process with one line on stderr.
 #include "protond/shim.h"
 
 #include <pthread.h>
@@ -21,6 +22,7 @@
 #include <string_view>
 
 #include "client-lib/cpp/daemon_paths.h"
+#include "common/mode/session_mode.h"
 #include "shim/control/control_loader.h"
 #include "shim/gpu/gpu_tracing.h"
 #include "shim/loading/sibling_library.h"
@@ -49,6 +51,9 @@ struct Shim {
   // This process's open sessions, recording or paused, in the order they started, then zeros.
   // Written under sessions_mutex; read without it (a forked child may find it held).
   std::array<std::atomic<uint64_t>, kMaxSessions> own_sessions{};
+  // The mode of each of own_sessions, at the same index, for GPU tracing when it resumes. Under
+  // sessions_mutex.
+  std::array<mode::SessionMode, kMaxSessions> own_modes{};
 };
 
 bool OwnsSession(Shim* shim, uint64_t session_id) {
@@ -63,10 +68,11 @@ bool OwnsSession(Shim* shim, uint64_t session_id) {
 uint64_t FirstOwnSession(Shim* shim) { return shim->own_sessions[0].load(); }
 
 // Under sessions_mutex. False when kMaxSessions sessions are open.
-bool AddOwnSession(Shim* shim, uint64_t session_id) {
-  for (std::atomic<uint64_t>& own : shim->own_sessions) {
-    if (own.load() == 0) {
-      own.store(session_id);
+bool AddOwnSession(Shim* shim, uint64_t session_id, const mode::SessionMode& mode) {
+  for (size_t i = 0; i < shim->own_sessions.size(); ++i) {
+    if (shim->own_sessions[i].load() == 0) {
+      shim->own_modes[i] = mode;
+      shim->own_sessions[i].store(session_id);
       return true;
     }
   }
@@ -79,9 +85,19 @@ void RemoveOwnSession(Shim* shim, uint64_t session_id) {
   size_t kept = 0;
   for (size_t i = 0; i < own.size(); ++i) {
     const uint64_t id = own[i].load();
-    if (id != 0 && id != session_id) own[kept++].store(id);
+    if (id == 0 || id == session_id) continue;
+    shim->own_modes[kept] = shim->own_modes[i];
+    own[kept++].store(id);
   }
   while (kept < own.size()) own[kept++].store(0);
+}
+
+// Under sessions_mutex: the mode `session_id` was opened with (none for a session not open).
+mode::SessionMode OwnSessionMode(Shim* shim, uint64_t session_id) {
+  for (size_t i = 0; i < shim->own_sessions.size(); ++i) {
+    if (shim->own_sessions[i].load() == session_id) return shim->own_modes[i];
+  }
+  return {};
 }
 
 // Under sessions_mutex: `session_id` records nothing more. GPU work that completed so far is
@@ -111,6 +127,17 @@ uint64_t EnvUint(const char* name, uint64_t fallback) {
     return fallback;
   }
   return value;
+}
+
+// The mode of the session protonctl run started (PROTOND_SESSION_MODE; protonctl checked it). One
+// that does not parse is reported, and the session records without it.
+mode::SessionMode InheritedSessionMode() {
+  const char* text = std::getenv("PROTOND_SESSION_MODE");
+  absl::StatusOr<mode::SessionMode> parsed = mode::ParseSessionMode(text != nullptr ? text : "");
+  if (parsed.ok()) return *parsed;
+  Warn("PROTOND_SESSION_MODE: " + std::string(parsed.status().message()) +
+       "; the session records without a mode");
+  return {};
 }
 
 void DisableInForkedChild() {
@@ -152,8 +179,10 @@ void WaitForDaemonAtExit() {
   // it, so that the profile begins where Proton's would.
   const bool paused = session_id != 0 && EnvUint("PROTOND_SESSION_PAUSED", 0) != 0;
   auto* shim = new Shim(std::move(*region), session_id);
+  const mode::SessionMode session_mode =
+      session_id != 0 ? InheritedSessionMode() : mode::SessionMode{};
   if (session_id != 0) {
-    AddOwnSession(shim, session_id);
+    AddOwnSession(shim, session_id, session_mode);
     if (!paused) shim->recorder.StartRecording(session_id);
   }
   g_shim.store(shim);
@@ -170,7 +199,7 @@ void WaitForDaemonAtExit() {
     if (NvtxRangesEnabled()) setenv("NVTX_INJECTION64_PATH", self.c_str(), /*overwrite=*/0);
 #endif
   }
-  if (session_id != 0 && !paused) shim->gpu.SessionStarted(protond::mode::SessionMode{});
+  if (session_id != 0 && !paused) shim->gpu.SessionStarted(session_mode);
   pthread_atfork(nullptr, nullptr, DisableInForkedChild);
   std::atexit(WaitForDaemonAtExit);
   shim->control.StartAfter(std::chrono::milliseconds(EnvUint("PROTOND_CONTROL_DELAY_MS", 200)));
@@ -204,7 +233,9 @@ protond_result CallControl(Shim* shim, Call call) {
 }
 
 // `data` is Proton's: "tree" keeps the call tree, "trace" also every event (a Chrome trace).
-protond_result StartSession(const char* name, const char* data, uint64_t* session_id) {
+// `mode_text` too (common/mode/session_mode.h); NULL is "".
+protond_result StartSession(const char* name, const char* data, const char* mode_text,
+                            uint64_t* session_id) {
   if (name == nullptr || data == nullptr || session_id == nullptr) {
     return Fail(PROTOND_ERR_INVALID_ARGUMENT, "session name, data and id pointer must not be NULL");
   }
@@ -213,6 +244,12 @@ protond_result StartSession(const char* name, const char* data, uint64_t* sessio
     return Fail(PROTOND_ERR_INVALID_ARGUMENT,
                 std::string("unknown session data '") + data + "' (known: tree, trace)");
   }
+  const absl::StatusOr<mode::SessionMode> session_mode =
+      mode::ParseSessionMode(mode_text != nullptr ? mode_text : "");
+  if (!session_mode.ok()) {
+    return Fail(PROTOND_ERR_INVALID_ARGUMENT, std::string(session_mode.status().message()));
+  }
+  const std::string canonical_mode = mode::SessionModeText(*session_mode);
   Shim* shim = g_shim.load();
   if (shim == nullptr) return ShimDisabled();
   std::lock_guard<std::mutex> lock(shim->sessions_mutex);
@@ -225,15 +262,16 @@ protond_result StartSession(const char* name, const char* data, uint64_t* sessio
                                              " sessions open already (" + open +
                                              "); stop one before starting another");
   }
-  const protond_result result = CallControl(shim, [&](const ProtondControlApi& api,
-                                                      ProtondControl* control, char* error,
-                                                      size_t error_bytes) {
-    return api.start_session(control, name, data_mode == "trace", session_id, error, error_bytes);
-  });
+  const protond_result result = CallControl(
+      shim,
+      [&](const ProtondControlApi& api, ProtondControl* control, char* error, size_t error_bytes) {
+        return api.start_session(control, name, data_mode == "trace", canonical_mode.c_str(),
+                                 session_id, error, error_bytes);
+      });
   if (result == PROTOND_OK) {
-    AddOwnSession(shim, *session_id);
+    AddOwnSession(shim, *session_id, *session_mode);
     shim->recorder.StartRecording(*session_id);
-    shim->gpu.SessionStarted(protond::mode::SessionMode{});
+    shim->gpu.SessionStarted(*session_mode);
   }
   return result;
 }
@@ -260,7 +298,7 @@ protond_result ResumeSession(uint64_t session_id) {
   if (shim->recorder.IsRecording(session_id)) return PROTOND_OK;
   // A slot is free: no more sessions record than are open.
   shim->recorder.StartRecording(session_id);
-  shim->gpu.SessionStarted(protond::mode::SessionMode{});
+  shim->gpu.SessionStarted(OwnSessionMode(shim, session_id));
   return PROTOND_OK;
 }
 
@@ -272,19 +310,24 @@ void CopyMessage(const std::string& text, char* message, size_t message_bytes) {
   message[length] = '\0';
 }
 
-int PushedStart(uint64_t session_id, char* message, size_t message_bytes) {
+// `mode_text` is the session's, as the daemon sent it.
+int PushedStart(uint64_t session_id, const char* mode_text, char* message, size_t message_bytes) {
   Shim* shim = g_shim.load();
   if (shim == nullptr || session_id == 0) return PROTOND_ERR_INVALID_ARGUMENT;
+  const absl::StatusOr<mode::SessionMode> session_mode = mode::ParseSessionMode(mode_text);
+  if (!session_mode.ok()) {
+    CopyMessage(std::string(session_mode.status().message()), message, message_bytes);
+    return PROTOND_ERR_INVALID_ARGUMENT;
+  }
   {
     std::lock_guard<std::mutex> lock(shim->sessions_mutex);
-    if (!OwnsSession(shim, session_id) && !AddOwnSession(shim, session_id)) {
+    if (!OwnsSession(shim, session_id) && !AddOwnSession(shim, session_id, *session_mode)) {
       CopyMessage(
           "it has " + std::to_string(kMaxSessions) + " sessions open already; stop one first",
           message, message_bytes);
       return PROTOND_ERR_UNAVAILABLE;
     }
-    if (shim->recorder.StartRecording(session_id))
-      shim->gpu.SessionStarted(protond::mode::SessionMode{});
+    if (shim->recorder.StartRecording(session_id)) shim->gpu.SessionStarted(*session_mode);
   }
   CopyMessage(shim->gpu.MissingReason(), message, message_bytes);
   return PROTOND_OK;
@@ -415,12 +458,18 @@ PROTOND_EXPORT uint32_t protond_context_intern(uint32_t parent, const char* name
 }
 
 PROTOND_EXPORT protond_result protond_session_start(const char* name, uint64_t* session_id) {
-  return protond::shim::StartSession(name, "tree", session_id);
+  return protond::shim::StartSession(name, "tree", "", session_id);
 }
 
 PROTOND_EXPORT protond_result protond_session_start_with_data(const char* name, const char* data,
                                                               uint64_t* session_id) {
-  return protond::shim::StartSession(name, data, session_id);
+  return protond::shim::StartSession(name, data, "", session_id);
+}
+
+PROTOND_EXPORT protond_result protond_session_start_with_mode(const char* name, const char* data,
+                                                              const char* mode,
+                                                              uint64_t* session_id) {
+  return protond::shim::StartSession(name, data, mode, session_id);
 }
 
 PROTOND_EXPORT protond_result protond_session_stop(uint64_t session_id) {

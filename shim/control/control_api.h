@@ -11,9 +11,9 @@
 
 extern "C" {
 
-inline constexpr uint32_t kControlApiVersion = 4;
+inline constexpr uint32_t kControlApiVersion = 5;
 inline constexpr char kControlLibraryName[] = "libprotond_control.so";
-inline constexpr char kControlApiSymbol[] = "protond_control_api_v4";
+inline constexpr char kControlApiSymbol[] = "protond_control_api_v5";
 
 struct ProtondControl;  // one registration of this process, owned by the control library
 
@@ -21,7 +21,9 @@ struct ProtondControl;  // one registration of this process, owned by the contro
 // control library's thread. Each returns a protond_result; `message` gets why it failed or, on
 // success, what the session will lack (for example, no GPU activity because CUPTI is held).
 struct ProtondControlCommands {
-  int (*start_recording)(uint64_t session_id, char* message, size_t message_bytes);
+  // `mode`: the session's (common/mode/session_mode.h), as the daemon sent it; the shim parses it.
+  int (*start_recording)(uint64_t session_id, const char* mode, char* message,
+                         size_t message_bytes);
   int (*stop_recording)(uint64_t session_id, char* message, size_t message_bytes);
 };
 
@@ -36,9 +38,10 @@ struct ProtondControlApi {
   // Ends the registration; waits at most `timeout_ms` for its thread.
   void (*stop)(ProtondControl* control, uint32_t timeout_ms);
   // Session calls. Return a protond_result; on failure `error` holds the reason.
-  // `trace`: the session keeps every event (Proton's data="trace"), not only the tree.
-  int (*start_session)(ProtondControl* control, const char* name, bool trace, uint64_t* session_id,
-                       char* error, size_t error_bytes);
+  // `trace`: the session keeps every event (Proton's data="trace"), not only the tree. `mode`:
+  // the session's, which the shim has checked ("" for none).
+  int (*start_session)(ProtondControl* control, const char* name, bool trace, const char* mode,
+                       uint64_t* session_id, char* error, size_t error_bytes);
   int (*stop_session)(ProtondControl* control, uint64_t session_id, char* error,
                       size_t error_bytes);
   int (*flush_session)(ProtondControl* control, uint64_t session_id, char* error,

@@ -76,8 +76,9 @@ v1::CommandResult RunCommand(const ProtondControlCommands& commands,
   char message[512] = {};
   int result = PROTOND_ERR_INVALID_ARGUMENT;
   if (command.has_start_recording()) {
-    result =
-        commands.start_recording(command.start_recording().session_id(), message, sizeof(message));
+    const v1::StartRecording& start = command.start_recording();
+    result = commands.start_recording(start.session_id(), start.mode().c_str(), message,
+                                      sizeof(message));
   } else if (command.has_stop_recording()) {
     result =
         commands.stop_recording(command.stop_recording().session_id(), message, sizeof(message));
@@ -154,13 +155,13 @@ void Stop(ProtondControl* control, uint32_t timeout_ms) {
   control->registration.Stop(std::chrono::milliseconds(timeout_ms));
 }
 
-int StartSession(ProtondControl* control, const char* name, bool trace, uint64_t* session_id,
-                 char* error, size_t error_bytes) {
+int StartSession(ProtondControl* control, const char* name, bool trace, const char* mode,
+                 uint64_t* session_id, char* error, size_t error_bytes) {
   return WithClient(
       control, error, error_bytes,
       [&](client::Client& client) {
         absl::StatusOr<v1::Session> session =
-            client.StartSession(name, trace ? v1::Session::TRACE : v1::Session::TREE);
+            client.StartSession(name, trace ? v1::Session::TRACE : v1::Session::TREE, mode);
         if (session.ok()) *session_id = session->id();
         return session;
       },
@@ -219,6 +220,6 @@ constexpr ProtondControlApi kApi = {kControlApiVersion, Start,       WaitRegiste
 }  // namespace protond::shim
 
 extern "C" __attribute__((visibility("default"))) const ProtondControlApi*
-protond_control_api_v4() {
+protond_control_api_v5() {
   return &protond::shim::kApi;
 }

@@ -14,7 +14,7 @@
 extern "C" {
 #endif
 
-#define PROTOND_SHIM_ABI_VERSION 5
+#define PROTOND_SHIM_ABI_VERSION 6
 
 typedef enum protond_result {
   PROTOND_OK = 0,
@@ -108,6 +108,17 @@ const char* protond_last_error(void);
  * thread, each GPU activity with its stream), for protond_session_export(id, "chrome_trace", ...).
  * PROTOND_ERR_INVALID_ARGUMENT for another value. (ABI version 4) */
 protond_result protond_session_start_with_data(const char* name, const char* data,
+                                               uint64_t* session_id);
+
+/* protond_session_start_with_data with Proton's `mode` as well: NULL or "" for none, or
+ * "pcsampling" (also CUPTI PC samples with their stall reasons, docs/pc-sampling.md), optionally
+ * with an interval in cycles, "pcsampling:interval=4096" ("pc_sampling:..." as Proton's
+ * mode.PCSampling prints itself). The daemon stores the mode as "pcsampling:interval=4096" writes
+ * it back (the interval rounded to a power of two). Sessions of one process that ask for PC
+ * sampling share one interval: the first one's. PROTOND_ERR_INVALID_ARGUMENT, with
+ * protond_last_error naming what is wrong, for a mode that does not parse; nothing is started
+ * then. (ABI version 6) */
+protond_result protond_session_start_with_mode(const char* name, const char* data, const char* mode,
                                                uint64_t* session_id);
 
 #ifdef __cplusplus
