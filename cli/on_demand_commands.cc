@@ -4,6 +4,7 @@
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "cli/profile_commands.h"
+#include "common/mode/session_mode.h"
 
 namespace protond::cli {
 namespace {
@@ -72,6 +73,10 @@ absl::StatusOr<StartArgs> ParseStartArgs(const std::vector<std::string>& args) {
         return Bad(absl::StrCat("--data is tree or trace, not '", data, "'"));
       }
       request.set_data(data == "trace" ? v1::Session::TRACE : v1::Session::TREE);
+    } else if (arg == "--mode") {
+      absl::StatusOr<mode::SessionMode> mode = mode::ParseSessionMode(args[++i]);
+      if (!mode.ok()) return Bad(absl::StrCat("--mode: ", mode.status().message()));
+      request.set_mode(mode::SessionModeText(*mode));
     } else {
       return Bad(absl::StrCat("unexpected argument '", arg, "'"));
     }

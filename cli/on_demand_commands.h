@@ -21,7 +21,8 @@ struct StartArgs {
 };
 
 // `start (--pid PID [--pid PID ...] | --job JOB [--include-new]) [--name NAME] [--duration D]
-// [--data tree|trace] [--wait]`; InvalidArgumentError says what is wrong.
+// [--data tree|trace] [--mode MODE] [--wait]`; InvalidArgumentError says what is wrong. The mode
+// is sent as common/mode/session_mode.h writes it back.
 absl::StatusOr<StartArgs> ParseStartArgs(const std::vector<std::string>& args);
 
 struct StopArgs {

@@ -40,6 +40,17 @@ TEST(OnDemandCommandsTest, StartTakesPidsOrAJobAndItsOptions) {
   start = ParseStartArgs({"--include-new", "--job", "981"});
   ASSERT_TRUE(start.ok()) << start.status();
   EXPECT_TRUE(start->request.include_new());
+  EXPECT_EQ(start->request.mode(), "");
+}
+
+// Sent as the parser writes it back, which the daemon stores.
+TEST(OnDemandCommandsTest, StartTakesAModeAndSendsItCanonical) {
+  absl::StatusOr<StartArgs> start = ParseStartArgs({"--pid", "10", "--mode", "pcsampling"});
+  ASSERT_TRUE(start.ok()) << start.status();
+  EXPECT_EQ(start->request.mode(), "pcsampling");
+  start = ParseStartArgs({"--mode", "pc_sampling:interval=1000", "--job", "981"});
+  ASSERT_TRUE(start.ok()) << start.status();
+  EXPECT_EQ(start->request.mode(), "pcsampling:interval=1024");
 }
 
 TEST(OnDemandCommandsTest, BadStartArgumentsSayWhatIsWrong) {
@@ -56,6 +67,12 @@ TEST(OnDemandCommandsTest, BadStartArgumentsSayWhatIsWrong) {
       {{"--pid", "1", "--color", "red"}, "unexpected argument '--color'"},
       {{"--pid", "1", "--include-new"},
        "--include-new goes with --job: the processes of that job that register later"},
+      {{"--pid", "1", "--mode", "bogus"},
+       "--mode: unknown mode 'bogus' (known: \"\" and \"pcsampling[:interval=CYCLES]\")"},
+      {{"--job", "j", "--mode", "pcsampling:interval=-5"},
+       "--mode: pcsampling interval must be a positive integer (cycles between samples), not "
+       "'-5'"},
+      {{"--pid", "1", "--mode"}, "unexpected argument '--mode' (it needs a value)"},
   };
   for (const auto& [args, message] : cases) {
     absl::StatusOr<StartArgs> start = ParseStartArgs(args);

@@ -32,11 +32,13 @@ namespace {
 constexpr char kUsage[] =
     "usage: protonctl [--socket PATH | (--host HOST:PORT | --hosts LIST) --token-file FILE\n"
     "                 [--tls-ca FILE | --insecure]] COMMAND ...\n"
-    "  run [--name NAME] [--as-proton] [--data tree|trace] -- PROGRAM [ARGS...]\n"
+    "  run [--name NAME] [--as-proton] [--data tree|trace] [--mode MODE] -- PROGRAM [ARGS...]\n"
     "                                            profile PROGRAM in a new session (with\n"
     "                                            --as-proton, Python's triton.profiler is\n"
     "                                            protond.profiler; --data trace keeps every\n"
-    "                                            event, for a Chrome trace)\n"
+    "                                            event, for a Chrome trace; --mode is Proton's:\n"
+    "                                            pcsampling[:interval=CYCLES] also samples the\n"
+    "                                            GPU's program counters, docs/pc-sampling.md)\n"
     "  sessions                                  list your sessions\n"
     "  tree SESSION|FILE [-m METRIC[,METRIC]] [-d DEPTH] [-t THRESHOLD] [-i REGEX | -e REGEX]\n"
     "       [-f full|file_function_line|function_line|file_function] [--print-sorted]\n"
@@ -59,12 +61,12 @@ constexpr char kUsage[] =
     "  processes                                 list the processes protond can profile (the\n"
     "                                            shim loaded): pid, rank, job, GPU, sessions\n"
     "  start (--pid PID [--pid PID...] | --job JOB [--include-new]) [--name NAME]\n"
-    "        [--duration D] [--data tree|trace] [--wait]\n"
+    "        [--duration D] [--data tree|trace] [--mode MODE] [--wait]\n"
     "                                            profile running processes now, until stopped\n"
     "                                            (or for D: 30s, 2m, 500ms); --include-new: the\n"
     "                                            job's processes that register later join too;\n"
-    "                                            --wait blocks until it ends (Ctrl-C stops it)\n"
-    "                                            and prints the tree\n"
+    "                                            --mode as for run; --wait blocks until it ends\n"
+    "                                            (Ctrl-C stops it) and prints the tree\n"
     "  stop (--session SESSION | --pid PID | --job JOB)\n"
     "                                            stop a running session (--job: each of the\n"
     "                                            job's)\n"
@@ -96,28 +98,10 @@ int BadUsage(const std::string& message) {
 }
 
 int Run(const std::string& socket, const std::vector<std::string>& args) {
-  RunOptions options;
-  options.socket_path = socket;
-  size_t i = 0;
-  for (; i < args.size() && args[i] != "--"; ++i) {
-    if (args[i] == "--name" && i + 1 < args.size()) {
-      options.session_name = args[++i];
-    } else if (args[i] == "--as-proton") {
-      options.as_proton = true;
-    } else if (args[i] == "--data" && i + 1 < args.size()) {
-      const std::string& data = args[++i];
-      if (data != "tree" && data != "trace") {
-        return BadUsage("run --data is tree or trace, not '" + data + "'");
-      }
-      options.trace = data == "trace";
-    } else {
-      break;
-    }
-  }
-  if (i < args.size() && args[i] == "--") ++i;
-  options.argv.assign(args.begin() + static_cast<long>(i), args.end());
-  if (options.argv.empty()) return BadUsage("run needs a program: protonctl run -- PROGRAM");
-  return RunCommand(options);
+  absl::StatusOr<RunOptions> options = ParseRunArgs(args);
+  if (!options.ok()) return BadUsage(std::string(options.status().message()));
+  options->socket_path = socket;
+  return RunCommand(*options);
 }
 
 int Sessions(client::Client& client) {

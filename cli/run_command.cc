@@ -16,6 +16,7 @@
 #include "absl/strings/str_cat.h"
 #include "client-lib/cpp/client.h"
 #include "client-lib/cpp/daemon_paths.h"
+#include "common/mode/session_mode.h"
 #include "shim/control/daemon_autostart.h"
 
 namespace protond::cli {
@@ -70,6 +71,8 @@ void PrependToEnv(const char* name, const std::string& value) {
     PrependToEnv("LD_PRELOAD", shim);
     setenv("PROTOND_SOCKET", options.socket_path.c_str(), 1);
     setenv("PROTOND_SESSION", std::to_string(session_id).c_str(), 1);
+    // Always set, so that a run inside another run does not pass the outer mode on.
+    setenv("PROTOND_SESSION_MODE", options.mode.c_str(), 1);
   }
   if (options.as_proton) {
     // sitecustomize.py there aliases triton.profiler to protond.profiler, which loads the shim
@@ -134,8 +137,8 @@ uint64_t StartSession(const RunOptions& options, client::Client& client, const s
                  options.socket_path.c_str(),
                  client::StateDirForSocket(options.socket_path).c_str());
   }
-  absl::StatusOr<v1::Session> session =
-      client.StartSession(name, options.trace ? v1::Session::TRACE : v1::Session::TREE);
+  absl::StatusOr<v1::Session> session = client.StartSession(
+      name, options.trace ? v1::Session::TRACE : v1::Session::TREE, options.mode);
   if (!session.ok()) {
     std::fprintf(stderr, "protonctl: %s\nprotonctl: running %s without profiling\n",
                  std::string(session.status().message()).c_str(), options.argv[0].c_str());
@@ -145,6 +148,39 @@ uint64_t StartSession(const RunOptions& options, client::Client& client, const s
 }
 
 }  // namespace
+
+absl::StatusOr<RunOptions> ParseRunArgs(const std::vector<std::string>& args) {
+  RunOptions options;
+  size_t i = 0;
+  for (; i < args.size() && args[i] != "--"; ++i) {
+    const bool has_value = i + 1 < args.size();
+    if (args[i] == "--name" && has_value) {
+      options.session_name = args[++i];
+    } else if (args[i] == "--as-proton") {
+      options.as_proton = true;
+    } else if (args[i] == "--data" && has_value) {
+      const std::string& data = args[++i];
+      if (data != "tree" && data != "trace") {
+        return absl::InvalidArgumentError("run --data is tree or trace, not '" + data + "'");
+      }
+      options.trace = data == "trace";
+    } else if (args[i] == "--mode" && has_value) {
+      absl::StatusOr<mode::SessionMode> mode = mode::ParseSessionMode(args[++i]);
+      if (!mode.ok()) {
+        return absl::InvalidArgumentError(absl::StrCat("run --mode: ", mode.status().message()));
+      }
+      options.mode = mode::SessionModeText(*mode);
+    } else {
+      break;
+    }
+  }
+  if (i < args.size() && args[i] == "--") ++i;
+  options.argv.assign(args.begin() + static_cast<long>(i), args.end());
+  if (options.argv.empty()) {
+    return absl::InvalidArgumentError("run needs a program: protonctl run -- PROGRAM");
+  }
+  return options;
+}
 
 int RunCommand(const RunOptions& options) {
   std::string python_package;

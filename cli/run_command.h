@@ -7,6 +7,8 @@
 #include <string>
 #include <vector>
 
+#include "absl/status/statusor.h"
+
 namespace protond::cli {
 
 struct RunOptions {
@@ -18,7 +20,15 @@ struct RunOptions {
   bool as_proton = false;
   // --data trace: the session keeps every event (Proton's data="trace"), not only the tree.
   bool trace = false;
+  // --mode: Proton's mode as common/mode/session_mode.h writes it back ("" for none); the program
+  // gets it in PROTOND_SESSION_MODE, beside PROTOND_SESSION.
+  std::string mode;
 };
+
+// `run [--name NAME] [--as-proton] [--data tree|trace] [--mode MODE] [--] PROGRAM [ARGS...]`:
+// the options end at `--` or at the first argument that is not one. InvalidArgumentError says
+// what is wrong. The socket path is the caller's to set.
+absl::StatusOr<RunOptions> ParseRunArgs(const std::vector<std::string>& args);
 
 // Returns the exit code protonctl should exit with (the program's, or 128+signal).
 int RunCommand(const RunOptions& options);

@@ -2,6 +2,7 @@
 
 #include <time.h>
 
+#include <algorithm>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
@@ -15,6 +16,8 @@ namespace {
 constexpr TableColumn kColumns[] = {{"ID", true},        {"NAME", false},  {"STATE", false},
                                     {"PROCESSES", true}, {"START", false}, {"END", false},
                                     {"RECORDS", true},   {"DROPPED", true}};
+// Last, and only when a session has a mode: most have none.
+constexpr TableColumn kModeColumn = {"MODE", false};
 
 absl::string_view StateName(v1::Session::State state) {
   switch (state) {
@@ -42,9 +45,17 @@ std::vector<std::string> SessionRow(const v1::Session& session) {
 }  // namespace
 
 std::string RenderSessionTable(const google::protobuf::RepeatedPtrField<v1::Session>& sessions) {
+  const bool modes = std::any_of(sessions.begin(), sessions.end(), [](const v1::Session& session) {
+    return !session.mode().empty();
+  });
+  std::vector<TableColumn> columns(std::begin(kColumns), std::end(kColumns));
+  if (modes) columns.push_back(kModeColumn);
   std::vector<std::vector<std::string>> rows;
-  for (const v1::Session& session : sessions) rows.push_back(SessionRow(session));
-  return RenderTextTable(kColumns, rows);
+  for (const v1::Session& session : sessions) {
+    rows.push_back(SessionRow(session));
+    if (modes) rows.back().push_back(session.mode().empty() ? "-" : session.mode());
+  }
+  return RenderTextTable(columns, rows);
 }
 
 std::string RenderSessionProblems(const v1::Session& session) {

@@ -12,7 +12,8 @@ namespace protond::cli {
 
 // A header line, then one line per session, columns aligned and two spaces apart:
 // ID, NAME, STATE (running/stopped), PROCESSES (how many), START, END ("-" while running),
-// RECORDS, DROPPED. Numbers are right-aligned, text left-aligned; no line ends in spaces.
+// RECORDS, DROPPED, and MODE (Proton's mode, "-" for none) when a session has one. Numbers are
+// right-aligned, text left-aligned; no line ends in spaces.
 std::string RenderSessionTable(const google::protobuf::RepeatedPtrField<v1::Session>& sessions);
 
 // The session's problems, one line each: "  problem: <text>\n"; empty when there are none.

@@ -61,6 +61,20 @@ TEST_F(SessionTableTest, ColumnsAreAligned) {
             "      0        0\n");
 }
 
+TEST_F(SessionTableTest, AModeColumnComesLastWhenASessionHasAMode) {
+  v1::ListSessionsResponse response;
+  *response.add_sessions() = StoppedSession();
+  *response.add_sessions() = RunningSession();
+  response.mutable_sessions(1)->set_mode("pcsampling:interval=1024");
+  EXPECT_EQ(RenderSessionTable(response.sessions()),
+            "ID  NAME       STATE    PROCESSES  START                END                  "
+            "RECORDS  DROPPED  MODE\n"
+            " 7  train-run  stopped          2  2024-03-01 12:34:56  2024-03-01 13:35:57  "
+            "1234567        3  -\n"
+            "12  ö          running          0  2024-03-02 12:34:56  -                    "
+            "      0        0  pcsampling:interval=1024\n");
+}
+
 TEST_F(SessionTableTest, UnnamedSessionShowsADash) {
   v1::ListSessionsResponse response;
   v1::Session* session = response.add_sessions();

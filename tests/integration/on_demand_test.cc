@@ -402,5 +402,30 @@ TEST_F(OnDemandTest, TreeFollowOfAStoppedSessionPrintsItOnce) {
   EXPECT_EQ(Wait(workload, dir_).exit_code, 0);
 }
 
+// The process's shim takes the mode with the session (it has no GPU here: the mode only reaches
+// its GPU tracing), and the sessions table shows it; a bad mode starts nothing.
+TEST_F(OnDemandTest, StartWithAModeRecordsAndListsIt) {
+  const pid_t workload = SpawnIdleWorkload(/*steps=*/100, /*step_ms=*/10);
+  ASSERT_TRUE(WaitRegistered(workload));
+  const std::string pid = std::to_string(workload);
+  const Completed bad = Protonctl({"start", "--pid", pid, "--mode", "pcsampling:every=2"});
+  EXPECT_EQ(bad.exit_code, 2);
+  EXPECT_THAT(bad.err,
+              ::testing::StartsWith("protonctl: start: --mode: unknown pcsampling option 'every=2' "
+                                    "(known: interval=CYCLES)\nusage: protonctl"));
+  const Completed start =
+      Protonctl({"start", "--pid", pid, "--name", "sampled", "--mode", "pcsampling:interval=4096"});
+  ASSERT_EQ(start.exit_code, 0) << start.out << start.err;
+  EXPECT_THAT(start.out, HasSubstr("session 1 (sampled): recording 1 of 1 process\n"));
+  EXPECT_EQ(SessionOf(1).mode(), "pcsampling:interval=4096");
+  const Completed sessions = Protonctl({"sessions"});
+  ASSERT_EQ(sessions.exit_code, 0) << sessions.err;
+  EXPECT_THAT(sessions.out, HasSubstr("DROPPED  MODE\n"));
+  EXPECT_THAT(sessions.out, HasSubstr("  pcsampling:interval=4096\n"));
+  ASSERT_EQ(Protonctl({"stop", "--pid", pid}).exit_code, 0);
+  EXPECT_GT(StepCount(1), 0u);
+  EXPECT_EQ(Wait(workload, dir_).exit_code, 0);
+}
+
 }  // namespace
 }  // namespace protond::testing

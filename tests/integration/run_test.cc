@@ -96,6 +96,36 @@ TEST_F(RunTest, ShimMakesItselfTheCudaInjectionUnlessAnotherIsSet) {
   EXPECT_THAT(kept.out, HasSubstr("CUDA_INJECTION64_PATH=/opt/other.so\n"));
 }
 
+// The program gets the session's mode beside the session, as the daemon stores it; a mode that
+// does not parse runs nothing.
+TEST_F(RunTest, ModeReachesTheProgramAndTheSession) {
+  const std::string protonctl = BinDir() + "/protonctl";
+  const Completed run = RunToEnd({protonctl, "--socket", daemon_.socket(), "run", "--mode",
+                                  "pc_sampling:interval=1000", "--", "/usr/bin/env"},
+                                 dir_);
+  ASSERT_EQ(run.exit_code, 0) << run.err;
+  EXPECT_THAT(run.out, HasSubstr("PROTOND_SESSION=1\n"));
+  EXPECT_THAT(run.out, HasSubstr("PROTOND_SESSION_MODE=pcsampling:interval=1024\n"));
+  client::Client client(daemon_.socket());
+  auto sessions = client.ListSessions();
+  ASSERT_TRUE(sessions.ok()) << sessions.status();
+  ASSERT_EQ(sessions->sessions_size(), 1);
+  EXPECT_EQ(sessions->sessions(0).mode(), "pcsampling:interval=1024");
+
+  const std::string marker = dir_ + "/ran";
+  const Completed bad = RunToEnd(
+      {protonctl, "--socket", daemon_.socket(), "run", "--mode", "bogus", "--", "touch", marker},
+      dir_);
+  EXPECT_EQ(bad.exit_code, 2);
+  EXPECT_THAT(bad.err,
+              ::testing::StartsWith("protonctl: run --mode: unknown mode 'bogus' (known: \"\" and "
+                                    "\"pcsampling[:interval=CYCLES]\")\nusage: protonctl"));
+  EXPECT_FALSE(std::filesystem::exists(marker));
+  sessions = client.ListSessions();
+  ASSERT_TRUE(sessions.ok()) << sessions.status();
+  EXPECT_EQ(sessions->sessions_size(), 1);
+}
+
 TEST_F(RunTest, AnotherCudaInjectionIsReportedInTheSession) {
   const Completed run =
       RunToEnd(RunArgs({"--steps", "1"}), dir_, {{{"CUDA_INJECTION64_PATH", "/opt/other.so"}}});

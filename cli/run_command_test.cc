@@ -1,0 +1,65 @@
+#include "cli/run_command.h"
+
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+
+namespace protond::cli {
+namespace {
+
+using ::testing::ElementsAre;
+
+TEST(RunCommandTest, OptionsEndAtTheProgram) {
+  absl::StatusOr<RunOptions> run =
+      ParseRunArgs({"--name", "train", "--as-proton", "--data", "trace", "--mode", "pcsampling",
+                    "--", "python", "--mode", "x"});
+  ASSERT_TRUE(run.ok()) << run.status();
+  EXPECT_EQ(run->session_name, "train");
+  EXPECT_TRUE(run->as_proton);
+  EXPECT_TRUE(run->trace);
+  EXPECT_EQ(run->mode, "pcsampling");
+  EXPECT_THAT(run->argv, ElementsAre("python", "--mode", "x"));
+  run = ParseRunArgs({"env", "--data", "x"});  // no `--`: the first argument that is no option
+  ASSERT_TRUE(run.ok()) << run.status();
+  EXPECT_FALSE(run->trace);
+  EXPECT_EQ(run->mode, "");
+  EXPECT_THAT(run->argv, ElementsAre("env", "--data", "x"));
+}
+
+// The daemon and the program's shim get the mode as the parser writes it back.
+TEST(RunCommandTest, TheModeIsSentCanonical) {
+  const std::pair<const char*, const char*> cases[] = {
+      {"pcsampling", "pcsampling"},
+      {"pc_sampling:interval=1000", "pcsampling:interval=1024"},
+      {"pcsampling:interval=4096", "pcsampling:interval=4096"},
+      {"", ""},
+  };
+  for (const auto& [given, sent] : cases) {
+    absl::StatusOr<RunOptions> run = ParseRunArgs({"--mode", given, "--", "env"});
+    ASSERT_TRUE(run.ok()) << given << ": " << run.status();
+    EXPECT_EQ(run->mode, sent) << given;
+  }
+}
+
+TEST(RunCommandTest, BadArgumentsSayWhatIsWrong) {
+  const std::pair<std::vector<std::string>, std::string> cases[] = {
+      {{"--mode", "bogus", "--", "env"},
+       "run --mode: unknown mode 'bogus' (known: \"\" and \"pcsampling[:interval=CYCLES]\")"},
+      {{"--mode", "pcsampling:interval=0", "env"},
+       "run --mode: pcsampling interval must be a positive integer (cycles between samples), "
+       "not '0'"},
+      {{"--mode", "pcsampling:period=8", "env"},
+       "run --mode: unknown pcsampling option 'period=8' (known: interval=CYCLES)"},
+      {{"--data", "xml", "env"}, "run --data is tree or trace, not 'xml'"},
+      {{"--name", "x", "--"}, "run needs a program: protonctl run -- PROGRAM"},
+      {{}, "run needs a program: protonctl run -- PROGRAM"},
+  };
+  for (const auto& [args, message] : cases) {
+    absl::StatusOr<RunOptions> run = ParseRunArgs(args);
+    ASSERT_FALSE(run.ok()) << message;
+    EXPECT_EQ(run.status().code(), absl::StatusCode::kInvalidArgument);
+    EXPECT_EQ(run.status().message(), message);
+  }
+}
+
+}  // namespace
+}  // namespace protond::cli
