@@ -15,7 +15,7 @@ ERR_SCOPE_MISMATCH = 5
 ERR_NO_SCOPE = 6
 ERR_UNAVAILABLE = 7
 
-ABI_VERSION = 5  # version 5: several sessions open at once
+ABI_VERSION = 6  # version 6: protond_session_start_with_mode
 
 # protond_context_provider: the context of GPU work launched on the calling thread.
 CONTEXT_PROVIDER = ctypes.CFUNCTYPE(ctypes.c_uint32)
@@ -36,6 +36,9 @@ _SIGNATURES = {
     "protond_session_start": ([ctypes.c_char_p, ctypes.POINTER(ctypes.c_uint64)], ctypes.c_int),
     "protond_session_start_with_data": (
         [ctypes.c_char_p, ctypes.c_char_p, ctypes.POINTER(ctypes.c_uint64)], ctypes.c_int),
+    "protond_session_start_with_mode": (
+        [ctypes.c_char_p, ctypes.c_char_p, ctypes.c_char_p, ctypes.POINTER(ctypes.c_uint64)],
+        ctypes.c_int),
     "protond_session_stop": ([ctypes.c_uint64], ctypes.c_int),
     "protond_session_pause": ([ctypes.c_uint64], ctypes.c_int),
     "protond_session_resume": ([ctypes.c_uint64], ctypes.c_int),

@@ -123,3 +123,33 @@ def test_a_missing_python_package_is_a_clear_error(daemon):
     assert "set PROTOND_PYTHON_DIR" in run.stderr
     assert not os.path.exists(marker)
     assert protonctl(daemon, "sessions").stdout.count("\n") <= 1  # no session was started
+
+
+def test_protons_mode_module_and_protonctls_mode(daemon):
+    script = daemon.write("sampled.py", """
+        import os
+        import triton.profiler as proton
+        import triton.profiler.mode
+        from triton.profiler.mode import PCSampling
+        print(PCSampling is proton.mode.PCSampling is triton.profiler.mode.PCSampling,
+              os.environ["PROTOND_SESSION_MODE"])
+        print("session", proton.start("sampled", mode=PCSampling(interval=4096)))
+        with proton.scope("work", metrics={"n": 1}):
+            pass
+        proton.finalize()
+    """)
+    run = protonctl_run(daemon, ["--as-proton", "--name", "sampled", "--mode",
+                                 "pc_sampling:interval=4096", "--", sys.executable, script])
+    assert run.returncode == 0, run.stderr
+    assert run.stdout.splitlines() == ["True pcsampling:interval=4096", "session 0"]
+    assert "not applied" not in run.stderr
+    sessions = protonctl(daemon, "sessions").stdout.splitlines()
+    assert sessions[0].split()[-1] == "MODE" and len(sessions) == 2, sessions
+    assert sessions[1].split()[-1] == "pcsampling:interval=4096", sessions
+
+    # protonctl's session has no mode: the script's is not applied to it, and start() says so.
+    run = protonctl_run(daemon, ["--as-proton", "--", sys.executable, script])
+    assert run.returncode == 0, run.stderr
+    assert ("protond.profiler: session 'sampled' is the one protonctl run started, which has no "
+            "mode: mode='pcsampling:interval=4096' is not applied (protonctl run --mode sets it)"
+            in run.stderr)

@@ -108,8 +108,11 @@ def test_bad_or_unsupported_options_are_refused_before_the_script_runs(daemon):
     cases = [
         (["-c", "bogus", "marker.py"], "argument -c/--context: invalid choice: 'bogus'"),
         (["-k", "other", "marker.py"], "argument -k/--hook: invalid choice: 'other'"),
-        (["-m", "pcsampling", "marker.py"],
-         "error: protond.profiler does not support mode='pcsampling' yet"),
+        (["-m", "default", "marker.py"],
+         "error: protond.profiler does not support mode='default' yet"),
+        (["-m", "pcsampling:interval=0", "marker.py"],
+         "error: pcsampling interval must be a positive integer (cycles between samples), not "
+         "'0'"),
         ([], "error: a script (or pytest) to run is required"),
     ]
     for arguments, message in cases:

@@ -13,15 +13,21 @@ from . import python_context as _python_context
 _CONTEXTS = ("shadow", "python")
 _DATA = ("tree", "trace")
 _FORMATS = ("", "hatchet", "chrome_trace")
+# The modes the shim knows (it checks their options); others are Proton's instrumentation modes.
+_PC_SAMPLING = ("pcsampling", "pc_sampling")
+# Proton's words, from its session manager.
+_DIFFERENT_MODE = ("Cannot add a session with the same profiler but a different mode than "
+                   "existing sessions")
 
 
 class _Session:
-    def __init__(self, name, daemon_id, hook, context, inherited=False, data="tree"):
+    def __init__(self, name, daemon_id, hook, context, inherited=False, data="tree", mode=""):
         self.name = name
         self.daemon_id = daemon_id
         self.hook = hook
         self.context = context
         self.data = data  # "trace": the daemon keeps every event, for a Chrome trace
+        self.mode = mode  # as start() was given it, in text
         self.inherited = inherited  # started outside Python (protonctl run): paused, not stopped
 
 
@@ -52,6 +58,11 @@ def _warn(reason):
         _warned = True
 
 
+def _mode_text(mode):
+    """Proton's mode as text, as Proton hands it on: "" for None, str() of a mode object."""
+    return "" if mode is None else str(mode)
+
+
 def _check_arguments(context, data, backend, mode, hook):
     if context not in _CONTEXTS:
         raise ValueError(f"Unknown context: {context!r} (known: {', '.join(_CONTEXTS)})")
@@ -59,10 +70,11 @@ def _check_arguments(context, data, backend, mode, hook):
         raise ValueError(f"Unknown data: {data!r} (known: {', '.join(_DATA)})")
     if hook is not None and not (hook == "triton" or not isinstance(hook, str)):
         raise ValueError(f"Unknown hook: {hook!r} (known: None, 'triton', or a hook object)")
+    mode_text = _mode_text(mode)
     unsupported = [
         (hook is not None and hook != "triton", "hook objects"),
         (backend not in (None, "cupti"), f"backend={backend!r}"),
-        (mode not in (None, ""), f"mode={mode!r}"),
+        (mode_text and mode_text.split(":")[0] not in _PC_SAMPLING, f"mode={mode_text!r}"),
     ]
     for not_yet, what in unsupported:
         if not_yet:
@@ -108,6 +120,23 @@ def _check_same_context(context):
                 f"{context!r}")
 
 
+def _check_same_mode(mode):
+    """As in Proton, sessions open together share one mode (the text they were started with)."""
+    for session_id, session in _sessions.items():
+        if session.mode != mode:
+            raise ValueError(f"{_DIFFERENT_MODE}: session {session_id} ({session.name}) uses "
+                             f"mode={session.mode!r}, not {mode!r}")
+
+
+def _note_inherited_mode(name, mode):
+    """The session protonctl run started records in protonctl's mode (--mode): say so when the
+    script asks for a mode and protonctl gave none, which that session cannot take on."""
+    if mode and not os.environ.get("PROTOND_SESSION_MODE"):
+        print(f"protond.profiler: session {name!r} is the one protonctl run started, which has "
+              f"no mode: mode={mode!r} is not applied (protonctl run --mode sets it)",
+              file=sys.stderr)
+
+
 def _session(session_id):
     if session_id not in _sessions:
         raise RuntimeError(f"Session has not been initialized: {session_id}")
@@ -140,20 +169,27 @@ def start(name=None, *, context="shadow", data="tree", backend=None, mode=None, 
     if _disabled():
         return _nothing_started()
     _check_arguments(context, data, backend, mode, hook)
+    mode = _mode_text(mode)
     name = name or "proton"
     for session_id, session in _sessions.items():
         if session.name == name:
             activate(session_id)
             return session_id
     _check_same_context(context)
+    _check_same_mode(mode)
     lib = _shim.library()
     if lib is None:
         _warn(_shim.load_error())
         return _nothing_started()
     inherited = _take_inherited_session(lib)  # resumed: paused until now under --as-proton
     daemon_id = ctypes.c_uint64(inherited)
-    if not inherited and lib.protond_session_start_with_data(
-            name.encode(), data.encode(), ctypes.byref(daemon_id)) != _shim.OK:
+    if inherited:
+        _note_inherited_mode(name, mode)
+    result = _shim.OK if inherited else lib.protond_session_start_with_mode(
+        name.encode(), data.encode(), mode.encode(), ctypes.byref(daemon_id))
+    if result == _shim.ERR_INVALID_ARGUMENT:  # name and data are fine (above): the mode's options
+        raise ValueError(_shim.last_error())
+    if result != _shim.OK:
         if _sessions:  # the others go on recording: say which one is missing, every time
             print(f"protond.profiler: session {name!r} was not started: {_shim.last_error()}",
                   file=sys.stderr)
@@ -164,7 +200,7 @@ def start(name=None, *, context="shadow", data="tree", backend=None, mode=None, 
     session_id = _next_id
     _next_id += 1
     _sessions[session_id] = _Session(name, daemon_id.value, hook, context,
-                                     inherited=bool(inherited), data=data)
+                                     inherited=bool(inherited), data=data, mode=mode)
     if hook == "triton":
         _hook.install()
     if context == "python":

@@ -32,7 +32,9 @@ def _parser():
     parser.add_argument("-c", "--context", choices=["shadow", "python"], default="shadow")
     parser.add_argument("-d", "--data", choices=["tree", "trace"], default="tree")
     parser.add_argument("-k", "--hook", choices=["triton"], help="launch hook")
-    parser.add_argument("-m", "--mode", help="backend mode, such as pcsampling")
+    parser.add_argument("-m", "--mode",
+                        help="Proton's mode: pcsampling[:interval=CYCLES] also samples the GPU's "
+                        "program counters")
     parser.add_argument("target", nargs=argparse.REMAINDER,
                         help="the script and its arguments, or pytest and its arguments")
     return parser
