@@ -37,8 +37,8 @@ absl::Status DecodeNamed(std::span<const uint8_t> bytes, Record& r) {
       return absl::InvalidArgumentError("context definition redefines ROOT (id 0)");
     }
     r.ref_id = first;
-  } else if (r.kind == Kind::kNameDef && (r.flags < static_cast<uint8_t>(NameClass::kInt64Metric) ||
-                                          r.flags > static_cast<uint8_t>(NameClass::kKernel))) {
+  } else if (r.kind == Kind::kNameDef &&
+             (r.flags < static_cast<uint8_t>(NameClass::kInt64Metric) || r.flags > kMaxNameClass)) {
     return absl::InvalidArgumentError(absl::StrCat("name definition has class ", r.flags));
   }
   r.name = std::string_view(reinterpret_cast<const char*>(bytes.data()) + sizeof(NamedRecordPrefix),
@@ -93,6 +93,21 @@ absl::Status DecodeDeviceInfo(std::span<const uint8_t> bytes, Record& r) {
   return absl::OkStatus();
 }
 
+absl::Status DecodePcSample(std::span<const uint8_t> bytes, Record& r) {
+  if (r.size_bytes != sizeof(PcSampleRecord)) return WrongSize(r, sizeof(PcSampleRecord));
+  if (r.flags != 0) {
+    return absl::InvalidArgumentError(absl::StrCat("PC sample record has flags ", r.flags));
+  }
+  r.pc_sample = Load<PcSampleRecord>(bytes, 0);
+  const PcSampleRecord& s = r.pc_sample;
+  if (s.kernel_name_id == 0 || s.line_name_id == 0 || s.reason_name_id == 0) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("PC sample record names kernel ", s.kernel_name_id, ", line ", s.line_name_id,
+                     " and reason ", s.reason_name_id, "; none may be 0"));
+  }
+  return absl::OkStatus();
+}
+
 absl::Status DecodeBody(std::span<const uint8_t> bytes, Record& r) {
   switch (r.kind) {
     case Kind::kThreadBegin:
@@ -117,6 +132,8 @@ absl::Status DecodeBody(std::span<const uint8_t> bytes, Record& r) {
       return DecodeGpuActivity(bytes, r);
     case Kind::kDeviceInfo:
       return DecodeDeviceInfo(bytes, r);
+    case Kind::kPcSample:
+      return DecodePcSample(bytes, r);
   }
   return absl::InternalError("unreachable record kind");
 }

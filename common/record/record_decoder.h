@@ -24,6 +24,7 @@ struct Record {
   std::string_view name;         // kContextDef, kNameDef, kDeviceInfo; kNotice: its text
   GpuActivityRecord activity{};  // kKernel, kMemcpy, kMemset
   DeviceInfoRecord device{};     // kDeviceInfo (aux is the device ordinal)
+  PcSampleRecord pc_sample{};    // kPcSample
   bool unknown_kind = false;     // a kind newer than this decoder: skip it, count it
 };
 

@@ -135,6 +135,28 @@ TEST(RecordDecoderTest, Malicious_DeviceInfoWithFlags) {
   EXPECT_EQ(r.status().message(), "device info record has flags 1");
 }
 
+TEST(RecordDecoderTest, DecodesPcSample) {
+  auto r = DecodeRecord(Bytes(MakePcSample(7, 3, 9, 11, 0x1a0, 300)));
+  ASSERT_TRUE(r.ok()) << r.status();
+  EXPECT_EQ(r->kind, Kind::kPcSample);
+  EXPECT_EQ(r->aux, 7u);
+  EXPECT_EQ(r->pc_sample.kernel_name_id, 3u);
+  EXPECT_EQ(r->pc_sample.line_name_id, 9u);
+  EXPECT_EQ(r->pc_sample.reason_name_id, 11u);
+  EXPECT_EQ(r->pc_sample.pc_offset, 0x1a0u);
+  EXPECT_EQ(r->pc_sample.samples, 300u);
+}
+
+TEST(RecordDecoderTest, Malicious_PcSampleWithoutNamesOrWithFlagsIsRefused) {
+  auto r = DecodeRecord(Bytes(MakePcSample(7, 3, 0, 11, 0, 1)));
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.status().message(),
+            "PC sample record names kernel 3, line 0 and reason 11; none may be 0");
+  PcSampleRecord flagged = MakePcSample(7, 3, 9, 11, 0, 1);
+  flagged.header.flags = 2;
+  EXPECT_EQ(DecodeRecord(Bytes(flagged)).status().message(), "PC sample record has flags 2");
+}
+
 TEST(RecordDecoderTest, Malicious_GpuActivityWithBadFieldsIsRefused) {
   GpuActivityRecord nameless = MakeGpuActivity(Kind::kKernel, 0, 0);
   auto r = DecodeRecord(Bytes(nameless));

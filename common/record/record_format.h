@@ -27,6 +27,8 @@
 //   kNotice        aux=0             u32 text_bytes, u32 0, text, padding: a line for the
 //                                    session's problems, such as "CUPTI is held by ..." (v2)
 //   kDeviceInfo    aux=CUDA ordinal  DeviceInfoRecord, name, padding: one GPU of the process (v3)
+//   kPcSample      aux=context_id    PcSampleRecord: PC samples of one instruction and stall
+//                                    reason, under a kernel's node (v4)
 //
 // Context ids name interned scope paths: context 0 is ROOT and is never defined; every other id
 // is defined (kContextDef) in a lane before that lane first uses it. Name ids (metrics, states,
@@ -41,7 +43,7 @@
 
 namespace protond::record {
 
-inline constexpr uint32_t kRecordFormatVersion = 3;
+inline constexpr uint32_t kRecordFormatVersion = 4;
 inline constexpr size_t kHeaderBytes = 8;
 inline constexpr size_t kAlignment = 8;
 // Names longer than this are truncated by the writer and rejected by the reader.
@@ -63,8 +65,9 @@ enum class Kind : uint8_t {
   kMemset = 12,
   kNotice = 13,
   kDeviceInfo = 14,
+  kPcSample = 15,
 };
-inline constexpr uint8_t kMaxKnownKind = 14;
+inline constexpr uint8_t kMaxKnownKind = 15;
 
 // What a kNameDef names, and the value type of a kMetric.
 enum class NameClass : uint8_t {
@@ -72,7 +75,12 @@ enum class NameClass : uint8_t {
   kDoubleMetric = 2,
   kState = 3,
   kKernel = 4,  // a kernel's name as the driver gives it (mangled for C++ kernels)
+  // Where a sampled instruction is, as Proton names it: "dir/file.py:42@kernel"; without line
+  // information, "kernel+0x1a0" (the instruction's offset in the function).
+  kSourceLine = 5,
+  kStallReason = 6,  // CUPTI's name: "smsp__pcsamp_warps_issue_stalled_long_scoreboard"
 };
+inline constexpr uint8_t kMaxNameClass = 6;
 
 // What a kMemcpy copied between: the values of CUPTI's CUpti_ActivityMemcpyKind, which the format
 // fixes here so that the daemon needs no CUPTI header.
@@ -166,6 +174,21 @@ static_assert(sizeof(DeviceInfoRecord) == 40);
 static_assert(offsetof(DeviceInfoRecord, bus_width_bits) == 24 &&
               offsetof(DeviceInfoRecord, name_bytes) == 28 &&
               offsetof(DeviceInfoRecord, memory_bytes) == 32);
+
+// kPcSample: `samples` PC samples of the instruction at `pc_offset` in a kernel, taken while the
+// warp was in one state (`reason_name_id`). The context (aux) and kernel_name_id are those of the
+// kernel's kKernel records, so the samples land under the kernel's node; a kernel run from several
+// contexts has its samples split between them by GPU time (PC sampling does not tell launches
+// apart).
+struct PcSampleRecord {
+  Header header;
+  uint32_t kernel_name_id;  // NameClass::kKernel
+  uint32_t line_name_id;    // NameClass::kSourceLine
+  uint32_t reason_name_id;  // NameClass::kStallReason
+  uint32_t pc_offset;       // in the function's SASS
+  uint64_t samples;
+};
+static_assert(sizeof(PcSampleRecord) == 32);
 
 static_assert(sizeof(TimedRecord) == 16 && sizeof(SessionBeginRecord) == 16);
 static_assert(sizeof(MetricRecord) == 24 && offsetof(MetricRecord, value_bits) == 16);
@@ -264,6 +287,17 @@ inline size_t EncodeDeviceInfo(uint32_t device_id, DeviceInfoRecord device, std:
   std::memcpy(out, &device, sizeof(device));
   std::memcpy(out + sizeof(device), name.data(), name.size());
   return size;
+}
+
+inline PcSampleRecord MakePcSample(uint32_t context_id, uint32_t kernel_name_id,
+                                   uint32_t line_name_id, uint32_t reason_name_id,
+                                   uint32_t pc_offset, uint64_t samples) {
+  return PcSampleRecord{MakeHeader(Kind::kPcSample, 0, sizeof(PcSampleRecord), context_id),
+                        kernel_name_id,
+                        line_name_id,
+                        reason_name_id,
+                        pc_offset,
+                        samples};
 }
 
 // A zeroed activity record of `kind` (kKernel, kMemcpy or kMemset) with its header filled in.

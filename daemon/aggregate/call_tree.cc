@@ -31,6 +31,13 @@ MetricName ParseMetricName(std::string_view raw) {
   return {std::string(raw), MetricAggregation::kInclusive};
 }
 
+StallReason ParseStallReason(std::string_view cupti_name) {
+  constexpr std::string_view kPrefix = "smsp__pcsamp_warps_issue_stalled_";
+  if (!cupti_name.starts_with(kPrefix) || cupti_name.ends_with("_not_issued")) return {};
+  const std::string_view reason = cupti_name.substr(kPrefix.size());
+  return {true, reason != "selected", "stalled_" + std::string(reason)};
+}
+
 CallTree::CallTree(uint64_t session_id) : session_id_(session_id) {
   nodes_.push_back({kRootNodeId, "ROOT"});
 }
@@ -120,6 +127,18 @@ absl::Status CallTree::AddMetric(uint32_t node, uint64_t process_id, const Metri
     changed_metrics_.push_back(it->first);
   }
   return absl::OkStatus();
+}
+
+absl::Status CallTree::AddPcSamples(uint32_t node, uint64_t process_id, const StallReason& reason,
+                                    uint64_t samples) {
+  if (!reason.counted) return absl::OkStatus();
+  auto add = [&](const char* name) {
+    return AddMetric(node, process_id, {name, MetricAggregation::kInclusive}, false, samples);
+  };
+  absl::Status status = add("num_samples");
+  if (status.ok() && reason.stalled) status = add("num_stalled_samples");
+  if (status.ok()) status = add(reason.metric.c_str());
+  return status;
 }
 
 void CallTree::TakeChangedRows(store::Batch& batch) {

@@ -26,6 +26,18 @@ struct MetricName {
 };
 MetricName ParseMetricName(std::string_view raw);
 
+// What PC samples of one CUPTI stall reason ("smsp__pcsamp_warps_issue_stalled_long_scoreboard")
+// count for, in Proton's metrics: every sample in num_samples and stalled_<reason>
+// ("stalled_long_scoreboard"), and in num_stalled_samples unless the warp was selected to issue.
+// The "..._not_issued" reasons count the subset of those samples taken in cycles when nothing
+// issued; they and names outside the stall family count for nothing (`counted` false).
+struct StallReason {
+  bool counted = false;
+  bool stalled = false;
+  std::string metric;  // "stalled_long_scoreboard"
+};
+StallReason ParseStallReason(std::string_view cupti_name);
+
 struct NodeStats {
   uint64_t count = 0;
   uint64_t duration_ns_sum = 0;
@@ -54,6 +66,11 @@ class CallTree {
   // the session; a different type is refused with Proton's message.
   absl::Status AddMetric(uint32_t node, uint64_t process_id, const MetricName& name, bool is_double,
                          uint64_t value_bits);
+
+  // `samples` PC samples with `reason` at `node` (a source line under a kernel), as Proton counts
+  // them (ParseStallReason).
+  absl::Status AddPcSamples(uint32_t node, uint64_t process_id, const StallReason& reason,
+                            uint64_t samples);
 
   // Appends the rows of everything changed since the last call to `batch`, as absolute values.
   void TakeChangedRows(store::Batch& batch);

@@ -25,6 +25,19 @@ TEST(ParseMetricNameTest, StripsProtonSuffixesAndKeepsUnits) {
   EXPECT_EQ(ParseMetricName("cpu_time (ns)").name, "cpu_time (ns)");
 }
 
+TEST(ParseStallReasonTest, MapsCuptisNamesOntoProtonsMetrics) {
+  const StallReason memory = ParseStallReason("smsp__pcsamp_warps_issue_stalled_long_scoreboard");
+  EXPECT_TRUE(memory.counted);
+  EXPECT_TRUE(memory.stalled);
+  EXPECT_EQ(memory.metric, "stalled_long_scoreboard");
+  const StallReason selected = ParseStallReason("smsp__pcsamp_warps_issue_stalled_selected");
+  EXPECT_TRUE(selected.counted);
+  EXPECT_FALSE(selected.stalled);
+  EXPECT_FALSE(
+      ParseStallReason("smsp__pcsamp_warps_issue_stalled_long_scoreboard_not_issued").counted);
+  EXPECT_FALSE(ParseStallReason("smsp__pcsamp_sample_count").counted);
+}
+
 TEST(CallTreeTest, ScopesAggregateCountSumMinMax) {
   CallTree tree(1);
   const uint32_t a = tree.Child(kRootNodeId, "a");

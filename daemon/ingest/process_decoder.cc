@@ -9,7 +9,6 @@ namespace protond::ingest {
 namespace {
 
 using record::Kind;
-using record::NameClass;
 
 // A context path deeper than this is treated as a definition cycle.
 constexpr int kMaxContextDepth = 4096;
@@ -157,6 +156,8 @@ void ProcessDecoder::Apply(LaneCursor& cursor, const record::Record& r, SessionL
     case Kind::kMemcpy:
     case Kind::kMemset:
       return ApplyGpuActivity(cursor, r, *sink);
+    case Kind::kPcSample:
+      return ApplyPcSample(cursor, r, *sink);
     case Kind::kNotice:
       return ReportProblem(*sink, std::string(r.name));
     default:
@@ -170,12 +171,29 @@ void ProcessDecoder::Define(const record::Record& r) {
     if (inserted) new_contexts_.push_back({process_id_, r.aux, r.ref_id, it->second.name});
     return;
   }
-  const aggregate::MetricName metric =
-      r.flags == static_cast<uint8_t>(NameClass::kKernel)
-          ? aggregate::MetricName{std::string(r.name), store::MetricAggregation::kInclusive}
-          : aggregate::ParseMetricName(r.name);
-  auto [it, inserted] = names_.try_emplace(r.aux, Name{r.flags, metric});
+  auto [it, inserted] = names_.try_emplace(r.aux, MakeName(r.flags, r.name));
   if (inserted) new_names_.push_back({process_id_, r.aux, r.flags, std::string(r.name)});
+}
+
+ProcessDecoder::Name ProcessDecoder::MakeName(int name_class, std::string_view text) {
+  switch (static_cast<NameClass>(name_class)) {
+    case NameClass::kKernel:
+    case NameClass::kSourceLine:
+      return {name_class, {std::string(text), store::MetricAggregation::kInclusive}, {}};
+    case NameClass::kStallReason:
+      return {name_class,
+              {std::string(text), store::MetricAggregation::kInclusive},
+              aggregate::ParseStallReason(text)};
+    default:
+      return {name_class, aggregate::ParseMetricName(text), {}};
+  }
+}
+
+const ProcessDecoder::Name* ProcessDecoder::NameWithClass(uint32_t name_id,
+                                                          NameClass name_class) const {
+  auto it = names_.find(name_id);
+  if (it == names_.end() || it->second.name_class != static_cast<int>(name_class)) return nullptr;
+  return &it->second;
 }
 
 void ProcessDecoder::DefineDevice(const record::Record& r) {
@@ -278,11 +296,9 @@ bool ProcessDecoder::ActivityName(const record::Record& r, std::string_view* nam
     *name = "[CUDA memset]";
     return true;
   }
-  auto it = names_.find(r.activity.name_id);
-  if (it == names_.end() || it->second.name_class != static_cast<int>(NameClass::kKernel)) {
-    return false;
-  }
-  *name = it->second.metric.name;
+  const Name* kernel = NameWithClass(r.activity.name_id, NameClass::kKernel);
+  if (kernel == nullptr) return false;
+  *name = kernel->metric.name;
   return true;
 }
 
@@ -296,20 +312,49 @@ void ProcessDecoder::ApplyGpuActivity(LaneCursor& cursor, const record::Record& 
   }
   const uint64_t leaf_key = uint64_t{static_cast<uint8_t>(r.kind)} << 32 |
                             (r.kind == Kind::kKernel ? r.activity.name_id : r.flags);
-  auto [it, inserted] = sessions_[cursor.session_id].activities.try_emplace({node, leaf_key}, 0);
-  if (inserted) it->second = sink.tree->Child(node, leaf_name);
+  const uint32_t leaf = ActivityLeaf(cursor.session_id, *sink.tree, node, leaf_key, leaf_name);
   const record::GpuActivityRecord& a = r.activity;
   if (a.end_ns < a.start_ns) stats_.reversed_activity++;
   const uint64_t duration_ns = a.end_ns >= a.start_ns ? a.end_ns - a.start_ns : 0;
   absl::Status status =
-      sink.tree->AddGpuActivity(it->second, process_id_, duration_ns, a.device_id, a.bytes);
+      sink.tree->AddGpuActivity(leaf, process_id_, duration_ns, a.device_id, a.bytes);
   if (!status.ok()) ReportProblem(sink, std::string(status.message()));
   if (sink.gpu_events != nullptr) {
-    sink.gpu_events->push_back({cursor.session_id, process_id_, cursor.lane, cursor.read_pos,
-                                it->second, static_cast<int>(r.kind), a.start_ns,
-                                a.start_ns + duration_ns, a.device_id, a.stream_id,
-                                a.correlation_id});
+    sink.gpu_events->push_back({cursor.session_id, process_id_, cursor.lane, cursor.read_pos, leaf,
+                                static_cast<int>(r.kind), a.start_ns, a.start_ns + duration_ns,
+                                a.device_id, a.stream_id, a.correlation_id});
   }
+}
+
+uint32_t ProcessDecoder::ActivityLeaf(uint64_t session_id, aggregate::CallTree& tree, uint32_t node,
+                                      uint64_t leaf_key, std::string_view leaf_name) {
+  auto [it, inserted] = sessions_[session_id].activities.try_emplace({node, leaf_key}, 0);
+  if (inserted) it->second = tree.Child(node, leaf_name);
+  return it->second;
+}
+
+void ProcessDecoder::ApplyPcSample(LaneCursor& cursor, const record::Record& r, SessionSink& sink) {
+  // Another session of the process turned sampling on; this one did not ask for samples.
+  if (!sink.pc_sampling) return;
+  const record::PcSampleRecord& sample = r.pc_sample;
+  const Name* kernel = NameWithClass(sample.kernel_name_id, NameClass::kKernel);
+  const Name* line = NameWithClass(sample.line_name_id, NameClass::kSourceLine);
+  const Name* reason = NameWithClass(sample.reason_name_id, NameClass::kStallReason);
+  uint32_t node;
+  if (kernel == nullptr || line == nullptr || reason == nullptr ||
+      !NodeOf(cursor.session_id, *sink.tree, r.aux, &node)) {
+    stats_.undefined_reference++;
+    return;
+  }
+  // The same leaf as the kernel's own records: sampled lines hang under the kernel's node.
+  const uint64_t leaf_key =
+      uint64_t{static_cast<uint8_t>(Kind::kKernel)} << 32 | sample.kernel_name_id;
+  const uint32_t leaf =
+      ActivityLeaf(cursor.session_id, *sink.tree, node, leaf_key, kernel->metric.name);
+  const uint32_t line_node = sink.tree->Child(leaf, line->metric.name);
+  absl::Status status =
+      sink.tree->AddPcSamples(line_node, process_id_, reason->stall, sample.samples);
+  if (!status.ok()) ReportProblem(sink, std::string(status.message()));
 }
 
 std::vector<store::DeviceRow> ProcessDecoder::devices() const {
@@ -333,7 +378,7 @@ void ProcessDecoder::Load(const std::vector<store::ContextRow>& contexts,
                           const std::vector<store::NameRow>& names) {
   for (const auto& row : contexts) contexts_[row.context_id] = {row.parent_context_id, row.name};
   for (const auto& row : names) {
-    names_[row.name_id] = {row.name_class, aggregate::ParseMetricName(row.name)};
+    names_[row.name_id] = MakeName(row.name_class, row.name);
   }
 }
 

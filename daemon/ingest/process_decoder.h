@@ -19,6 +19,8 @@
 
 namespace protond::ingest {
 
+using record::NameClass;
+
 struct OpenScope {
   uint32_t context_id;
   uint64_t enter_ns;
@@ -99,8 +101,11 @@ class ProcessDecoder {
   };
   struct Name {
     int name_class;
-    aggregate::MetricName metric;  // the name, parsed as a metric name (kernel names: verbatim)
+    // The name, parsed as a metric name; kernel names and source lines verbatim.
+    aggregate::MetricName metric;
+    aggregate::StallReason stall;  // kStallReason names only
   };
+  static Name MakeName(int name_class, std::string_view text);
   // Per session: context id -> node id + 1 (0: not resolved yet), and the leaf node of each GPU
   // activity at a node, keyed by (node, kind << 32 | name id or copy kind).
   struct SessionNodes {
@@ -117,6 +122,12 @@ class ProcessDecoder {
   void ApplyExit(LaneCursor& cursor, const record::Record& r, SessionSink& sink);
   void ApplyMetric(LaneCursor& cursor, const record::Record& r, SessionSink& sink);
   void ApplyGpuActivity(LaneCursor& cursor, const record::Record& r, SessionSink& sink);
+  void ApplyPcSample(LaneCursor& cursor, const record::Record& r, SessionSink& sink);
+  // The node of the GPU activity `leaf_name` (keyed by `leaf_key`) under `node`.
+  uint32_t ActivityLeaf(uint64_t session_id, aggregate::CallTree& tree, uint32_t node,
+                        uint64_t leaf_key, std::string_view leaf_name);
+  // The name `name_id` if it is defined with `name_class`, else nullptr.
+  const Name* NameWithClass(uint32_t name_id, NameClass name_class) const;
   // The name of the leaf node of a GPU activity; false if it names an undefined kernel name.
   bool ActivityName(const record::Record& r, std::string_view* name) const;
 

@@ -140,6 +140,76 @@ int64_t MetricOf(const store::Batch& rows, uint32_t node, std::string_view name)
   return -1;
 }
 
+// A kernel launched from "step", and samples of two of its lines: the load line stalled on
+// memory (plain and not-issued counts) and was selected once; the arithmetic line waited.
+LaneBytes SampledKernel() {
+  LaneBytes lane;
+  lane.Add(record::MakeSessionBegin(5))
+      .Context(1, 0, "step")
+      .Name(3, record::NameClass::kKernel, "chase")
+      .Add(Activity(Kind::kKernel, 1, 3, 100, 150))
+      .Name(4, record::NameClass::kSourceLine, "/src/k.cu:6@chase")
+      .Name(5, record::NameClass::kSourceLine, "/src/k.cu:14@chase")
+      .Name(6, record::NameClass::kStallReason, "smsp__pcsamp_warps_issue_stalled_long_scoreboard")
+      .Name(7, record::NameClass::kStallReason,
+            "smsp__pcsamp_warps_issue_stalled_long_scoreboard_not_issued")
+      .Name(8, record::NameClass::kStallReason, "smsp__pcsamp_warps_issue_stalled_selected")
+      .Name(9, record::NameClass::kStallReason, "smsp__pcsamp_warps_issue_stalled_wait")
+      .Add(record::MakePcSample(1, 3, 4, 6, 0x140, 90))
+      .Add(record::MakePcSample(1, 3, 4, 6, 0x150, 10))  // another instruction of the line
+      .Add(record::MakePcSample(1, 3, 4, 7, 0x140, 60))
+      .Add(record::MakePcSample(1, 3, 4, 8, 0x140, 1))
+      .Add(record::MakePcSample(1, 3, 5, 9, 0x200, 7));
+  return lane;
+}
+
+TEST_F(ProcessDecoderTest, PcSamplesBecomeLinesUnderTheirKernelWithProtonsMetrics) {
+  sink_.pc_sampling = true;
+  LaneCursor cursor;
+  ASSERT_TRUE(Decode(cursor, SampledKernel().span()).ok());
+  const store::Batch rows = Rows();
+  ASSERT_EQ(rows.nodes.size(), 4u);
+  EXPECT_EQ(rows.nodes[1].name, "chase");
+  const uint32_t kernel = rows.nodes[1].node_id;
+  EXPECT_EQ(rows.nodes[2].name, "/src/k.cu:6@chase");
+  EXPECT_EQ(rows.nodes[2].parent_id, kernel);
+  EXPECT_EQ(rows.nodes[3].name, "/src/k.cu:14@chase");
+  EXPECT_EQ(rows.nodes[3].parent_id, kernel);
+  const uint32_t load = rows.nodes[2].node_id;
+  EXPECT_EQ(MetricOf(rows, load, "num_samples"), 101);          // not-issued samples are a subset
+  EXPECT_EQ(MetricOf(rows, load, "num_stalled_samples"), 100);  // selected is not a stall
+  EXPECT_EQ(MetricOf(rows, load, "stalled_long_scoreboard"), 100);
+  EXPECT_EQ(MetricOf(rows, load, "stalled_selected"), 1);
+  EXPECT_EQ(MetricOf(rows, load, "stalled_long_scoreboard_not_issued"), -1);
+  EXPECT_EQ(MetricOf(rows, rows.nodes[3].node_id, "stalled_wait"), 7);
+  EXPECT_EQ(MetricOf(rows, kernel, "time (ns)"), 50);
+  EXPECT_EQ(MetricOf(rows, kernel, "num_samples"), -1);  // summed up only when viewed
+  EXPECT_EQ(decoder_.stats().undefined_reference, 0u);
+}
+
+TEST_F(ProcessDecoderTest, PcSamplesOfASessionThatDidNotAskForThemAreLeftOut) {
+  LaneCursor cursor;
+  ASSERT_TRUE(Decode(cursor, SampledKernel().span()).ok());
+  const store::Batch rows = Rows();
+  EXPECT_EQ(rows.nodes.size(), 2u);  // step and its kernel
+  for (const auto& metric : rows.metrics) EXPECT_NE(metric.name, "num_samples");
+}
+
+TEST_F(ProcessDecoderTest, PcSamplesNamingTheWrongClassOfNameAreCounted) {
+  sink_.pc_sampling = true;
+  LaneBytes lane;
+  lane.Add(record::MakeSessionBegin(5))
+      .Name(3, record::NameClass::kKernel, "chase")
+      .Name(4, record::NameClass::kSourceLine, "/src/k.cu:6@chase")
+      .Add(record::MakePcSample(0, 3, 4, /*a line, not a reason=*/4, 0, 1))
+      .Add(record::MakePcSample(0, /*a line, not a kernel=*/4, 4, 4, 0, 1))
+      .Add(record::MakePcSample(9, 3, 4, 4, 0, 1));  // undefined context
+  LaneCursor cursor;
+  ASSERT_TRUE(Decode(cursor, lane.span()).ok());
+  EXPECT_EQ(decoder_.stats().undefined_reference, 3u);
+  EXPECT_TRUE(Rows().nodes.empty());
+}
+
 TEST_F(ProcessDecoderTest, GpuActivityBecomesLeavesOfTheLaunchContext) {
   LaneBytes lane;
   lane.Add(record::MakeSessionBegin(5))
