@@ -64,8 +64,7 @@ std::optional<record::GpuActivityRecord> ActivityConverter::Convert(const CUpti_
                 k.streamId, k.graphId},
                recording_set);
       if (!out) return out;
-      if (out->name_id == 0)
-        out->name_id = KernelNameId(k.name != nullptr ? k.name : "<unnamed kernel>");
+      if (out->name_id == 0) out->name_id = FunctionNameId(k);
       const int32_t grid[3] = {k.gridX, k.gridY, k.gridZ};
       const int32_t block[3] = {k.blockX, k.blockY, k.blockZ};
       for (int i = 0; i < 3; ++i) {
@@ -162,6 +161,10 @@ uint32_t ActivityConverter::CapturedContext(uint32_t launch_context, uint32_t ca
   }
   it->second = context;
   return context;
+}
+
+uint32_t ActivityConverter::FunctionNameId(const CUpti_ActivityKernel10& kernel) {
+  return KernelNameId(kernel.name != nullptr ? kernel.name : "<unnamed kernel>");
 }
 
 uint32_t ActivityConverter::KernelNameId(const char* name) {

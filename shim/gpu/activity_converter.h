@@ -71,6 +71,9 @@ class ActivityConverter {
                                                    uint32_t* recording_set);
 
   const ConverterStats& stats() const { return stats_; }
+  // The name id of the CUDA function a kernel activity ran (a launch frame may have given its
+  // record another name).
+  uint32_t FunctionNameId(const CUpti_ActivityKernel10& kernel);
 
  private:
   struct Common {

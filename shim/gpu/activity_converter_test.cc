@@ -72,7 +72,9 @@ const ProtondGpuHost kHost = {
       g_host->intern_kernel_calls++;
       return g_host->kernel_names.try_emplace(name, g_host->kernel_names.size() + 1).first->second;
     },
+    /*intern_name=*/[](const char*, uint8_t) { return 0u; },
     /*write_activity=*/[](const record::GpuActivityRecord*, uint32_t) {},
+    /*write_pc_sample=*/[](const record::PcSampleRecord*) {},
     /*write_notice=*/[](const char*) {},
     /*count_dropped=*/[](uint64_t) {},
     /*write_device_info=*/[](uint32_t, const record::DeviceInfoRecord*, const char*) {},

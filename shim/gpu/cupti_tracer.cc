@@ -3,23 +3,29 @@
 // launching thread's scope, graph-node callbacks remember where captured work came from, and
 // activity buffers (kernels, copies, sets) are converted into protond's records on CUPTI's
 // buffer-completion thread and written into that thread's lane. Each start also writes what the
-// process's CUDA devices are.
+// process's CUDA devices are. A session in pcsampling mode also runs a PcSampler, whose samples
+// a collector thread writes into that thread's lane.
 #include <cupti.h>
 #include <time.h>
 
+#include <algorithm>
 #include <atomic>
+#include <chrono>
+#include <condition_variable>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <mutex>
 #include <optional>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "shim/gpu/activity_converter.h"
 #include "shim/gpu/correlation_map.h"
 #include "shim/gpu/device_info.h"
 #include "shim/gpu/gpu_api.h"
+#include "shim/gpu/pc_sampler.h"
 
 namespace protond::shim::gpu {
 namespace {
@@ -41,6 +47,15 @@ constexpr const char* kRuntimeCallPrefixes[] = {"cudaLaunch", "cudaGraphLaunch",
 constexpr const char* kDriverKernelLaunchPrefixes[] = {"cuLaunch"};
 constexpr const char* kRuntimeKernelLaunchPrefixes[] = {"cudaLaunch"};
 
+// How often the collector moves PC samples from CUPTI into the session.
+constexpr std::chrono::milliseconds kPcCollectPeriod{100};
+// How long the session's end waits for a program thread to turn sampling off (PcSampler::Finish).
+constexpr std::chrono::milliseconds kPcFinishPatience{500};
+
+constexpr CUpti_CallbackId kSamplingResourceCallbacks[] = {
+    CUPTI_CBID_RESOURCE_CONTEXT_CREATED, CUPTI_CBID_RESOURCE_CONTEXT_DESTROY_STARTING,
+    CUPTI_CBID_RESOURCE_MODULE_LOADED};
+
 constexpr CUpti_CallbackId kGraphNodeCallbacks[] = {CUPTI_CBID_RESOURCE_GRAPHNODE_CREATED,
                                                     CUPTI_CBID_RESOURCE_GRAPHNODE_CLONED,
                                                     CUPTI_CBID_RESOURCE_GRAPHNODE_DESTROY_STARTING};
@@ -54,6 +69,13 @@ struct Tracer {
   std::optional<ActivityConverter> converter;
   ConverterStats warned;         // which of the converter's imprecisions were reported already
   bool devices_pending = false;  // the driver was not ready at start: write devices later
+  // PC sampling, while a pcsampling session runs: set and reset under g_start_stop_mutex, read
+  // by callbacks while subscribed.
+  std::atomic<PcSampler*> sampler{nullptr};
+  std::thread collector;
+  std::mutex collector_mutex;
+  std::condition_variable collector_wake;
+  bool collector_stopping = false;  // guarded by collector_mutex
 };
 
 constexpr CudaDeviceDriver kDriver = {cuDeviceGetCount, cuDeviceGet,      cuDeviceGetAttribute,
@@ -142,17 +164,48 @@ bool IsKernelLaunch(CUpti_CallbackDomain domain, CUpti_CallbackId id) {
 }
 
 // Runs on application threads, inside their CUDA calls: keep it to a few loads and stores.
+void OnSamplingResource(PcSampler& sampler, CUpti_CallbackId id,
+                        const CUpti_ResourceData& resource) {
+  switch (id) {
+    case CUPTI_CBID_RESOURCE_CONTEXT_CREATED:
+      sampler.EnableCreatedContext(resource.context);
+      break;
+    case CUPTI_CBID_RESOURCE_CONTEXT_DESTROY_STARTING:
+      sampler.DisableContext(resource.context);
+      break;
+    case CUPTI_CBID_RESOURCE_MODULE_LOADED:
+      sampler.ModuleLoaded(
+          *static_cast<const CUpti_ModuleResourceData*>(resource.resourceDescriptor));
+      break;
+    default:
+      break;
+  }
+}
+
 void CUPTIAPI OnCallback(void*, CUpti_CallbackDomain domain, CUpti_CallbackId id,
                          const void* data) {
   Tracer& tracer = TheTracer();
   if (domain == CUPTI_CB_DOMAIN_RESOURCE) {
-    OnGraphNode(tracer, id, *static_cast<const CUpti_ResourceData*>(data));
+    const auto& resource = *static_cast<const CUpti_ResourceData*>(data);
+    if (std::find(std::begin(kGraphNodeCallbacks), std::end(kGraphNodeCallbacks), id) !=
+        std::end(kGraphNodeCallbacks)) {
+      OnGraphNode(tracer, id, resource);
+    } else if (PcSampler* sampler = tracer.sampler.load(std::memory_order_acquire)) {
+      OnSamplingResource(*sampler, id, resource);
+    }
     return;
   }
   const auto* call = static_cast<const CUpti_CallbackData*>(data);
   if (call->callbackSite == CUPTI_API_ENTER) {
     tracer.correlations.Put(call->correlationId, tracer.host->current_context(),
                             tracer.host->recording_set());
+    PcSampler* sampler = tracer.sampler.load(std::memory_order_acquire);
+    if (sampler != nullptr && IsKernelLaunch(domain, id)) {
+      CUcontext context = call->context;
+      if (context == nullptr) cuCtxGetCurrent(&context);
+      sampler->Launching(context);
+    }
+
   } else {
     tracer.host->api_returned(IsKernelLaunch(domain, id));
   }
@@ -198,7 +251,15 @@ void CUPTIAPI OnBufferCompleted(CUcontext context, uint32_t stream_id, uint8_t* 
       uint32_t recording_set = kLaunchNotSeen;
       std::optional<record::GpuActivityRecord> converted =
           tracer.converter->Convert(*activity, &recording_set);
-      if (converted) tracer.host->write_activity(&*converted, recording_set);
+      if (!converted) continue;
+      tracer.host->write_activity(&*converted, recording_set);
+      PcSampler* sampler = tracer.sampler.load(std::memory_order_acquire);
+      if (sampler != nullptr && activity->kind == CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL) {
+        sampler->aggregator().KernelRan(
+            tracer.converter->FunctionNameId(
+                *reinterpret_cast<const CUpti_ActivityKernel10*>(activity)),
+            converted->header.aux, converted->name_id, converted->end_ns - converted->start_ns);
+      }
     }
     if (tracer.converter) {
       ReportConverterStats(tracer);
@@ -281,10 +342,75 @@ std::string Enable(Tracer& tracer) {
   return result == CUPTI_SUCCESS ? "" : "cannot enable CUPTI tracing: " + ResultText(result);
 }
 
-bool Start(const ProtondGpuHost* host, char* error, size_t error_bytes) {
+void WritePcSamples(Tracer& tracer, PcSampler& sampler, bool final) {
+  for (const record::PcSampleRecord& sample : sampler.aggregator().TakeRecords(final)) {
+    tracer.host->write_pc_sample(&sample);
+  }
+}
+
+void CollectPeriodically(Tracer& tracer, PcSampler& sampler) {
+  std::unique_lock<std::mutex> lock(tracer.collector_mutex);
+  while (!tracer.collector_wake.wait_for(lock, kPcCollectPeriod,
+                                         [&] { return tracer.collector_stopping; })) {
+    lock.unlock();
+    sampler.Collect();
+    WritePcSamples(tracer, sampler, /*final=*/false);
+    lock.lock();
+  }
+}
+
+// Turns PC sampling on: for contexts created from now on (resource callbacks) and those alive.
+void StartSampling(Tracer& tracer, const ProtondGpuOptions& options) {
+  auto* sampler = new PcSampler(*tracer.host, options.pc_sampling_period_log2);
+  for (CUpti_CallbackId id : kSamplingResourceCallbacks) {
+    cuptiEnableCallback(1, tracer.subscriber, CUPTI_CB_DOMAIN_RESOURCE, id);
+  }
+  tracer.sampler.store(sampler, std::memory_order_release);
+  sampler->AddExistingContexts();
+  tracer.collector_stopping = false;
+  tracer.collector = std::thread(CollectPeriodically, std::ref(tracer), std::ref(*sampler));
+}
+
+void StopCollector(Tracer& tracer) {
+  if (!tracer.collector.joinable()) return;
+  {
+    std::lock_guard<std::mutex> lock(tracer.collector_mutex);
+    tracer.collector_stopping = true;
+  }
+  tracer.collector_wake.notify_all();
+  tracer.collector.join();
+}
+
+// After the last kernel records are in: writes every sample, says what they lack, and turns
+// sampling off.
+// Collects the last samples and turns sampling off, while the callbacks still come (it may wait
+// for a program thread's launch).
+void StopSampling(Tracer& tracer) {
+  if (PcSampler* sampler = tracer.sampler.load(std::memory_order_acquire)) {
+    sampler->Finish(kPcFinishPatience);
+  }
+}
+
+// After the last kernel records are in: writes every sample and says what they lack.
+void WriteLastSamples(Tracer& tracer) {
+  PcSampler* sampler = tracer.sampler.load(std::memory_order_acquire);
+  if (sampler == nullptr) return;
+  WritePcSamples(tracer, *sampler, /*final=*/true);
+  if (const std::string shortcomings = sampler->Shortcomings(); !shortcomings.empty()) {
+    tracer.host->write_notice(shortcomings.c_str());
+  }
+  tracer.sampler.store(nullptr, std::memory_order_release);
+  delete sampler;
+}
+
+bool Start(const ProtondGpuHost* host, const ProtondGpuOptions* options, char* error,
+           size_t error_bytes) {
   std::lock_guard<std::mutex> lock(g_start_stop_mutex);
   Tracer& tracer = TheTracer();
-  if (tracer.subscriber != nullptr) return true;
+  if (tracer.subscriber != nullptr) {
+    if (options->pc_sampling && tracer.sampler.load() == nullptr) StartSampling(tracer, *options);
+    return true;
+  }
   std::string failure = !tracer.correlations.ok() ? "out of memory for the correlation map" : "";
   if (failure.empty()) {
     tracer.host = host;
@@ -302,8 +428,11 @@ bool Start(const ProtondGpuHost* host, char* error, size_t error_bytes) {
   if (failure.empty()) {
     // A start from InitializeInjection runs inside cuInit, before the driver answers queries.
     const bool written = WriteDeviceInfo(kDriver, *host);
-    std::lock_guard<std::mutex> convert_lock(tracer.convert_mutex);
-    tracer.devices_pending = !written;
+    {
+      std::lock_guard<std::mutex> convert_lock(tracer.convert_mutex);
+      tracer.devices_pending = !written;
+    }
+    if (options->pc_sampling) StartSampling(tracer, *options);
     return true;
   }
   std::snprintf(error, error_bytes, "%s", failure.c_str());
@@ -314,7 +443,10 @@ void Stop() {
   std::lock_guard<std::mutex> lock(g_start_stop_mutex);
   Tracer& tracer = TheTracer();
   if (tracer.subscriber == nullptr) return;
-  Disable(tracer);
+  StopCollector(tracer);
+  StopSampling(tracer);
+  Disable(tracer);  // its forced flush hands the last kernel records to the sampler's aggregator
+  WriteLastSamples(tracer);
   std::lock_guard<std::mutex> convert_lock(tracer.convert_mutex);
   tracer.converter.reset();
   tracer.graphs.ForgetRetired(MonotonicNs() + 1);
@@ -330,6 +462,6 @@ constexpr ProtondGpuApi kApi = {kGpuApiVersion, Start, Stop, Flush};
 }  // namespace
 }  // namespace protond::shim::gpu
 
-extern "C" __attribute__((visibility("default"))) const ProtondGpuApi* protond_gpu_api_v4() {
+extern "C" __attribute__((visibility("default"))) const ProtondGpuApi* protond_gpu_api_v5() {
   return &protond::shim::gpu::kApi;
 }

@@ -13,9 +13,9 @@
 
 extern "C" {
 
-inline constexpr uint32_t kGpuApiVersion = 4;
+inline constexpr uint32_t kGpuApiVersion = 5;
 inline constexpr char kGpuLibraryName[] = "libprotond_cupti.so";
-inline constexpr char kGpuApiSymbol[] = "protond_gpu_api_v4";
+inline constexpr char kGpuApiSymbol[] = "protond_gpu_api_v5";
 
 // What the shim offers the tracer. Every function may be called from any thread.
 struct ProtondGpuHost {
@@ -38,12 +38,17 @@ struct ProtondGpuHost {
   const char* (*context_name)(uint32_t context, uint32_t* parent);
   // The id of a kernel name (record::NameClass::kKernel).
   uint32_t (*intern_kernel_name)(const char* name);
+  // The id of a name of another class: record::NameClass::kSourceLine or kStallReason.
+  uint32_t (*intern_name)(const char* name, uint8_t name_class);
   // Writes into the calling thread's lanes of the sessions that recorded at the launch (the
   // `recording_set` taken then, or kLaunchNotSeen: those recording now) and still do; a record
   // that does not fit is counted as dropped. Definitions of the record's context and name are
   // written first.
   void (*write_activity)(const protond::record::GpuActivityRecord* activity,
                          uint32_t recording_set);
+  // Writes PC samples into the calling thread's lanes of the sessions recording now, after the
+  // definitions of their context and names; waits for room as write_activity does.
+  void (*write_pc_sample)(const protond::record::PcSampleRecord* sample);
   void (*write_notice)(const char* text);
   // Adds `count` records lost before they reached the shim (CUPTI's own drops).
   void (*count_dropped)(uint64_t count);
@@ -55,12 +60,21 @@ struct ProtondGpuHost {
 
 inline constexpr uint32_t kLaunchNotSeen = UINT32_MAX;
 
+// What to collect beyond kernels, copies and sets.
+struct ProtondGpuOptions {
+  bool pc_sampling;
+  uint32_t pc_sampling_period_log2;  // 0: CUPTI's default
+};
+
 struct ProtondGpuApi {
   uint32_t version;  // kGpuApiVersion
   // Subscribes to CUPTI, starts tracing kernels, copies and sets, and writes what each CUDA device
   // is. Returns false, with the reason in `error`, when CUPTI cannot be used (for example,
-  // another tool holds it).
-  bool (*start)(const ProtondGpuHost* host, char* error, size_t error_bytes);
+  // another tool holds it). Called again while started, it only turns on PC sampling if
+  // `options` asks for it and it is off. PC sampling that cannot run (no permission to the
+  // GPU's performance counters, an unsupported GPU) is a notice in the session, not a failure.
+  bool (*start)(const ProtondGpuHost* host, const ProtondGpuOptions* options, char* error,
+                size_t error_bytes);
   // Delivers every record CUPTI holds, then disables tracing and unsubscribes, so that another
   // tool may subscribe. Does nothing when not started.
   void (*stop)();

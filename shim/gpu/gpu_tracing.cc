@@ -36,6 +36,12 @@ uint32_t HostInternKernelName(const char* name) {
   return HostRecorder().names().InternName(name, record::NameClass::kKernel, &first_class);
 }
 
+uint32_t HostInternName(const char* name, uint8_t name_class) {
+  record::NameClass first_class;
+  return HostRecorder().names().InternName(name, static_cast<record::NameClass>(name_class),
+                                           &first_class);
+}
+
 uint32_t HostLaunchTarget(uint32_t context, uint32_t* kernel_name_id) {
   const ContextEntry* entry = HostRecorder().names().Context(context);
   if (!entry->launch_frame) {
@@ -53,6 +59,10 @@ void HostWriteActivity(const record::GpuActivityRecord* activity, uint32_t recor
   HostRecorder().WriteGpuActivity(*activity, recording_set);
 }
 
+void HostWritePcSample(const record::PcSampleRecord* sample) {
+  HostRecorder().WritePcSample(*sample);
+}
+
 void HostWriteNotice(const char* text) { HostRecorder().WriteNotice(text); }
 
 void HostCountDropped(uint64_t count) { HostRecorder().CountDropped(count); }
@@ -68,10 +78,11 @@ void HostWriteDeviceInfo(uint32_t device_id, const record::DeviceInfoRecord* dev
 GpuTracing* g_exit_tracing = nullptr;
 void StopAtExit() { g_exit_tracing->SessionStopping(); }
 
-constexpr ProtondGpuHost kHost = {HostCurrentContext,   HostRecordingSet,   HostApiReturned,
-                                  HostLaunchTarget,     HostInternContext,  HostContextName,
-                                  HostInternKernelName, HostWriteActivity,  HostWriteNotice,
-                                  HostCountDropped,     HostWriteDeviceInfo};
+constexpr ProtondGpuHost kHost = {HostCurrentContext,   HostRecordingSet,  HostApiReturned,
+                                  HostLaunchTarget,     HostInternContext, HostContextName,
+                                  HostInternKernelName, HostInternName,    HostWriteActivity,
+                                  HostWritePcSample,    HostWriteNotice,   HostCountDropped,
+                                  HostWriteDeviceInfo};
 
 }  // namespace
 
@@ -99,8 +110,10 @@ bool GpuTracing::CudaInUse() {
 
 void GpuTracing::SessionStarted(const mode::SessionMode& mode) {
   std::lock_guard<std::mutex> lock(mutex_);
-  if (mode.pc_sampling && !wanted_.pc_sampling) wanted_ = mode;
-  if (tracing() || load_failed_) return;
+  const bool sampling_asked = mode.pc_sampling && !wanted_.pc_sampling;
+  if (sampling_asked) wanted_ = mode;
+  if (tracing() && !sampling_asked) return;
+  if (load_failed_) return;
   if (!CudaInUse()) return WarnIfInjectionIsElsewhere();
   if (api_ == nullptr) {
     std::string error;
@@ -113,7 +126,8 @@ void GpuTracing::SessionStarted(const mode::SessionMode& mode) {
     }
   }
   char error[512] = {};
-  tracing_.store(api_->start(&kHost, error, sizeof(error)), std::memory_order_release);
+  const ProtondGpuOptions options = {wanted_.pc_sampling, wanted_.pc_sampling_period_log2};
+  tracing_.store(api_->start(&kHost, &options, error, sizeof(error)), std::memory_order_release);
   if (!tracing()) return Fail(error);
   failure_.clear();
   if (g_exit_tracing == nullptr) {
@@ -127,6 +141,7 @@ void GpuTracing::SessionStopping() {
   if (!tracing()) return;
   api_->stop();
   tracing_.store(false, std::memory_order_release);
+  wanted_ = {};
 }
 
 void GpuTracing::Flush() {

@@ -8,6 +8,7 @@
 #include <bit>
 #include <chrono>
 #include <cstring>
+#include <initializer_list>
 #include <string>
 #include <thread>
 
@@ -123,14 +124,22 @@ bool DefineName(NameTable& names, SlotLane& l, uint32_t name_id, NameClass name_
 
 // Writes `record` into the thread's lane of `slot`, after whatever it refers to; exactly one drop
 // is counted per lost record.
+struct NameRef {
+  uint32_t id;  // 0: none
+  NameClass name_class;
+};
+
 template <typename Record>
 protond_result WriteRecord(Recorder& recorder, ThreadRecorder& t, uint32_t slot, uint64_t session,
-                           uint32_t context_id, uint32_t name_id, NameClass name_class,
+                           uint32_t context_id, std::initializer_list<NameRef> names,
                            const Record& record) {
   SlotLane& l = t.lanes[slot];
   if (!PrepareLane(*recorder.region(), t.tid, l, session)) return PROTOND_DROPPED;
-  const bool defined = DefineContext(recorder.names(), l, context_id) &&
-                       (name_id == 0 || DefineName(recorder.names(), l, name_id, name_class));
+  bool defined = DefineContext(recorder.names(), l, context_id);
+  for (const NameRef& name : names) {
+    defined =
+        defined && (name.id == 0 || DefineName(recorder.names(), l, name.id, name.name_class));
+  }
   if (!defined) {
     l.lane.CountDropped();
     return PROTOND_DROPPED;
@@ -355,7 +364,7 @@ protond_result Recorder::EnterScope(const char* name) {
   const protond_result result = ForEachRecording([&](uint32_t slot, uint64_t session) {
     if (now_ns == 0) now_ns = NowNs();
     const protond_result written =
-        WriteRecord(*this, t, slot, session, context.context_id, 0, NameClass::kState,
+        WriteRecord(*this, t, slot, session, context.context_id, {},
                     record::MakeTimed(record::Kind::kScopeEnter, context.context_id, now_ns));
     if (written == PROTOND_OK) scope.recorded_in[slot] = session;
     if (written == PROTOND_DROPPED) scope.dropped_in[slot] = session;
@@ -389,7 +398,7 @@ protond_result Recorder::ExitScope(const char* name) {
     if (l.session == session) {
       return l.lane.TryWrite(&exit, sizeof(exit)) ? PROTOND_OK : PROTOND_DROPPED;
     }
-    return WriteRecord(*this, t, slot, session, top.context_id, 0, NameClass::kState, exit);
+    return WriteRecord(*this, t, slot, session, top.context_id, {}, exit);
   });
 }
 
@@ -419,7 +428,7 @@ protond_result Recorder::AddMetric(const char* name, NameClass type, uint64_t va
   const uint32_t context_id = CurrentContextOf(t);
   const auto metric = record::MakeMetric(context_id, entry.name_id, type, value_bits);
   return ForEachRecording([&](uint32_t slot, uint64_t session) {
-    return WriteRecord(*this, t, slot, session, context_id, entry.name_id, type, metric);
+    return WriteRecord(*this, t, slot, session, context_id, {{entry.name_id, type}}, metric);
   });
 }
 
@@ -434,7 +443,7 @@ protond_result Recorder::EnterState(const char* name) {
   return ForEachRecording([&](uint32_t slot, uint64_t session) {
     if (now_ns == 0) now_ns = NowNs();
     const protond_result written = WriteRecord(
-        *this, t, slot, session, record::kRootContextId, entry.name_id, NameClass::kState,
+        *this, t, slot, session, record::kRootContextId, {{entry.name_id, NameClass::kState}},
         record::MakeTimed(record::Kind::kStateEnter, entry.name_id, now_ns));
     if (written == PROTOND_OK) t.state_recorded_in[slot] = session;
     if (written == PROTOND_DROPPED) t.state_dropped_in[slot] = session;
@@ -484,8 +493,20 @@ protond_result Recorder::WriteGpuActivity(const record::GpuActivityRecord& activ
     }
     // Room for the record and the (usually short) definitions it may need first.
     WaitForRoom(t.lanes[slot], sizeof(activity) + kDefinitionRoom);
-    return WriteRecord(*this, t, slot, session, activity.header.aux, activity.name_id,
-                       NameClass::kKernel, activity);
+    return WriteRecord(*this, t, slot, session, activity.header.aux,
+                       {{activity.name_id, NameClass::kKernel}}, activity);
+  });
+}
+
+protond_result Recorder::WritePcSample(const record::PcSampleRecord& sample) {
+  ThreadRecorder& t = CurrentThread();
+  return ForEachRecording([&](uint32_t slot, uint64_t session) {
+    WaitForRoom(t.lanes[slot], sizeof(sample) + 3 * kDefinitionRoom);
+    return WriteRecord(*this, t, slot, session, sample.header.aux,
+                       {{sample.kernel_name_id, NameClass::kKernel},
+                        {sample.line_name_id, NameClass::kSourceLine},
+                        {sample.reason_name_id, NameClass::kStallReason}},
+                       sample);
   });
 }
 
@@ -529,7 +550,8 @@ protond_result Recorder::ExitState() {
     if (dropped_in[slot] == session) return CountLostExit(*region_, t, slot, session);
     if (recorded_in[slot] != session) return PROTOND_INACTIVE;
     if (now_ns == 0) now_ns = NowNs();
-    return WriteRecord(*this, t, slot, session, record::kRootContextId, name_id, NameClass::kState,
+    return WriteRecord(*this, t, slot, session, record::kRootContextId,
+                       {{name_id, NameClass::kState}},
                        record::MakeTimed(record::Kind::kStateExit, name_id, now_ns));
   });
 }

@@ -86,6 +86,9 @@ class Recorder {
   static constexpr std::chrono::milliseconds kGpuRoomWait{500};
   protond_result WriteGpuActivity(const record::GpuActivityRecord& activity,
                                   uint32_t recording_set);
+  // Writes PC samples for the sessions recording now (PC sampling does not tell launches apart),
+  // waiting for room as WriteGpuActivity does.
+  protond_result WritePcSample(const record::PcSampleRecord& sample);
   protond_result WriteNotice(std::string_view text);
   protond_result WriteDeviceInfo(uint32_t device_id, const record::DeviceInfoRecord& device,
                                  std::string_view name);
