@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Makes a relocatable bundle of a build: bundle/bin (protond, protonctl, the shim and its GPU
-# tracer, the samples, the GPU tests, benchmarks), bundle/python (protond.profiler) and
+# tracer, the samples, the GPU tests and their workloads, benchmarks), bundle/python (protond.profiler) and
 # bundle/lib (every shared library they need that a base system may lack, CUPTI included). The
 # binaries find bundle/lib through RPATH $ORIGIN/../lib, so the folder can be copied to another
 # Linux machine (such as the GPU machine) and run in place.
@@ -12,7 +12,7 @@ rm -rf "$out" && mkdir -p "$out/bin" "$out/lib"
 for f in protond protonctl sample_workload libprotond_shim.so libprotond_control.so \
          libprotond_cupti.so sample_gpu_workload protond_gpu_run_test \
          protond_scope_benchmark wide_tree_workload load_workload \
-         protond_ingest_benchmark; do
+         protond_ingest_benchmark stall_workload protond_pc_sampling_test; do
   [ -e "$build_dir/bin/$f" ] && cp "$build_dir/bin/$f" "$out/bin/"
 done
 # The C runtime and the CUDA driver (libcuda, which must match the machine's kernel module) come
