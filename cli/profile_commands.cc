@@ -11,6 +11,7 @@
 #include "cli/arg_reader.h"
 #include "cli/hatchet/hatchet_reader.h"
 #include "cli/render/metric_spec.h"
+#include "cli/viewer/top_stalls.h"
 #include "common/status/status_macros.h"
 
 namespace protond::cli {
@@ -192,6 +193,8 @@ absl::StatusOr<TopArgs> ParseTopArgs(const std::vector<std::string>& args) {
       ASSIGN_OR_RETURN(parsed.limit, ParseCount("-n", limit));
     } else if (reader.Is("--mangled")) {
       parsed.mangled = true;
+    } else if (reader.Is("--stalls")) {
+      parsed.stalls = true;
     } else {
       RETURN_IF_ERROR(reader.Profile(&parsed.profile));
     }
@@ -202,6 +205,7 @@ absl::StatusOr<TopArgs> ParseTopArgs(const std::vector<std::string>& args) {
 
 absl::StatusOr<std::string> RenderTopCommand(client::Client& client, const TopArgs& args) {
   ASSIGN_OR_RETURN(const v1::Tree tree, LoadProfile(client, args.profile));
+  if (args.stalls) return RenderTopStalls(tree, args.limit);
   return RenderTopKernels(tree, args.limit, args.mangled);
 }
 

@@ -63,9 +63,10 @@ struct TopArgs {
   std::string profile;
   int limit = kDefaultTopKernels;  // -n
   bool mangled = false;
+  bool stalls = false;  // the sampled lines with the most stalls, not the kernels
 };
 
-// `top PROFILE [-n N] [--mangled]`.
+// `top PROFILE [-n N] [--mangled] [--stalls]`.
 absl::StatusOr<TopArgs> ParseTopArgs(const std::vector<std::string>& args);
 
 absl::StatusOr<std::string> RenderTopCommand(client::Client& client, const TopArgs& args);

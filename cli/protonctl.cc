@@ -52,6 +52,8 @@ constexpr char kUsage[] =
     "                                            rank (with --hosts: over every node)\n"
     "  top SESSION|FILE [-n COUNT] [--mangled]   the kernels that took the most GPU time, with\n"
     "                                            their rates and roofline verdict\n"
+    "  top SESSION|FILE --stalls [-n COUNT]      the sampled source lines with the most stalled\n"
+    "                                            PC samples, and why (--mode pcsampling)\n"
     "  export SESSION|FILE --format hatchet|chrome|folded|svg|csv -o FILE [--force]\n"
     "         [-m METRIC] [--mangled]            write a profile for other tools: Proton's\n"
     "                                            Hatchet JSON, a Chrome trace (sessions run\n"
