@@ -187,6 +187,35 @@ TEST_F(ProcessDecoderTest, PcSamplesBecomeLinesUnderTheirKernelWithProtonsMetric
   EXPECT_EQ(decoder_.stats().undefined_reference, 0u);
 }
 
+// After a daemon restart the names come from the store: each keeps its class's meaning (a kernel
+// name verbatim, a stall reason as Proton's metric), so samples after the restart count alike.
+TEST_F(ProcessDecoderTest, AfterARestartStoredNamesKeepTheirClass) {
+  sink_.pc_sampling = true;
+  LaneCursor cursor;
+  ASSERT_TRUE(Decode(cursor, SampledKernel().span()).ok());
+  const store::Batch before = Rows();
+
+  aggregate::CallTree tree(5);
+  SessionSink sink{&tree, &records_, &problems_};
+  sink.pc_sampling = true;
+  ProcessDecoder restarted(77);
+  restarted.Load(before.contexts, before.names);
+  LaneBytes lane;
+  lane.Add(record::MakeSessionBegin(5)).Add(record::MakePcSample(1, 3, 4, 6, 0x140, 5));
+  LaneCursor next;
+  ASSERT_TRUE(restarted
+                  .DecodeLane(next, lane.span(),
+                              [&](uint64_t session) { return session == 5 ? &sink : nullptr; })
+                  .ok());
+  EXPECT_EQ(restarted.stats().undefined_reference, 0u);
+  store::Batch after;
+  tree.TakeChangedRows(after);
+  ASSERT_EQ(after.nodes.size(), 3u);  // step, its kernel, the load line
+  EXPECT_EQ(after.nodes[2].name, "/src/k.cu:6@chase");
+  EXPECT_EQ(MetricOf(after, after.nodes[2].node_id, "stalled_long_scoreboard"), 5);
+  EXPECT_EQ(MetricOf(after, after.nodes[2].node_id, "num_samples"), 5);
+}
+
 TEST_F(ProcessDecoderTest, PcSamplesOfASessionThatDidNotAskForThemAreLeftOut) {
   LaneCursor cursor;
   ASSERT_TRUE(Decode(cursor, SampledKernel().span()).ok());
