@@ -255,10 +255,14 @@ void CUPTIAPI OnBufferCompleted(CUcontext context, uint32_t stream_id, uint8_t* 
       tracer.host->write_activity(&*converted, recording_set);
       PcSampler* sampler = tracer.sampler.load(std::memory_order_acquire);
       if (sampler != nullptr && activity->kind == CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL) {
+        const record::GpuActivityRecord& kernel = *converted;
+        // A record that ends before it starts (the daemon counts those) weighs nothing.
+        const uint64_t gpu_ns =
+            kernel.end_ns >= kernel.start_ns ? kernel.end_ns - kernel.start_ns : 0;
         sampler->aggregator().KernelRan(
             tracer.converter->FunctionNameId(
                 *reinterpret_cast<const CUpti_ActivityKernel10*>(activity)),
-            converted->header.aux, converted->name_id, converted->end_ns - converted->start_ns);
+            kernel.header.aux, kernel.name_id, gpu_ns);
       }
     }
     if (tracer.converter) {
