@@ -15,6 +15,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <memory>
 #include <mutex>
 #include <optional>
 #include <string>
@@ -72,6 +73,9 @@ struct Tracer {
   // PC sampling, while a pcsampling session runs: set and reset under g_start_stop_mutex, read
   // by callbacks while subscribed.
   std::atomic<PcSampler*> sampler{nullptr};
+  // The last session's sampler, kept until the next one starts: a callback that loaded its
+  // pointer just before the session ended may still be running in it.
+  std::unique_ptr<PcSampler> retired_sampler;
   std::thread collector;
   std::mutex collector_mutex;
   std::condition_variable collector_wake;
@@ -365,6 +369,7 @@ void CollectPeriodically(Tracer& tracer, PcSampler& sampler) {
 
 // Turns PC sampling on: for contexts created from now on (resource callbacks) and those alive.
 void StartSampling(Tracer& tracer, const ProtondGpuOptions& options) {
+  tracer.retired_sampler.reset();
   auto* sampler = new PcSampler(*tracer.host, options.pc_sampling_period_log2);
   for (CUpti_CallbackId id : kSamplingResourceCallbacks) {
     cuptiEnableCallback(1, tracer.subscriber, CUPTI_CB_DOMAIN_RESOURCE, id);
@@ -404,7 +409,7 @@ void WriteLastSamples(Tracer& tracer) {
     tracer.host->write_notice(shortcomings.c_str());
   }
   tracer.sampler.store(nullptr, std::memory_order_release);
-  delete sampler;
+  tracer.retired_sampler.reset(sampler);
 }
 
 bool Start(const ProtondGpuHost* host, const ProtondGpuOptions* options, char* error,
