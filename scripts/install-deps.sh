@@ -20,6 +20,8 @@ packages=(
   # starts a Prometheus server on port 9090 (`systemctl disable --now prometheus` stops it).
   prometheus
   python3-yaml  # parses the Kubernetes manifests (tests/deploy/k8s_manifests_test.py)
+  # MLIR 19 for mlir-instrument (proton dialects, proton-opt), its lit/FileCheck tests and llc.
+  libmlir-19-dev mlir-19-tools llvm-19-dev llvm-19-tools
 )
 
 missing=()
