@@ -52,17 +52,7 @@ inline constexpr uint64_t kClockModulus = uint64_t{1} << kClockBits;
 // Triton aligns each CTA's block to this many bytes.
 inline constexpr size_t kBlockAlignment = 128;
 
-// The block header as it lies in memory (10 u32 words; the times are split in two words each,
-// low word first, so the struct is read field by field, never cast onto the bytes).
-struct BlockHeader {
-  uint32_t preamble;
-  uint32_t block_id;
-  uint32_t sm_id;
-  uint32_t data_bytes;
-  uint64_t init_time_ns;
-  uint64_t pre_finalize_time_ns;
-  uint64_t post_finalize_time_ns;
-};
+// Byte offsets of the header's fields in a block; the times are two words each, low word first.
 inline constexpr size_t kPreambleOffset = 0;
 inline constexpr size_t kBlockIdOffset = 4;
 inline constexpr size_t kSmIdOffset = 8;
