@@ -1,5 +1,6 @@
 // proton-opt: mlir-opt with the `proton` and `proton_gpu` dialects, the upstream dialects a GPU
 // kernel is written in, and the passes that lower both to LLVM/NVVM.
+#include "ProtonInstrument/Conversion/Passes.h"
 #include "ProtonInstrument/Dialect/Proton/IR/Proton.h"
 #include "ProtonInstrument/Dialect/ProtonGPU/IR/ProtonGPU.h"
 #include "mlir/Conversion/ArithToLLVM/ArithToLLVM.h"
@@ -37,6 +38,7 @@ int main(int argc, char **argv) {
 
   mlir::registerTransformsPasses();
   mlir::registerConversionPasses();
+  mlir::protoninstrument::registerProtonInstrumentPasses();
   return mlir::asMainReturnCode(mlir::MlirOptMain(
       argc, argv, "proton-opt: instruments GPU kernels with proton scopes\n", registry));
 }
