@@ -7,7 +7,7 @@
 //   mlir-instrument/scripts/compile-kernel.sh mlir-instrument/examples/two_regions.mlir OUT
 module attributes {gpu.container_module} {
   gpu.module @kernels {
-    gpu.func @two_regions(%x: memref<?xf32>, %y: memref<?xf32>, %out: memref<?xf32>,
+    gpu.func @two_regions(%x: memref<1048576xf32>, %y: memref<1048576xf32>, %out: memref<1048576xf32>,
                           %n: index) kernel attributes {known_block_size = array<i32: 128, 1, 1>} {
       %c0 = arith.constant 0 : index
       %c1 = arith.constant 1 : index
@@ -24,8 +24,8 @@ module attributes {gpu.container_module} {
       proton.record start "loop"
       %sum = scf.for %i = %gtid to %n step %stride iter_args(%acc = %zero) -> (f32) {
         proton.record start "load"
-        %xv = memref.load %x[%i] : memref<?xf32>
-        %yv = memref.load %y[%i] : memref<?xf32>
+        %xv = memref.load %x[%i] : memref<1048576xf32>
+        %yv = memref.load %y[%i] : memref<1048576xf32>
         proton.record end "load"
         proton.record start "compute"
         %p = arith.mulf %xv, %a : f32
@@ -36,7 +36,7 @@ module attributes {gpu.container_module} {
         scf.yield %s : f32
       }
       proton.record end "loop"
-      memref.store %sum, %out[%gtid] : memref<?xf32>
+      memref.store %sum, %out[%gtid] : memref<1048576xf32>
       gpu.return
     }
   }

@@ -1,5 +1,6 @@
 # lit configuration of mlir-instrument's FileCheck tests (run by CTest as mlir_instrument_lit).
 import os
+import shutil
 
 import lit.formats
 
@@ -14,3 +15,11 @@ config.test_exec_root = os.path.join(config.mlir_instrument_binary_dir, "test")
 config.environment["PATH"] = os.pathsep.join(
     [config.proton_opt_dir, config.llvm_tools_dir, config.environment.get("PATH", "")])
 config.substitutions.append(("%scripts", config.mlir_instrument_scripts_dir))
+# The proton-opt under test, for scripts that would otherwise look for one themselves.
+config.substitutions.append(("%proton_opt", os.path.join(config.proton_opt_dir, "proton-opt")))
+
+# The end-to-end test of scripts/compile-kernel.sh needs CUDA's ptxas (and LLVM 19's llc, opt,
+# mlir-translate, which llvm-19-tools and mlir-19-tools bring).
+ptxas = os.environ.get("PTXAS", "/usr/local/cuda/bin/ptxas")
+if os.access(ptxas, os.X_OK) or shutil.which("ptxas"):
+    config.available_features.add("ptxas")

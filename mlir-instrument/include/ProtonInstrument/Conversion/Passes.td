@@ -31,4 +31,24 @@ def ConvertProtonToProtonGPU : Pass<"convert-proton-to-protongpu", "ModuleOp"> {
   ];
 }
 
+def ConvertProtonGPUToLLVM : Pass<"convert-protongpu-to-llvm", "ModuleOp"> {
+  let summary = "Lowers proton_gpu ops to the LLVM and NVVM dialects";
+  let description = [{
+    Writes Proton's circular buffer layout: special registers through NVVM ops (tid, ntid, ctaid,
+    nctaid) and LLVM intrinsics (smid, globaltimer, clock64), lane-0 stores under scf.if (run
+    --convert-scf-to-cf afterwards, before --convert-gpu-to-nvvm).
+  }];
+  let dependentDialects = ["::mlir::LLVM::LLVMDialect", "::mlir::NVVM::NVVMDialect",
+                           "::mlir::scf::SCFDialect"];
+}
+
+def ProtonExtractGPUModule : Pass<"proton-extract-gpu-module", "ModuleOp"> {
+  let summary = "Replaces the module's contents by those of its only gpu.module";
+  let description = [{
+    After --convert-gpu-to-nvvm, leaves a module that mlir-translate --mlir-to-llvmir turns into
+    the device's LLVM IR: the gpu.module's functions, the NVPTX triple and data layout. Host code
+    beside the gpu.module is dropped.
+  }];
+}
+
 #endif // PROTONINSTRUMENT_CONVERSION_PASSES_TD

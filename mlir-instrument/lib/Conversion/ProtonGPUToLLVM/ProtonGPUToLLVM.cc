@@ -1,0 +1,215 @@
+// --convert-protongpu-to-llvm: the proton_gpu ops as LLVM/NVVM code that writes Proton's circular
+// buffer layout. One CTA's block of the profile buffer:
+//
+//   byte 0    +------------------------------------------------------------+
+//             | w0 0xDEADBEEF | w1 linear block id | w2 SM id | w3 capacity |  header: 10 u32
+//   byte 16   | w4-5 init time (ns) | w6-7 pre-finalize | w8-9 post-finalize |  (little-endian)
+//   byte 40   +------------------------------------------------------------+
+//             | write index of warp 0 | warp 1 | ... | warp num_warps-1      |  u32 words written
+//   40+4*nw   +------------------------------------------------------------+
+//             | ring of profiled warp 0: 8-byte records                      |  data_bytes in all,
+//             | ring of profiled warp 1 ...                                  |  split evenly
+//             +------------------------------------------------------------+  padded to 128 bytes
+//
+// A record: word0 = end << 31 | scope id << 23 | async << 22 | clock[42:32]; word1 = clock[31:0].
+// Only lane 0 of a profiled warp writes (its segment pointer is null on every other thread).
+#include "DeviceEmitter.h"
+#include "ProtonInstrument/Conversion/Passes.h"
+#include "ProtonInstrument/Dialect/ProtonGPU/IR/ProtonGPU.h"
+#include "mlir/Transforms/DialectConversion.h"
+
+namespace mlir::protoninstrument {
+
+#define GEN_PASS_DEF_CONVERTPROTONGPUTOLLVM
+#include "ProtonInstrument/Conversion/Passes.h.inc"
+
+namespace {
+
+using namespace protongpu;
+
+constexpr int64_t kWarpSize = 32;
+// Byte offsets of the header words.
+constexpr int64_t kPreambleOffset = 0, kBlockIdOffset = 4, kSmIdOffset = 8, kCapacityOffset = 12,
+                  kInitTimeOffset = 16, kPreFinalizeOffset = 24, kPostFinalizeOffset = 32;
+static_assert(kPostFinalizeOffset + 8 == kHeaderBytes, "the header is 10 words");
+
+Value isZero(DeviceEmitter &e, Value value) {
+  return e.builder().create<LLVM::ICmpOp>(value.getLoc(), LLVM::ICmpPredicate::eq, value, e.i32(0));
+}
+
+Value isNotNull(DeviceEmitter &e, Location loc, Value pointer) {
+  Value null = e.builder().create<LLVM::ZeroOp>(loc, pointer.getType());
+  return e.builder().create<LLVM::ICmpOp>(loc, LLVM::ICmpPredicate::ne, pointer, null);
+}
+
+struct GlobalScratchAllocLowering : OpConversionPattern<GlobalScratchAllocOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult matchAndRewrite(GlobalScratchAllocOp op, OpAdaptor adaptor,
+                                ConversionPatternRewriter &rewriter) const override {
+    DeviceEmitter e(rewriter, op.getLoc());
+    Value blockId =
+        rewriter.create<LLVM::ZExtOp>(op.getLoc(), rewriter.getI64Type(), e.linearBlockId());
+    Value offset = rewriter.create<LLVM::MulOp>(op.getLoc(), blockId, e.i64(op.getBlockBytes()));
+    rewriter.replaceOp(op, e.byteOffset(adaptor.getBuffer(), offset));
+    return success();
+  }
+};
+
+// Thread 0 writes header words 0-5 at entry.
+struct InitializeLowering : OpConversionPattern<InitializeOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult matchAndRewrite(InitializeOp op, OpAdaptor adaptor,
+                                ConversionPatternRewriter &rewriter) const override {
+    DeviceEmitter e(rewriter, op.getLoc());
+    Value block = adaptor.getBlock();
+    e.ifThen(isZero(e, e.linearThreadId()), [&] {
+      e.store(e.i32(static_cast<int32_t>(kPreamble)), block, kPreambleOffset);
+      e.store(e.linearBlockId(), block, kBlockIdOffset);
+      e.store(e.smId(), block, kSmIdOffset);
+      e.store(e.i32(op.getDataBytes()), block, kCapacityOffset);
+      e.store(e.globalTimerNs(), block, kInitTimeOffset);
+    });
+    rewriter.eraseOp(op);
+    return success();
+  }
+};
+
+// Lane 0 of warp w, w < num_warps and w % warp_stride == 0, gets
+// block + header + (w / warp_stride) * segment bytes; every other thread gets null.
+struct SegmentAllocLowering : OpConversionPattern<SegmentAllocOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult matchAndRewrite(SegmentAllocOp op, OpAdaptor adaptor,
+                                ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    DeviceEmitter e(rewriter, loc);
+    unsigned numWarps = op.getNumWarps(), stride = op.getWarpStride();
+    // Operands are built one statement at a time: the IR's order must not depend on the order in
+    // which the compiler evaluates function arguments.
+    Value thread = e.linearThreadId();
+    Value warp = rewriter.create<LLVM::UDivOp>(loc, thread, e.i32(kWarpSize));
+    Value lane = rewriter.create<LLVM::URemOp>(loc, thread, e.i32(kWarpSize));
+    Value inRange =
+        rewriter.create<LLVM::ICmpOp>(loc, LLVM::ICmpPredicate::ult, warp, e.i32(numWarps));
+    Value strideWarp = isZero(e, rewriter.create<LLVM::URemOp>(loc, warp, e.i32(stride)));
+    Value profiled = rewriter.create<LLVM::AndOp>(loc, strideWarp, inRange);
+    Value writes = rewriter.create<LLVM::AndOp>(loc, isZero(e, lane), profiled);
+    Value ring = rewriter.create<LLVM::UDivOp>(loc, warp, e.i32(stride));
+    Value ringOffset = rewriter.create<LLVM::MulOp>(loc, ring, e.i32(op.getType().getBytes()));
+    Value header = e.i32(indexedHeaderBytes(numWarps));
+    Value offset = rewriter.create<LLVM::AddOp>(loc, header, ringOffset);
+    Value segment = e.byteOffset(adaptor.getBlock(), offset);
+    Value null = rewriter.create<LLVM::ZeroOp>(loc, segment.getType());
+    rewriter.replaceOpWithNewOp<LLVM::SelectOp>(op, writes, segment, null);
+    return success();
+  }
+};
+
+struct InitBufferIndexLowering : OpConversionPattern<InitBufferIndexOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult matchAndRewrite(InitBufferIndexOp op, OpAdaptor,
+                                ConversionPatternRewriter &rewriter) const override {
+    DeviceEmitter e(rewriter, op.getLoc());
+    Value index =
+        rewriter.create<LLVM::AllocaOp>(op.getLoc(), op.getType(), rewriter.getI32Type(), e.i32(1));
+    rewriter.create<LLVM::StoreOp>(op.getLoc(), e.i32(0), index);
+    rewriter.replaceOp(op, index);
+    return success();
+  }
+};
+
+struct ReadCounterLowering : OpConversionPattern<ReadCounterOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult matchAndRewrite(ReadCounterOp op, OpAdaptor,
+                                ConversionPatternRewriter &rewriter) const override {
+    rewriter.replaceOp(op, DeviceEmitter(rewriter, op.getLoc()).clock64());
+    return success();
+  }
+};
+
+struct CircularStoreLowering : OpConversionPattern<CircularStoreOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult matchAndRewrite(CircularStoreOp op, OpAdaptor adaptor,
+                                ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    DeviceEmitter e(rewriter, loc);
+    Value segment = adaptor.getSegment(), indexPtr = adaptor.getIndex();
+    unsigned words = op.getSegment().getType().getBytes() / 4;
+    uint32_t tag = (op.getKind() == proton::RecordKind::end ? 1u << 31 : 0u) |
+                   op.getScopeId() << 23 | (op.getAsync() ? 1u << 22 : 0u);
+    Value counter = adaptor.getCounter();
+    e.ifThen(isNotNull(e, loc, segment), [&] {
+      Type i32 = rewriter.getI32Type();
+      Value index = rewriter.create<LLVM::LoadOp>(loc, i32, indexPtr);
+      Value slot = rewriter.create<LLVM::AndOp>(loc, index, e.i32(words - 1));
+      Value high = rewriter.create<LLVM::TruncOp>(
+          loc, i32, rewriter.create<LLVM::LShrOp>(loc, counter, e.i64(32)));
+      Value tagBits = e.i32(static_cast<int32_t>(tag));
+      Value clockBits = rewriter.create<LLVM::AndOp>(loc, high, e.i32(0x7FF));
+      Value word0 = rewriter.create<LLVM::OrOp>(loc, clockBits, tagBits);
+      Value word1 = rewriter.create<LLVM::TruncOp>(loc, i32, counter);
+      Value first =
+          rewriter.create<LLVM::GEPOp>(loc, segment.getType(), i32, segment, ValueRange{slot});
+      rewriter.create<LLVM::StoreOp>(loc, word0, first);
+      rewriter.create<LLVM::StoreOp>(loc, word1, e.byteOffset(first, 4));
+      rewriter.create<LLVM::StoreOp>(loc, rewriter.create<LLVM::AddOp>(loc, index, e.i32(2)),
+                                     indexPtr);
+    });
+    rewriter.eraseOp(op);
+    return success();
+  }
+};
+
+// Each writing lane stores its warp's index; then (after a barrier where every thread gets here)
+// thread 0 stamps the end times.
+struct FinalizeLowering : OpConversionPattern<FinalizeOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult matchAndRewrite(FinalizeOp op, OpAdaptor adaptor,
+                                ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    DeviceEmitter e(rewriter, loc);
+    Value block = adaptor.getBlock();
+    e.ifThen(isNotNull(e, loc, adaptor.getSegment()), [&] {
+      Value index = rewriter.create<LLVM::LoadOp>(loc, rewriter.getI32Type(), adaptor.getIndex());
+      Value warp = rewriter.create<LLVM::UDivOp>(loc, e.linearThreadId(), e.i32(kWarpSize));
+      Value header = e.i32(kHeaderBytes);
+      Value slotOffset = rewriter.create<LLVM::MulOp>(loc, warp, e.i32(4));
+      Value offset = rewriter.create<LLVM::AddOp>(loc, header, slotOffset);
+      rewriter.create<LLVM::StoreOp>(loc, index, e.byteOffset(block, offset));
+    });
+    if (op.getBarrier()) rewriter.create<NVVM::Barrier0Op>(loc);
+    e.ifThen(isZero(e, e.linearThreadId()), [&] {
+      e.store(e.globalTimerNs(), block, kPreFinalizeOffset);
+      e.store(e.globalTimerNs(), block, kPostFinalizeOffset);
+    });
+    rewriter.eraseOp(op);
+    return success();
+  }
+};
+
+class ConvertProtonGPUToLLVMPass
+    : public impl::ConvertProtonGPUToLLVMBase<ConvertProtonGPUToLLVMPass> {
+ public:
+  void runOnOperation() override {
+    MLIRContext *context = &getContext();
+    TypeConverter converter;
+    converter.addConversion([](Type type) { return type; });
+    converter.addConversion(
+        [context](SegmentType) { return LLVM::LLVMPointerType::get(context, 1); });
+
+    ConversionTarget target(*context);
+    target.addIllegalDialect<ProtonGPUDialect>();
+    target.addLegalDialect<LLVM::LLVMDialect, NVVM::NVVMDialect, scf::SCFDialect>();
+
+    RewritePatternSet patterns(context);
+    patterns
+        .add<GlobalScratchAllocLowering, InitializeLowering, SegmentAllocLowering,
+             InitBufferIndexLowering, ReadCounterLowering, CircularStoreLowering, FinalizeLowering>(
+            converter, context);
+    if (failed(applyPartialConversion(getOperation(), target, std::move(patterns))))
+      signalPassFailure();
+  }
+};
+
+}  // namespace
+
+}  // namespace mlir::protoninstrument

@@ -1,0 +1,23 @@
+// The whole path of scripts/compile-kernel.sh on the example kernel: a cubin that ptxas accepts
+// for sm_90, the metadata the host needs, and the six clock reads (none merged) in the PTX.
+// REQUIRES: ptxas
+// RUN: rm -rf %t && env PROTON_OPT=%proton_opt %scripts/compile-kernel.sh %S/../../examples/two_regions.mlir %t num-warps=4 buffer-size=8192
+// RUN: test -s %t/kernel.cubin
+// RUN: FileCheck %s --check-prefix=PTX < %t/kernel.ptx
+// RUN: FileCheck %s --check-prefix=META < %t/metadata.json
+
+// PTX: .visible .entry two_regions(
+// PTX-COUNT-5: .param .u64 two_regions_param_{{[0-4]}}
+// PTX-NOT: .param
+// PTX: .maxntid 128, 1, 1
+// PTX-COUNT-6: mov.u64 {{.*}}%clock64;
+// PTX-NOT: %clock64
+// PTX: bar.sync 0;
+
+// META: "block_bytes": 8320,
+// META: "kernel_name": "two_regions",
+// META: "profile_arg_index": 4
+// META: "scope_names": [
+// META-NEXT: "loop",
+// META-NEXT: "load",
+// META-NEXT: "compute"
