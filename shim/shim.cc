@@ -20,9 +20,11 @@
 #include <mutex>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "client-lib/cpp/daemon_paths.h"
 #include "common/mode/session_mode.h"
+#include "common/record/instrumentation_blob.h"
 #include "shim/control/control_loader.h"
 #include "shim/gpu/gpu_tracing.h"
 #include "shim/loading/sibling_library.h"
@@ -439,6 +441,32 @@ PROTOND_EXPORT protond_result protond_launch_enter(const char* name) {
 PROTOND_EXPORT protond_result protond_launch_exit(void) {
   auto* recorder = ActiveRecorder();
   return recorder != nullptr ? recorder->ExitLaunch() : PROTOND_INACTIVE;
+}
+
+PROTOND_EXPORT protond_result protond_instrumentation_buffer(
+    const char* kernel_name, uint32_t device_id, const char* const* scope_names,
+    uint32_t num_scopes, uint32_t block_bytes, uint32_t num_warps, const void* buffer,
+    uint64_t buffer_bytes) {
+  auto* recorder = ActiveRecorder();
+  if (recorder == nullptr) return PROTOND_INACTIVE;
+  if ((scope_names == nullptr && num_scopes != 0) || buffer == nullptr ||
+      num_scopes > protond::record::kMaxInstrumentationScopes) {
+    protond::shim::SetLastError(
+        "instrumentation buffer: scope names or buffer missing, or over 256 scopes");
+    return PROTOND_ERR_INVALID_ARGUMENT;
+  }
+  std::vector<std::string_view> names;
+  for (uint32_t i = 0; i < num_scopes; ++i) {
+    names.push_back(scope_names[i] != nullptr ? scope_names[i] : "");
+  }
+  protond::record::InstrumentationBufferHeader header{};
+  header.device_id = device_id;
+  header.layout = static_cast<uint32_t>(protond::record::InstrumentationLayout::kCircular);
+  header.block_bytes = block_bytes;
+  header.num_warps = num_warps;
+  return recorder->WriteInstrumentationBuffer(
+      kernel_name, header, names,
+      {static_cast<const uint8_t*>(buffer), static_cast<size_t>(buffer_bytes)});
 }
 
 PROTOND_EXPORT protond_result protond_set_context_provider(protond_context_provider provider) {

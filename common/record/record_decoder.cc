@@ -108,6 +108,32 @@ absl::Status DecodePcSample(std::span<const uint8_t> bytes, Record& r) {
   return absl::OkStatus();
 }
 
+absl::Status DecodeBlobChunk(std::span<const uint8_t> bytes, Record& r) {
+  if (r.size_bytes < sizeof(BlobChunkRecord)) return WrongSize(r, sizeof(BlobChunkRecord));
+  if (r.flags != 0 || r.aux == 0) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("blob chunk record has flags ", r.flags, " and blob id ", r.aux));
+  }
+  r.blob = Load<BlobChunkRecord>(bytes, 0);
+  const BlobChunkRecord& b = r.blob;
+  if (b.blob_class == 0 || b.blob_class > kMaxBlobClass) {
+    return absl::InvalidArgumentError(absl::StrCat("blob chunk has class ", b.blob_class));
+  }
+  if (b.chunk_bytes > kMaxBlobChunkBytes || BlobChunkRecordBytes(b.chunk_bytes) != r.size_bytes) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("blob chunk of ", b.chunk_bytes, " bytes in a record of ", r.size_bytes));
+  }
+  if (b.total_bytes > kMaxBlobBytes || b.offset > b.total_bytes ||
+      b.chunk_bytes > b.total_bytes - b.offset) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("blob chunk at ", b.offset, " of ", b.chunk_bytes, " bytes in a blob of ",
+                     b.total_bytes, " (at most ", kMaxBlobBytes, ")"));
+  }
+  r.name = std::string_view(reinterpret_cast<const char*>(bytes.data()) + sizeof(BlobChunkRecord),
+                            b.chunk_bytes);
+  return absl::OkStatus();
+}
+
 absl::Status DecodeBody(std::span<const uint8_t> bytes, Record& r) {
   switch (r.kind) {
     case Kind::kThreadBegin:
@@ -134,6 +160,8 @@ absl::Status DecodeBody(std::span<const uint8_t> bytes, Record& r) {
       return DecodeDeviceInfo(bytes, r);
     case Kind::kPcSample:
       return DecodePcSample(bytes, r);
+    case Kind::kBlobChunk:
+      return DecodeBlobChunk(bytes, r);
   }
   return absl::InternalError("unreachable record kind");
 }

@@ -18,13 +18,15 @@ struct Record {
   Kind kind;
   uint8_t flags;
   uint32_t size_bytes;
-  uint32_t aux;                  // context id, name id or thread id, as the kind says
-  uint32_t ref_id = 0;           // kContextDef: parent context id; kMetric: name id
-  uint64_t value = 0;            // timestamp_ns, session id, or the metric's value bits
-  std::string_view name;         // kContextDef, kNameDef, kDeviceInfo; kNotice: its text
+  uint32_t aux;         // context id, name id or thread id, as the kind says
+  uint32_t ref_id = 0;  // kContextDef: parent context id; kMetric: name id
+  uint64_t value = 0;   // timestamp_ns, session id, or the metric's value bits
+  // kContextDef, kNameDef, kDeviceInfo; kNotice: its text; kBlobChunk: the chunk's bytes
+  std::string_view name;
   GpuActivityRecord activity{};  // kKernel, kMemcpy, kMemset
   DeviceInfoRecord device{};     // kDeviceInfo (aux is the device ordinal)
   PcSampleRecord pc_sample{};    // kPcSample
+  BlobChunkRecord blob{};        // kBlobChunk (aux is the blob id)
   bool unknown_kind = false;     // a kind newer than this decoder: skip it, count it
 };
 

@@ -157,6 +157,32 @@ TEST(RecordDecoderTest, Malicious_PcSampleWithoutNamesOrWithFlagsIsRefused) {
   EXPECT_EQ(DecodeRecord(Bytes(flagged)).status().message(), "PC sample record has flags 2");
 }
 
+TEST(RecordDecoderTest, DecodesBlobChunk) {
+  auto r = DecodeRecord(testing::BlobChunk(5, 100, 96, "abcd"));
+  ASSERT_TRUE(r.ok()) << r.status();
+  EXPECT_EQ(r->kind, Kind::kBlobChunk);
+  EXPECT_EQ(r->aux, 5u);
+  EXPECT_EQ(r->blob.blob_class, static_cast<uint32_t>(BlobClass::kInstrumentationBuffer));
+  EXPECT_EQ(r->blob.total_bytes, 100u);
+  EXPECT_EQ(r->blob.offset, 96u);
+  EXPECT_EQ(r->name, "abcd");
+}
+
+TEST(RecordDecoderTest, Malicious_BlobChunkWithBadFieldsIsRefused) {
+  EXPECT_EQ(DecodeRecord(testing::BlobChunk(0, 4, 0, "abcd")).status().message(),
+            "blob chunk record has flags 0 and blob id 0");
+  EXPECT_EQ(DecodeRecord(testing::BlobChunk(5, 99, 96, "abcd")).status().message(),
+            "blob chunk at 96 of 4 bytes in a blob of 99 (at most 268435456)");
+  EXPECT_EQ(DecodeRecord(testing::BlobChunk(5, kMaxBlobBytes + 8, 0, "abcd")).status().message(),
+            "blob chunk at 0 of 4 bytes in a blob of 268435464 (at most 268435456)");
+  auto classless = testing::BlobChunk(5, 4, 0, "abcd");
+  classless[8] = 0;
+  EXPECT_EQ(DecodeRecord(classless).status().message(), "blob chunk has class 0");
+  auto long_chunk = testing::BlobChunk(5, 100, 0, "abcd");
+  long_chunk[20] = 9;  // chunk_bytes 9 in a record with room for 8
+  EXPECT_EQ(DecodeRecord(long_chunk).status().message(), "blob chunk of 9 bytes in a record of 32");
+}
+
 TEST(RecordDecoderTest, Malicious_GpuActivityWithBadFieldsIsRefused) {
   GpuActivityRecord nameless = MakeGpuActivity(Kind::kKernel, 0, 0);
   auto r = DecodeRecord(Bytes(nameless));

@@ -29,6 +29,8 @@
 //   kDeviceInfo    aux=CUDA ordinal  DeviceInfoRecord, name, padding: one GPU of the process (v3)
 //   kPcSample      aux=context_id    PcSampleRecord: PC samples of one instruction and stall
 //                                    reason, under a kernel's node (v4)
+//   kBlobChunk     aux=blob_id       BlobChunkRecord, chunk bytes, padding: one piece of a blob
+//                                    too large for a record, such as an instrumentation buffer (v5)
 //
 // Context ids name interned scope paths: context 0 is ROOT and is never defined; every other id
 // is defined (kContextDef) in a lane before that lane first uses it. Name ids (metrics, states,
@@ -43,7 +45,7 @@
 
 namespace protond::record {
 
-inline constexpr uint32_t kRecordFormatVersion = 4;
+inline constexpr uint32_t kRecordFormatVersion = 5;
 inline constexpr size_t kHeaderBytes = 8;
 inline constexpr size_t kAlignment = 8;
 // Names longer than this are truncated by the writer and rejected by the reader.
@@ -66,8 +68,9 @@ enum class Kind : uint8_t {
   kNotice = 13,
   kDeviceInfo = 14,
   kPcSample = 15,
+  kBlobChunk = 16,
 };
-inline constexpr uint8_t kMaxKnownKind = 15;
+inline constexpr uint8_t kMaxKnownKind = 16;
 
 // What a kNameDef names, and the value type of a kMetric.
 enum class NameClass : uint8_t {
@@ -81,6 +84,16 @@ enum class NameClass : uint8_t {
   kStallReason = 6,  // CUPTI's name: "smsp__pcsamp_warps_issue_stalled_long_scoreboard"
 };
 inline constexpr uint8_t kMaxNameClass = 6;
+
+// What a blob (kBlobChunk) holds; the layouts are below.
+enum class BlobClass : uint32_t {
+  kInstrumentationBuffer = 1,  // InstrumentationBufferHeader, names, the buffer
+};
+inline constexpr uint32_t kMaxBlobClass = 1;
+inline constexpr size_t kMaxBlobChunkBytes = 4096;
+// The daemon refuses larger blobs: an instrumentation buffer of a very large grid is cut by the
+// writer, not by the ring.
+inline constexpr uint32_t kMaxBlobBytes = 256u << 20;
 
 // What a kMemcpy copied between: the values of CUPTI's CUpti_ActivityMemcpyKind, which the format
 // fixes here so that the daemon needs no CUPTI header.
@@ -190,6 +203,38 @@ struct PcSampleRecord {
 };
 static_assert(sizeof(PcSampleRecord) == 32);
 
+// kBlobChunk: bytes [offset, offset + chunk_bytes) of blob `aux` (a process-wide id, not 0), which
+// is `total_bytes` long. One thread writes a blob's chunks in order into one lane; the daemon
+// puts them together and drops a blob that misses a chunk (the ring was full).
+struct BlobChunkRecord {
+  Header header;
+  uint32_t blob_class;  // BlobClass
+  uint32_t total_bytes;
+  uint32_t offset;
+  uint32_t chunk_bytes;  // at most kMaxBlobChunkBytes; the bytes follow, zero-padded
+};
+static_assert(sizeof(BlobChunkRecord) == 24);
+
+// BlobClass::kInstrumentationBuffer: the intra-kernel profile buffer of one kernel launch, copied
+// out of the GPU after it, as the instrumented kernel wrote it. The blob is this header, each
+// scope's name (in scope id order, each followed by a zero byte), zeros to a multiple of 8, then
+// the buffer (a whole number of blocks of block_bytes). The context and the kernel's name are
+// defined in the lane before the blob's first chunk, as for a kKernel record.
+struct InstrumentationBufferHeader {
+  uint32_t context_id;      // where the kernel's node goes: the scope open at the copy
+  uint32_t kernel_name_id;  // NameClass::kKernel
+  uint32_t device_id;
+  uint32_t layout;       // InstrumentationLayout
+  uint32_t block_bytes;  // one CTA's part of the buffer
+  uint32_t num_warps;    // per CTA
+  uint32_t num_scopes;
+  uint32_t scope_names_bytes;  // all scope names with their zero bytes
+};
+static_assert(sizeof(InstrumentationBufferHeader) == 32);
+
+enum class InstrumentationLayout : uint32_t {
+  kCircular = 1,  // Proton's circular layout (docs/instrumentation.md)
+};
 static_assert(sizeof(TimedRecord) == 16 && sizeof(SessionBeginRecord) == 16);
 static_assert(sizeof(MetricRecord) == 24 && offsetof(MetricRecord, value_bits) == 16);
 static_assert(sizeof(NamedRecordPrefix) == 16);
@@ -204,9 +249,14 @@ constexpr size_t NamedRecordBytes(size_t name_bytes) {
 constexpr size_t DeviceInfoRecordBytes(size_t name_bytes) {
   return AlignUp(sizeof(DeviceInfoRecord) + name_bytes);
 }
+// Size of a kBlobChunk record carrying `chunk_bytes`.
+constexpr size_t BlobChunkRecordBytes(size_t chunk_bytes) {
+  return AlignUp(sizeof(BlobChunkRecord) + chunk_bytes);
+}
 // The largest record: a device with a name of kMaxNameBytes.
 inline constexpr size_t kMaxRecordBytes = DeviceInfoRecordBytes(kMaxNameBytes);
 static_assert(kMaxRecordBytes >= NamedRecordBytes(kMaxNameBytes));
+static_assert(kMaxRecordBytes >= BlobChunkRecordBytes(kMaxBlobChunkBytes));
 static_assert(kMaxRecordBytes <= UINT16_MAX);
 
 constexpr Header MakeHeader(Kind kind, uint8_t flags, size_t size_bytes, uint32_t aux) {
@@ -298,6 +348,21 @@ inline PcSampleRecord MakePcSample(uint32_t context_id, uint32_t kernel_name_id,
                         reason_name_id,
                         pc_offset,
                         samples};
+}
+
+// Writes chunk `chunk` of blob `blob_id` into `out`, which must hold
+// BlobChunkRecordBytes(chunk.size()) bytes (chunk.size() <= kMaxBlobChunkBytes). Returns the bytes
+// written.
+inline size_t EncodeBlobChunk(uint32_t blob_id, BlobClass blob_class, uint32_t total_bytes,
+                              uint32_t offset, std::string_view chunk, uint8_t* out) {
+  const size_t size = BlobChunkRecordBytes(chunk.size());
+  const BlobChunkRecord prefix{MakeHeader(Kind::kBlobChunk, 0, size, blob_id),
+                               static_cast<uint32_t>(blob_class), total_bytes, offset,
+                               static_cast<uint32_t>(chunk.size())};
+  std::memset(out, 0, size);
+  std::memcpy(out, &prefix, sizeof(prefix));
+  std::memcpy(out + sizeof(prefix), chunk.data(), chunk.size());
+  return size;
 }
 
 // A zeroed activity record of `kind` (kKernel, kMemcpy or kMemset) with its header filled in.

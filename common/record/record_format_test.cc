@@ -129,5 +129,15 @@ TEST(RecordFormatTest, PcSampleGoldenBytes) {
                              })));
 }
 
+TEST(RecordFormatTest, BlobChunkGoldenBytes) {
+  EXPECT_THAT(testing::BlobChunk(5, 100, 96, "abcd"),
+              ElementsAreArray(Expected({
+                  16,  0,   32,  0,   5,   0, 0, 0,  // header: kind, flags, size, blob id
+                  1,   0,   0,   0,   100, 0, 0, 0,  // class (instrumentation buffer), total
+                  96,  0,   0,   0,   4,   0, 0, 0,  // offset, chunk_bytes
+                  'a', 'b', 'c', 'd', 0,   0, 0, 0,  // the chunk, zero-padded
+              })));
+}
+
 }  // namespace
 }  // namespace protond::record

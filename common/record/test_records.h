@@ -2,6 +2,9 @@
 #ifndef PROTOND_COMMON_RECORD_TEST_RECORDS_H_
 #define PROTOND_COMMON_RECORD_TEST_RECORDS_H_
 
+#include <string_view>
+#include <vector>
+
 #include "common/record/record_format.h"
 
 namespace protond::record::testing {
@@ -34,6 +37,15 @@ inline DeviceInfoRecord A100() {
   device.bus_width_bits = 5120;
   device.memory_bytes = 85097971712;  // 79.25 GiB
   return device;
+}
+
+// The kBlobChunk record of `chunk` (bytes [offset, offset + chunk.size()) of blob `blob_id`).
+inline std::vector<uint8_t> BlobChunk(uint32_t blob_id, uint32_t total_bytes, uint32_t offset,
+                                      std::string_view chunk) {
+  std::vector<uint8_t> out(BlobChunkRecordBytes(chunk.size()));
+  EncodeBlobChunk(blob_id, BlobClass::kInstrumentationBuffer, total_bytes, offset, chunk,
+                  out.data());
+  return out;
 }
 
 }  // namespace protond::record::testing

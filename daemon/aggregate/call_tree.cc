@@ -141,6 +141,21 @@ absl::Status CallTree::AddPcSamples(uint32_t node, uint64_t process_id, const St
   return status;
 }
 
+absl::Status CallTree::AddKernelScope(uint32_t node, uint64_t process_id, uint64_t count,
+                                      uint64_t cycles, double normalized_cycles,
+                                      uint32_t device_id) {
+  ChangeStats(node, process_id).count += count;
+  uint64_t normalized_bits;
+  std::memcpy(&normalized_bits, &normalized_cycles, sizeof(normalized_bits));
+  absl::Status status =
+      AddMetric(node, process_id, {"cycles", MetricAggregation::kInclusive}, false, cycles);
+  status.Update(AddMetric(node, process_id, {"normalized_cycles", MetricAggregation::kInclusive},
+                          true, normalized_bits));
+  status.Update(
+      AddMetric(node, process_id, {"device_id", MetricAggregation::kProperty}, false, device_id));
+  return status;
+}
+
 void CallTree::TakeChangedRows(store::Batch& batch) {
   for (size_t id = first_unsaved_node_; id < nodes_.size(); ++id) {
     batch.nodes.push_back(

@@ -72,6 +72,12 @@ class CallTree {
   absl::Status AddPcSamples(uint32_t node, uint64_t process_id, const StallReason& reason,
                             uint64_t samples);
 
+  // `count` executions of a scope inside a kernel (intra-kernel instrumentation, one per warp and
+  // pass) at `node`, with Proton's metrics: "cycles" (summed over them), "normalized_cycles" and
+  // the device as "device_id".
+  absl::Status AddKernelScope(uint32_t node, uint64_t process_id, uint64_t count, uint64_t cycles,
+                              double normalized_cycles, uint32_t device_id);
+
   // Appends the rows of everything changed since the last call to `batch`, as absolute values.
   void TakeChangedRows(store::Batch& batch);
 

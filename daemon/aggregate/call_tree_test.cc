@@ -81,6 +81,23 @@ TEST(CallTreeTest, MetricsFollowProtonSemantics) {
   EXPECT_EQ(batch.metrics[2].name, "t");
 }
 
+TEST(CallTreeTest, KernelScopesSumProtonsCycleMetrics) {
+  CallTree tree(1);
+  const uint32_t scope = tree.Child(tree.Child(kRootNodeId, "kernel"), "loop");
+  ASSERT_TRUE(tree.AddKernelScope(scope, 1, 8, 4000, 125.0, 0).ok());
+  ASSERT_TRUE(tree.AddKernelScope(scope, 1, 8, 2000, 62.5, 0).ok());
+  store::Batch batch;
+  tree.TakeChangedRows(batch);
+  ASSERT_EQ(batch.node_stats.size(), 1u);
+  EXPECT_EQ(batch.node_stats[0].count, 16u);
+  ASSERT_EQ(batch.metrics.size(), 3u);
+  EXPECT_EQ(batch.metrics[0].name, "cycles");
+  EXPECT_EQ(batch.metrics[0].int_value, 6000);
+  EXPECT_EQ(batch.metrics[1].name, "normalized_cycles");
+  EXPECT_DOUBLE_EQ(batch.metrics[1].double_value, 187.5);
+  EXPECT_EQ(batch.metrics[2].aggregation, MetricAggregation::kProperty);
+}
+
 TEST(CallTreeTest, LoadResumesFromStoredRows) {
   CallTree first(1);
   const uint32_t b = first.Child(first.Child(kRootNodeId, "a"), "b");

@@ -4,6 +4,8 @@
 #include <cstring>
 
 #include "absl/strings/str_cat.h"
+#include "common/record/instrumentation_blob.h"
+#include "daemon/instrumentation/circular_buffer.h"
 
 namespace protond::ingest {
 namespace {
@@ -40,6 +42,7 @@ std::string DecoderStats::Summary() const {
   add(unmatched_exit, "exits without an enter");
   add(abandoned_scopes, "scopes never exited");
   add(reversed_activity, "GPU activities ending before they started");
+  add(incomplete_blobs, "instrumentation buffers missing a part");
   return summary;
 }
 
@@ -112,7 +115,8 @@ void ProcessDecoder::Apply(LaneCursor& cursor, const record::Record& r, SessionL
   switch (r.kind) {
     case Kind::kThreadBegin:
       stats_.abandoned_scopes += cursor.stack.size();
-      cursor = LaneCursor{cursor.read_pos, cursor.dropped_seen, {}, 0, r.aux, 0, {}, cursor.lane};
+      cursor =
+          LaneCursor{cursor.read_pos, cursor.dropped_seen, {}, 0, r.aux, 0, {}, cursor.lane, {}};
       return;
     case Kind::kSessionBegin:
       // Scopes open when the lane's last session stopped recording end with it, uncounted: a
@@ -158,6 +162,8 @@ void ProcessDecoder::Apply(LaneCursor& cursor, const record::Record& r, SessionL
       return ApplyGpuActivity(cursor, r, *sink);
     case Kind::kPcSample:
       return ApplyPcSample(cursor, r, *sink);
+    case Kind::kBlobChunk:
+      return ApplyBlobChunk(cursor, r, *sink);
     case Kind::kNotice:
       return ReportProblem(*sink, std::string(r.name));
     default:
@@ -354,6 +360,75 @@ void ProcessDecoder::ApplyPcSample(LaneCursor& cursor, const record::Record& r, 
   const uint32_t line_node = sink.tree->Child(leaf, line->metric.name);
   absl::Status status =
       sink.tree->AddPcSamples(line_node, process_id_, reason->stall, sample.samples);
+  if (!status.ok()) ReportProblem(sink, std::string(status.message()));
+}
+
+void ProcessDecoder::ApplyBlobChunk(LaneCursor& cursor, const record::Record& r,
+                                    SessionSink& sink) {
+  PartialBlob& blob = cursor.blob;
+  if (r.aux == blob.lost_id) return;
+  if (r.blob.offset == 0) {
+    if (blob.id != 0) stats_.incomplete_blobs++;
+    blob = PartialBlob{r.aux, r.blob.total_bytes, {}, 0};
+  } else if (r.aux != blob.id || r.blob.offset != blob.bytes.size() ||
+             r.blob.total_bytes != blob.total_bytes) {
+    // Its start, or a chunk before it, was lost: the lane was full, or the daemon restarted.
+    if (blob.id != 0 && blob.id != r.aux) stats_.incomplete_blobs++;
+    stats_.incomplete_blobs++;
+    blob = PartialBlob{0, 0, {}, r.aux};
+    ReportProblem(sink,
+                  "an instrumentation buffer lost a part in a full lane and was dropped (raise "
+                  "PROTOND_LANE_BYTES, or copy out smaller buffers)");
+    return;
+  }
+  blob.bytes.append(r.name);
+  if (blob.bytes.size() < blob.total_bytes) return;
+  const std::string bytes = std::move(blob.bytes);
+  blob = PartialBlob{};
+  ApplyInstrumentationBuffer(cursor, bytes, sink);
+}
+
+void ProcessDecoder::ApplyInstrumentationBuffer(LaneCursor& cursor, std::string_view bytes,
+                                                SessionSink& sink) {
+  absl::StatusOr<record::InstrumentationBlob> blob = record::ParseInstrumentationBlob(bytes);
+  if (!blob.ok()) {
+    return ReportProblem(sink,
+                         absl::StrCat("instrumentation buffer dropped: ", blob.status().message()));
+  }
+  const record::InstrumentationBufferHeader& header = blob->header;
+  const Name* kernel = NameWithClass(header.kernel_name_id, NameClass::kKernel);
+  uint32_t node;
+  if (kernel == nullptr || !NodeOf(cursor.session_id, *sink.tree, header.context_id, &node)) {
+    stats_.undefined_reference++;
+    return;
+  }
+  instrumentation::BufferLayout layout;
+  layout.block_bytes = header.block_bytes;
+  layout.num_warps = header.num_warps;
+  layout.scope_names.assign(blob->scope_names.begin(), blob->scope_names.end());
+  absl::StatusOr<instrumentation::DecodedBuffer> decoded =
+      instrumentation::DecodeCircularBuffer(blob->buffer, layout);
+  if (!decoded.ok()) {
+    return ReportProblem(sink, absl::StrCat("instrumentation buffer of ", kernel->metric.name,
+                                            " dropped: ", decoded.status().message()));
+  }
+  if (std::string problems = instrumentation::DescribeProblems(decoded->problems);
+      !problems.empty()) {
+    ReportProblem(sink, std::move(problems));
+  }
+  // The kernel's own node: the one its kKernel records (CUPTI) land on too.
+  const uint64_t leaf_key =
+      uint64_t{static_cast<uint8_t>(Kind::kKernel)} << 32 | header.kernel_name_id;
+  const uint32_t leaf =
+      ActivityLeaf(cursor.session_id, *sink.tree, node, leaf_key, kernel->metric.name);
+  absl::Status status;
+  for (const instrumentation::ScopeTotals& scope : decoded->scopes) {
+    const std::string name =
+        scope.name.empty() ? absl::StrCat("scope ", scope.scope_id) : scope.name;
+    status.Update(sink.tree->AddKernelScope(sink.tree->Child(leaf, name), process_id_, scope.count,
+                                            scope.cycles, scope.normalized_cycles,
+                                            header.device_id));
+  }
   if (!status.ok()) ReportProblem(sink, std::string(status.message()));
 }
 

@@ -26,6 +26,15 @@ struct OpenScope {
   uint64_t enter_ns;
 };
 
+// The blob (kBlobChunk) a lane is in the middle of. Not stored: a daemon restart between two
+// chunks loses the blob.
+struct PartialBlob {
+  uint32_t id = 0;  // 0: none
+  uint32_t total_bytes = 0;
+  std::string bytes;
+  uint32_t lost_id = 0;  // a blob that lost a chunk: its later chunks are skipped
+};
+
 // Where the daemon stands in one lane.
 struct LaneCursor {
   uint64_t read_pos = 0;
@@ -36,6 +45,7 @@ struct LaneCursor {
   uint32_t state_name_id = 0;
   std::vector<OpenScope> stack;
   uint32_t lane = 0;  // the lane's index in its region, which names trace events; not stored
+  PartialBlob blob;   // not stored
 
   store::LaneRow ToRow(uint64_t process_id, uint32_t lane) const;
   static absl::StatusOr<LaneCursor> FromRow(const store::LaneRow& row);
@@ -67,6 +77,7 @@ struct DecoderStats {
   uint64_t abandoned_scopes = 0;     // enters whose exit never came (thread ended, exit lost;
                                      // not those open when their session stopped recording)
   uint64_t reversed_activity = 0;    // GPU work that ended before it started (stored as 0 ns)
+  uint64_t incomplete_blobs = 0;     // blobs that lost a chunk (a full lane, a daemon restart)
 
   // "3 outside its sessions, 1 of an unknown kind" (only the causes that occurred); "" if none.
   std::string Summary() const;
@@ -123,6 +134,10 @@ class ProcessDecoder {
   void ApplyMetric(LaneCursor& cursor, const record::Record& r, SessionSink& sink);
   void ApplyGpuActivity(LaneCursor& cursor, const record::Record& r, SessionSink& sink);
   void ApplyPcSample(LaneCursor& cursor, const record::Record& r, SessionSink& sink);
+  // Puts the chunk into the lane's blob; a complete blob is applied.
+  void ApplyBlobChunk(LaneCursor& cursor, const record::Record& r, SessionSink& sink);
+  // An intra-kernel profile buffer: per-scope cycles under the kernel's node.
+  void ApplyInstrumentationBuffer(LaneCursor& cursor, std::string_view blob, SessionSink& sink);
   // The node of the GPU activity `leaf_name` (keyed by `leaf_key`) under `node`.
   uint32_t ActivityLeaf(uint64_t session_id, aggregate::CallTree& tree, uint32_t node,
                         uint64_t leaf_key, std::string_view leaf_name);

@@ -1,8 +1,12 @@
 #include "daemon/ingest/process_decoder.h"
 
+#include <cstring>
+#include <string>
 #include <vector>
 
+#include "common/record/instrumentation_blob.h"
 #include "common/record/test_records.h"
+#include "daemon/instrumentation/buffer_layout.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 
@@ -35,6 +39,19 @@ class LaneBytes {
     std::vector<uint8_t> out(record::DeviceInfoRecordBytes(name.size()));
     record::EncodeDeviceInfo(id, device, name, out.data());
     bytes_.insert(bytes_.end(), out.begin(), out.end());
+    return *this;
+  }
+  LaneBytes& Chunk(uint32_t blob_id, std::string_view blob, uint32_t offset, uint32_t bytes) {
+    const std::vector<uint8_t> out = record::testing::BlobChunk(
+        blob_id, static_cast<uint32_t>(blob.size()), offset, blob.substr(offset, bytes));
+    bytes_.insert(bytes_.end(), out.begin(), out.end());
+    return *this;
+  }
+  // Every chunk of `blob`, in order.
+  LaneBytes& Blob(uint32_t blob_id, std::string_view blob) {
+    for (size_t offset = 0; offset < blob.size(); offset += record::kMaxBlobChunkBytes) {
+      Chunk(blob_id, blob, static_cast<uint32_t>(offset), record::kMaxBlobChunkBytes);
+    }
     return *this;
   }
   LaneBytes& Notice(std::string_view text) {
@@ -237,6 +254,74 @@ TEST_F(ProcessDecoderTest, PcSamplesNamingTheWrongClassOfNameAreCounted) {
   ASSERT_TRUE(Decode(cursor, lane.span()).ok());
   EXPECT_EQ(decoder_.stats().undefined_reference, 3u);
   EXPECT_TRUE(Rows().nodes.empty());
+}
+
+// The buffer of a kernel of 40 CTAs with one warp each, in Proton's circular layout: CTA 0's warp
+// ran scope 0 ("loop") from cycle 100 to 350; the other CTAs recorded nothing. 5 KiB, so its blob
+// takes two chunks.
+std::string InstrumentedKernelBlob(uint32_t context_id, uint32_t kernel_name_id) {
+  constexpr uint32_t kBlockBytes = 128;  // align128(40 + 4 * 1 warp + 16 data bytes)
+  std::vector<uint8_t> buffer(40 * kBlockBytes);
+  for (uint32_t block = 0; block < 40; ++block) {
+    uint8_t* p = buffer.data() + block * kBlockBytes;
+    const uint32_t header[4] = {instrumentation::kProfiledPreamble, block, 7, 16};
+    std::memcpy(p, header, sizeof(header));
+    const uint32_t write_index = block == 0 ? 4 : 0;  // two records, in words
+    std::memcpy(p + 40, &write_index, sizeof(write_index));
+  }
+  instrumentation::EncodeRecord({false, false, 0, 100}, buffer.data() + 44);
+  instrumentation::EncodeRecord({true, false, 0, 350}, buffer.data() + 52);
+  record::InstrumentationBufferHeader header{};
+  header.context_id = context_id;
+  header.kernel_name_id = kernel_name_id;
+  header.layout = static_cast<uint32_t>(record::InstrumentationLayout::kCircular);
+  header.block_bytes = kBlockBytes;
+  header.num_warps = 1;
+  const std::vector<std::string_view> scopes = {"loop"};
+  return *record::EncodeInstrumentationBlob(header, scopes, buffer);
+}
+
+TEST_F(ProcessDecoderTest, InstrumentationBufferBecomesScopesUnderItsKernel) {
+  const std::string blob = InstrumentedKernelBlob(1, 3);
+  ASSERT_GT(blob.size(), record::kMaxBlobChunkBytes);
+  LaneBytes lane;
+  lane.Add(record::MakeSessionBegin(5))
+      .Context(1, 0, "step")
+      .Name(3, record::NameClass::kKernel, "kern")
+      .Add(Activity(Kind::kKernel, 1, 3, 100, 150))
+      .Blob(9, blob);
+  LaneCursor cursor;
+  ASSERT_TRUE(Decode(cursor, lane.span()).ok());
+  const store::Batch rows = Rows();
+  ASSERT_EQ(rows.nodes.size(), 3u);
+  EXPECT_EQ(rows.nodes[1].name, "kern");  // the kernel's own node, CUPTI's time on it
+  EXPECT_EQ(rows.nodes[2].name, "loop");
+  EXPECT_EQ(rows.nodes[2].parent_id, rows.nodes[1].node_id);
+  const uint32_t loop = rows.nodes[2].node_id;
+  EXPECT_EQ(MetricOf(rows, loop, "cycles"), 250);
+  EXPECT_EQ(MetricOf(rows, rows.nodes[1].node_id, "time (ns)"), 50);
+  EXPECT_TRUE(problems_.empty()) << problems_[0];
+  EXPECT_EQ(decoder_.stats().incomplete_blobs, 0u);
+}
+
+TEST_F(ProcessDecoderTest, Malicious_ABlobMissingAChunkIsDroppedAndCounted) {
+  const std::string blob = InstrumentedKernelBlob(1, 3);
+  LaneBytes lane;
+  lane.Add(record::MakeSessionBegin(5))
+      .Context(1, 0, "step")
+      .Name(3, record::NameClass::kKernel, "kern")
+      .Chunk(8, blob, 0, 1024)
+      .Chunk(8, blob, 2048, 1024)  // the chunk at 1024 was lost
+      .Chunk(8, blob, 3072, 4096)
+      .Chunk(10, blob, 4096, 4096)  // a blob whose start was lost
+      .Blob(11, blob);
+  LaneCursor cursor;
+  ASSERT_TRUE(Decode(cursor, lane.span()).ok());
+  EXPECT_EQ(decoder_.stats().incomplete_blobs, 2u);
+  EXPECT_THAT(problems_, ::testing::ElementsAre(::testing::HasSubstr("lost a part")));
+  const store::Batch rows = Rows();
+  ASSERT_EQ(rows.nodes.size(), 3u);  // blob 11 made it
+  EXPECT_EQ(MetricOf(rows, rows.nodes[2].node_id, "cycles"), 250);
 }
 
 TEST_F(ProcessDecoderTest, GpuActivityBecomesLeavesOfTheLaunchContext) {

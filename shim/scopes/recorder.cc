@@ -12,6 +12,7 @@
 #include <string>
 #include <thread>
 
+#include "common/record/instrumentation_blob.h"
 #include "common/record/record_format.h"
 #include "shim/scopes/thread_recorder.h"
 
@@ -507,6 +508,45 @@ protond_result Recorder::WritePcSample(const record::PcSampleRecord& sample) {
                         {sample.line_name_id, NameClass::kSourceLine},
                         {sample.reason_name_id, NameClass::kStallReason}},
                        sample);
+  });
+}
+
+protond_result Recorder::WriteInstrumentationBuffer(const char* kernel_name,
+                                                    record::InstrumentationBufferHeader header,
+                                                    std::span<const std::string_view> scope_names,
+                                                    std::span<const uint8_t> buffer) {
+  ThreadRecorder& t = CurrentThread();
+  if (!IsValidName(kernel_name)) {
+    return Fail(t, PROTOND_ERR_INVALID_ARGUMENT, "kernel name is empty");
+  }
+  if (!recording()) return PROTOND_INACTIVE;
+  header.context_id = CurrentContextOf(t);
+  header.kernel_name_id = LookupName(names_, t, kernel_name, NameClass::kKernel).name_id;
+  absl::StatusOr<std::string> blob = record::EncodeInstrumentationBlob(header, scope_names, buffer);
+  if (!blob.ok()) {
+    return Fail(t, PROTOND_ERR_INVALID_ARGUMENT, std::string(blob.status().message()));
+  }
+  const uint32_t blob_id = next_blob_id_.fetch_add(1, std::memory_order_relaxed);
+  const auto total = static_cast<uint32_t>(blob->size());
+  return ForEachRecording([&](uint32_t slot, uint64_t session) {
+    SlotLane& l = t.lanes[slot];
+    if (!PrepareLane(*region_, t.tid, l, session)) return PROTOND_DROPPED;
+    if (!DefineContext(names_, l, header.context_id) ||
+        !DefineName(names_, l, header.kernel_name_id, NameClass::kKernel)) {
+      l.lane.CountDropped();
+      return PROTOND_DROPPED;
+    }
+    uint8_t chunk[record::kMaxRecordBytes];
+    for (uint32_t offset = 0; offset < total; offset += record::kMaxBlobChunkBytes) {
+      const std::string_view bytes =
+          std::string_view(*blob).substr(offset, record::kMaxBlobChunkBytes);
+      const size_t size = record::EncodeBlobChunk(
+          blob_id, record::BlobClass::kInstrumentationBuffer, total, offset, bytes, chunk);
+      WaitForRoom(l, size);
+      // The rest of a blob that lost a chunk is useless: one drop stands for it.
+      if (!l.lane.TryWrite(chunk, size)) return PROTOND_DROPPED;
+    }
+    return PROTOND_OK;
   });
 }
 

@@ -12,6 +12,7 @@
 #include <atomic>
 #include <chrono>
 #include <cstdint>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -89,6 +90,14 @@ class Recorder {
   // Writes PC samples for the sessions recording now (PC sampling does not tell launches apart),
   // waiting for room as WriteGpuActivity does.
   protond_result WritePcSample(const record::PcSampleRecord& sample);
+  // An intra-kernel profile buffer of a launch of `kernel_name` that the program copied out of
+  // the GPU (protond_instrumentation_buffer), as a blob under the calling thread's innermost scope
+  // or launch frame, in chunks: each waits for room as WriteGpuActivity does. `header` gives the
+  // layout; its context and name ids are filled in here.
+  protond_result WriteInstrumentationBuffer(const char* kernel_name,
+                                            record::InstrumentationBufferHeader header,
+                                            std::span<const std::string_view> scope_names,
+                                            std::span<const uint8_t> buffer);
   protond_result WriteNotice(std::string_view text);
   protond_result WriteDeviceInfo(uint32_t device_id, const record::DeviceInfoRecord& device,
                                  std::string_view name);
@@ -140,6 +149,7 @@ class Recorder {
   };
   std::array<NumberedSet, kRecordingSets> recording_sets_{};
   std::atomic<uint32_t> recording_set_{0};
+  std::atomic<uint32_t> next_blob_id_{1};  // 0 is no blob
   std::atomic<bool> disabled_{false};
 };
 

@@ -9,6 +9,7 @@
 #include <thread>
 #include <vector>
 
+#include "common/record/instrumentation_blob.h"
 #include "common/record/record_decoder.h"
 #include "common/record/test_records.h"
 #include "gtest/gtest.h"
@@ -161,6 +162,46 @@ TEST(RecorderTest, DeviceInfoThatDoesNotFitIsCountedAsDropped) {
   auto* lane = ring::LaneHeaderAt(region->base(), 0);
   EXPECT_EQ(lane->dropped_records.load(), 1u);
   EXPECT_EQ(lane->write_pos.load(), 24u);  // ThreadBegin and SessionBegin only
+}
+
+TEST(RecorderTest, InstrumentationBufferGoesAsABlobUnderTheInnermostScope) {
+  auto region = ring::WritableRegion::Create({4, 1u << 16});
+  ASSERT_TRUE(region.ok());
+  Recorder recorder(&*region);
+  recorder.StartRecording(4);
+  const std::vector<uint8_t> buffer(6000, 0xab);  // 2 chunks
+  const std::vector<std::string_view> scopes = {"loop", "load"};
+  record::InstrumentationBufferHeader header{};
+  header.layout = static_cast<uint32_t>(record::InstrumentationLayout::kCircular);
+  header.block_bytes = 3000;
+  header.num_warps = 4;
+  OnNewThread([&] {
+    ASSERT_EQ(recorder.EnterScope("step"), PROTOND_OK);
+    EXPECT_EQ(recorder.WriteInstrumentationBuffer("kern", header, scopes, buffer), PROTOND_OK);
+    header.block_bytes = 7;
+    EXPECT_EQ(recorder.WriteInstrumentationBuffer("kern", header, scopes, buffer),
+              PROTOND_ERR_INVALID_ARGUMENT);
+    EXPECT_STREQ(LastError(),
+                 "instrumentation buffer of 6000 bytes is not a whole number of 7-byte blocks");
+  });
+  std::vector<uint8_t> bytes;
+  const auto records = ReadLane(*region, 0, bytes);
+  ASSERT_EQ(Kinds(records), (std::vector<Kind>{Kind::kThreadBegin, Kind::kSessionBegin,
+                                               Kind::kContextDef, Kind::kScopeEnter, Kind::kNameDef,
+                                               Kind::kBlobChunk, Kind::kBlobChunk}));
+  EXPECT_EQ(records[4].name, "kern");
+  std::string blob;
+  for (const auto& r : {records[5], records[6]}) {
+    EXPECT_EQ(r.aux, records[5].aux);
+    EXPECT_EQ(r.blob.offset, blob.size());
+    blob.append(r.name);
+  }
+  auto parsed = record::ParseInstrumentationBlob(blob);
+  ASSERT_TRUE(parsed.ok()) << parsed.status();
+  EXPECT_EQ(parsed->header.context_id, records[3].aux);
+  EXPECT_EQ(parsed->header.kernel_name_id, records[4].aux);
+  EXPECT_EQ(parsed->scope_names, scopes);
+  EXPECT_EQ(parsed->buffer.size(), buffer.size());
 }
 
 TEST(RecorderTest, InactiveRecordsNothingButKeepsTheStack) {

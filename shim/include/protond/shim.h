@@ -14,7 +14,7 @@
 extern "C" {
 #endif
 
-#define PROTOND_SHIM_ABI_VERSION 6
+#define PROTOND_SHIM_ABI_VERSION 7
 
 typedef enum protond_result {
   PROTOND_OK = 0,

@@ -1,0 +1,102 @@
+#include "common/record/instrumentation_blob.h"
+
+#include <cstring>
+
+#include "absl/strings/str_cat.h"
+
+namespace protond::record {
+namespace {
+
+// The checks both sides make on the fields a program gives.
+absl::Status CheckShape(const InstrumentationBufferHeader& header, size_t num_scopes,
+                        size_t buffer_bytes) {
+  if (num_scopes > kMaxInstrumentationScopes) {
+    return absl::InvalidArgumentError(absl::StrCat("instrumentation buffer names ", num_scopes,
+                                                   " scopes; the record encoding allows ",
+                                                   kMaxInstrumentationScopes));
+  }
+  if (header.block_bytes == 0 || header.num_warps == 0) {
+    return absl::InvalidArgumentError(absl::StrCat("instrumentation buffer has block size ",
+                                                   header.block_bytes, " and ", header.num_warps,
+                                                   " warps; neither may be 0"));
+  }
+  if (buffer_bytes == 0 || buffer_bytes % header.block_bytes != 0) {
+    return absl::InvalidArgumentError(absl::StrCat("instrumentation buffer of ", buffer_bytes,
+                                                   " bytes is not a whole number of ",
+                                                   header.block_bytes, "-byte blocks"));
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+absl::StatusOr<std::string> EncodeInstrumentationBlob(InstrumentationBufferHeader header,
+                                                      std::span<const std::string_view> scope_names,
+                                                      std::span<const uint8_t> buffer) {
+  if (absl::Status shape = CheckShape(header, scope_names.size(), buffer.size()); !shape.ok()) {
+    return shape;
+  }
+  std::string names;
+  for (size_t id = 0; id < scope_names.size(); ++id) {
+    const std::string_view name = scope_names[id];
+    if (name.empty() || name.size() > kMaxNameBytes || name.find('\0') != std::string_view::npos) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("instrumentation scope ", id, " has a name of ", name.size(),
+                       " bytes; it must have 1 to ", kMaxNameBytes, " bytes and no zero byte"));
+    }
+    names.append(name.data(), name.size());
+    names.push_back('\0');
+  }
+  header.num_scopes = static_cast<uint32_t>(scope_names.size());
+  header.scope_names_bytes = static_cast<uint32_t>(names.size());
+  const size_t prefix = AlignUp(sizeof(header) + names.size());
+  if (prefix + buffer.size() > kMaxBlobBytes) {
+    return absl::InvalidArgumentError(absl::StrCat("instrumentation buffer of ", buffer.size(),
+                                                   " bytes is over the limit of ", kMaxBlobBytes));
+  }
+  std::string blob(prefix + buffer.size(), '\0');
+  std::memcpy(blob.data(), &header, sizeof(header));
+  std::memcpy(blob.data() + sizeof(header), names.data(), names.size());
+  std::memcpy(blob.data() + prefix, buffer.data(), buffer.size());
+  return blob;
+}
+
+absl::StatusOr<InstrumentationBlob> ParseInstrumentationBlob(std::string_view blob_untrusted) {
+  InstrumentationBlob blob;
+  if (blob_untrusted.size() < sizeof(blob.header)) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("instrumentation blob of ", blob_untrusted.size(), " bytes has no header"));
+  }
+  std::memcpy(&blob.header, blob_untrusted.data(), sizeof(blob.header));
+  const InstrumentationBufferHeader& header = blob.header;
+  if (header.layout != static_cast<uint32_t>(InstrumentationLayout::kCircular)) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("instrumentation buffer has layout ", header.layout));
+  }
+  const size_t names_end = sizeof(header) + static_cast<size_t>(header.scope_names_bytes);
+  const size_t prefix = AlignUp(names_end);
+  if (prefix > blob_untrusted.size()) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("instrumentation scope names of ", header.scope_names_bytes,
+                     " bytes overrun a blob of ", blob_untrusted.size()));
+  }
+  std::string_view names = blob_untrusted.substr(sizeof(header), header.scope_names_bytes);
+  while (!names.empty()) {
+    const size_t end = names.find('\0');
+    if (end == std::string_view::npos || end == 0 || end > kMaxNameBytes) break;
+    blob.scope_names.push_back(names.substr(0, end));
+    names.remove_prefix(end + 1);
+  }
+  if (!names.empty() || blob.scope_names.size() != header.num_scopes) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("instrumentation scope names do not make ", header.num_scopes, " names"));
+  }
+  const std::string_view buffer = blob_untrusted.substr(prefix);
+  blob.buffer = {reinterpret_cast<const uint8_t*>(buffer.data()), buffer.size()};
+  if (absl::Status shape = CheckShape(header, header.num_scopes, buffer.size()); !shape.ok()) {
+    return shape;
+  }
+  return blob;
+}
+
+}  // namespace protond::record

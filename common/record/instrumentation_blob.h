@@ -1,0 +1,39 @@
+// The content of a BlobClass::kInstrumentationBuffer blob (record_format.h): written by the shim
+// from what the program hands it, read by the daemon from untrusted bytes.
+#ifndef PROTOND_COMMON_RECORD_INSTRUMENTATION_BLOB_H_
+#define PROTOND_COMMON_RECORD_INSTRUMENTATION_BLOB_H_
+
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "common/record/record_format.h"
+
+namespace protond::record {
+
+// At most this many scopes: the circular layout gives a scope id 8 bits.
+inline constexpr uint32_t kMaxInstrumentationScopes = 256;
+
+struct InstrumentationBlob {
+  InstrumentationBufferHeader header;
+  std::vector<std::string_view> scope_names;  // by scope id; point into the blob
+  std::span<const uint8_t> buffer;            // a whole number of blocks
+};
+
+// The blob of `buffer` (header.num_scopes and header.scope_names_bytes are filled in here).
+// InvalidArgumentError, naming what is wrong, for an empty or over-long scope name, too many
+// scopes, a zero block size or warp count, a buffer that is empty or not a whole number of
+// blocks, or a blob over kMaxBlobBytes.
+absl::StatusOr<std::string> EncodeInstrumentationBlob(InstrumentationBufferHeader header,
+                                                      std::span<const std::string_view> scope_names,
+                                                      std::span<const uint8_t> buffer);
+
+// The parts of `blob_untrusted`; the same checks as EncodeInstrumentationBlob, plus the layout
+// and that every size fits the blob.
+absl::StatusOr<InstrumentationBlob> ParseInstrumentationBlob(std::string_view blob_untrusted);
+
+}  // namespace protond::record
+
+#endif  // PROTOND_COMMON_RECORD_INSTRUMENTATION_BLOB_H_
