@@ -5,10 +5,15 @@
 // RUN: FileCheck %s --check-prefix=JSON < %t.json
 // RUN: proton-opt %s --convert-proton-to-protongpu="granularity=warp-group num-warps=8 buffer-size=4096" | FileCheck %s --check-prefix=GROUP
 // RUN: proton-opt %s --convert-proton-to-protongpu="granularity=cta buffer-size=1024" | FileCheck %s --check-prefix=CTA
+// RUN: proton-opt %s --convert-proton-to-protongpu="buffer-type=shared" | FileCheck %s --check-prefix=SHARED
 
 // CHECK: module attributes {gpu.container_module, proton.profile = {block_bytes = 8320 : i32, buffer_strategy = "circular", buffer_type = "global", data_bytes = 8192 : i32, granularity = "warp", header_bytes = 56 : i32, kernels = [{finalize_barrier = true, name = "k", profile_arg_index = 1 : i32}], num_warps = 4 : i32, segment_bytes = 2048 : i32, warp_stride = 1 : i32}, proton.scope_names = ["loop", "body", "copy"]}
 // GROUP: proton.profile = {block_bytes = 4224 : i32, {{.*}} header_bytes = 72 : i32, {{.*}} num_warps = 8 : i32, segment_bytes = 2048 : i32, warp_stride = 4 : i32}
 // GROUP: proton_gpu.segment_alloc %{{.*}} {num_warps = 8 : i32, warp_stride = 4 : i32} : !llvm.ptr<1> -> !proton_gpu.segment<2048>
+// SHARED: buffer_type = "shared"
+// SHARED: proton_gpu.segment_alloc %{{.*}} : !llvm.ptr<1> -> !proton_gpu.segment<2048, shared>
+// SHARED: proton_gpu.circular_store start %{{.*}} : !proton_gpu.segment<2048, shared>, !llvm.ptr
+// SHARED: proton_gpu.finalize %{{.*}} {barrier} : !llvm.ptr<1>, !proton_gpu.segment<2048, shared>, !llvm.ptr
 // CTA: proton.profile = {block_bytes = 1152 : i32, {{.*}} granularity = "cta", {{.*}} segment_bytes = 1024 : i32, warp_stride = 4 : i32}
 module attributes {gpu.container_module} {
   gpu.module @kernels {

@@ -105,3 +105,18 @@ func.func @scope_id_too_large(%seg: !proton_gpu.segment<64>, %idx: !llvm.ptr, %c
   proton_gpu.circular_store start %seg, %idx, %c {scope_id = 256 : i32} : !proton_gpu.segment<64>, !llvm.ptr
   return
 }
+
+// -----
+
+func.func @shared_segment_of_unknown_layout(%blk: !llvm.ptr<1>, %seg: !proton_gpu.segment<64, shared>, %idx: !llvm.ptr) {
+  // expected-error @+1 {{'proton_gpu.finalize' op needs a shared segment defined by proton_gpu.segment_alloc}}
+  proton_gpu.finalize %blk, %seg, %idx : !llvm.ptr<1>, !proton_gpu.segment<64, shared>, !llvm.ptr
+  return
+}
+
+// -----
+
+// expected-error @+1 {{expected 'shared'}}
+func.func @bad_segment_keyword(%seg: !proton_gpu.segment<64, global>) {
+  return
+}

@@ -22,3 +22,12 @@ llvm.func @buffer(%profile: !llvm.ptr<1>) {
   proton_gpu.finalize %blk, %seg, %idx {barrier} : !llvm.ptr<1>, !proton_gpu.segment<2048>, !llvm.ptr
   llvm.return
 }
+
+// CHECK-LABEL: llvm.func @shared_buffer
+llvm.func @shared_buffer(%blk: !llvm.ptr<1>, %idx: !llvm.ptr) {
+  // CHECK: proton_gpu.segment_alloc %{{.*}} : !llvm.ptr<1> -> !proton_gpu.segment<64, shared>
+  %seg = proton_gpu.segment_alloc %blk {num_warps = 4 : i32, warp_stride = 4 : i32} : !llvm.ptr<1> -> !proton_gpu.segment<64, shared>
+  // CHECK: proton_gpu.finalize %{{.*}} : !llvm.ptr<1>, !proton_gpu.segment<64, shared>, !llvm.ptr
+  proton_gpu.finalize %blk, %seg, %idx : !llvm.ptr<1>, !proton_gpu.segment<64, shared>, !llvm.ptr
+  llvm.return
+}

@@ -5,6 +5,9 @@
 // RUN: test -s %t/kernel.cubin
 // RUN: FileCheck %s --check-prefix=PTX < %t/kernel.ptx
 // RUN: FileCheck %s --check-prefix=META < %t/metadata.json
+// RUN: env PROTON_OPT=%proton_opt %scripts/compile-kernel.sh %S/../../examples/two_regions.mlir %t/shared buffer-type=shared
+// RUN: test -s %t/shared/kernel.cubin
+// RUN: FileCheck %s --check-prefix=SHARED < %t/shared/kernel.ptx
 
 // PTX: .visible .entry two_regions(
 // PTX-COUNT-5: .param .u64 two_regions_param_{{[0-4]}}
@@ -21,3 +24,7 @@
 // META-NEXT: "loop",
 // META-NEXT: "load",
 // META-NEXT: "compute"
+
+// SHARED: .visible .entry two_regions(
+// SHARED: .shared .align 8 .b8 __proton_shared_records[8192];
+// SHARED-COUNT-2: bar.sync 0;

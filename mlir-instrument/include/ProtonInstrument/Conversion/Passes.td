@@ -20,7 +20,8 @@ def ConvertProtonToProtonGPU : Pass<"convert-proton-to-protongpu", "ModuleOp"> {
     Option<"bufferStrategy", "buffer-strategy", "std::string", "\"circular\"",
            "How a full ring behaves: circular (the oldest records are overwritten)">,
     Option<"bufferType", "buffer-type", "std::string", "\"global\"",
-           "Where records are written: global (the profile buffer directly)">,
+           "Where records are written: global (the profile buffer directly) or shared (shared "
+           "memory, copied to the profile buffer at kernel exit)">,
     Option<"bufferSize", "buffer-size", "unsigned", "8192",
            "Bytes of record data per CTA (the header's capacity word)">,
     Option<"numWarps", "num-warps", "unsigned", "4",

@@ -13,9 +13,11 @@
 //
 // A record: word0 = end << 31 | scope id << 23 | async << 22 | clock[42:32]; word1 = clock[31:0].
 // Only lane 0 of a profiled warp writes (its segment pointer is null on every other thread).
+// With buffer-type=shared the rings are in shared memory until finalize copies them to the block.
 #include "DeviceEmitter.h"
 #include "ProtonInstrument/Conversion/Passes.h"
 #include "ProtonInstrument/Dialect/ProtonGPU/IR/ProtonGPU.h"
+#include "SharedRecords.h"
 #include "mlir/Transforms/DialectConversion.h"
 
 namespace mlir::protoninstrument {
@@ -74,8 +76,14 @@ struct InitializeLowering : OpConversionPattern<InitializeOp> {
   }
 };
 
+// The bytes of all the rings of a CTA (what a shared-memory buffer holds).
+unsigned ringsBytes(SegmentAllocOp op) {
+  return op.getType().getBytes() * (op.getNumWarps() / op.getWarpStride());
+}
+
 // Lane 0 of warp w, w < num_warps and w % warp_stride == 0, gets
-// block + header + (w / warp_stride) * segment bytes; every other thread gets null.
+// block + header + (w / warp_stride) * segment bytes (shared: the same offset, less the header,
+// in the shared array); every other thread gets null.
 struct SegmentAllocLowering : OpConversionPattern<SegmentAllocOp> {
   using OpConversionPattern::OpConversionPattern;
   LogicalResult matchAndRewrite(SegmentAllocOp op, OpAdaptor adaptor,
@@ -95,9 +103,14 @@ struct SegmentAllocLowering : OpConversionPattern<SegmentAllocOp> {
     Value writes = rewriter.create<LLVM::AndOp>(loc, isZero(e, lane), profiled);
     Value ring = rewriter.create<LLVM::UDivOp>(loc, warp, e.i32(stride));
     Value ringOffset = rewriter.create<LLVM::MulOp>(loc, ring, e.i32(op.getType().getBytes()));
-    Value header = e.i32(indexedHeaderBytes(numWarps));
-    Value offset = rewriter.create<LLVM::AddOp>(loc, header, ringOffset);
-    Value segment = e.byteOffset(adaptor.getBlock(), offset);
+    Value segment;
+    if (op.getType().getShared()) {
+      segment = e.byteOffset(getSharedRecords(e, op, ringsBytes(op)), ringOffset);
+    } else {
+      Value header = e.i32(indexedHeaderBytes(numWarps));
+      Value offset = rewriter.create<LLVM::AddOp>(loc, header, ringOffset);
+      segment = e.byteOffset(adaptor.getBlock(), offset);
+    }
     Value null = rewriter.create<LLVM::ZeroOp>(loc, segment.getType());
     rewriter.replaceOpWithNewOp<LLVM::SelectOp>(op, writes, segment, null);
     return success();
@@ -160,29 +173,63 @@ struct CircularStoreLowering : OpConversionPattern<CircularStoreOp> {
 };
 
 // Each writing lane stores its warp's index; then (after a barrier where every thread gets here)
-// thread 0 stamps the end times.
+// thread 0 stamps the end times. A shared buffer is copied to the block between the two stamps:
+// by the whole CTA after the barrier, or, without one, by each writing lane for its own ring.
 struct FinalizeLowering : OpConversionPattern<FinalizeOp> {
   using OpConversionPattern::OpConversionPattern;
   LogicalResult matchAndRewrite(FinalizeOp op, OpAdaptor adaptor,
                                 ConversionPatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
     DeviceEmitter e(rewriter, loc);
-    Value block = adaptor.getBlock();
-    e.ifThen(isNotNull(e, loc, adaptor.getSegment()), [&] {
+    Value block = adaptor.getBlock(), segment = adaptor.getSegment();
+    // Verified: a shared segment comes from its segment_alloc, which has the layout.
+    auto alloc = op.getSegment().getDefiningOp<SegmentAllocOp>();
+    bool shared = op.getSegment().getType().getShared(), barrier = op.getBarrier();
+    e.ifThen(isNotNull(e, loc, segment), [&] {
       Value index = rewriter.create<LLVM::LoadOp>(loc, rewriter.getI32Type(), adaptor.getIndex());
       Value warp = rewriter.create<LLVM::UDivOp>(loc, e.linearThreadId(), e.i32(kWarpSize));
       Value header = e.i32(kHeaderBytes);
       Value slotOffset = rewriter.create<LLVM::MulOp>(loc, warp, e.i32(4));
       Value offset = rewriter.create<LLVM::AddOp>(loc, header, slotOffset);
       rewriter.create<LLVM::StoreOp>(loc, index, e.byteOffset(block, offset));
+      if (shared && !barrier) copyOwnRing(e, alloc, block, segment, index);
     });
-    if (op.getBarrier()) rewriter.create<NVVM::Barrier0Op>(loc);
-    e.ifThen(isZero(e, e.linearThreadId()), [&] {
-      e.store(e.globalTimerNs(), block, kPreFinalizeOffset);
-      e.store(e.globalTimerNs(), block, kPostFinalizeOffset);
-    });
+    if (barrier) rewriter.create<NVVM::Barrier0Op>(loc);
+    if (shared && barrier) {
+      e.ifThen(isZero(e, e.linearThreadId()),
+               [&] { e.store(e.globalTimerNs(), block, kPreFinalizeOffset); });
+      Value rings = getSharedRecords(e, alloc, ringsBytes(alloc));
+      Value data = e.byteOffset(block, indexedHeaderBytes(alloc.getNumWarps()));
+      copyWordsCooperatively(e, rings, data, ringsBytes(alloc) / 4);
+      rewriter.create<NVVM::Barrier0Op>(loc);
+      e.ifThen(isZero(e, e.linearThreadId()),
+               [&] { e.store(e.globalTimerNs(), block, kPostFinalizeOffset); });
+    } else {
+      e.ifThen(isZero(e, e.linearThreadId()), [&] {
+        e.store(e.globalTimerNs(), block, kPreFinalizeOffset);
+        e.store(e.globalTimerNs(), block, kPostFinalizeOffset);
+      });
+    }
     rewriter.eraseOp(op);
     return success();
+  }
+
+ private:
+  // The words this warp wrote, at most a ring, to the same offset in the block's data.
+  static void copyOwnRing(DeviceEmitter &e, SegmentAllocOp alloc, Value block, Value segment,
+                          Value index) {
+    OpBuilder &b = e.builder();
+    Location loc = alloc.getLoc();
+    Value rings = getSharedRecords(e, alloc, ringsBytes(alloc));
+    Value segmentAddress = b.create<LLVM::PtrToIntOp>(loc, b.getI64Type(), segment);
+    Value ringsAddress = b.create<LLVM::PtrToIntOp>(loc, b.getI64Type(), rings);
+    Value ringOffset = b.create<LLVM::SubOp>(loc, segmentAddress, ringsAddress);
+    Value header = e.i64(indexedHeaderBytes(alloc.getNumWarps()));
+    Value offset = b.create<LLVM::AddOp>(loc, header, ringOffset);
+    Value ringWords = e.i32(alloc.getType().getBytes() / 4);
+    Value wrapped = b.create<LLVM::ICmpOp>(loc, LLVM::ICmpPredicate::uge, index, ringWords);
+    Value words = b.create<LLVM::SelectOp>(loc, wrapped, ringWords, index);
+    copyWords(e, segment, e.byteOffset(block, offset), words);
   }
 };
 
@@ -193,8 +240,9 @@ class ConvertProtonGPUToLLVMPass
     MLIRContext *context = &getContext();
     TypeConverter converter;
     converter.addConversion([](Type type) { return type; });
-    converter.addConversion(
-        [context](SegmentType) { return LLVM::LLVMPointerType::get(context, 1); });
+    converter.addConversion([context](SegmentType segment) {
+      return LLVM::LLVMPointerType::get(context, segment.getShared() ? 3 : 1);
+    });
 
     ConversionTarget target(*context);
     target.addIllegalDialect<ProtonGPUDialect>();

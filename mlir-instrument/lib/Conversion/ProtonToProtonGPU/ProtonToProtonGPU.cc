@@ -19,6 +19,8 @@ namespace {
 
 constexpr unsigned kWarpSize = 32;
 constexpr unsigned kWarpGroupWarps = 4;
+// A kernel's static shared memory (48 KiB); the kernel's own shares it.
+constexpr unsigned kMaxStaticSharedBytes = 48 * 1024;
 
 bool hasRecords(Operation *function) {
   WalkResult result = function->walk([](Operation *op) {
@@ -109,9 +111,14 @@ class ConvertProtonToProtonGPUPass
       return module.emitError() << "buffer-strategy=" << bufferStrategy
                                 << " is not supported (supported: circular)";
     }
-    if (bufferType != "global") {
-      return module.emitError() << "buffer-type=" << bufferType
-                                << " is not supported yet (supported: global)";
+    if (bufferType != "global" && bufferType != "shared") {
+      return module.emitError() << "buffer-type=" << bufferType << " is not one of global, shared";
+    }
+    if (bufferType == "shared" && bufferSize > kMaxStaticSharedBytes) {
+      return module.emitError() << "buffer-type=shared keeps the records in static shared "
+                                << "memory, at most " << kMaxStaticSharedBytes
+                                << " bytes per CTA, not buffer-size="
+                                << static_cast<unsigned>(bufferSize);
     }
     if (failed(chooseNumWarps(module, kernels))) return failure();
     layout.granularity = granularity;
@@ -196,8 +203,10 @@ class ConvertProtonToProtonGPUPass
         loc, globalPtr, kernel.getArgument(argIndex), b.getI32IntegerAttr(layout.blockBytes));
     b.create<protongpu::InitializeOp>(loc, buffer.block, b.getI32IntegerAttr(layout.dataBytes));
     buffer.segment = b.create<protongpu::SegmentAllocOp>(
-        loc, protongpu::SegmentType::get(context, layout.segmentBytes), buffer.block,
-        b.getI32IntegerAttr(layout.numWarps), b.getI32IntegerAttr(layout.warpStride));
+        loc,
+        protongpu::SegmentType::get(context, layout.segmentBytes,
+                                    /*shared=*/layout.bufferType == "shared"),
+        buffer.block, b.getI32IntegerAttr(layout.numWarps), b.getI32IntegerAttr(layout.warpStride));
     buffer.index = b.create<protongpu::InitBufferIndexOp>(loc, LLVM::LLVMPointerType::get(context));
 
     rewriteRecords(kernel, buffer);

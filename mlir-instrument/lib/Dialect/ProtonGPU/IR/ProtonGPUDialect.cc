@@ -27,8 +27,29 @@ void ProtonGPUDialect::initialize() {
       >();
 }
 
+// `<` bytes (`,` `shared`)? `>`
+Type SegmentType::parse(AsmParser &parser) {
+  SMLoc loc = parser.getCurrentLocation();
+  unsigned bytes = 0;
+  bool shared = false;
+  if (parser.parseLess() || parser.parseInteger(bytes)) return {};
+  if (succeeded(parser.parseOptionalComma())) {
+    if (parser.parseKeyword("shared")) return {};
+    shared = true;
+  }
+  if (parser.parseGreater()) return {};
+  return getChecked([&] { return parser.emitError(loc); }, parser.getContext(), bytes, shared);
+}
+
+void SegmentType::print(AsmPrinter &printer) const {
+  printer << "<" << getBytes();
+  if (getShared()) printer << ", shared";
+  printer << ">";
+}
+
 // The ring position is index & (words - 1): a power of two that holds at least one record.
-LogicalResult SegmentType::verify(function_ref<InFlightDiagnostic()> emitError, unsigned bytes) {
+LogicalResult SegmentType::verify(function_ref<InFlightDiagnostic()> emitError, unsigned bytes,
+                                  bool) {
   if (bytes < kRecordBytes || !llvm::isPowerOf2_32(bytes)) {
     return emitError() << "a segment holds a power-of-two number of bytes, at least "
                        << kRecordBytes << " (one record), not " << bytes;
@@ -41,5 +62,11 @@ LogicalResult SegmentAllocOp::verify() {
     return emitOpError() << "warp_stride " << getWarpStride() << " does not divide num_warps "
                          << getNumWarps();
   }
+  return success();
+}
+
+LogicalResult FinalizeOp::verify() {
+  if (getSegment().getType().getShared() && !getSegment().getDefiningOp<SegmentAllocOp>())
+    return emitOpError("needs a shared segment defined by proton_gpu.segment_alloc");
   return success();
 }

@@ -25,11 +25,13 @@ def ProtonGPU_SegmentType : TypeDef<ProtonGPU_Dialect, "Segment"> {
   let mnemonic = "segment";
   let summary = "one warp's ring of records in the profile buffer";
   let description = [{
-    `!proton_gpu.segment<2048>`: a ring of 2048 bytes (256 records of 8 bytes). Null on threads
-    that do not write (every lane but 0, and warps that are not profiled).
+    `!proton_gpu.segment<2048>`: a ring of 2048 bytes (256 records of 8 bytes) in this CTA's
+    block of the profile buffer (global memory). `!proton_gpu.segment<2048, shared>`: the ring is
+    in shared memory, and finalize copies it to the block. Null on threads that do not write
+    (every lane but 0, and warps that are not profiled).
   }];
-  let parameters = (ins "unsigned":$bytes);
-  let assemblyFormat = "`<` $bytes `>`";
+  let parameters = (ins "unsigned":$bytes, DefaultValuedParameter<"bool", "false">:$shared);
+  let hasCustomAssemblyFormat = 1;
   let genVerifyDecl = 1;
 }
 
@@ -65,7 +67,8 @@ def ProtonGPU_SegmentAllocOp : ProtonGPU_Op<"segment_alloc", [Pure]> {
   let description = [{
     Lane 0 of warp w writes when w < num_warps and w % warp_stride == 0 (warp_stride is 1 for
     warp granularity, 4 for warp groups, num_warps for the CTA). Its ring starts at
-    block + 40 + 4 * num_warps + (w / warp_stride) * segment bytes. The warp is
+    block + 40 + 4 * num_warps + (w / warp_stride) * segment bytes (for a shared segment, at
+    (w / warp_stride) * segment bytes in the CTA's shared array of rings). The warp is
     linear_thread_id / 32 with linear_thread_id = tid.x + ntid.x * (tid.y + ntid.y * tid.z).
   }];
   let arguments = (ins GlobalPtr:$block, ConfinedAttr<I32Attr, [IntPositive]>:$num_warps,
@@ -113,7 +116,9 @@ def ProtonGPU_FinalizeOp : ProtonGPU_Op<"finalize"> {
   let description = [{
     Lane 0 of each writing warp stores its index at block + 40 + 4 * warp. Then, after a CTA
     barrier if `barrier` is set (only where every thread reaches this op), thread 0 writes the
-    pre- and post-finalize times (header words 6-9).
+    pre- and post-finalize times (header words 6-9). A shared segment is copied to the block in
+    between: by every thread after the barrier, or by each writing lane for its own ring. Its
+    segment must come straight from segment_alloc, which knows the layout.
   }];
   let arguments = (ins GlobalPtr:$block, ProtonGPU_SegmentType:$segment,
                    LLVM_AnyPointer:$index, UnitAttr:$barrier);
@@ -121,6 +126,7 @@ def ProtonGPU_FinalizeOp : ProtonGPU_Op<"finalize"> {
     $block `,` $segment `,` $index attr-dict `:` qualified(type($block)) `,`
     qualified(type($segment)) `,` qualified(type($index))
   }];
+  let hasVerifier = 1;
 }
 
 #endif // PROTONGPU_OPS_TD
