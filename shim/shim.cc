@@ -443,8 +443,13 @@ PROTOND_EXPORT protond_result protond_launch_exit(void) {
   return recorder != nullptr ? recorder->ExitLaunch() : PROTOND_INACTIVE;
 }
 
+static_assert(PROTOND_BUFFER_CIRCULAR ==
+              static_cast<uint32_t>(protond::record::InstrumentationLayout::kCircular));
+static_assert(PROTOND_BUFFER_TRITON_HOST ==
+              static_cast<uint32_t>(protond::record::InstrumentationLayout::kTritonHostBuffer));
+
 PROTOND_EXPORT protond_result protond_instrumentation_buffer(
-    const char* kernel_name, uint32_t device_id, const char* const* scope_names,
+    const char* kernel_name, uint32_t device_id, uint32_t layout, const char* const* scope_names,
     uint32_t num_scopes, uint32_t block_bytes, uint32_t num_warps, const void* buffer,
     uint64_t buffer_bytes) {
   auto* recorder = ActiveRecorder();
@@ -461,7 +466,7 @@ PROTOND_EXPORT protond_result protond_instrumentation_buffer(
   }
   protond::record::InstrumentationBufferHeader header{};
   header.device_id = device_id;
-  header.layout = static_cast<uint32_t>(protond::record::InstrumentationLayout::kCircular);
+  header.layout = layout;  // checked with the rest
   header.block_bytes = block_bytes;
   header.num_warps = num_warps;
   return recorder->WriteInstrumentationBuffer(

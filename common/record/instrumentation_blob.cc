@@ -15,6 +15,15 @@ absl::Status CheckShape(const InstrumentationBufferHeader& header, size_t num_sc
                                                    " scopes; the record encoding allows ",
                                                    kMaxInstrumentationScopes));
   }
+  if (header.layout == static_cast<uint32_t>(InstrumentationLayout::kTritonHostBuffer)) {
+    // Its own header gives the block size and warps; the decoder checks them.
+    if (buffer_bytes != 0) return absl::OkStatus();
+    return absl::InvalidArgumentError("Triton host buffer is empty");
+  }
+  if (header.layout != static_cast<uint32_t>(InstrumentationLayout::kCircular)) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("instrumentation buffer has layout ", header.layout));
+  }
   if (header.block_bytes == 0 || header.num_warps == 0) {
     return absl::InvalidArgumentError(absl::StrCat("instrumentation buffer has block size ",
                                                    header.block_bytes, " and ", header.num_warps,
@@ -69,10 +78,6 @@ absl::StatusOr<InstrumentationBlob> ParseInstrumentationBlob(std::string_view bl
   }
   std::memcpy(&blob.header, blob_untrusted.data(), sizeof(blob.header));
   const InstrumentationBufferHeader& header = blob.header;
-  if (header.layout != static_cast<uint32_t>(InstrumentationLayout::kCircular)) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("instrumentation buffer has layout ", header.layout));
-  }
   const size_t names_end = sizeof(header) + static_cast<size_t>(header.scope_names_bytes);
   const size_t prefix = AlignUp(names_end);
   if (prefix > blob_untrusted.size()) {

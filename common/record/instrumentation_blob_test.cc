@@ -34,6 +34,19 @@ TEST(InstrumentationBlobTest, RoundTrip) {
   EXPECT_EQ(std::vector<uint8_t>(parsed->buffer.begin(), parsed->buffer.end()), buffer);
 }
 
+TEST(InstrumentationBlobTest, TritonHostBufferNeedsNoBlockSize) {
+  InstrumentationBufferHeader header = Header(0, 0);
+  header.layout = static_cast<uint32_t>(InstrumentationLayout::kTritonHostBuffer);
+  const std::vector<uint8_t> host(52, 1);  // its header says the rest
+  auto blob = EncodeInstrumentationBlob(header, {}, host);
+  ASSERT_TRUE(blob.ok()) << blob.status();
+  auto parsed = ParseInstrumentationBlob(*blob);
+  ASSERT_TRUE(parsed.ok()) << parsed.status();
+  EXPECT_EQ(parsed->buffer.size(), 52u);
+  EXPECT_EQ(EncodeInstrumentationBlob(header, {}, {}).status().message(),
+            "Triton host buffer is empty");
+}
+
 TEST(InstrumentationBlobTest, RefusesWhatTheProgramGotWrong) {
   const std::vector<uint8_t> buffer(12);
   EXPECT_EQ(EncodeInstrumentationBlob(Header(), {}, buffer).status().message(),

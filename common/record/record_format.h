@@ -225,15 +225,20 @@ struct InstrumentationBufferHeader {
   uint32_t kernel_name_id;  // NameClass::kKernel
   uint32_t device_id;
   uint32_t layout;       // InstrumentationLayout
-  uint32_t block_bytes;  // one CTA's part of the buffer
-  uint32_t num_warps;    // per CTA
+  uint32_t block_bytes;  // one CTA's part of the buffer (kCircular)
+  uint32_t num_warps;    // per CTA (kCircular)
   uint32_t num_scopes;
   uint32_t scope_names_bytes;  // all scope names with their zero bytes
 };
 static_assert(sizeof(InstrumentationBufferHeader) == 32);
 
 enum class InstrumentationLayout : uint32_t {
-  kCircular = 1,  // Proton's circular layout (docs/instrumentation.md)
+  // Proton's circular layout (docs/instrumentation.md): the device buffer as the kernel wrote it.
+  kCircular = 1,
+  // Triton 3.6's host buffer (Proton's InstrumentationHook.host_buffer): a header of its own,
+  // which gives the block size and warps (block_bytes and num_warps are 0 here), then the device
+  // buffer in the circular layout.
+  kTritonHostBuffer = 2,
 };
 static_assert(sizeof(TimedRecord) == 16 && sizeof(SessionBeginRecord) == 16);
 static_assert(sizeof(MetricRecord) == 24 && offsetof(MetricRecord, value_bits) == 16);

@@ -6,6 +6,7 @@
 #include "absl/strings/str_cat.h"
 #include "common/record/instrumentation_blob.h"
 #include "daemon/instrumentation/circular_buffer.h"
+#include "daemon/instrumentation/triton_host_buffer.h"
 
 namespace protond::ingest {
 namespace {
@@ -388,6 +389,24 @@ void ProcessDecoder::ApplyBlobChunk(LaneCursor& cursor, const record::Record& r,
   ApplyInstrumentationBuffer(cursor, bytes, sink);
 }
 
+namespace {
+
+absl::StatusOr<instrumentation::DecodedBuffer> DecodeInstrumentationBlob(
+    const record::InstrumentationBlob& blob) {
+  std::vector<std::string> scope_names(blob.scope_names.begin(), blob.scope_names.end());
+  if (blob.header.layout ==
+      static_cast<uint32_t>(record::InstrumentationLayout::kTritonHostBuffer)) {
+    return instrumentation::DecodeTritonHostBuffer(blob.buffer, std::move(scope_names));
+  }
+  instrumentation::BufferLayout layout;
+  layout.block_bytes = blob.header.block_bytes;
+  layout.num_warps = blob.header.num_warps;
+  layout.scope_names = std::move(scope_names);
+  return instrumentation::DecodeCircularBuffer(blob.buffer, layout);
+}
+
+}  // namespace
+
 void ProcessDecoder::ApplyInstrumentationBuffer(LaneCursor& cursor, std::string_view bytes,
                                                 SessionSink& sink) {
   absl::StatusOr<record::InstrumentationBlob> blob = record::ParseInstrumentationBlob(bytes);
@@ -402,12 +421,7 @@ void ProcessDecoder::ApplyInstrumentationBuffer(LaneCursor& cursor, std::string_
     stats_.undefined_reference++;
     return;
   }
-  instrumentation::BufferLayout layout;
-  layout.block_bytes = header.block_bytes;
-  layout.num_warps = header.num_warps;
-  layout.scope_names.assign(blob->scope_names.begin(), blob->scope_names.end());
-  absl::StatusOr<instrumentation::DecodedBuffer> decoded =
-      instrumentation::DecodeCircularBuffer(blob->buffer, layout);
+  absl::StatusOr<instrumentation::DecodedBuffer> decoded = DecodeInstrumentationBlob(*blob);
   if (!decoded.ok()) {
     return ReportProblem(sink, absl::StrCat("instrumentation buffer of ", kernel->metric.name,
                                             " dropped: ", decoded.status().message()));

@@ -1,6 +1,8 @@
 #include "daemon/ingest/process_decoder.h"
 
 #include <cstring>
+#include <fstream>
+#include <iterator>
 #include <string>
 #include <vector>
 
@@ -302,6 +304,36 @@ TEST_F(ProcessDecoderTest, InstrumentationBufferBecomesScopesUnderItsKernel) {
   EXPECT_EQ(MetricOf(rows, rows.nodes[1].node_id, "time (ns)"), 50);
   EXPECT_TRUE(problems_.empty()) << problems_[0];
   EXPECT_EQ(decoder_.stats().incomplete_blobs, 0u);
+}
+
+// Triton 3.6's own host buffer of a kernel of 4 CTAs x 4 warps (daemon/instrumentation/testdata,
+// written on the H100), passed on as it is: the tree gets Proton's numbers for it.
+TEST_F(ProcessDecoderTest, TritonHostBufferGetsProtonsNumbers) {
+  std::ifstream in(std::string(PROTOND_INSTRUMENTATION_TESTDATA) + "/triton36_loop_host_buffer.bin",
+                   std::ios::binary);
+  const std::vector<uint8_t> host((std::istreambuf_iterator<char>(in)),
+                                  std::istreambuf_iterator<char>());
+  ASSERT_FALSE(host.empty());
+  record::InstrumentationBufferHeader header{};
+  header.context_id = 1;
+  header.kernel_name_id = 3;
+  header.layout = static_cast<uint32_t>(record::InstrumentationLayout::kTritonHostBuffer);
+  const std::vector<std::string_view> scopes = {"outer", "load"};
+  LaneBytes lane;
+  lane.Add(record::MakeSessionBegin(5))
+      .Context(1, 0, "step")
+      .Name(3, record::NameClass::kKernel, "kern")
+      .Blob(9, *record::EncodeInstrumentationBlob(header, scopes, host));
+  LaneCursor cursor;
+  ASSERT_TRUE(Decode(cursor, lane.span()).ok());
+  const store::Batch rows = Rows();
+  ASSERT_EQ(rows.nodes.size(), 4u);
+  EXPECT_EQ(rows.nodes[2].name, "outer");
+  EXPECT_EQ(rows.nodes[3].name, "load");
+  // Proton wrote: outer {cycles 15921, normalized_cycles 995.0625}, load {1622, 101.375}.
+  EXPECT_EQ(MetricOf(rows, rows.nodes[2].node_id, "cycles"), 15921);
+  EXPECT_EQ(MetricOf(rows, rows.nodes[3].node_id, "cycles"), 1622);
+  EXPECT_TRUE(problems_.empty()) << problems_[0];
 }
 
 TEST_F(ProcessDecoderTest, Malicious_ABlobMissingAChunkIsDroppedAndCounted) {

@@ -15,7 +15,7 @@ ERR_SCOPE_MISMATCH = 5
 ERR_NO_SCOPE = 6
 ERR_UNAVAILABLE = 7
 
-ABI_VERSION = 6  # version 6: protond_session_start_with_mode
+ABI_VERSION = 7  # version 7: protond_instrumentation_buffer
 
 # protond_context_provider: the context of GPU work launched on the calling thread.
 CONTEXT_PROVIDER = ctypes.CFUNCTYPE(ctypes.c_uint32)
@@ -46,6 +46,10 @@ _SIGNATURES = {
     "protond_flush": ([], ctypes.c_int),
     "protond_current_session": ([], ctypes.c_uint64),
     "protond_last_error": ([], ctypes.c_char_p),
+    "protond_instrumentation_buffer": (
+        [ctypes.c_char_p, ctypes.c_uint32, ctypes.c_uint32, ctypes.POINTER(ctypes.c_char_p),
+         ctypes.c_uint32, ctypes.c_uint32, ctypes.c_uint32, ctypes.c_void_p, ctypes.c_uint64],
+        ctypes.c_int),
 }
 
 _library = None

@@ -121,6 +121,27 @@ protond_result protond_session_start_with_data(const char* name, const char* dat
 protond_result protond_session_start_with_mode(const char* name, const char* data, const char* mode,
                                                uint64_t* session_id);
 
+/* The intra-kernel profile buffer of one launch of an instrumented kernel, copied out of the GPU
+ * by the program after the launch (docs/instrumentation.md), in `layout`:
+ * PROTOND_BUFFER_CIRCULAR: `buffer_bytes` of `buffer` are a whole number of CTA blocks of
+ *   `block_bytes` in Proton's circular layout, as a kernel built with mlir-instrument writes it,
+ *   with `num_warps` warps per CTA;
+ * PROTOND_BUFFER_TRITON_HOST: Triton 3.6's host buffer (Proton's
+ *   InstrumentationHook.host_buffer), whose own header gives the block size and warps
+ *   (`block_bytes` and `num_warps` are 0).
+ * Scope id i is named `scope_names[i]` (at most 256 scopes). The buffer is copied, and the daemon
+ * decodes it into per-scope cycles under the kernel's node `kernel_name`, below the calling
+ * thread's innermost scope (the node the kernel's CUPTI records land on).
+ * PROTOND_ERR_INVALID_ARGUMENT, with protond_last_error naming what is wrong, for sizes that do not
+ * add up; PROTOND_DROPPED when the thread's lane stayed full. (ABI version 7) */
+#define PROTOND_BUFFER_CIRCULAR 1
+#define PROTOND_BUFFER_TRITON_HOST 2
+protond_result protond_instrumentation_buffer(const char* kernel_name, uint32_t device_id,
+                                              uint32_t layout, const char* const* scope_names,
+                                              uint32_t num_scopes, uint32_t block_bytes,
+                                              uint32_t num_warps, const void* buffer,
+                                              uint64_t buffer_bytes);
+
 #ifdef __cplusplus
 }
 #endif
