@@ -12,13 +12,17 @@ rm -rf "$out" && mkdir -p "$out/bin" "$out/lib"
 for f in protond protonctl sample_workload libprotond_shim.so libprotond_control.so \
          libprotond_cupti.so sample_gpu_workload protond_gpu_run_test \
          protond_scope_benchmark wide_tree_workload load_workload \
-         protond_ingest_benchmark stall_workload protond_pc_sampling_test; do
+         protond_ingest_benchmark stall_workload protond_pc_sampling_test \
+         instrumented_workload protond_instrumentation_gpu_test; do
   [ -e "$build_dir/bin/$f" ] && cp "$build_dir/bin/$f" "$out/bin/"
 done
+# The kernels mlir-instrument compiled for the GPU tests (cubins and their metadata).
+if [ -d "$build_dir/bin/kernels" ]; then cp -r "$build_dir/bin/kernels" "$out/bin/"; fi
 # The C runtime and the CUDA driver (libcuda, which must match the machine's kernel module) come
 # from the target system; everything else travels.
 skip='^(linux-vdso|libc\.so|libm\.so|libpthread|libdl|librt|ld-linux|libgcc_s|libstdc\+\+|libcuda\.so)'
 for f in "$out"/bin/*; do
+  [ -f "$f" ] || continue
   ldd "$f" | awk '/=> \// {print $1, $3}' | while read -r name path; do
     [[ "$name" =~ $skip ]] || cp -n "$path" "$out/lib/"
   done
