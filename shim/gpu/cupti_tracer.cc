@@ -68,8 +68,10 @@ struct Tracer {
   GraphCaptures graphs;
   std::mutex convert_mutex;  // buffers may complete on several threads
   std::optional<ActivityConverter> converter;
-  ConverterStats warned;         // which of the converter's imprecisions were reported already
-  bool devices_pending = false;  // the driver was not ready at start: write devices later
+  ConverterStats warned;  // which of the converter's imprecisions were reported already
+  // The driver was not ready at start (inside cuInit): the devices are written later, at the
+  // first kernel launch's return or buffer completion. Written under convert_mutex.
+  std::atomic<bool> devices_pending{false};
   // PC sampling, while a pcsampling session runs: set and reset under g_start_stop_mutex, read
   // by callbacks while subscribed.
   std::atomic<PcSampler*> sampler{nullptr};
@@ -186,6 +188,16 @@ void OnSamplingResource(PcSampler& sampler, CUpti_CallbackId id,
   }
 }
 
+// A program that calls the driver API itself starts tracing inside cuInit, when no device can be
+// read yet, and may finish before CUPTI completes a buffer (then at exit, after the driver is
+// torn down): its first launch's return is the first moment the devices are sure to answer. A
+// buffer thread busy with the lock will write them instead: the program never waits here.
+void WritePendingDevices(Tracer& tracer) {
+  std::unique_lock<std::mutex> lock(tracer.convert_mutex, std::try_to_lock);
+  if (!lock.owns_lock() || !tracer.devices_pending.load()) return;
+  tracer.devices_pending.store(!WriteDeviceInfo(kDriver, *tracer.host));
+}
+
 void CUPTIAPI OnCallback(void*, CUpti_CallbackDomain domain, CUpti_CallbackId id,
                          const void* data) {
   Tracer& tracer = TheTracer();
@@ -211,7 +223,11 @@ void CUPTIAPI OnCallback(void*, CUpti_CallbackDomain domain, CUpti_CallbackId id
     }
 
   } else {
-    tracer.host->api_returned(IsKernelLaunch(domain, id));
+    const bool launch = IsKernelLaunch(domain, id);
+    if (launch && tracer.devices_pending.load(std::memory_order_acquire)) {
+      WritePendingDevices(tracer);
+    }
+    tracer.host->api_returned(launch);
   }
 }
 
@@ -272,7 +288,9 @@ void CUPTIAPI OnBufferCompleted(CUcontext context, uint32_t stream_id, uint8_t* 
     if (tracer.converter) {
       ReportConverterStats(tracer);
       // By the time the GPU has worked, cuInit has returned.
-      if (tracer.devices_pending) tracer.devices_pending = !WriteDeviceInfo(kDriver, *tracer.host);
+      if (tracer.devices_pending.load()) {
+        tracer.devices_pending.store(!WriteDeviceInfo(kDriver, *tracer.host));
+      }
     }
     const uint64_t now = MonotonicNs();
     if (now > kRetiredGraphNodeNs) tracer.graphs.ForgetRetired(now - kRetiredGraphNodeNs);
@@ -439,7 +457,7 @@ bool Start(const ProtondGpuHost* host, const ProtondGpuOptions* options, char* e
     const bool written = WriteDeviceInfo(kDriver, *host);
     {
       std::lock_guard<std::mutex> convert_lock(tracer.convert_mutex);
-      tracer.devices_pending = !written;
+      tracer.devices_pending.store(!written);
     }
     if (options->pc_sampling) StartSampling(tracer, *options);
     return true;
