@@ -436,12 +436,16 @@ void ProcessDecoder::ApplyInstrumentationBuffer(LaneCursor& cursor, std::string_
   const uint32_t leaf =
       ActivityLeaf(cursor.session_id, *sink.tree, node, leaf_key, kernel->metric.name);
   absl::Status status;
+  // In-kernel scopes nest as they ran: each under the scope around it.
   for (const instrumentation::ScopeTotals& scope : decoded->scopes) {
-    const std::string name =
-        scope.name.empty() ? absl::StrCat("scope ", scope.scope_id) : scope.name;
-    status.Update(sink.tree->AddKernelScope(sink.tree->Child(leaf, name), process_id_, scope.count,
-                                            scope.cycles, scope.normalized_cycles,
-                                            header.device_id));
+    uint32_t scope_node = leaf;
+    for (uint32_t scope_id : scope.path) {
+      scope_node = sink.tree->Child(scope_node, scope_id < blob->scope_names.size()
+                                                    ? std::string(blob->scope_names[scope_id])
+                                                    : absl::StrCat("scope ", scope_id));
+    }
+    status.Update(sink.tree->AddKernelScope(scope_node, process_id_, scope.count, scope.cycles,
+                                            scope.normalized_cycles, header.device_id));
   }
   if (!status.ok()) ReportProblem(sink, std::string(status.message()));
 }

@@ -330,6 +330,7 @@ TEST_F(ProcessDecoderTest, TritonHostBufferGetsProtonsNumbers) {
   ASSERT_EQ(rows.nodes.size(), 4u);
   EXPECT_EQ(rows.nodes[2].name, "outer");
   EXPECT_EQ(rows.nodes[3].name, "load");
+  EXPECT_EQ(rows.nodes[3].parent_id, rows.nodes[2].node_id);  // nested, as Proton shows it
   // Proton wrote: outer {cycles 15921, normalized_cycles 995.0625}, load {1622, 101.375}.
   EXPECT_EQ(MetricOf(rows, rows.nodes[2].node_id, "cycles"), 15921);
   EXPECT_EQ(MetricOf(rows, rows.nodes[3].node_id, "cycles"), 1622);

@@ -1,6 +1,10 @@
 #include "daemon/instrumentation/circular_buffer.h"
 
+#include <algorithm>
 #include <array>
+#include <map>
+#include <set>
+#include <vector>
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
@@ -87,11 +91,21 @@ struct ScopeSums {
   uint64_t cycles = 0;
   uint64_t adjusted_cycles = 0;
 };
+using SumsByPath = std::map<std::vector<uint32_t>, ScopeSums>;
+
+// The scope ids from the outermost interval enclosing `intervals[i]` to its own.
+std::vector<uint32_t> PathOf(const std::vector<ScopeInterval>& intervals, size_t i) {
+  std::vector<uint32_t> path;
+  for (int32_t at = static_cast<int32_t>(i); at >= 0; at = intervals[at].parent) {
+    path.push_back(intervals[at].scope_id);
+  }
+  std::reverse(path.begin(), path.end());
+  return path;
+}
 
 absl::StatusOr<BlockTrace> DecodeBlock(uint32_t block, std::span<const uint8_t> bytes,
                                        const BufferLayout& layout, uint64_t ring_bytes,
-                                       DecodedBuffer& decoded,
-                                       std::array<ScopeSums, kMaxScopes>& sums) {
+                                       DecodedBuffer& decoded, SumsByPath& sums) {
   const uint8_t* base = bytes.data();
   BlockTrace trace;
   trace.block_id = LoadU32(base + kBlockIdOffset);
@@ -113,8 +127,9 @@ absl::StatusOr<BlockTrace> DecodeBlock(uint32_t block, std::span<const uint8_t> 
         internal::ReadWarpRing(warp, ring, index_words / 2, layout.record_cost_cycles, problems);
     decoded.problems.records_lost += warp_trace.records_lost;
     decoded.problems.warps_with_lost_records += warp_trace.records_lost > 0;
-    for (const ScopeInterval& interval : warp_trace.intervals) {
-      ScopeSums& sum = sums[interval.scope_id];
+    for (size_t j = 0; j < warp_trace.intervals.size(); ++j) {
+      const ScopeInterval& interval = warp_trace.intervals[j];
+      ScopeSums& sum = sums[PathOf(warp_trace.intervals, j)];
       ++sum.count;
       sum.cycles += interval.cycles;
       sum.adjusted_cycles += interval.adjusted_cycles;
@@ -127,21 +142,24 @@ absl::StatusOr<BlockTrace> DecodeBlock(uint32_t block, std::span<const uint8_t> 
   return trace;
 }
 
-void SummarizeScopes(const std::array<ScopeSums, kMaxScopes>& sums, const BufferLayout& layout,
-                     DecodedBuffer& decoded) {
+void SummarizeScopes(const SumsByPath& sums, const BufferLayout& layout, DecodedBuffer& decoded) {
   const double units = static_cast<double>(layout.num_warps) * decoded.num_blocks;
-  for (uint32_t id = 0; id < kMaxScopes; ++id) {
-    if (sums[id].count == 0) continue;
+  std::set<uint32_t> unnamed;
+  for (const auto& [path, sum] : sums) {
     ScopeTotals totals;
-    totals.scope_id = id;
-    totals.count = sums[id].count;
-    totals.cycles = sums[id].cycles;
-    totals.adjusted_cycles = sums[id].adjusted_cycles;
-    totals.normalized_cycles = static_cast<double>(sums[id].cycles) / units;
-    if (id < layout.scope_names.size()) totals.name = layout.scope_names[id];
-    decoded.problems.unnamed_scope_ids += totals.name.empty();
+    totals.scope_id = path.back();
+    totals.path = path;
+    totals.count = sum.count;
+    totals.cycles = sum.cycles;
+    totals.adjusted_cycles = sum.adjusted_cycles;
+    totals.normalized_cycles = static_cast<double>(sum.cycles) / units;
+    if (totals.scope_id < layout.scope_names.size()) {
+      totals.name = layout.scope_names[totals.scope_id];
+    }
+    if (totals.name.empty()) unnamed.insert(totals.scope_id);
     decoded.scopes.push_back(std::move(totals));
   }
+  decoded.problems.unnamed_scope_ids += unnamed.size();
 }
 
 }  // namespace
@@ -157,7 +175,7 @@ absl::StatusOr<DecodedBuffer> DecodeCircularBuffer(std::span<const uint8_t> buff
   }
   DecodedBuffer decoded;
   decoded.num_blocks = static_cast<uint32_t>(buffer.size() / layout.block_bytes);
-  std::array<ScopeSums, kMaxScopes> sums{};
+  SumsByPath sums;
   uint32_t expected_data_bytes = layout.data_bytes;
   for (uint32_t block = 0; block < decoded.num_blocks; ++block) {
     auto bytes = buffer.subspan(uint64_t{block} * layout.block_bytes, layout.block_bytes);

@@ -40,6 +40,10 @@ struct ScopeInterval {
   uint64_t cycles = 0;           // end_cycle - start_cycle
   uint64_t adjusted_cycles = 0;  // cycles less the cost of the records inside it (see docs)
   bool async = false;            // the start record carried the async flag
+  // The innermost interval of the same warp that encloses this one (its start before this one's
+  // and its end after), as an index into the warp's intervals; -1 when none does. Async
+  // intervals enclose nothing: they may overlap anything.
+  int32_t parent = -1;
 };
 
 struct WarpTrace {
@@ -58,10 +62,12 @@ struct BlockTrace {
   std::vector<WarpTrace> warps;  // the profiled warps, in layout order
 };
 
-// Proton's per-scope metrics for one kernel launch.
+// Proton's per-scope metrics for one kernel launch, per place in the in-kernel scope tree: a scope
+// run inside another is counted under it (as Proton nests scopes by the compiler's parents).
 struct ScopeTotals {
   uint32_t scope_id = 0;
-  std::string name;  // empty when the layout names no such scope
+  std::vector<uint32_t> path;  // scope ids from the outermost enclosing scope to this one
+  std::string name;            // empty when the layout names no such scope
   uint64_t count = 0;
   uint64_t cycles = 0;  // Proton's "cycles": the sum of the intervals' cycles
   uint64_t adjusted_cycles = 0;
@@ -82,7 +88,7 @@ struct DecodeProblems {
 struct DecodedBuffer {
   uint32_t num_blocks = 0;          // every block in the buffer, profiled or not
   std::vector<BlockTrace> blocks;   // the profiled blocks, in buffer order
-  std::vector<ScopeTotals> scopes;  // scopes with at least one interval, by id
+  std::vector<ScopeTotals> scopes;  // places with at least one interval, by path
   DecodeProblems problems;
 };
 

@@ -69,8 +69,9 @@ TEST(CircularBufferTest, NestedScopesInALoopOverWarpsAndBlocks) {
   const uint64_t base = 1'000'000 * 7;
   // An inner interval holds one paired record (its end): 15 - 7. Outer holds ten inner records
   // and its end: 110 - 11 * 7.
-  EXPECT_THAT(warp2.intervals[0], FieldsAre(kInner, base + 10, base + 25, 15u, 8u, false));
-  EXPECT_THAT(warp2.intervals[5], FieldsAre(kOuter, base, base + 110, 110u, 33u, false));
+  // The intervals are in the order of their ends: outer, the parent of each inner, is the last.
+  EXPECT_THAT(warp2.intervals[0], FieldsAre(kInner, base + 10, base + 25, 15u, 8u, false, 5));
+  EXPECT_THAT(warp2.intervals[5], FieldsAre(kOuter, base, base + 110, 110u, 33u, false, -1));
 
   // Counts are iterations x warps x blocks; normalized_cycles divides by warps x blocks.
   ASSERT_EQ(decoded->scopes.size(), 2u);
@@ -82,12 +83,40 @@ TEST(CircularBufferTest, NestedScopesInALoopOverWarpsAndBlocks) {
   EXPECT_DOUBLE_EQ(outer.normalized_cycles, 110.0);
   const ScopeTotals& inner = decoded->scopes[1];
   EXPECT_EQ(inner.name, "inner");
+  EXPECT_EQ(inner.path, (std::vector<uint32_t>{kOuter, kInner}));  // nested, as Proton shows it
   EXPECT_EQ(inner.count, 5u * 12);
   EXPECT_EQ(inner.cycles, 60u * 15);
   EXPECT_EQ(inner.adjusted_cycles, 60u * 8);
   EXPECT_DOUBLE_EQ(inner.normalized_cycles, 5 * 15.0);
   // The inner scopes sum to at most the enclosing one.
   EXPECT_LE(inner.cycles, outer.cycles);
+  EXPECT_EQ(DescribeProblems(decoded->problems), "");
+}
+
+// A scope run both inside another and on its own is two places in the tree; an async interval
+// encloses nothing, even when a scope runs within its time, and one that outlasts the scope it
+// started in is not inside it.
+TEST(CircularBufferTest, ScopesNestByTheIntervalsAroundThem) {
+  internal::TestBufferBuilder builder(1, 1, 128);
+  builder.Start(0, 0, 0, 0);
+  builder.Start(0, 0, 2, 5, /*async=*/true);
+  builder.Start(0, 0, 1, 10);
+  builder.End(0, 0, 1, 20);
+  builder.End(0, 0, 0, 30);
+  builder.Start(0, 0, 1, 40);
+  builder.End(0, 0, 2, 42);
+  builder.End(0, 0, 1, 45);
+  auto decoded = DecodeCircularBuffer(builder.bytes(), builder.Layout({"a", "b", "event"}));
+  ASSERT_TRUE(decoded.ok()) << decoded.status();
+  ASSERT_EQ(decoded->scopes.size(), 4u);
+  EXPECT_EQ(decoded->scopes[0].path, (std::vector<uint32_t>{0}));
+  EXPECT_EQ(decoded->scopes[0].cycles, 30u);
+  EXPECT_EQ(decoded->scopes[1].path, (std::vector<uint32_t>{0, 1}));
+  EXPECT_EQ(decoded->scopes[1].cycles, 10u);
+  EXPECT_EQ(decoded->scopes[2].path, (std::vector<uint32_t>{1}));  // not inside the event
+  EXPECT_EQ(decoded->scopes[2].cycles, 5u);
+  EXPECT_EQ(decoded->scopes[3].path, (std::vector<uint32_t>{2}));  // outlasts a: not inside it
+  EXPECT_EQ(decoded->scopes[3].cycles, 37u);
   EXPECT_EQ(DescribeProblems(decoded->problems), "");
 }
 

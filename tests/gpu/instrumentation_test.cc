@@ -50,8 +50,8 @@ TEST(InstrumentationGpuTest, ScopesOfEveryWarpLandUnderTheKernel) {
   auto nodes = NodesByPath(*tree);
   ASSERT_TRUE(nodes.contains("instrumented/two_regions/loop")) << tree->DebugString();
   const v1::TreeNode& loop = nodes["instrumented/two_regions/loop"];
-  const v1::TreeNode& load = nodes["instrumented/two_regions/load"];
-  const v1::TreeNode& compute = nodes["instrumented/two_regions/compute"];
+  const v1::TreeNode& load = nodes["instrumented/two_regions/loop/load"];
+  const v1::TreeNode& compute = nodes["instrumented/two_regions/loop/compute"];
   EXPECT_EQ(loop.count(), uint64_t{kLaunches} * kBlocks * kWarps);
   // A warp's lane 0 records one iteration for its warp's 32 elements.
   EXPECT_EQ(load.count(), uint64_t{kLaunches} * kElements / 32);

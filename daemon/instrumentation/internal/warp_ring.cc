@@ -1,5 +1,6 @@
 #include "daemon/instrumentation/internal/warp_ring.h"
 
+#include <algorithm>
 #include <array>
 #include <vector>
 
@@ -55,6 +56,29 @@ void AdjustForRecordCost(std::span<const PairedSequences> sequences, uint64_t re
   }
 }
 
+// Nests each interval in the innermost non-async interval around it, by record order (clocks of
+// different records may be equal; their order in the ring is not).
+void FindParents(std::span<const PairedSequences> sequences,
+                 std::vector<ScopeInterval>& intervals) {
+  std::vector<size_t> by_start(intervals.size());
+  for (size_t i = 0; i < by_start.size(); ++i) by_start[i] = i;
+  std::sort(by_start.begin(), by_start.end(),
+            [&](size_t a, size_t b) { return sequences[a].start < sequences[b].start; });
+  std::vector<size_t> open;  // non-async intervals around the current start, innermost last
+  for (size_t i : by_start) {
+    const auto encloses = [&](size_t outer) { return sequences[outer].end > sequences[i].end; };
+    if (intervals[i].async) {
+      // It may outlast scopes around its start: its parent is the innermost that it does not.
+      auto outer = std::find_if(open.rbegin(), open.rend(), encloses);
+      if (outer != open.rend()) intervals[i].parent = static_cast<int32_t>(*outer);
+      continue;
+    }
+    while (!open.empty() && !encloses(open.back())) open.pop_back();
+    if (!open.empty()) intervals[i].parent = static_cast<int32_t>(open.back());
+    open.push_back(i);
+  }
+}
+
 }  // namespace
 
 WarpTrace ReadWarpRing(uint32_t warp_id, std::span<const uint8_t> ring, uint64_t records_written,
@@ -91,6 +115,7 @@ WarpTrace ReadWarpRing(uint32_t warp_id, std::span<const uint8_t> ring, uint64_t
   }
   for (const OpenStart& start : open) problems.starts_without_end += start.open;
   AdjustForRecordCost(sequences, records_read, record_cost_cycles, trace.intervals);
+  FindParents(sequences, trace.intervals);
   return trace;
 }
 
