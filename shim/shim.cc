@@ -450,14 +450,16 @@ static_assert(PROTOND_BUFFER_TRITON_HOST ==
 
 PROTOND_EXPORT protond_result protond_instrumentation_buffer(
     const char* kernel_name, uint32_t device_id, uint32_t layout, const char* const* scope_names,
-    uint32_t num_scopes, uint32_t block_bytes, uint32_t num_warps, const void* buffer,
-    uint64_t buffer_bytes) {
+    uint32_t num_scopes, uint32_t block_bytes, uint32_t num_warps, const uint32_t* profiled_warps,
+    uint32_t num_profiled_warps, const void* buffer, uint64_t buffer_bytes) {
   auto* recorder = ActiveRecorder();
   if (recorder == nullptr) return PROTOND_INACTIVE;
   if ((scope_names == nullptr && num_scopes != 0) || buffer == nullptr ||
-      num_scopes > protond::record::kMaxInstrumentationScopes) {
+      num_scopes > protond::record::kMaxInstrumentationScopes ||
+      (profiled_warps == nullptr && num_profiled_warps != 0) || num_profiled_warps > num_warps) {
     protond::shim::SetLastError(
-        "instrumentation buffer: scope names or buffer missing, or over 256 scopes");
+        "instrumentation buffer: scope names, profiled warps or buffer missing, over 256 scopes, "
+        "or more profiled warps than warps");
     return PROTOND_ERR_INVALID_ARGUMENT;
   }
   std::vector<std::string_view> names;
@@ -470,7 +472,7 @@ PROTOND_EXPORT protond_result protond_instrumentation_buffer(
   header.block_bytes = block_bytes;
   header.num_warps = num_warps;
   return recorder->WriteInstrumentationBuffer(
-      kernel_name, header, names,
+      kernel_name, header, {profiled_warps, num_profiled_warps}, names,
       {static_cast<const uint8_t*>(buffer), static_cast<size_t>(buffer_bytes)});
 }
 

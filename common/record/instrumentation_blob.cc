@@ -7,8 +7,22 @@
 namespace protond::record {
 namespace {
 
+absl::Status CheckProfiledWarps(const InstrumentationBufferHeader& header,
+                                std::span<const uint32_t> profiled_warps) {
+  for (size_t i = 0; i < profiled_warps.size(); ++i) {
+    if (profiled_warps[i] >= header.num_warps ||
+        (i > 0 && profiled_warps[i] <= profiled_warps[i - 1])) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("instrumentation buffer: profiled warp ", profiled_warps[i],
+                       " is out of order or not below the CTA's ", header.num_warps, " warps"));
+    }
+  }
+  return absl::OkStatus();
+}
+
 // The checks both sides make on the fields a program gives.
-absl::Status CheckShape(const InstrumentationBufferHeader& header, size_t num_scopes,
+absl::Status CheckShape(const InstrumentationBufferHeader& header,
+                        std::span<const uint32_t> profiled_warps, size_t num_scopes,
                         size_t buffer_bytes) {
   if (num_scopes > kMaxInstrumentationScopes) {
     return absl::InvalidArgumentError(absl::StrCat("instrumentation buffer names ", num_scopes,
@@ -17,6 +31,9 @@ absl::Status CheckShape(const InstrumentationBufferHeader& header, size_t num_sc
   }
   if (header.layout == static_cast<uint32_t>(InstrumentationLayout::kTritonHostBuffer)) {
     // Its own header gives the block size and warps; the decoder checks them.
+    if (!profiled_warps.empty()) {
+      return absl::InvalidArgumentError("Triton host buffer: its own header names its warps");
+    }
     if (buffer_bytes != 0) return absl::OkStatus();
     return absl::InvalidArgumentError("Triton host buffer is empty");
   }
@@ -29,6 +46,7 @@ absl::Status CheckShape(const InstrumentationBufferHeader& header, size_t num_sc
                                                    header.block_bytes, " and ", header.num_warps,
                                                    " warps; neither may be 0"));
   }
+  if (absl::Status warps = CheckProfiledWarps(header, profiled_warps); !warps.ok()) return warps;
   if (buffer_bytes == 0 || buffer_bytes % header.block_bytes != 0) {
     return absl::InvalidArgumentError(absl::StrCat("instrumentation buffer of ", buffer_bytes,
                                                    " bytes is not a whole number of ",
@@ -40,9 +58,11 @@ absl::Status CheckShape(const InstrumentationBufferHeader& header, size_t num_sc
 }  // namespace
 
 absl::StatusOr<std::string> EncodeInstrumentationBlob(InstrumentationBufferHeader header,
+                                                      std::span<const uint32_t> profiled_warps,
                                                       std::span<const std::string_view> scope_names,
                                                       std::span<const uint8_t> buffer) {
-  if (absl::Status shape = CheckShape(header, scope_names.size(), buffer.size()); !shape.ok()) {
+  if (absl::Status shape = CheckShape(header, profiled_warps, scope_names.size(), buffer.size());
+      !shape.ok()) {
     return shape;
   }
   std::string names;
@@ -58,14 +78,18 @@ absl::StatusOr<std::string> EncodeInstrumentationBlob(InstrumentationBufferHeade
   }
   header.num_scopes = static_cast<uint32_t>(scope_names.size());
   header.scope_names_bytes = static_cast<uint32_t>(names.size());
-  const size_t prefix = AlignUp(sizeof(header) + names.size());
+  header.num_profiled_warps = static_cast<uint32_t>(profiled_warps.size());
+  header.reserved = 0;
+  const size_t warps_bytes = profiled_warps.size() * sizeof(uint32_t);
+  const size_t prefix = AlignUp(sizeof(header) + warps_bytes + names.size());
   if (prefix + buffer.size() > kMaxBlobBytes) {
     return absl::InvalidArgumentError(absl::StrCat("instrumentation buffer of ", buffer.size(),
                                                    " bytes is over the limit of ", kMaxBlobBytes));
   }
   std::string blob(prefix + buffer.size(), '\0');
   std::memcpy(blob.data(), &header, sizeof(header));
-  std::memcpy(blob.data() + sizeof(header), names.data(), names.size());
+  std::memcpy(blob.data() + sizeof(header), profiled_warps.data(), warps_bytes);
+  std::memcpy(blob.data() + sizeof(header) + warps_bytes, names.data(), names.size());
   std::memcpy(blob.data() + prefix, buffer.data(), buffer.size());
   return blob;
 }
@@ -78,14 +102,19 @@ absl::StatusOr<InstrumentationBlob> ParseInstrumentationBlob(std::string_view bl
   }
   std::memcpy(&blob.header, blob_untrusted.data(), sizeof(blob.header));
   const InstrumentationBufferHeader& header = blob.header;
-  const size_t names_end = sizeof(header) + static_cast<size_t>(header.scope_names_bytes);
-  const size_t prefix = AlignUp(names_end);
+  // 64-bit sums: the counts are untrusted u32s.
+  const uint64_t warps_bytes = uint64_t{header.num_profiled_warps} * sizeof(uint32_t);
+  const uint64_t names_at = sizeof(header) + warps_bytes;
+  const uint64_t prefix = AlignUp(names_at + header.scope_names_bytes);
   if (prefix > blob_untrusted.size()) {
     return absl::InvalidArgumentError(
-        absl::StrCat("instrumentation scope names of ", header.scope_names_bytes,
-                     " bytes overrun a blob of ", blob_untrusted.size()));
+        absl::StrCat("instrumentation blob of ", blob_untrusted.size(), " bytes is too short for ",
+                     header.num_profiled_warps, " warp ids and ", header.scope_names_bytes,
+                     " bytes of scope names"));
   }
-  std::string_view names = blob_untrusted.substr(sizeof(header), header.scope_names_bytes);
+  blob.profiled_warps.resize(header.num_profiled_warps);
+  std::memcpy(blob.profiled_warps.data(), blob_untrusted.data() + sizeof(header), warps_bytes);
+  std::string_view names = blob_untrusted.substr(names_at, header.scope_names_bytes);
   while (!names.empty()) {
     const size_t end = names.find('\0');
     if (end == std::string_view::npos || end == 0 || end > kMaxNameBytes) break;
@@ -98,7 +127,9 @@ absl::StatusOr<InstrumentationBlob> ParseInstrumentationBlob(std::string_view bl
   }
   const std::string_view buffer = blob_untrusted.substr(prefix);
   blob.buffer = {reinterpret_cast<const uint8_t*>(buffer.data()), buffer.size()};
-  if (absl::Status shape = CheckShape(header, header.num_scopes, buffer.size()); !shape.ok()) {
+  if (absl::Status shape =
+          CheckShape(header, blob.profiled_warps, header.num_scopes, buffer.size());
+      !shape.ok()) {
     return shape;
   }
   return blob;

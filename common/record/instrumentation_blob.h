@@ -18,15 +18,18 @@ inline constexpr uint32_t kMaxInstrumentationScopes = 256;
 
 struct InstrumentationBlob {
   InstrumentationBufferHeader header;
+  std::vector<uint32_t> profiled_warps;       // empty: every warp records
   std::vector<std::string_view> scope_names;  // by scope id; point into the blob
   std::span<const uint8_t> buffer;            // a whole number of blocks
 };
 
-// The blob of `buffer` (header.num_scopes and header.scope_names_bytes are filled in here).
-// InvalidArgumentError, naming what is wrong, for an empty or over-long scope name, too many
-// scopes, a zero block size or warp count, a buffer that is empty or not a whole number of
-// blocks, or a blob over kMaxBlobBytes.
+// The blob of `buffer` (header.num_scopes, scope_names_bytes and num_profiled_warps are filled in
+// here); `profiled_warps` empty means every warp records. InvalidArgumentError, naming what is
+// wrong, for an empty or over-long scope name, too many scopes, a zero block size or warp count,
+// profiled warps out of order or not below the warp count, a buffer that is empty or not a whole
+// number of blocks, or a blob over kMaxBlobBytes.
 absl::StatusOr<std::string> EncodeInstrumentationBlob(InstrumentationBufferHeader header,
+                                                      std::span<const uint32_t> profiled_warps,
                                                       std::span<const std::string_view> scope_names,
                                                       std::span<const uint8_t> buffer);
 

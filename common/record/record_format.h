@@ -87,7 +87,7 @@ inline constexpr uint8_t kMaxNameClass = 6;
 
 // What a blob (kBlobChunk) holds; the layouts are below.
 enum class BlobClass : uint32_t {
-  kInstrumentationBuffer = 1,  // InstrumentationBufferHeader, names, the buffer
+  kInstrumentationBuffer = 1,  // InstrumentationBufferHeader, warps, names, the buffer
 };
 inline constexpr uint32_t kMaxBlobClass = 1;
 inline constexpr size_t kMaxBlobChunkBytes = 4096;
@@ -216,10 +216,11 @@ struct BlobChunkRecord {
 static_assert(sizeof(BlobChunkRecord) == 24);
 
 // BlobClass::kInstrumentationBuffer: the intra-kernel profile buffer of one kernel launch, copied
-// out of the GPU after it, as the instrumented kernel wrote it. The blob is this header, each
-// scope's name (in scope id order, each followed by a zero byte), zeros to a multiple of 8, then
-// the buffer (a whole number of blocks of block_bytes). The context and the kernel's name are
-// defined in the lane before the blob's first chunk, as for a kKernel record.
+// out of the GPU after it, as the instrumented kernel wrote it. The blob is this header, the ids
+// of the warps that record (u32 each, ascending; none: every warp), each scope's name (in scope id
+// order, each followed by a zero byte), zeros to a multiple of 8, then the buffer (a whole number
+// of blocks of block_bytes). The context and the kernel's name are defined in the lane before
+// the blob's first chunk, as for a kKernel record.
 struct InstrumentationBufferHeader {
   uint32_t context_id;      // where the kernel's node goes: the scope open at the copy
   uint32_t kernel_name_id;  // NameClass::kKernel
@@ -229,8 +230,12 @@ struct InstrumentationBufferHeader {
   uint32_t num_warps;    // per CTA (kCircular)
   uint32_t num_scopes;
   uint32_t scope_names_bytes;  // all scope names with their zero bytes
+  // Warps that record (kCircular), when not all of them: granularity warp-group or CTA, or
+  // sampled warps; each has its part of a block's data.
+  uint32_t num_profiled_warps;
+  uint32_t reserved;
 };
-static_assert(sizeof(InstrumentationBufferHeader) == 32);
+static_assert(sizeof(InstrumentationBufferHeader) == 40);
 
 enum class InstrumentationLayout : uint32_t {
   // Proton's circular layout (docs/instrumentation.md): the device buffer as the kernel wrote it.

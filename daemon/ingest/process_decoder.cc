@@ -401,6 +401,7 @@ absl::StatusOr<instrumentation::DecodedBuffer> DecodeInstrumentationBlob(
   instrumentation::BufferLayout layout;
   layout.block_bytes = blob.header.block_bytes;
   layout.num_warps = blob.header.num_warps;
+  layout.profiled_warps = blob.profiled_warps;
   layout.scope_names = std::move(scope_names);
   return instrumentation::DecodeCircularBuffer(blob.buffer, layout);
 }

@@ -280,7 +280,7 @@ std::string InstrumentedKernelBlob(uint32_t context_id, uint32_t kernel_name_id)
   header.block_bytes = kBlockBytes;
   header.num_warps = 1;
   const std::vector<std::string_view> scopes = {"loop"};
-  return *record::EncodeInstrumentationBlob(header, scopes, buffer);
+  return *record::EncodeInstrumentationBlob(header, {}, scopes, buffer);
 }
 
 TEST_F(ProcessDecoderTest, InstrumentationBufferBecomesScopesUnderItsKernel) {
@@ -323,7 +323,7 @@ TEST_F(ProcessDecoderTest, TritonHostBufferGetsProtonsNumbers) {
   lane.Add(record::MakeSessionBegin(5))
       .Context(1, 0, "step")
       .Name(3, record::NameClass::kKernel, "kern")
-      .Blob(9, *record::EncodeInstrumentationBlob(header, scopes, host));
+      .Blob(9, *record::EncodeInstrumentationBlob(header, {}, scopes, host));
   LaneCursor cursor;
   ASSERT_TRUE(Decode(cursor, lane.span()).ok());
   const store::Batch rows = Rows();

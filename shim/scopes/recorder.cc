@@ -513,6 +513,7 @@ protond_result Recorder::WritePcSample(const record::PcSampleRecord& sample) {
 
 protond_result Recorder::WriteInstrumentationBuffer(const char* kernel_name,
                                                     record::InstrumentationBufferHeader header,
+                                                    std::span<const uint32_t> profiled_warps,
                                                     std::span<const std::string_view> scope_names,
                                                     std::span<const uint8_t> buffer) {
   ThreadRecorder& t = CurrentThread();
@@ -522,7 +523,8 @@ protond_result Recorder::WriteInstrumentationBuffer(const char* kernel_name,
   if (!recording()) return PROTOND_INACTIVE;
   header.context_id = CurrentContextOf(t);
   header.kernel_name_id = LookupName(names_, t, kernel_name, NameClass::kKernel).name_id;
-  absl::StatusOr<std::string> blob = record::EncodeInstrumentationBlob(header, scope_names, buffer);
+  absl::StatusOr<std::string> blob =
+      record::EncodeInstrumentationBlob(header, profiled_warps, scope_names, buffer);
   if (!blob.ok()) {
     return Fail(t, PROTOND_ERR_INVALID_ARGUMENT, std::string(blob.status().message()));
   }

@@ -93,9 +93,10 @@ class Recorder {
   // An intra-kernel profile buffer of a launch of `kernel_name` that the program copied out of
   // the GPU (protond_instrumentation_buffer), as a blob under the calling thread's innermost scope
   // or launch frame, in chunks: each waits for room as WriteGpuActivity does. `header` gives the
-  // layout; its context and name ids are filled in here.
+  // layout; its context and name ids are filled in here. `profiled_warps` empty: every warp.
   protond_result WriteInstrumentationBuffer(const char* kernel_name,
                                             record::InstrumentationBufferHeader header,
+                                            std::span<const uint32_t> profiled_warps,
                                             std::span<const std::string_view> scope_names,
                                             std::span<const uint8_t> buffer);
   protond_result WriteNotice(std::string_view text);

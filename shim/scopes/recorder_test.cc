@@ -177,9 +177,9 @@ TEST(RecorderTest, InstrumentationBufferGoesAsABlobUnderTheInnermostScope) {
   header.num_warps = 4;
   OnNewThread([&] {
     ASSERT_EQ(recorder.EnterScope("step"), PROTOND_OK);
-    EXPECT_EQ(recorder.WriteInstrumentationBuffer("kern", header, scopes, buffer), PROTOND_OK);
+    EXPECT_EQ(recorder.WriteInstrumentationBuffer("kern", header, {}, scopes, buffer), PROTOND_OK);
     header.block_bytes = 7;
-    EXPECT_EQ(recorder.WriteInstrumentationBuffer("kern", header, scopes, buffer),
+    EXPECT_EQ(recorder.WriteInstrumentationBuffer("kern", header, {}, scopes, buffer),
               PROTOND_ERR_INVALID_ARGUMENT);
     EXPECT_STREQ(LastError(),
                  "instrumentation buffer of 6000 bytes is not a whole number of 7-byte blocks");

@@ -40,6 +40,7 @@ struct Kernel {
   bool instrumented = false;  // takes a profile buffer
   unsigned num_warps = 4;
   uint32_t block_bytes = 0;
+  std::vector<uint32_t> profiled_warps;  // granularity warp-group or CTA: not every warp
   std::vector<std::string> scope_names;
 };
 
@@ -57,6 +58,7 @@ Kernel ReadMetadata(const std::string& dir) {
   if (kernel.instrumented) {
     kernel.block_bytes = metadata.at("block_bytes").get<uint32_t>();
     kernel.scope_names = metadata.at("scope_names").get<std::vector<std::string>>();
+    kernel.profiled_warps = metadata.at("profiled_warps").get<std::vector<uint32_t>>();
   }
   return kernel;
 }
@@ -120,8 +122,9 @@ int main(int argc, char** argv) {
     Check(cuMemcpyDtoH(host.data(), buffer, buffer_bytes), "cuMemcpyDtoH");
     const protond_result result = protond_instrumentation_buffer(
         kernel.name.c_str(), 0, PROTOND_BUFFER_CIRCULAR, names.data(),
-        static_cast<uint32_t>(names.size()), kernel.block_bytes, kernel.num_warps, host.data(),
-        host.size());
+        static_cast<uint32_t>(names.size()), kernel.block_bytes, kernel.num_warps,
+        kernel.profiled_warps.data(), static_cast<uint32_t>(kernel.profiled_warps.size()),
+        host.data(), host.size());
     if (result != PROTOND_OK && result != PROTOND_INACTIVE) {
       std::fprintf(stderr, "instrumented_workload: protond_instrumentation_buffer: %d %s\n", result,
                    protond_last_error());

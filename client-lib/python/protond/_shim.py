@@ -48,7 +48,8 @@ _SIGNATURES = {
     "protond_last_error": ([], ctypes.c_char_p),
     "protond_instrumentation_buffer": (
         [ctypes.c_char_p, ctypes.c_uint32, ctypes.c_uint32, ctypes.POINTER(ctypes.c_char_p),
-         ctypes.c_uint32, ctypes.c_uint32, ctypes.c_uint32, ctypes.c_void_p, ctypes.c_uint64],
+         ctypes.c_uint32, ctypes.c_uint32, ctypes.c_uint32, ctypes.POINTER(ctypes.c_uint32),
+         ctypes.c_uint32, ctypes.c_void_p, ctypes.c_uint64],
         ctypes.c_int),
 }
 

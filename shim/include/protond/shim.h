@@ -129,17 +129,20 @@ protond_result protond_session_start_with_mode(const char* name, const char* dat
  * PROTOND_BUFFER_TRITON_HOST: Triton 3.6's host buffer (Proton's
  *   InstrumentationHook.host_buffer), whose own header gives the block size and warps
  *   (`block_bytes` and `num_warps` are 0).
- * Scope id i is named `scope_names[i]` (at most 256 scopes). The buffer is copied, and the daemon
- * decodes it into per-scope cycles under the kernel's node `kernel_name`, below the calling
- * thread's innermost scope (the node the kernel's CUPTI records land on).
- * PROTOND_ERR_INVALID_ARGUMENT, with protond_last_error naming what is wrong, for sizes that do not
- * add up; PROTOND_DROPPED when the thread's lane stayed full. (ABI version 7) */
+ * Scope id i is named `scope_names[i]` (at most 256 scopes). `profiled_warps` lists the warps
+ * that record, ascending, when not all do (granularity warp-group or CTA, or sampled warps: each
+ * has its part of a block's data); NULL and 0 for every warp, and for Triton's host buffer. The
+ * buffer is copied, and the daemon decodes it into per-scope cycles under the kernel's node
+ * `kernel_name`, below the calling thread's innermost scope (the node the kernel's CUPTI records
+ * land on). PROTOND_ERR_INVALID_ARGUMENT, with protond_last_error naming what is wrong, for sizes
+ * that do not add up; PROTOND_DROPPED when the thread's lane stayed full. (ABI version 7) */
 #define PROTOND_BUFFER_CIRCULAR 1
 #define PROTOND_BUFFER_TRITON_HOST 2
 protond_result protond_instrumentation_buffer(const char* kernel_name, uint32_t device_id,
                                               uint32_t layout, const char* const* scope_names,
                                               uint32_t num_scopes, uint32_t block_bytes,
-                                              uint32_t num_warps, const void* buffer,
+                                              uint32_t num_warps, const uint32_t* profiled_warps,
+                                              uint32_t num_profiled_warps, const void* buffer,
                                               uint64_t buffer_bytes);
 
 #ifdef __cplusplus

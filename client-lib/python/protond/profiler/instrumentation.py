@@ -23,18 +23,20 @@ TRITON_HOST = 2  # PROTOND_BUFFER_TRITON_HOST: Triton 3.6's host buffer (its hea
 
 
 def record_buffer(kernel_name, buffer, scope_names, *, layout=TRITON_HOST, block_bytes=0,
-                  num_warps=0, device_id=0):
+                  num_warps=0, profiled_warps=(), device_id=0):
     """Hands one launch's profile buffer (bytes-like) to protond, under the current scope. With
-    layout=CIRCULAR, block_bytes and num_warps describe it. Returns False when no session
+    layout=CIRCULAR, block_bytes, num_warps and profiled_warps (the warps that record, when not
+    all do) describe it, as mlir-instrument's metadata.json does. Returns False when no session
     records; raises ValueError when the shim refuses the buffer, with its reason."""
     lib = _shim.library()
     if lib is None:
         return False
     names = (ctypes.c_char_p * max(len(scope_names), 1))(*[n.encode() for n in scope_names])
     data = bytes(buffer)
+    warps = (ctypes.c_uint32 * max(len(profiled_warps), 1))(*profiled_warps)
     result = lib.protond_instrumentation_buffer(kernel_name.encode(), device_id, layout, names,
-                                                len(scope_names), block_bytes, num_warps, data,
-                                                len(data))
+                                                len(scope_names), block_bytes, num_warps, warps,
+                                                len(profiled_warps), data, len(data))
     if result == _shim.ERR_INVALID_ARGUMENT:
         raise ValueError(_shim.last_error())
     return result == _shim.OK
