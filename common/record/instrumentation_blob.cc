@@ -88,7 +88,10 @@ absl::StatusOr<std::string> EncodeInstrumentationBlob(InstrumentationBufferHeade
   }
   std::string blob(prefix + buffer.size(), '\0');
   std::memcpy(blob.data(), &header, sizeof(header));
-  std::memcpy(blob.data() + sizeof(header), profiled_warps.data(), warps_bytes);
+  // An empty span may have no data pointer, which memcpy must not get even for 0 bytes.
+  if (warps_bytes != 0) {
+    std::memcpy(blob.data() + sizeof(header), profiled_warps.data(), warps_bytes);
+  }
   std::memcpy(blob.data() + sizeof(header) + warps_bytes, names.data(), names.size());
   std::memcpy(blob.data() + prefix, buffer.data(), buffer.size());
   return blob;
@@ -113,7 +116,9 @@ absl::StatusOr<InstrumentationBlob> ParseInstrumentationBlob(std::string_view bl
                      " bytes of scope names"));
   }
   blob.profiled_warps.resize(header.num_profiled_warps);
-  std::memcpy(blob.profiled_warps.data(), blob_untrusted.data() + sizeof(header), warps_bytes);
+  if (warps_bytes != 0) {
+    std::memcpy(blob.profiled_warps.data(), blob_untrusted.data() + sizeof(header), warps_bytes);
+  }
   std::string_view names = blob_untrusted.substr(names_at, header.scope_names_bytes);
   while (!names.empty()) {
     const size_t end = names.find('\0');

@@ -158,7 +158,8 @@ TEST(RecordDecoderTest, Malicious_PcSampleWithoutNamesOrWithFlagsIsRefused) {
 }
 
 TEST(RecordDecoderTest, DecodesBlobChunk) {
-  auto r = DecodeRecord(testing::BlobChunk(5, 100, 96, "abcd"));
+  const std::vector<uint8_t> bytes = testing::BlobChunk(5, 100, 96, "abcd");
+  auto r = DecodeRecord(bytes);  // its name points into `bytes`
   ASSERT_TRUE(r.ok()) << r.status();
   EXPECT_EQ(r->kind, Kind::kBlobChunk);
   EXPECT_EQ(r->aux, 5u);
