@@ -14,8 +14,10 @@ gpu.module @kernels {
     // CHECK: llvm.select %{{.*}}, %[[SEG]], %{{.*}} : i1, !llvm.ptr<3>
     %seg = proton_gpu.segment_alloc %blk {num_warps = 4 : i32, warp_stride = 1 : i32} : !llvm.ptr<1> -> !proton_gpu.segment<2048, shared>
     %c = proton_gpu.read_counter : i64
-    // CHECK: llvm.getelementptr %{{.*}}[%{{.*}}] : (!llvm.ptr<3>, i32) -> !llvm.ptr<3>, i32
-    // CHECK: llvm.store %{{.*}} : i32, !llvm.ptr<3>
+    // The shared array is 8-aligned and so is every record in it: one predicated 8-byte store.
+    // CHECK-NOT: scf.if
+    // CHECK: %[[P:.*]] = llvm.getelementptr %{{.*}}[%{{.*}}] : (!llvm.ptr<3>, i32) -> !llvm.ptr<3>, i32
+    // CHECK: llvm.inline_asm has_side_effects "@$0 st.shared.v2.b32 [$1], {$2, $3};", "b,l,r,r" %{{.*}}, %[[P]], %{{.*}}, %{{.*}} : (i1, !llvm.ptr<3>, i32, i32) -> ()
     proton_gpu.circular_store start %seg, %idx, %c {scope_id = 0 : i32} : !proton_gpu.segment<2048, shared>, !llvm.ptr
     // CHECK: nvvm.barrier0
     // CHECK: scf.if

@@ -93,11 +93,14 @@ llvm.func @index_and_counter() -> i64 {
 
 // An async end record of scope 5 in a 2048-byte ring (512 words):
 // word0 = 1 << 31 | 5 << 23 | 1 << 22 | clock[42:32] = 0x82C00000 | ..., word1 = clock[31:0].
+// Every thread computes it and advances its index; no branch, the store is predicated on the
+// segment (non-null: lane 0 of a profiled warp). Its segment_alloc is out of sight, so the
+// address is not known to be 8-aligned: two 4-byte stores.
 // CHECK-LABEL: llvm.func @store(
 // CHECK-SAME: %[[SEG:.*]]: !llvm.ptr<1>, %[[IDX:.*]]: !llvm.ptr, %[[CLOCK:.*]]: i64)
 // CHECK: %[[NULL:.*]] = llvm.mlir.zero : !llvm.ptr<1>
 // CHECK: %[[WRITES:.*]] = llvm.icmp "ne" %[[SEG]], %[[NULL]] : !llvm.ptr<1>
-// CHECK: scf.if %[[WRITES]] {
+// CHECK-NOT: scf.if
 // CHECK: %[[I:.*]] = llvm.load %[[IDX]] : !llvm.ptr -> i32
 // CHECK: %[[MASK:.*]] = llvm.mlir.constant(511 : i32) : i32
 // CHECK: %[[SLOT:.*]] = llvm.and %[[I]], %[[MASK]]
@@ -109,15 +112,47 @@ llvm.func @index_and_counter() -> i64 {
 // CHECK: %[[W0:.*]] = llvm.or %[[HI11]], %[[TAG]]
 // CHECK: %[[W1:.*]] = llvm.trunc %[[CLOCK]] : i64 to i32
 // CHECK: %[[P:.*]] = llvm.getelementptr %[[SEG]][%[[SLOT]]] : (!llvm.ptr<1>, i32) -> !llvm.ptr<1>, i32
-// CHECK: llvm.store %[[W0]], %[[P]] : i32, !llvm.ptr<1>
-// CHECK: %[[P1:.*]] = llvm.getelementptr %[[P]][%{{.*}}] : (!llvm.ptr<1>, i64) -> !llvm.ptr<1>, i8
-// CHECK: llvm.store %[[W1]], %[[P1]] : i32, !llvm.ptr<1>
-// CHECK: %[[NEXT:.*]] = llvm.add %[[I]], %{{.*}} : i32
+// CHECK: llvm.inline_asm has_side_effects "@$0 st.global.b32 [$1], $2;\0A\09@$0 st.global.b32 [$1+4], $3;", "b,l,r,r" %[[WRITES]], %[[P]], %[[W0]], %[[W1]] : (i1, !llvm.ptr<1>, i32, i32) -> ()
+// CHECK: %[[TWO:.*]] = llvm.mlir.constant(2 : i32) : i32
+// CHECK: %[[NEXT:.*]] = llvm.add %[[I]], %[[TWO]] : i32
 // CHECK: llvm.store %[[NEXT]], %[[IDX]] : i32, !llvm.ptr
-// CHECK: }
+// CHECK-NOT: scf.if
+// CHECK: llvm.return
 llvm.func @store(%segp: !llvm.ptr<1>, %idx: !llvm.ptr, %clock: i64) {
   %seg = builtin.unrealized_conversion_cast %segp : !llvm.ptr<1> to !proton_gpu.segment<2048>
   proton_gpu.circular_store end %seg, %idx, %clock {async, scope_id = 5 : i32} : !proton_gpu.segment<2048>, !llvm.ptr
+  llvm.return
+}
+
+// With 4 warps the rings start at 40 + 4 * 4 = 56 bytes, a multiple of 8 (as is the block):
+// a start record of scope 1 (word0 = 1 << 23 | clock[42:32]) is one 8-byte store.
+// CHECK-LABEL: llvm.func @store_even_warps(
+// CHECK: %[[SEG:.*]] = llvm.select %{{.*}} : i1, !llvm.ptr<1>
+// CHECK: %[[WRITES:.*]] = llvm.icmp "ne" %[[SEG]], %{{.*}} : !llvm.ptr<1>
+// CHECK: llvm.mlir.constant(8388608 : i32) : i32
+// CHECK: %[[P:.*]] = llvm.getelementptr %[[SEG]][%{{.*}}] : (!llvm.ptr<1>, i32) -> !llvm.ptr<1>, i32
+// CHECK: llvm.inline_asm has_side_effects "@$0 st.global.v2.b32 [$1], {$2, $3};", "b,l,r,r" %[[WRITES]], %[[P]], %{{.*}}, %{{.*}} : (i1, !llvm.ptr<1>, i32, i32) -> ()
+// CHECK-NOT: scf.if
+// CHECK: llvm.return
+llvm.func @store_even_warps(%blk: !llvm.ptr<1>, %idx: !llvm.ptr, %clock: i64) {
+  %seg = proton_gpu.segment_alloc %blk {num_warps = 4 : i32, warp_stride = 1 : i32} : !llvm.ptr<1> -> !proton_gpu.segment<2048>
+  proton_gpu.circular_store start %seg, %idx, %clock {scope_id = 1 : i32} : !proton_gpu.segment<2048>, !llvm.ptr
+  llvm.return
+}
+
+// With 3 warps the rings start at 40 + 4 * 3 = 52 bytes: records are only 4-byte aligned, so
+// two predicated 4-byte stores in one asm block.
+// CHECK-LABEL: llvm.func @store_odd_warps(
+// CHECK: llvm.mlir.constant(52 : i32) : i32
+// CHECK: %[[SEG:.*]] = llvm.select %{{.*}} : i1, !llvm.ptr<1>
+// CHECK: %[[WRITES:.*]] = llvm.icmp "ne" %[[SEG]], %{{.*}} : !llvm.ptr<1>
+// CHECK: %[[P:.*]] = llvm.getelementptr %[[SEG]][%{{.*}}] : (!llvm.ptr<1>, i32) -> !llvm.ptr<1>, i32
+// CHECK: llvm.inline_asm has_side_effects "@$0 st.global.b32 [$1], $2;\0A\09@$0 st.global.b32 [$1+4], $3;", "b,l,r,r" %[[WRITES]], %[[P]], %{{.*}}, %{{.*}} : (i1, !llvm.ptr<1>, i32, i32) -> ()
+// CHECK-NOT: st.global.v2
+// CHECK: llvm.return
+llvm.func @store_odd_warps(%blk: !llvm.ptr<1>, %idx: !llvm.ptr, %clock: i64) {
+  %seg = proton_gpu.segment_alloc %blk {num_warps = 3 : i32, warp_stride = 1 : i32} : !llvm.ptr<1> -> !proton_gpu.segment<2048>
+  proton_gpu.circular_store start %seg, %idx, %clock {scope_id = 1 : i32} : !proton_gpu.segment<2048>, !llvm.ptr
   llvm.return
 }
 

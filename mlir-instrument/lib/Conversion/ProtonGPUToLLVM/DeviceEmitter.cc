@@ -1,7 +1,10 @@
 // The NVPTX specifics of the lowering: special registers through NVVM ops where MLIR 19 has them
 // (tid, ntid, ctaid, nctaid) and through LLVM intrinsics where it has not (smid, globaltimer) or
-// where its op would be merged away (clock64).
+// where its op would be merged away (clock64); and inline PTX for a predicated store, which LLVM
+// cannot express.
 #include "DeviceEmitter.h"
+
+#include <string>
 
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"
@@ -75,6 +78,19 @@ Value DeviceEmitter::clock64() {
       .create<LLVM::CallIntrinsicOp>(loc, b.getI64Type(), "llvm.nvvm.read.ptx.sreg.clock64",
                                      ValueRange{})
       .getResult(0);
+}
+
+// Inline PTX like Triton's Proton: "b" binds the i1 to a predicate register, "l" the 64-bit
+// address (shared pointers are 64-bit too without nvptx-short-ptr, and hold a .shared address).
+void DeviceEmitter::storeWordPairIf(Value predicate, Value address, Value word0, Value word1,
+                                    bool aligned8) {
+  auto pointer = cast<LLVM::LLVMPointerType>(address.getType());
+  std::string st = pointer.getAddressSpace() == kSharedAddressSpace ? "st.shared" : "st.global";
+  std::string ptx = aligned8 ? "@$0 " + st + ".v2.b32 [$1], {$2, $3};"
+                             : "@$0 " + st + ".b32 [$1], $2;\n\t@$0 " + st + ".b32 [$1+4], $3;";
+  b.create<LLVM::InlineAsmOp>(loc, TypeRange{}, ValueRange{predicate, address, word0, word1}, ptx,
+                              "b,l,r,r", /*has_side_effects=*/true, /*is_align_stack=*/false,
+                              LLVM::AsmDialectAttr(), ArrayAttr());
 }
 
 void DeviceEmitter::ifThen(Value condition, llvm::function_ref<void()> body) {

@@ -1,6 +1,6 @@
 // Small builders for the lowering of proton_gpu: constants, byte offsets into the profile buffer,
-// the special registers (thread, block, SM, clocks) and a lane-guarded region. All values are
-// i32 unless the name says otherwise; pointers are LLVM pointers.
+// the special registers (thread, block, SM, clocks), a predicated store and a lane-guarded region.
+// All values are i32 unless the name says otherwise; pointers are LLVM pointers.
 #ifndef PROTONINSTRUMENT_LIB_CONVERSION_PROTONGPUTOLLVM_DEVICEEMITTER_H
 #define PROTONINSTRUMENT_LIB_CONVERSION_PROTONGPUTOLLVM_DEVICEEMITTER_H
 
@@ -8,6 +8,9 @@
 #include "mlir/IR/Builders.h"
 
 namespace mlir::protoninstrument {
+
+/// NVPTX's address space of shared memory (global memory is 1).
+constexpr unsigned kSharedAddressSpace = 3;
 
 class DeviceEmitter {
  public:
@@ -30,6 +33,11 @@ class DeviceEmitter {
   Value globalTimerNs();
   /// %clock64 (i64).
   Value clock64();
+
+  /// Stores the u32 `word0` at `address` and `word1` after it where `predicate` (i1) holds, as
+  /// predicated PTX with no branch: one st.v2.b32 if `aligned8` (the address is a multiple of 8
+  /// bytes), else two st.b32. `address` is a global or shared pointer.
+  void storeWordPairIf(Value predicate, Value address, Value word0, Value word1, bool aligned8);
 
   /// Emits `body` under scf.if (`condition`); the builder continues after it.
   void ifThen(Value condition, llvm::function_ref<void()> body);

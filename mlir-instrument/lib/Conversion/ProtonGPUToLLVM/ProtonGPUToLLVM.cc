@@ -139,6 +139,23 @@ struct ReadCounterLowering : OpConversionPattern<ReadCounterOp> {
   }
 };
 
+// Whether every record of `segment` starts 8-byte aligned, so that one 8-byte store can write
+// it. A record starts at an even word of its ring (the index grows by 2 from 0, masked by a
+// power of two), and rings are a power of two of at least 8 bytes apart, so it comes down to the
+// first ring: in shared memory the array is 8-aligned; in the block it follows 40 + 4 * num_warps
+// bytes of header, after a block base that is 8-aligned (a multiple of 128 bytes from the
+// buffer, whose alignment the header's u64 stores already need), so only for an even num_warps.
+// A segment whose segment_alloc is out of sight is not known to be aligned.
+bool isRecordAligned(Value segment) {
+  auto alloc = segment.getDefiningOp<SegmentAllocOp>();
+  if (!alloc) return false;
+  return alloc.getType().getShared() || indexedHeaderBytes(alloc.getNumWarps()) % kRecordBytes == 0;
+}
+
+// Every thread computes the record and its address and advances its private index; only the
+// store is predicated, on the segment being non-null (lane 0 of a profiled warp). No branch: a
+// divergent branch per record costs a reconvergence (BSSY/BSYNC) on Hopper. The other lanes'
+// indexes (registers after -O3) grow too, but only a writing lane's is ever read (finalize).
 struct CircularStoreLowering : OpConversionPattern<CircularStoreOp> {
   using OpConversionPattern::OpConversionPattern;
   LogicalResult matchAndRewrite(CircularStoreOp op, OpAdaptor adaptor,
@@ -150,23 +167,21 @@ struct CircularStoreLowering : OpConversionPattern<CircularStoreOp> {
     uint32_t tag = (op.getKind() == proton::RecordKind::end ? 1u << 31 : 0u) |
                    op.getScopeId() << 23 | (op.getAsync() ? 1u << 22 : 0u);
     Value counter = adaptor.getCounter();
-    e.ifThen(isNotNull(e, loc, segment), [&] {
-      Type i32 = rewriter.getI32Type();
-      Value index = rewriter.create<LLVM::LoadOp>(loc, i32, indexPtr);
-      Value slot = rewriter.create<LLVM::AndOp>(loc, index, e.i32(words - 1));
-      Value high = rewriter.create<LLVM::TruncOp>(
-          loc, i32, rewriter.create<LLVM::LShrOp>(loc, counter, e.i64(32)));
-      Value tagBits = e.i32(static_cast<int32_t>(tag));
-      Value clockBits = rewriter.create<LLVM::AndOp>(loc, high, e.i32(0x7FF));
-      Value word0 = rewriter.create<LLVM::OrOp>(loc, clockBits, tagBits);
-      Value word1 = rewriter.create<LLVM::TruncOp>(loc, i32, counter);
-      Value first =
-          rewriter.create<LLVM::GEPOp>(loc, segment.getType(), i32, segment, ValueRange{slot});
-      rewriter.create<LLVM::StoreOp>(loc, word0, first);
-      rewriter.create<LLVM::StoreOp>(loc, word1, e.byteOffset(first, 4));
-      rewriter.create<LLVM::StoreOp>(loc, rewriter.create<LLVM::AddOp>(loc, index, e.i32(2)),
-                                     indexPtr);
-    });
+    Type i32 = rewriter.getI32Type();
+    Value writes = isNotNull(e, loc, segment);
+    Value index = rewriter.create<LLVM::LoadOp>(loc, i32, indexPtr);
+    Value slot = rewriter.create<LLVM::AndOp>(loc, index, e.i32(words - 1));
+    Value high = rewriter.create<LLVM::TruncOp>(
+        loc, i32, rewriter.create<LLVM::LShrOp>(loc, counter, e.i64(32)));
+    Value tagBits = e.i32(static_cast<int32_t>(tag));
+    Value clockBits = rewriter.create<LLVM::AndOp>(loc, high, e.i32(0x7FF));
+    Value word0 = rewriter.create<LLVM::OrOp>(loc, clockBits, tagBits);
+    Value word1 = rewriter.create<LLVM::TruncOp>(loc, i32, counter);
+    Value first =
+        rewriter.create<LLVM::GEPOp>(loc, segment.getType(), i32, segment, ValueRange{slot});
+    e.storeWordPairIf(writes, first, word0, word1, isRecordAligned(op.getSegment()));
+    rewriter.create<LLVM::StoreOp>(loc, rewriter.create<LLVM::AddOp>(loc, index, e.i32(2)),
+                                   indexPtr);
     rewriter.eraseOp(op);
     return success();
   }
@@ -241,7 +256,7 @@ class ConvertProtonGPUToLLVMPass
     TypeConverter converter;
     converter.addConversion([](Type type) { return type; });
     converter.addConversion([context](SegmentType segment) {
-      return LLVM::LLVMPointerType::get(context, segment.getShared() ? 3 : 1);
+      return LLVM::LLVMPointerType::get(context, segment.getShared() ? kSharedAddressSpace : 1);
     });
 
     ConversionTarget target(*context);

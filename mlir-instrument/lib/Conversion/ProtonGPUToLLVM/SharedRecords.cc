@@ -10,7 +10,6 @@ namespace mlir::protoninstrument {
 namespace {
 
 constexpr llvm::StringLiteral kSharedRecordsName = "__proton_shared_records";
-constexpr unsigned kSharedAddressSpace = 3;
 constexpr unsigned kRecordAlignBytes = 8;
 
 // for (i = first; i < end; i += step) to[i] = from[i], in u32 words.
