@@ -162,6 +162,19 @@ void SummarizeScopes(const SumsByPath& sums, const BufferLayout& layout, Decoded
   decoded.problems.unnamed_scope_ids += unnamed.size();
 }
 
+// Gives each interval the index of its place in `decoded.scopes`, which holds every path.
+void PlaceIntervals(DecodedBuffer& decoded) {
+  std::map<std::vector<uint32_t>, uint32_t> places;
+  for (uint32_t i = 0; i < decoded.scopes.size(); ++i) places[decoded.scopes[i].path] = i;
+  for (BlockTrace& block : decoded.blocks) {
+    for (WarpTrace& warp : block.warps) {
+      for (size_t i = 0; i < warp.intervals.size(); ++i) {
+        warp.intervals[i].place = places.at(PathOf(warp.intervals, i));
+      }
+    }
+  }
+}
+
 }  // namespace
 
 absl::StatusOr<DecodedBuffer> DecodeCircularBuffer(std::span<const uint8_t> buffer,
@@ -197,6 +210,7 @@ absl::StatusOr<DecodedBuffer> DecodeCircularBuffer(std::span<const uint8_t> buff
     decoded.blocks.push_back(std::move(trace));
   }
   SummarizeScopes(sums, layout, decoded);
+  PlaceIntervals(decoded);
   return decoded;
 }
 

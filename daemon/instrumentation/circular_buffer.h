@@ -44,6 +44,8 @@ struct ScopeInterval {
   // and its end after), as an index into the warp's intervals; -1 when none does. Async
   // intervals enclose nothing: they may overlap anything.
   int32_t parent = -1;
+  // Where it is counted: its index in DecodedBuffer::scopes (the place of its path).
+  uint32_t place = 0;
 };
 
 struct WarpTrace {

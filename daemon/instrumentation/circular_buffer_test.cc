@@ -70,8 +70,9 @@ TEST(CircularBufferTest, NestedScopesInALoopOverWarpsAndBlocks) {
   // An inner interval holds one paired record (its end): 15 - 7. Outer holds ten inner records
   // and its end: 110 - 11 * 7.
   // The intervals are in the order of their ends: outer, the parent of each inner, is the last.
-  EXPECT_THAT(warp2.intervals[0], FieldsAre(kInner, base + 10, base + 25, 15u, 8u, false, 5));
-  EXPECT_THAT(warp2.intervals[5], FieldsAre(kOuter, base, base + 110, 110u, 33u, false, -1));
+  // Places index decoded->scopes, by path: outer is 0, outer/inner 1.
+  EXPECT_THAT(warp2.intervals[0], FieldsAre(kInner, base + 10, base + 25, 15u, 8u, false, 5, 1u));
+  EXPECT_THAT(warp2.intervals[5], FieldsAre(kOuter, base, base + 110, 110u, 33u, false, -1, 0u));
 
   // Counts are iterations x warps x blocks; normalized_cycles divides by warps x blocks.
   ASSERT_EQ(decoded->scopes.size(), 2u);
