@@ -64,9 +64,17 @@ absl::StatusOr<v1::Trace> ReadTrace(client::Client& client, const std::string& p
   ASSIGN_OR_RETURN(const uint64_t id, ParseSessionId(profile));
   const std::string step = absl::StrCat("reading the events of session ", id);
   progress.Step(step);
-  return client.GetTrace(id, [&](uint64_t received_events, uint64_t event_count) {
-    progress.Fraction(step, received_events, event_count, "events");
-  });
+  ASSIGN_OR_RETURN(v1::Trace trace,
+                   client.GetTrace(id, [&](uint64_t received_events, uint64_t event_count) {
+                     progress.Fraction(step, received_events, event_count, "events");
+                   }));
+  if (trace.unplaced_kernel_scope_events() > 0) {
+    progress.Step(absl::StrCat(
+        trace.unplaced_kernel_scope_events(),
+        " in-kernel scope intervals are left out: the trace has no record of their launch (lost, "
+        "or their buffer was handed over after the thread launched another kernel)"));
+  }
+  return trace;
 }
 
 absl::StatusOr<ExportInput> ReadInput(client::Client& client, const ExportArgs& args,

@@ -18,6 +18,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -452,8 +453,8 @@ PROTOND_EXPORT protond_result protond_instrumentation_buffer(
     const char* kernel_name, uint32_t device_id, uint32_t layout, const char* const* scope_names,
     uint32_t num_scopes, uint32_t block_bytes, uint32_t num_warps, const uint32_t* profiled_warps,
     uint32_t num_profiled_warps, const void* buffer, uint64_t buffer_bytes) {
-  auto* recorder = ActiveRecorder();
-  if (recorder == nullptr) return PROTOND_INACTIVE;
+  protond::shim::Shim* shim = protond::shim::g_shim.load(std::memory_order_acquire);
+  if (shim == nullptr) return PROTOND_INACTIVE;
   if ((scope_names == nullptr && num_scopes != 0) || buffer == nullptr ||
       num_scopes > protond::record::kMaxInstrumentationScopes ||
       (profiled_warps == nullptr && num_profiled_warps != 0) || num_profiled_warps > num_warps) {
@@ -471,7 +472,11 @@ PROTOND_EXPORT protond_result protond_instrumentation_buffer(
   header.layout = layout;  // checked with the rest
   header.block_bytes = block_bytes;
   header.num_warps = num_warps;
-  return recorder->WriteInstrumentationBuffer(
+  if (const std::optional<uint32_t> launch = shim->gpu.LastLaunch()) {
+    header.flags = protond::record::kLaunchKnown;
+    header.launch_correlation_id = *launch;
+  }
+  return shim->recorder.WriteInstrumentationBuffer(
       kernel_name, header, {profiled_warps, num_profiled_warps}, names,
       {static_cast<const uint8_t*>(buffer), static_cast<size_t>(buffer_bytes)});
 }

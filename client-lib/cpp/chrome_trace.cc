@@ -5,6 +5,8 @@
 #include <map>
 #include <nlohmann/json.hpp>
 #include <set>
+#include <string>
+#include <tuple>
 #include <utility>
 #include <vector>
 
@@ -65,12 +67,45 @@ struct PlacedScope {
   uint32_t lane;
 };
 
+// The lane of an in-kernel interval: one warp of one CTA on one SM, and a line of that warp where
+// intervals overlap without nesting (async events), which one lane cannot show.
+struct WarpLane {
+  uint64_t process_id;
+  uint32_t device_id;
+  uint32_t sm_id;
+  uint32_t block_id;
+  uint32_t warp_id;
+  uint32_t line;
+  friend auto operator<=>(const WarpLane&, const WarpLane&) = default;
+};
+
+WarpLane WarpLaneOf(const v1::KernelScopeEvent& e) {
+  return {e.process_id(), e.device_id(), e.sm_id(), e.block_id(), e.warp_id(), 0};
+}
+
+// Gives each interval of one warp (sorted by start, outer first) the first line where it nests in
+// or follows what is open there; `lines` holds, per line, the ends of the intervals open on it.
+uint32_t AssignLine(const v1::KernelScopeEvent& e, std::vector<std::vector<uint64_t>>& lines) {
+  for (uint32_t line = 0; line < lines.size(); ++line) {
+    std::vector<uint64_t>& open = lines[line];
+    while (!open.empty() && open.back() <= e.start_ns()) open.pop_back();
+    if (open.empty() || e.end_ns() <= open.back()) {
+      open.push_back(e.end_ns());
+      return line;
+    }
+  }
+  lines.push_back({e.end_ns()});
+  return static_cast<uint32_t>(lines.size() - 1);
+}
+
 class ChromeTraceWriter {
  public:
   explicit ChromeTraceWriter(const v1::Trace& trace) : trace_(trace), names_(trace) {
     for (const v1::ScopeEvent& e : trace.scope_events())
       origin_ns_ = std::min(origin_ns_, e.begin_ns());
     for (const v1::GpuEvent& e : trace.gpu_events())
+      origin_ns_ = std::min(origin_ns_, e.start_ns());
+    for (const v1::KernelScopeEvent& e : trace.kernel_scope_events())
       origin_ns_ = std::min(origin_ns_, e.start_ns());
     if (origin_ns_ == std::numeric_limits<uint64_t>::max()) origin_ns_ = 0;
   }
@@ -83,6 +118,7 @@ class ChromeTraceWriter {
     out_ += ",\"displayTimeUnit\":\"us\",\"traceEvents\":[";
     WriteScopes();
     WriteGpuEvents();
+    WriteKernelScopes();
     for (const Json& lane_name : lane_names_) Append(lane_name);
     out_ += "]}\n";
     return std::move(out_);
@@ -98,12 +134,16 @@ class ChromeTraceWriter {
   static double Duration(uint64_t begin_ns, uint64_t end_ns) {
     return end_ns >= begin_ns ? static_cast<double>(end_ns - begin_ns) / 1000.0 : 0.0;
   }
-  void NameLane(uint32_t tid, const std::string& name) {
+  void NameLane(uint32_t tid, const std::string& name, uint32_t pid = 0) {
     lane_names_.push_back(Json{{"name", "thread_name"},
                                {"ph", "M"},
-                               {"pid", 0},
+                               {"pid", pid},
                                {"tid", tid},
                                {"args", {{"name", name}}}});
+  }
+  void NameProcess(uint32_t pid, const std::string& name) {
+    lane_names_.push_back(
+        Json{{"name", "process_name"}, {"ph", "M"}, {"pid", pid}, {"args", {{"name", name}}}});
   }
 
   void WriteScopes() {
@@ -187,6 +227,65 @@ class ChromeTraceWriter {
                   {"ts", Micros(e->start_ns())},
                   {"pid", 0},
                   {"tid", lane}});
+    }
+  }
+
+  // In-kernel intervals: each SM of each process's devices is a process (pid 1, 2, ... in order),
+  // each warp of each CTA that ran there a thread ("CTA 5 warp 2"), in the order of the CTAs and
+  // warps, with more lines for a warp whose intervals overlap without nesting.
+  void WriteKernelScopes() {
+    std::vector<const v1::KernelScopeEvent*> events;
+    for (const v1::KernelScopeEvent& e : trace_.kernel_scope_events()) events.push_back(&e);
+    std::stable_sort(events.begin(), events.end(), [](const auto* a, const auto* b) {
+      const WarpLane lane_a = WarpLaneOf(*a), lane_b = WarpLaneOf(*b);
+      if (lane_a != lane_b) return lane_a < lane_b;
+      return a->start_ns() != b->start_ns() ? a->start_ns() < b->start_ns()
+                                            : a->end_ns() > b->end_ns();
+    });
+    std::vector<std::pair<WarpLane, const v1::KernelScopeEvent*>> placed;
+    std::vector<std::vector<uint64_t>> lines;
+    for (size_t i = 0; i < events.size(); ++i) {
+      if (i == 0 || WarpLaneOf(*events[i]) != WarpLaneOf(*events[i - 1])) lines.clear();
+      WarpLane lane = WarpLaneOf(*events[i]);
+      lane.line = AssignLine(*events[i], lines);
+      placed.push_back({lane, events[i]});
+    }
+    const bool many_processes =
+        !events.empty() && events.front()->process_id() != events.back()->process_id();
+    std::map<std::tuple<uint64_t, uint32_t, uint32_t>, uint32_t> sm_pids;
+    std::map<WarpLane, uint32_t> tids;
+    for (const auto& [lane, e] : placed) tids.try_emplace(lane, 0);
+    std::map<uint32_t, uint32_t> next_tid;  // by SM pid
+    for (auto& [lane, tid] : tids) {
+      auto [sm, added] = sm_pids.try_emplace({lane.process_id, lane.device_id, lane.sm_id},
+                                             static_cast<uint32_t>(sm_pids.size() + 1));
+      if (added) {
+        NameProcess(sm->second,
+                    "GPU " + std::to_string(lane.device_id) + " SM " + std::to_string(lane.sm_id) +
+                        (many_processes ? ", process " + std::to_string(lane.process_id) : ""));
+      }
+      tid = next_tid[sm->second]++;
+      NameLane(tid,
+               "CTA " + std::to_string(lane.block_id) + " warp " + std::to_string(lane.warp_id) +
+                   (lane.line > 0 ? " (overlap " + std::to_string(lane.line) + ")" : ""),
+               sm->second);
+    }
+    for (const auto& [lane, e] : placed) {
+      Append(Json{{"name", names_.Name(e->node_id())},
+                  {"cat", "kernel_scope"},
+                  {"ph", "X"},
+                  {"ts", Micros(e->start_ns())},
+                  {"dur", Duration(e->start_ns(), e->end_ns())},
+                  {"pid", sm_pids.at({lane.process_id, lane.device_id, lane.sm_id})},
+                  {"tid", tids.at(lane)},
+                  {"args",
+                   {{"call_stack", names_.CallStack(e->node_id())},
+                    {"cycles", e->cycles()},
+                    {"device_id", e->device_id()},
+                    {"sm_id", e->sm_id()},
+                    {"block_id", e->block_id()},
+                    {"warp_id", e->warp_id()},
+                    {"buffer", e->buffer()}}}});
     }
   }
 

@@ -1,8 +1,10 @@
 #include "client-lib/cpp/chrome_trace.h"
 
+#include <map>
 #include <nlohmann/json.hpp>
 #include <set>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "gtest/gtest.h"
@@ -136,6 +138,95 @@ TEST(ChromeTraceTest, AFlowLinksTheLaunchingScopeToItsKernel) {
   EXPECT_EQ(ends[0]["tid"], 200007);
   EXPECT_EQ(ends[0]["bp"], "e");
   EXPECT_DOUBLE_EQ(ends[0]["ts"].get<double>(), 2.5);
+}
+
+// SmallTrace with add_one instrumented: node 5 "loop" under it, node 6 "load" under loop. CTA 3
+// ran on SM 17: warp 0 ran loop [3100, 3400] with load [3150, 3200] in it, warp 1 loop [3100,
+// 3300] and two async "load"s that overlap without nesting ([3120, 3220] and [3200, 3280]). CTA 4
+// ran on SM 2, warp 0 loop [3000, 3450] (the earliest event is still _Z3foo at 500 ns).
+v1::Trace InstrumentedTrace() {
+  v1::Trace trace = SmallTrace();
+  for (auto [id, parent, name] : {std::tuple{5u, 3u, "loop"}, std::tuple{6u, 5u, "load"}}) {
+    v1::TreeNode* n = trace.add_nodes();
+    n->set_id(id);
+    n->set_parent_id(parent);
+    n->set_name(name);
+  }
+  auto interval = [&](uint32_t node, uint32_t sm, uint32_t block, uint32_t warp, uint64_t start,
+                      uint64_t end) {
+    v1::KernelScopeEvent* e = trace.add_kernel_scope_events();
+    e->set_process_id(7);
+    e->set_node_id(node);
+    e->set_sm_id(sm);
+    e->set_block_id(block);
+    e->set_warp_id(warp);
+    e->set_start_ns(start);
+    e->set_end_ns(end);
+    e->set_cycles(2 * (end - start));
+    e->set_buffer(1);
+  };
+  interval(6, 17, 3, 0, 3150, 3200);  // in the order the buffer gave them: ends first
+  interval(5, 17, 3, 0, 3100, 3400);
+  interval(6, 17, 3, 1, 3120, 3220);
+  interval(6, 17, 3, 1, 3200, 3280);
+  interval(5, 17, 3, 1, 3100, 3300);
+  interval(5, 2, 4, 0, 3000, 3450);
+  return trace;
+}
+
+// (pid, tid) -> the lane's name, and pid -> the process's name.
+std::map<std::pair<int, int>, std::string> ThreadNames(const Json& trace) {
+  std::map<std::pair<int, int>, std::string> names;
+  for (const Json& e : EventsWhere(trace, "name", "thread_name")) {
+    names[{e["pid"].get<int>(), e["tid"].get<int>()}] = e["args"]["name"];
+  }
+  return names;
+}
+
+TEST(ChromeTraceTest, InKernelScopesHaveALanePerWarpInAProcessPerSm) {
+  const Json trace = Json::parse(RenderChromeTrace(InstrumentedTrace()));
+  std::map<int, std::string> processes;
+  for (const Json& e : EventsWhere(trace, "name", "process_name")) {
+    processes[e["pid"].get<int>()] = e["args"]["name"];
+  }
+  // SMs in order of their ids: SM 2 is pid 1, SM 17 pid 2.
+  EXPECT_EQ(processes, (std::map<int, std::string>{{1, "GPU 0 SM 2"}, {2, "GPU 0 SM 17"}}));
+  const std::map<std::pair<int, int>, std::string> names = ThreadNames(trace);
+  EXPECT_EQ(names.at({1, 0}), "CTA 4 warp 0");
+  EXPECT_EQ(names.at({2, 0}), "CTA 3 warp 0");
+  EXPECT_EQ(names.at({2, 1}), "CTA 3 warp 1");
+  EXPECT_EQ(names.at({2, 2}), "CTA 3 warp 1 (overlap 1)");
+  EXPECT_EQ(names.size(), 4u + 4u);  // and the CPU threads' and streams' lanes, in pid 0
+
+  const std::vector<Json> scopes = EventsWhere(trace, "cat", "kernel_scope");
+  ASSERT_EQ(scopes.size(), 6u);
+  std::map<std::pair<int, int>, std::vector<std::pair<double, double>>> by_lane;
+  for (const Json& e : scopes) {
+    by_lane[{e["pid"].get<int>(), e["tid"].get<int>()}].push_back(
+        {e["ts"].get<double>(), e["dur"].get<double>()});
+  }
+  // Warp 1's second load overlaps the first without nesting in it: it goes to a line of its own.
+  EXPECT_EQ(by_lane.at({2, 1}), (std::vector<std::pair<double, double>>{{2.6, 0.2}, {2.62, 0.1}}));
+  EXPECT_EQ(by_lane.at({2, 2}), (std::vector<std::pair<double, double>>{{2.7, 0.08}}));
+}
+
+TEST(ChromeTraceTest, AnInKernelScopeCarriesItsCallStackAndPlace) {
+  const Json trace = Json::parse(RenderChromeTrace(InstrumentedTrace()));
+  std::vector<Json> loads;
+  for (const Json& e : EventsWhere(trace, "name", "load")) {
+    if (e["pid"] == 2 && e["tid"] == 0) loads.push_back(e);
+  }
+  ASSERT_EQ(loads.size(), 1u);
+  const Json& load = loads[0];
+  EXPECT_EQ(load["ph"], "X");
+  EXPECT_DOUBLE_EQ(load["ts"].get<double>(), 2.65);  // (3150 - 500) ns
+  EXPECT_DOUBLE_EQ(load["dur"].get<double>(), 0.05);
+  EXPECT_EQ(load["args"]["call_stack"], Json({"ROOT", "step", "inner", "add_one", "loop", "load"}));
+  EXPECT_EQ(load["args"]["cycles"], 100);
+  EXPECT_EQ(load["args"]["sm_id"], 17);
+  EXPECT_EQ(load["args"]["block_id"], 3);
+  EXPECT_EQ(load["args"]["warp_id"], 0);
+  EXPECT_EQ(load["args"]["buffer"], 1);
 }
 
 TEST(ChromeTraceTest, AnEmptyTraceIsValid) {

@@ -24,6 +24,10 @@ absl::Status CheckProfiledWarps(const InstrumentationBufferHeader& header,
 absl::Status CheckShape(const InstrumentationBufferHeader& header,
                         std::span<const uint32_t> profiled_warps, size_t num_scopes,
                         size_t buffer_bytes) {
+  if ((header.flags & ~kKnownInstrumentationFlags) != 0) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("instrumentation buffer has unknown flags 0x", absl::Hex(header.flags)));
+  }
   if (num_scopes > kMaxInstrumentationScopes) {
     return absl::InvalidArgumentError(absl::StrCat("instrumentation buffer names ", num_scopes,
                                                    " scopes; the record encoding allows ",

@@ -25,9 +25,9 @@ struct InstrumentationBlob {
 
 // The blob of `buffer` (header.num_scopes, scope_names_bytes and num_profiled_warps are filled in
 // here); `profiled_warps` empty means every warp records. InvalidArgumentError, naming what is
-// wrong, for an empty or over-long scope name, too many scopes, a zero block size or warp count,
-// profiled warps out of order or not below the warp count, a buffer that is empty or not a whole
-// number of blocks, or a blob over kMaxBlobBytes.
+// wrong, for unknown flags, an empty or over-long scope name, too many scopes, a zero block size or
+// warp count, profiled warps out of order or not below the warp count, a buffer that is empty or
+// not a whole number of blocks, or a blob over kMaxBlobBytes.
 absl::StatusOr<std::string> EncodeInstrumentationBlob(InstrumentationBufferHeader header,
                                                       std::span<const uint32_t> profiled_warps,
                                                       std::span<const std::string_view> scope_names,

@@ -22,14 +22,19 @@ InstrumentationBufferHeader Header(uint32_t block_bytes = 8, uint32_t num_warps 
 TEST(InstrumentationBlobTest, RoundTrip) {
   const std::vector<std::string_view> names = {"loop", "load"};
   const std::vector<uint8_t> buffer = {1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16};
-  auto blob = EncodeInstrumentationBlob(Header(), {}, names, buffer);
+  InstrumentationBufferHeader header = Header();
+  header.flags = kLaunchKnown;
+  header.launch_correlation_id = 4242;
+  auto blob = EncodeInstrumentationBlob(header, {}, names, buffer);
   ASSERT_TRUE(blob.ok()) << blob.status();
-  EXPECT_EQ(blob->size(), 40u + 16u + 16u);  // header, "loop\0load\0" padded to 16, buffer
+  EXPECT_EQ(blob->size(), 48u + 16u + 16u);  // header, "loop\0load\0" padded to 16, buffer
   auto parsed = ParseInstrumentationBlob(*blob);
   ASSERT_TRUE(parsed.ok()) << parsed.status();
   EXPECT_EQ(parsed->header.context_id, 3u);
   EXPECT_EQ(parsed->header.kernel_name_id, 5u);
   EXPECT_EQ(parsed->header.num_scopes, 2u);
+  EXPECT_EQ(parsed->header.flags, kLaunchKnown);
+  EXPECT_EQ(parsed->header.launch_correlation_id, 4242u);
   EXPECT_EQ(parsed->scope_names, names);
   EXPECT_EQ(std::vector<uint8_t>(parsed->buffer.begin(), parsed->buffer.end()), buffer);
 }
@@ -87,18 +92,23 @@ TEST(InstrumentationBlobTest, Malicious_RefusesBlobsThatDoNotAddUp) {
   std::string overrun = good;
   overrun[28] = 100;  // scope_names_bytes
   EXPECT_EQ(ParseInstrumentationBlob(overrun).status().message(),
-            "instrumentation blob of 64 bytes is too short for 0 warp ids and 100 bytes of scope "
+            "instrumentation blob of 72 bytes is too short for 0 warp ids and 100 bytes of scope "
             "names");
   std::string many_warps = good;
   many_warps[35] = 0x40;  // num_profiled_warps 2^30
   EXPECT_EQ(ParseInstrumentationBlob(many_warps).status().message(),
-            "instrumentation blob of 64 bytes is too short for 1073741824 warp ids and 5 bytes of "
+            "instrumentation blob of 72 bytes is too short for 1073741824 warp ids and 5 bytes of "
             "scope names");
 
   std::string miscounted = good;
   miscounted[24] = 2;  // num_scopes
   EXPECT_EQ(ParseInstrumentationBlob(miscounted).status().message(),
             "instrumentation scope names do not make 2 names");
+
+  std::string flags = good;
+  flags[36] = 6;
+  EXPECT_EQ(ParseInstrumentationBlob(flags).status().message(),
+            "instrumentation buffer has unknown flags 0x6");
 
   std::string layout = good;
   layout[12] = 9;

@@ -45,7 +45,7 @@
 
 namespace protond::record {
 
-inline constexpr uint32_t kRecordFormatVersion = 5;
+inline constexpr uint32_t kRecordFormatVersion = 6;
 inline constexpr size_t kHeaderBytes = 8;
 inline constexpr size_t kAlignment = 8;
 // Names longer than this are truncated by the writer and rejected by the reader.
@@ -233,9 +233,19 @@ struct InstrumentationBufferHeader {
   // Warps that record (kCircular), when not all of them: granularity warp-group or CTA, or
   // sampled warps; each has its part of a block's data.
   uint32_t num_profiled_warps;
+  uint32_t flags;  // InstrumentationFlags
+  // CUPTI's correlation id of the calling thread's latest kernel launch, the kernel whose buffer
+  // this is: its kKernel record places the buffer's times in the trace. Valid with kLaunchKnown.
+  uint32_t launch_correlation_id;
   uint32_t reserved;
 };
-static_assert(sizeof(InstrumentationBufferHeader) == 40);
+static_assert(sizeof(InstrumentationBufferHeader) == 48);
+
+enum InstrumentationFlags : uint32_t {
+  // The shim was tracing GPU work and had seen the thread launch a kernel.
+  kLaunchKnown = 1u << 0,
+};
+inline constexpr uint32_t kKnownInstrumentationFlags = kLaunchKnown;
 
 enum class InstrumentationLayout : uint32_t {
   // Proton's circular layout (docs/instrumentation.md): the device buffer as the kernel wrote it.

@@ -6,6 +6,7 @@
 #include "absl/strings/str_cat.h"
 #include "common/record/instrumentation_blob.h"
 #include "daemon/instrumentation/circular_buffer.h"
+#include "daemon/instrumentation/timeline.h"
 #include "daemon/instrumentation/triton_host_buffer.h"
 
 namespace protond::ingest {
@@ -391,6 +392,10 @@ void ProcessDecoder::ApplyBlobChunk(LaneCursor& cursor, const record::Record& r,
 
 namespace {
 
+// A launch of a large grid with fine scopes can hold tens of millions of intervals; past this
+// many, the trace would be too large to view.
+constexpr size_t kMaxKernelScopeEventsPerBuffer = size_t{1} << 20;
+
 absl::StatusOr<instrumentation::DecodedBuffer> DecodeInstrumentationBlob(
     const record::InstrumentationBlob& blob) {
   std::vector<std::string> scope_names(blob.scope_names.begin(), blob.scope_names.end());
@@ -437,6 +442,7 @@ void ProcessDecoder::ApplyInstrumentationBuffer(LaneCursor& cursor, std::string_
   const uint32_t leaf =
       ActivityLeaf(cursor.session_id, *sink.tree, node, leaf_key, kernel->metric.name);
   absl::Status status;
+  std::vector<uint32_t> place_nodes;  // by index in decoded->scopes
   // In-kernel scopes nest as they ran: each under the scope around it.
   for (const instrumentation::ScopeTotals& scope : decoded->scopes) {
     uint32_t scope_node = leaf;
@@ -447,8 +453,47 @@ void ProcessDecoder::ApplyInstrumentationBuffer(LaneCursor& cursor, std::string_
     }
     status.Update(sink.tree->AddKernelScope(scope_node, process_id_, scope.count, scope.cycles,
                                             scope.normalized_cycles, header.device_id));
+    place_nodes.push_back(scope_node);
   }
   if (!status.ok()) ReportProblem(sink, std::string(status.message()));
+  if (sink.kernel_scope_events != nullptr) {
+    AddKernelTimeline(cursor, header, *decoded, place_nodes, kernel->metric.name, sink);
+  }
+}
+
+void ProcessDecoder::AddKernelTimeline(const LaneCursor& cursor,
+                                       const record::InstrumentationBufferHeader& header,
+                                       const instrumentation::DecodedBuffer& decoded,
+                                       std::span<const uint32_t> place_nodes,
+                                       const std::string& kernel_name, SessionSink& sink) {
+  if ((header.flags & record::kLaunchKnown) == 0) {
+    return ReportProblem(
+        sink, absl::StrCat("the in-kernel scopes of ", kernel_name,
+                           " are not in the trace: when their buffer was recorded, GPU work was "
+                           "not traced or the thread had launched no kernel"));
+  }
+  auto device = devices_.find(header.device_id);
+  const instrumentation::KernelTimeline timeline = instrumentation::PlaceOnTimeline(
+      decoded, device != devices_.end() ? device->second.clock_rate_khz : 0,
+      kMaxKernelScopeEventsPerBuffer);
+  if (timeline.left_out > 0) {
+    ReportProblem(sink, absl::StrCat("the trace keeps the first ", kMaxKernelScopeEventsPerBuffer,
+                                     " in-kernel scope intervals of a launch; launches of ",
+                                     kernel_name, " had more"));
+  }
+  if (timeline.clock_source == instrumentation::ClockSource::kAssumed) {
+    ReportProblem(sink, absl::StrCat("in-kernel times of ", kernel_name,
+                                     " assume a 1 GHz SM clock: its blocks ran too briefly to "
+                                     "measure the clock, and the device's rate is unknown"));
+  }
+  uint32_t seq = 0;
+  for (const instrumentation::PlacedInterval& interval : timeline.intervals) {
+    sink.kernel_scope_events->push_back({cursor.session_id, process_id_, cursor.lane,
+                                         cursor.read_pos, seq++, place_nodes[interval.place],
+                                         header.launch_correlation_id, header.device_id,
+                                         interval.sm_id, interval.block_id, interval.warp_id,
+                                         interval.start_ns, interval.end_ns, interval.cycles});
+  }
 }
 
 std::vector<store::DeviceRow> ProcessDecoder::devices() const {

@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <span>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "absl/container/flat_hash_map.h"
@@ -15,6 +16,7 @@
 #include "absl/status/statusor.h"
 #include "common/record/record_decoder.h"
 #include "daemon/aggregate/call_tree.h"
+#include "daemon/instrumentation/circular_buffer.h"
 #include "daemon/store/store.h"
 
 namespace protond::ingest {
@@ -60,6 +62,8 @@ struct SessionSink {
   // event keyed by its record's lane and position.
   std::vector<store::ScopeEventRow>* scope_events = nullptr;
   std::vector<store::GpuEventRow>* gpu_events = nullptr;
+  // Each in-kernel scope interval of an instrumentation buffer, keyed by the buffer's last chunk.
+  std::vector<store::KernelScopeEventRow>* kernel_scope_events = nullptr;
   // Started in pcsampling mode: takes the process's PC samples (another session of the same
   // process may have turned sampling on).
   bool pc_sampling = false;
@@ -138,6 +142,14 @@ class ProcessDecoder {
   void ApplyBlobChunk(LaneCursor& cursor, const record::Record& r, SessionSink& sink);
   // An intra-kernel profile buffer: per-scope cycles under the kernel's node.
   void ApplyInstrumentationBuffer(LaneCursor& cursor, std::string_view blob, SessionSink& sink);
+  // A trace session's in-kernel scope intervals, on the GPU's timer, with their launch's
+  // correlation id (the query places them beside the launch); `place_nodes` holds the node of
+  // each of decoded.scopes.
+  void AddKernelTimeline(const LaneCursor& cursor,
+                         const record::InstrumentationBufferHeader& header,
+                         const instrumentation::DecodedBuffer& decoded,
+                         std::span<const uint32_t> place_nodes, const std::string& kernel_name,
+                         SessionSink& sink);
   // The node of the GPU activity `leaf_name` (keyed by `leaf_key`) under `node`.
   uint32_t ActivityLeaf(uint64_t session_id, aggregate::CallTree& tree, uint32_t node,
                         uint64_t leaf_key, std::string_view leaf_name);

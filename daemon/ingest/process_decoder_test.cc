@@ -3,6 +3,7 @@
 #include <cstring>
 #include <fstream>
 #include <iterator>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -259,14 +260,16 @@ TEST_F(ProcessDecoderTest, PcSamplesNamingTheWrongClassOfNameAreCounted) {
 }
 
 // The buffer of a kernel of 40 CTAs with one warp each, in Proton's circular layout: CTA 0's warp
-// ran scope 0 ("loop") from cycle 100 to 350; the other CTAs recorded nothing. 5 KiB, so its blob
-// takes two chunks.
-std::string InstrumentedKernelBlob(uint32_t context_id, uint32_t kernel_name_id) {
+// ran scope 0 ("loop") from cycle 100 to 350 on SM 7; the other CTAs recorded nothing. 5 KiB, so
+// its blob takes two chunks. The blocks' init times are 5 ms; the shim knew the kernel's launch
+// when `launch` is given.
+std::string InstrumentedKernelBlob(uint32_t context_id, uint32_t kernel_name_id,
+                                   std::optional<uint32_t> launch = std::nullopt) {
   constexpr uint32_t kBlockBytes = 128;  // align128(40 + 4 * 1 warp + 16 data bytes)
   std::vector<uint8_t> buffer(40 * kBlockBytes);
   for (uint32_t block = 0; block < 40; ++block) {
     uint8_t* p = buffer.data() + block * kBlockBytes;
-    const uint32_t header[4] = {instrumentation::kProfiledPreamble, block, 7, 16};
+    const uint32_t header[5] = {instrumentation::kProfiledPreamble, block, 7, 16, 5'000'000};
     std::memcpy(p, header, sizeof(header));
     const uint32_t write_index = block == 0 ? 4 : 0;  // two records, in words
     std::memcpy(p + 40, &write_index, sizeof(write_index));
@@ -279,6 +282,10 @@ std::string InstrumentedKernelBlob(uint32_t context_id, uint32_t kernel_name_id)
   header.layout = static_cast<uint32_t>(record::InstrumentationLayout::kCircular);
   header.block_bytes = kBlockBytes;
   header.num_warps = 1;
+  if (launch) {
+    header.flags = record::kLaunchKnown;
+    header.launch_correlation_id = *launch;
+  }
   const std::vector<std::string_view> scopes = {"loop"};
   return *record::EncodeInstrumentationBlob(header, {}, scopes, buffer);
 }
@@ -544,6 +551,56 @@ TEST_F(ProcessDecoderTest, TraceSessionsGetEachScopeAndActivityAsAnEvent) {
   EXPECT_THAT(gpu_events,
               ::testing::ElementsAre(store::GpuEventRow{5, 77, 3, 128, k, 10, 130, 170, 1, 7, 99}));
   EXPECT_EQ(rows.node_stats.size(), 3u);  // the aggregates are kept as for any session
+}
+
+TEST_F(ProcessDecoderTest, TraceSessionsGetEachInKernelIntervalInTime) {
+  std::vector<store::KernelScopeEventRow> kernel_scope_events;
+  sink_.kernel_scope_events = &kernel_scope_events;
+  LaneBytes lane;
+  lane.Add(record::MakeSessionBegin(5))
+      .Device(0, record::testing::H100(), "NVIDIA H100 80GB HBM3")
+      .Context(1, 0, "step")
+      .Name(3, record::NameClass::kKernel, "kern")
+      .Blob(9, InstrumentedKernelBlob(1, 3, 99));
+  LaneCursor cursor;
+  cursor.lane = 2;
+  ASSERT_TRUE(Decode(cursor, lane.span()).ok());
+  const store::Batch rows = Rows();
+  ASSERT_EQ(rows.nodes.size(), 3u);
+  ASSERT_EQ(kernel_scope_events.size(), 1u);
+  const store::KernelScopeEventRow& loop = kernel_scope_events[0];
+  EXPECT_EQ(loop.node_id, rows.nodes[2].node_id);
+  EXPECT_EQ(loop.lane, 2u);
+  EXPECT_GT(loop.record_pos, 0u);  // the blob's last chunk
+  // Too brief to measure the SM clock: the device's 1.98 GHz makes 250 cycles 126 ns, from the
+  // block's init time on the GPU's timer, with the launch the query places it by.
+  EXPECT_THAT(loop, ::testing::FieldsAre(5, 77, 2, loop.record_pos, 0, loop.node_id, 99, 0, 7, 0, 0,
+                                         5'000'000, 5'000'126, 250));
+  EXPECT_TRUE(problems_.empty()) << problems_[0];
+}
+
+TEST_F(ProcessDecoderTest, InKernelIntervalsOfAnUnknownClockStayOutOfTheTrace) {
+  std::vector<store::KernelScopeEventRow> kernel_scope_events;
+  sink_.kernel_scope_events = &kernel_scope_events;
+  LaneBytes lane;
+  lane.Add(record::MakeSessionBegin(5))
+      .Context(1, 0, "step")
+      .Name(3, record::NameClass::kKernel, "kern")
+      .Blob(9, InstrumentedKernelBlob(1, 3))
+      .Blob(10, InstrumentedKernelBlob(1, 3, 99));
+  LaneCursor cursor;
+  ASSERT_TRUE(Decode(cursor, lane.span()).ok());
+  // The first buffer's launch is unknown (GPU tracing was off); the second has no device clock.
+  ASSERT_EQ(kernel_scope_events.size(), 1u);
+  EXPECT_EQ(kernel_scope_events[0].end_ns - kernel_scope_events[0].start_ns, 250u);
+  EXPECT_THAT(problems_,
+              ::testing::ElementsAre(
+                  "the in-kernel scopes of kern are not in the trace: when their buffer was "
+                  "recorded, GPU work was not traced or the thread had launched no kernel",
+                  "in-kernel times of kern assume a 1 GHz SM clock: its blocks ran too briefly "
+                  "to measure the clock, and the device's rate is unknown"));
+  const store::Batch rows = Rows();
+  EXPECT_EQ(MetricOf(rows, rows.nodes[2].node_id, "cycles"), 500);  // both in the tree
 }
 
 TEST_F(ProcessDecoderTest, ATreeSessionMakesNoEvents) {

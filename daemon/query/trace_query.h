@@ -16,7 +16,7 @@ namespace protond::query {
 inline constexpr size_t kTraceEventsPerChunk = 32768;
 
 // At least one chunk; the first carries `clock_offset_ns` and the nodes, each chunk at most
-// `events_per_chunk` events (scope events first, then GPU events).
+// `events_per_chunk` events (scope events first, then GPU events, then in-kernel scope events).
 std::vector<v1::Trace> BuildTraceChunks(const store::StoredTrace& stored, int64_t clock_offset_ns,
                                         size_t events_per_chunk = kTraceEventsPerChunk);
 

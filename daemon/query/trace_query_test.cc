@@ -56,6 +56,49 @@ TEST(TraceQueryTest, SplitsIntoChunksThatMergeBackToTheWhole) {
   EXPECT_EQ(merged.gpu_events(1).correlation_id(), 6u);
 }
 
+// ThreeScopesAndTwoKernels with add_one (node 2) instrumented: "loop" (node 3) under it.
+// Correlation 5 launched add_one at 20 ns, correlation 6 at 40 ns (CUPTI's clock); buffer
+// (lane 2, 4096) is of launch 5, its intervals on the GPU's timer from 1205 ns; buffer 8192 of
+// launch 6; buffer 9000 of a launch the trace lacks, buffer 9500 of a correlation that launched
+// a kernel that is not its scopes' (node 1 is not a kernel: another kernel's launch in between).
+store::StoredTrace InstrumentedTrace() {
+  store::StoredTrace stored = ThreeScopesAndTwoKernels();
+  stored.nodes.push_back({1, 3, 2, "loop"});
+  stored.kernel_scope_events = {{1, 7, 2, 4096, 0, 3, 5, 0, 17, 5, 0, 1210, 1290, 160},
+                                {1, 7, 2, 4096, 1, 3, 5, 0, 17, 5, 1, 1205, 1295, 180},
+                                {1, 7, 2, 8192, 0, 3, 6, 1, 3, 0, 2, 2000, 2100, 200},
+                                {1, 7, 2, 9000, 0, 3, 77, 1, 3, 0, 2, 3000, 3100, 200},
+                                {1, 7, 3, 9500, 0, 1, 5, 1, 3, 0, 2, 3000, 3100, 200}};
+  return stored;
+}
+
+TEST(TraceQueryTest, InKernelIntervalsStartWithTheirLaunchNumberedByBuffer) {
+  const std::vector<v1::Trace> chunks = BuildTraceChunks(InstrumentedTrace(), 0, 4);
+  ASSERT_EQ(chunks.size(), 2u);
+  EXPECT_EQ(chunks[0].event_count(), 8u);  // those it holds
+  EXPECT_EQ(chunks[0].unplaced_kernel_scope_events(), 2u);
+  v1::Trace merged;
+  for (const v1::Trace& chunk : chunks) merged.MergeFrom(chunk);
+  ASSERT_EQ(merged.kernel_scope_events_size(), 3);
+  const v1::KernelScopeEvent& first = merged.kernel_scope_events(0);
+  EXPECT_EQ(first.process_id(), 7u);
+  EXPECT_EQ(first.node_id(), 3u);
+  EXPECT_EQ(first.sm_id(), 17u);
+  EXPECT_EQ(first.block_id(), 5u);
+  EXPECT_EQ(first.start_ns(), 25u);  // 1210 on the GPU's timer: 5 ns after the buffer's earliest
+  EXPECT_EQ(first.end_ns(), 105u);
+  EXPECT_EQ(first.cycles(), 160u);
+  EXPECT_EQ(first.buffer(), 1u);
+  EXPECT_EQ(merged.kernel_scope_events(1).start_ns(), 20u);  // the earliest: the launch's start
+  EXPECT_EQ(merged.kernel_scope_events(1).warp_id(), 1u);
+  EXPECT_EQ(merged.kernel_scope_events(1).buffer(), 1u);
+  const v1::KernelScopeEvent& second = merged.kernel_scope_events(2);
+  EXPECT_EQ(second.device_id(), 1u);
+  EXPECT_EQ(second.start_ns(), 40u);
+  EXPECT_EQ(second.end_ns(), 140u);
+  EXPECT_EQ(second.buffer(), 2u);
+}
+
 TEST(TraceQueryTest, NoEventsIsOneChunkWithTheNodes) {
   store::StoredTrace stored;
   stored.nodes = {{1, 1, 0, "step"}};

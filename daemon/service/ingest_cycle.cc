@@ -26,7 +26,8 @@ absl::Status ProtondService::RunIngestCycleLocked() {
   store::Batch batch = CollectChanges();
   const bool empty = batch.sessions.empty() && batch.processes.empty() && batch.lanes.empty() &&
                      batch.nodes.empty() && batch.node_stats.empty() && batch.metrics.empty() &&
-                     batch.scope_events.empty() && batch.gpu_events.empty();
+                     batch.scope_events.empty() && batch.gpu_events.empty() &&
+                     batch.kernel_scope_events.empty();
   if (!empty) {
     const auto commit_start = std::chrono::steady_clock::now();
     if (absl::Status committed = store_->CommitBatch(batch); !committed.ok()) {
@@ -62,6 +63,7 @@ void ProtondService::DrainProcess(ProcessEntry& process) {
     if (session.row.data == store::SessionData::kTrace) {
       sink.scope_events = &session.scope_events;
       sink.gpu_events = &session.gpu_events;
+      sink.kernel_scope_events = &session.kernel_scope_events;
     }
   }
   std::vector<uint8_t> scratch;
@@ -192,8 +194,11 @@ store::Batch ProtondService::CollectChanges() {
               std::back_inserter(batch.scope_events));
     std::move(session.gpu_events.begin(), session.gpu_events.end(),
               std::back_inserter(batch.gpu_events));
+    std::move(session.kernel_scope_events.begin(), session.kernel_scope_events.end(),
+              std::back_inserter(batch.kernel_scope_events));
     session.scope_events.clear();
     session.gpu_events.clear();
+    session.kernel_scope_events.clear();
     if (!session.changed) continue;
     batch.sessions.push_back(session.row);
     for (const auto& [process_id, counters] : session.processes) {

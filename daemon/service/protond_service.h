@@ -118,6 +118,7 @@ class ProtondService {
     // Trace sessions: events decoded since the last commit, written with it.
     std::vector<store::ScopeEventRow> scope_events;
     std::vector<store::GpuEventRow> gpu_events;
+    std::vector<store::KernelScopeEventRow> kernel_scope_events;
     bool changed = false;
   };
   struct ProcessEntry {

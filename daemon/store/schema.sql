@@ -1,4 +1,4 @@
--- protond store schema, version 6 (store.h: kSchemaVersion). Applied to a fresh database in one
+-- protond store schema, version 7 (store.h: kSchemaVersion). Applied to a fresh database in one
 -- transaction, which then sets PRAGMA user_version and application_id. Older stores are brought
 -- here by internal/migrations.cc; docs/store-schema.md explains every table.
 --
@@ -202,4 +202,27 @@ CREATE TABLE gpu_events (
   stream_id INTEGER NOT NULL,
   correlation_id INTEGER NOT NULL,
   PRIMARY KEY (session_id, process_id, lane, record_pos)
+) WITHOUT ROWID;
+
+-- One interval of an in-kernel scope in one warp (an instrumentation buffer of a trace session);
+-- a buffer's intervals share its last chunk's lane and position and are told apart by seq. Times
+-- are the GPU's global timer; correlation_id is the launch's, whose gpu_events row places them.
+CREATE TABLE kernel_scope_events (
+  session_id INTEGER NOT NULL
+    REFERENCES sessions (session_id) DEFERRABLE INITIALLY DEFERRED,
+  process_id INTEGER NOT NULL
+    REFERENCES processes (process_id) DEFERRABLE INITIALLY DEFERRED,
+  lane INTEGER NOT NULL,
+  record_pos INTEGER NOT NULL,
+  seq INTEGER NOT NULL,
+  node_id INTEGER NOT NULL,
+  correlation_id INTEGER NOT NULL,
+  device_id INTEGER NOT NULL,
+  sm_id INTEGER NOT NULL,
+  block_id INTEGER NOT NULL,
+  warp_id INTEGER NOT NULL,
+  start_ns INTEGER NOT NULL,
+  end_ns INTEGER NOT NULL,
+  cycles INTEGER NOT NULL,
+  PRIMARY KEY (session_id, process_id, lane, record_pos, seq)
 ) WITHOUT ROWID;

@@ -22,7 +22,7 @@
 
 namespace protond::store {
 
-inline constexpr int kSchemaVersion = 6;
+inline constexpr int kSchemaVersion = 7;
 
 // What a session keeps: the call tree (Proton's data="tree"), or the tree and every event
 // (data="trace": scope instances and GPU activities, for a Chrome trace).
@@ -190,6 +190,30 @@ struct GpuEventRow {
   friend bool operator==(const GpuEventRow&, const GpuEventRow&) = default;
 };
 
+// One interval of an in-kernel scope in one warp, of a trace session: the intervals of one
+// instrumentation buffer share its last chunk's lane and position, and are told apart by `seq`.
+// The node is the scope's place under the kernel's node; `correlation_id` is the launch's (its
+// GpuEventRow places the buffer in time); times are the GPU's global timer, in ns
+// (daemon/instrumentation/timeline.h says how cycles become times).
+struct KernelScopeEventRow {
+  uint64_t session_id = 0;
+  uint64_t process_id = 0;
+  uint32_t lane = 0;
+  uint64_t record_pos = 0;
+  uint32_t seq = 0;
+  uint32_t node_id = 0;
+  uint32_t correlation_id = 0;
+  uint32_t device_id = 0;
+  uint32_t sm_id = 0;
+  uint32_t block_id = 0;
+  uint32_t warp_id = 0;
+  uint64_t start_ns = 0;
+  uint64_t end_ns = 0;
+  uint64_t cycles = 0;
+
+  friend bool operator==(const KernelScopeEventRow&, const KernelScopeEventRow&) = default;
+};
+
 // Where the daemon stands in one lane of a process's region.
 struct LaneRow {
   uint64_t process_id = 0;
@@ -214,6 +238,7 @@ struct Batch {
   std::vector<LaneRow> lanes;
   std::vector<ScopeEventRow> scope_events;  // inserted once: a row already stored is kept
   std::vector<GpuEventRow> gpu_events;
+  std::vector<KernelScopeEventRow> kernel_scope_events;
 };
 
 // A session's tree as stored: nodes in insertion order (parents before children), stats and
@@ -230,6 +255,7 @@ struct StoredTrace {
   std::vector<NodeRow> nodes;
   std::vector<ScopeEventRow> scope_events;
   std::vector<GpuEventRow> gpu_events;
+  std::vector<KernelScopeEventRow> kernel_scope_events;
 };
 
 // What the daemon needs to resume a process after a restart.

@@ -342,8 +342,9 @@ TEST_F(StoreMigrationFromV2Test, TheUpgradedStoreTakesSessionModes) {
   EXPECT_EQ((*session)->mode, "pcsampling:interval=1024");
 }
 
-// Version 5 is version 6 without sessions.mode, its last column: made here from a current store,
-// so that the one step from 5 is tested on its own.
+// Version 5 is version 6 without sessions.mode, its last column, and version 6 is version 7
+// without kernel_scope_events: made here from a current store, so that the steps from 5 and 6
+// are tested on their own.
 TEST(StoreMigrationFromV5Test, VersionFiveIsUpgradedAndItsSessionsHaveNoMode) {
   testing::TempDir dir;
   const std::string path = dir.File("protond.db");
@@ -354,7 +355,9 @@ TEST(StoreMigrationFromV5Test, VersionFiveIsUpgradedAndItsSessionsHaveNoMode) {
     batch.sessions = {{1, "before", 1000, SessionState::kStopped, 5, 9, {"a problem"}}};
     ASSERT_TRUE((*store)->CommitBatch(batch).ok());
   }
-  testing::ExecOnFile(path, "ALTER TABLE sessions DROP COLUMN mode; PRAGMA user_version = 5;");
+  testing::ExecOnFile(path,
+                      "DROP TABLE kernel_scope_events; ALTER TABLE sessions DROP COLUMN mode; "
+                      "PRAGMA user_version = 5;");
   ASSERT_EQ(QueryFile(path,
                       "SELECT count(*) FROM pragma_table_info('sessions') WHERE name = "
                       "'mode'"),
@@ -368,6 +371,31 @@ TEST(StoreMigrationFromV5Test, VersionFiveIsUpgradedAndItsSessionsHaveNoMode) {
   EXPECT_EQ((*session)->name, "before");
   EXPECT_THAT((*session)->problems, ElementsAre("a problem"));
   EXPECT_EQ((*session)->mode, "");
+  EXPECT_EQ(QueryFile(path, "PRAGMA integrity_check"), "ok");
+}
+
+TEST(StoreMigrationFromV6Test, VersionSixGetsTheKernelScopeEventsTable) {
+  testing::TempDir dir;
+  const std::string path = dir.File("protond.db");
+  {
+    absl::StatusOr<std::unique_ptr<Store>> store = Store::Open(path);
+    ASSERT_TRUE(store.ok()) << store.status();
+  }
+  testing::ExecOnFile(path, "DROP TABLE kernel_scope_events; PRAGMA user_version = 6;");
+
+  absl::StatusOr<std::unique_ptr<Store>> store = Store::Open(path);
+  ASSERT_TRUE(store.ok()) << store.status();
+  EXPECT_EQ(QueryFile(path, "PRAGMA user_version"), absl::StrCat(kSchemaVersion));
+  Batch batch;
+  SessionRow trace{1, "t", 1000, SessionState::kRunning, 5, 0, {}};
+  trace.data = SessionData::kTrace;
+  batch.sessions = {trace};
+  batch.processes = {{1, 4242, 1000, 77, "python", false}};
+  batch.kernel_scope_events = {{1, 1, 3, 4096, 0, 2, 99, 0, 17, 5, 0, 1205, 1295, 180}};
+  ASSERT_TRUE((*store)->CommitBatch(batch).ok());
+  absl::StatusOr<StoredTrace> stored = (*store)->LoadTrace(1);
+  ASSERT_TRUE(stored.ok()) << stored.status();
+  EXPECT_THAT(stored->kernel_scope_events, ElementsAre(batch.kernel_scope_events[0]));
   EXPECT_EQ(QueryFile(path, "PRAGMA integrity_check"), "ok");
 }
 

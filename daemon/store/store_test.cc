@@ -254,18 +254,18 @@ TEST_F(StoreTest, NewStoreHasTheCurrentSchemaVersionInWalMode) {
   ASSERT_NE(OpenStore(), nullptr);
   EXPECT_EQ(QueryFile(path_, "PRAGMA user_version"), absl::StrCat(kSchemaVersion));
   EXPECT_EQ(QueryFile(path_, "PRAGMA journal_mode"), "wal");
-  EXPECT_EQ(QueryFile(path_, "SELECT count(*) FROM sqlite_schema WHERE type = 'table'"), "14");
+  EXPECT_EQ(QueryFile(path_, "SELECT count(*) FROM sqlite_schema WHERE type = 'table'"), "15");
   ASSERT_NE(OpenStore(), nullptr);  // reopening a current store changes nothing
 }
 
 TEST_F(StoreTest, RefusesANewerSchemaAndLeavesTheFileUntouched) {
-  testing::ExecOnFile(path_, "CREATE TABLE future (x); PRAGMA user_version = 7;");
+  testing::ExecOnFile(path_, "CREATE TABLE future (x); PRAGMA user_version = 8;");
   const std::string before = testing::ReadFileBytes(path_);
   absl::StatusOr<std::unique_ptr<Store>> store = Store::Open(path_);
   EXPECT_EQ(store.status().code(), absl::StatusCode::kFailedPrecondition);
   EXPECT_EQ(store.status().message(),
             absl::StrCat("store ", path_,
-                         " has schema version 7, newer than this protond's 6; use a newer "
+                         " has schema version 8, newer than this protond's 7; use a newer "
                          "protond"));
   EXPECT_EQ(testing::ReadFileBytes(path_), before);
   EXPECT_EQ(QueryFile(path_, "PRAGMA journal_mode"), "delete");

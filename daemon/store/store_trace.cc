@@ -32,6 +32,10 @@ constexpr absl::string_view kInsertGpuEvent =
     "INSERT INTO gpu_events (session_id, process_id, lane, record_pos, node_id, kind, start_ns, "
     "end_ns, device_id, stream_id, correlation_id) "
     "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11) ON CONFLICT DO NOTHING";
+constexpr absl::string_view kInsertKernelScopeEvent =
+    "INSERT INTO kernel_scope_events (session_id, process_id, lane, record_pos, seq, node_id, "
+    "correlation_id, device_id, sm_id, block_id, warp_id, start_ns, end_ns, cycles) "
+    "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14) ON CONFLICT DO NOTHING";
 constexpr absl::string_view kSelectScopeEvents =
     "SELECT session_id, process_id, lane, record_pos, tid, node_id, begin_ns, end_ns "
     "FROM scope_events WHERE session_id = ?1 ORDER BY process_id, lane, record_pos";
@@ -39,6 +43,11 @@ constexpr absl::string_view kSelectGpuEvents =
     "SELECT session_id, process_id, lane, record_pos, node_id, kind, start_ns, end_ns, device_id, "
     "stream_id, correlation_id FROM gpu_events WHERE session_id = ?1 "
     "ORDER BY process_id, lane, record_pos";
+constexpr absl::string_view kSelectKernelScopeEvents =
+    "SELECT session_id, process_id, lane, record_pos, seq, node_id, correlation_id, device_id, "
+    "sm_id, block_id, warp_id, start_ns, end_ns, cycles FROM kernel_scope_events "
+    "WHERE session_id = ?1 "
+    "ORDER BY process_id, lane, record_pos, seq";
 
 ScopeEventRow DecodeScopeEvent(const Statement& row) {
   return ScopeEventRow{.session_id = row.ColumnUint(0),
@@ -65,6 +74,23 @@ GpuEventRow DecodeGpuEvent(const Statement& row) {
                      .correlation_id = ColumnUint32(row, 10)};
 }
 
+KernelScopeEventRow DecodeKernelScopeEvent(const Statement& row) {
+  return KernelScopeEventRow{.session_id = row.ColumnUint(0),
+                             .process_id = row.ColumnUint(1),
+                             .lane = ColumnUint32(row, 2),
+                             .record_pos = row.ColumnUint(3),
+                             .seq = ColumnUint32(row, 4),
+                             .node_id = ColumnUint32(row, 5),
+                             .correlation_id = ColumnUint32(row, 6),
+                             .device_id = ColumnUint32(row, 7),
+                             .sm_id = ColumnUint32(row, 8),
+                             .block_id = ColumnUint32(row, 9),
+                             .warp_id = ColumnUint32(row, 10),
+                             .start_ns = row.ColumnUint(11),
+                             .end_ns = row.ColumnUint(12),
+                             .cycles = row.ColumnUint(13)};
+}
+
 }  // namespace
 
 namespace internal {
@@ -80,6 +106,25 @@ absl::Status WriteEvents(Connection& connection, const Batch& batch) {
                                   .BindInt(6, row.node_id)
                                   .BindUint(7, row.begin_ns)
                                   .BindUint(8, row.end_ns);
+                              return absl::OkStatus();
+                            }));
+  RETURN_IF_ERROR(UpsertAll(connection, "kernel_scope_events", kInsertKernelScopeEvent,
+                            batch.kernel_scope_events,
+                            [](Statement& s, const KernelScopeEventRow& row) {
+                              s.BindUint(1, row.session_id)
+                                  .BindUint(2, row.process_id)
+                                  .BindInt(3, row.lane)
+                                  .BindUint(4, row.record_pos)
+                                  .BindInt(5, row.seq)
+                                  .BindInt(6, row.node_id)
+                                  .BindInt(7, row.correlation_id)
+                                  .BindInt(8, row.device_id)
+                                  .BindInt(9, row.sm_id)
+                                  .BindInt(10, row.block_id)
+                                  .BindInt(11, row.warp_id)
+                                  .BindUint(12, row.start_ns)
+                                  .BindUint(13, row.end_ns)
+                                  .BindUint(14, row.cycles);
                               return absl::OkStatus();
                             }));
   return UpsertAll(connection, "gpu_events", kInsertGpuEvent, batch.gpu_events,
@@ -111,6 +156,8 @@ absl::StatusOr<StoredTrace> Store::LoadTrace(uint64_t session_id) {
                         trace.scope_events));
   RETURN_IF_ERROR(
       Query(connection, kSelectGpuEvents, BindId(session_id), DecodeGpuEvent, trace.gpu_events));
+  RETURN_IF_ERROR(Query(connection, kSelectKernelScopeEvents, BindId(session_id),
+                        DecodeKernelScopeEvent, trace.kernel_scope_events));
   RETURN_IF_ERROR(transaction.Commit());
   return trace;
 }

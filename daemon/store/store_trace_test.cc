@@ -48,14 +48,20 @@ TEST_F(StoreTraceTest, EventsRoundTripInLaneOrder) {
   const GpuEventRow kernel{1, 1, 3, 88, 2, 10, 1200, 1300, 0, 7, 99};
   batch.scope_events = {inner, outer};
   batch.gpu_events = {kernel};
+  // Two intervals of one buffer (lane 3, position 4096), in-kernel scope node 3 under the kernel.
+  batch.nodes.push_back({1, 3, 2, "loop"});
+  const KernelScopeEventRow warp1{1, 1, 3, 4096, 1, 3, 99, 0, 17, 5, 1, 1210, 1290, 160};
+  const KernelScopeEventRow warp0{1, 1, 3, 4096, 0, 3, 99, 0, 17, 5, 0, 1205, 1295, 180};
+  batch.kernel_scope_events = {warp1, warp0};
   ASSERT_TRUE(store->CommitBatch(batch).ok());
 
   absl::StatusOr<StoredTrace> trace = store->LoadTrace(1);
   ASSERT_TRUE(trace.ok()) << trace.status();
-  ASSERT_EQ(trace->nodes.size(), 2u);
+  ASSERT_EQ(trace->nodes.size(), 3u);
   EXPECT_EQ(trace->nodes[1].name, "add_one");
   EXPECT_THAT(trace->scope_events, ElementsAre(outer, inner));  // by lane, then position
   EXPECT_THAT(trace->gpu_events, ElementsAre(kernel));
+  EXPECT_THAT(trace->kernel_scope_events, ElementsAre(warp0, warp1));  // by buffer, then seq
   absl::StatusOr<std::optional<SessionRow>> session = store->GetSession(1);
   ASSERT_TRUE(session.ok() && session->has_value());
   EXPECT_EQ((*session)->data, SessionData::kTrace);
@@ -69,8 +75,10 @@ TEST_F(StoreTraceTest, ABatchCommittedAgainAddsNoEvent) {
   Batch batch = SessionsBatch();
   batch.scope_events = {{1, 1, 0, 16, 4242, 1, 900, 2000}};
   batch.gpu_events = {{1, 1, 3, 88, 2, 10, 1200, 1300, 0, 7, 99}};
+  batch.kernel_scope_events = {{1, 1, 3, 4096, 0, 2, 99, 0, 17, 5, 0, 1205, 1295, 180}};
   ASSERT_TRUE(store->CommitBatch(batch).ok());
   ASSERT_TRUE(store->CommitBatch(batch).ok());
+  EXPECT_EQ(QueryFile(path_, "SELECT count(*) FROM kernel_scope_events"), "1");
   EXPECT_EQ(QueryFile(path_, "SELECT count(*) FROM scope_events"), "1");
   EXPECT_EQ(QueryFile(path_, "SELECT count(*) FROM gpu_events"), "1");
 }

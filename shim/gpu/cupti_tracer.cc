@@ -198,6 +198,11 @@ void WritePendingDevices(Tracer& tracer) {
   tracer.devices_pending.store(!WriteDeviceInfo(kDriver, *tracer.host));
 }
 
+// The calling thread's latest kernel launch (0: none), for the instrumentation buffer of the kernel
+// it launched. A runtime launch returns after the driver launch inside it: the outer call's id is
+// the one left here.
+thread_local uint32_t t_last_launch_correlation_id = 0;
+
 void CUPTIAPI OnCallback(void*, CUpti_CallbackDomain domain, CUpti_CallbackId id,
                          const void* data) {
   Tracer& tracer = TheTracer();
@@ -224,6 +229,7 @@ void CUPTIAPI OnCallback(void*, CUpti_CallbackDomain domain, CUpti_CallbackId id
 
   } else {
     const bool launch = IsKernelLaunch(domain, id);
+    if (launch) t_last_launch_correlation_id = call->correlationId;
     if (launch && tracer.devices_pending.load(std::memory_order_acquire)) {
       WritePendingDevices(tracer);
     }
@@ -484,11 +490,17 @@ void Flush() {
   if (TheTracer().subscriber != nullptr) cuptiActivityFlushAll(0);
 }
 
-constexpr ProtondGpuApi kApi = {kGpuApiVersion, Start, Stop, Flush};
+bool LastLaunch(uint32_t* correlation_id) {
+  if (t_last_launch_correlation_id == 0) return false;
+  *correlation_id = t_last_launch_correlation_id;
+  return true;
+}
+
+constexpr ProtondGpuApi kApi = {kGpuApiVersion, Start, Stop, Flush, LastLaunch};
 
 }  // namespace
 }  // namespace protond::shim::gpu
 
-extern "C" __attribute__((visibility("default"))) const ProtondGpuApi* protond_gpu_api_v5() {
+extern "C" __attribute__((visibility("default"))) const ProtondGpuApi* protond_gpu_api_v6() {
   return &protond::shim::gpu::kApi;
 }

@@ -13,9 +13,9 @@
 
 extern "C" {
 
-inline constexpr uint32_t kGpuApiVersion = 5;
+inline constexpr uint32_t kGpuApiVersion = 6;
 inline constexpr char kGpuLibraryName[] = "libprotond_cupti.so";
-inline constexpr char kGpuApiSymbol[] = "protond_gpu_api_v5";
+inline constexpr char kGpuApiSymbol[] = "protond_gpu_api_v6";
 
 // What the shim offers the tracer. Every function may be called from any thread.
 struct ProtondGpuHost {
@@ -80,6 +80,9 @@ struct ProtondGpuApi {
   void (*stop)();
   // Delivers the records of completed buffers.
   void (*flush)();
+  // While started: sets `*correlation_id` to CUPTI's correlation id of the calling thread's
+  // latest kernel launch and returns true; false when the thread has launched none.
+  bool (*last_launch)(uint32_t* correlation_id);
 };
 
 }  // extern "C"

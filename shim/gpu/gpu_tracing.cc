@@ -149,6 +149,13 @@ void GpuTracing::Flush() {
   if (tracing()) api_->flush();
 }
 
+std::optional<uint32_t> GpuTracing::LastLaunch() {
+  std::lock_guard<std::mutex> lock(mutex_);
+  uint32_t correlation_id = 0;
+  if (!tracing() || !api_->last_launch(&correlation_id)) return std::nullopt;
+  return correlation_id;
+}
+
 void GpuTracing::WarnIfInjectionIsElsewhere() {
   const char* injection = std::getenv("CUDA_INJECTION64_PATH");
   if (warned_injection_ || injection == nullptr || *injection == '\0') return;

@@ -9,6 +9,7 @@
 
 #include <atomic>
 #include <mutex>
+#include <optional>
 #include <string>
 
 #include "common/mode/session_mode.h"
@@ -32,6 +33,9 @@ class GpuTracing {
   // Delivers every record and releases CUPTI; call before the recorder leaves the session.
   void SessionStopping();
   void Flush();
+  // CUPTI's correlation id of the calling thread's latest kernel launch, while GPU work is traced
+  // and the thread has launched one; nullopt otherwise.
+  std::optional<uint32_t> LastLaunch();
   // Whether GPU work is being traced now (any thread, no lock).
   bool tracing() const { return tracing_.load(std::memory_order_acquire); }
   // For a session that just started: why its GPU work is not traced ("" when it is), or that

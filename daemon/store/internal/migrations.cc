@@ -102,11 +102,35 @@ absl::Status UpgradeV5ToV6(sqlite3* db) {
   return ExecSql(db, "ALTER TABLE sessions ADD COLUMN mode TEXT NOT NULL DEFAULT ''");
 }
 
+// Version 7: the in-kernel scope intervals of trace sessions.
+absl::Status UpgradeV6ToV7(sqlite3* db) {
+  return ExecSql(db,
+                 "CREATE TABLE kernel_scope_events ("
+                 "  session_id INTEGER NOT NULL"
+                 "    REFERENCES sessions (session_id) DEFERRABLE INITIALLY DEFERRED,"
+                 "  process_id INTEGER NOT NULL"
+                 "    REFERENCES processes (process_id) DEFERRABLE INITIALLY DEFERRED,"
+                 "  lane INTEGER NOT NULL,"
+                 "  record_pos INTEGER NOT NULL,"
+                 "  seq INTEGER NOT NULL,"
+                 "  node_id INTEGER NOT NULL,"
+                 "  correlation_id INTEGER NOT NULL,"
+                 "  device_id INTEGER NOT NULL,"
+                 "  sm_id INTEGER NOT NULL,"
+                 "  block_id INTEGER NOT NULL,"
+                 "  warp_id INTEGER NOT NULL,"
+                 "  start_ns INTEGER NOT NULL,"
+                 "  end_ns INTEGER NOT NULL,"
+                 "  cycles INTEGER NOT NULL,"
+                 "  PRIMARY KEY (session_id, process_id, lane, record_pos, seq)"
+                 ") WITHOUT ROWID");
+}
+
 // kUpgrades[v - 1] upgrades schema version v to v + 1, inside MigrateSchema's transaction. A
 // schema change adds its function here and makes the same change in schema.sql, which creates
 // fresh files directly at the newest version.
 constexpr std::array<Upgrade, kSchemaVersion - 1> kUpgrades = {
-    UpgradeV1ToV2, UpgradeV2ToV3, UpgradeV3ToV4, UpgradeV4ToV5, UpgradeV5ToV6};
+    UpgradeV1ToV2, UpgradeV2ToV3, UpgradeV3ToV4, UpgradeV4ToV5, UpgradeV5ToV6, UpgradeV6ToV7};
 
 struct Versions {
   int64_t user_version = 0;

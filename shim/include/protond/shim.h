@@ -134,7 +134,9 @@ protond_result protond_session_start_with_mode(const char* name, const char* dat
  * has its part of a block's data); NULL and 0 for every warp, and for Triton's host buffer. The
  * buffer is copied, and the daemon decodes it into per-scope cycles under the kernel's node
  * `kernel_name`, below the calling thread's innermost scope (the node the kernel's CUPTI records
- * land on). PROTOND_ERR_INVALID_ARGUMENT, with protond_last_error naming what is wrong, for sizes
+ * land on). The buffer is taken to be that of the calling thread's latest kernel launch, which
+ * places it in a trace session's timeline: hand it over before the thread launches another
+ * kernel. PROTOND_ERR_INVALID_ARGUMENT, with protond_last_error naming what is wrong, for sizes
  * that do not add up; PROTOND_DROPPED when the thread's lane stayed full. (ABI version 7) */
 #define PROTOND_BUFFER_CIRCULAR 1
 #define PROTOND_BUFFER_TRITON_HOST 2

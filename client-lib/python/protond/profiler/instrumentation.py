@@ -26,8 +26,10 @@ def record_buffer(kernel_name, buffer, scope_names, *, layout=TRITON_HOST, block
                   num_warps=0, profiled_warps=(), device_id=0):
     """Hands one launch's profile buffer (bytes-like) to protond, under the current scope. With
     layout=CIRCULAR, block_bytes, num_warps and profiled_warps (the warps that record, when not
-    all do) describe it, as mlir-instrument's metadata.json does. Returns False when no session
-    records; raises ValueError when the shim refuses the buffer, with its reason."""
+    all do) describe it, as mlir-instrument's metadata.json does. The buffer is taken to be that of
+    the calling thread's latest kernel launch (for a trace session's timeline): call this before
+    the thread launches another kernel. Returns False when no session records; raises ValueError
+    when the shim refuses the buffer, with its reason."""
     lib = _shim.library()
     if lib is None:
         return False
