@@ -1,10 +1,12 @@
 #!/usr/bin/env bash
 # Kernel time with intra-kernel instrumentation against the same kernel without its records, on
-# the GPU: a memory-bound kernel (mlir-instrument/examples/two_regions.mlir) and a compute-bound
-# one (tests/gpu/compute_regions.mlir), compiled by the build into BIN/kernels
+# the GPU: a memory-bound kernel (mlir-instrument/examples/two_regions.mlir) and compute-bound
+# ones with a scope every 16 multiply-adds (tests/gpu/compute_regions.mlir) and every 128
+# (tests/gpu/compute_blocks.mlir), compiled by the build into BIN/kernels
 # (tests/gpu/compile_kernels.sh): without records, with records in global memory, and with
 # records in shared memory (buffer-type=shared). Each round runs the three variants of a kernel
-# one after the other (interleaved, so drift hits all alike), each LAUNCHES launches, and takes
+# one after the other (interleaved, so drift hits all alike; the order turns by one each round,
+# so that no variant is always first), each LAUNCHES launches, and takes
 # the median kernel time (CUDA events) of the launches; the script prints every round's ratios
 # to the plain kernel, then their median and range over the rounds.
 #
@@ -31,13 +33,19 @@ summary() {  # summary LABEL RATIO...: median and range
 
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.3f", a / b }'; }
 
-for kernel in two_regions compute_regions; do
+for kernel in two_regions compute_regions compute_blocks; do
   global=()
   shared=()
   for round in $(seq "$rounds"); do
-    plain=$(median_us "$bin/kernels/$kernel/plain")
-    in_global=$(median_us "$bin/kernels/$kernel/instrumented")
-    in_shared=$(median_us "$bin/kernels/$kernel/shared")
+    declare -A us=()
+    variants=(plain instrumented shared)
+    for i in 0 1 2; do
+      variant=${variants[$(((i + round) % 3))]}
+      us[$variant]=$(median_us "$bin/kernels/$kernel/$variant")
+    done
+    plain=${us[plain]}
+    in_global=${us[instrumented]}
+    in_shared=${us[shared]}
     global+=("$(ratio "$in_global" "$plain")")
     shared+=("$(ratio "$in_shared" "$plain")")
     echo "$kernel round $round: plain $plain us, global $in_global us, shared $in_shared us"

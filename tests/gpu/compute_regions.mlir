@@ -1,7 +1,8 @@
 // A compute-bound kernel for tests/gpu and bench/instrumentation_overhead.sh, with the signature
 // of mlir-instrument/examples/two_regions.mlir (x, y, out, n, then the profile buffer): each
-// thread loads x[tid] once, then runs 1024 dependent multiply-adds (mul and add, which ptxas
-// fuses) in region "fma", 16 at a time, all within "kernel", and stores the result to out[tid].
+// thread loads x[tid] once, then runs 1024 dependent multiply-adds (a mul.rn and an add.rn each:
+// LLVM contracts nothing without fast-math flags, so about 8 cycles a pair) in region "fma", 16
+// at a time, all within "kernel", and stores the result to out[tid].
 // Launch with 128 threads per CTA.
 module attributes {gpu.container_module} {
   gpu.module @kernels {
