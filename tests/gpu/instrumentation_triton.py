@@ -2,7 +2,8 @@
 """A Triton kernel instrumented by Triton 3.6's own compiler (Proton's backend="instrumentation"),
 its buffer handed to protond with protond.profiler.instrumentation.record_buffer, and both trees
 compared: protond's per-scope cycles must be Proton's own (the rings do not wrap here, so the two
-readings agree exactly).
+readings agree exactly). A trace session beside it must show every interval in its Chrome trace,
+each inside the kernel's launch.
 
 Usage (on a GPU machine with Triton 3.6, from a bundle made by scripts/bundle.sh):
     tests/gpu/instrumentation_triton.py BUNDLE_DIR
@@ -54,6 +55,7 @@ n = 16 * 512
 x = torch.randn(n, device="cuda"); y = torch.empty_like(x)
 proton.start("theirs", backend="instrumentation", mode="default")
 pd.start("ours")
+pd.start("ours_trace", data="trace")
 with pd.scope("step"):
     kern[(16,)](x, y, n, ITERS=8, BLOCK=512, num_warps=4)
     torch.cuda.synchronize()
@@ -87,6 +89,29 @@ def scopes_under(hatchet_path, kernel):
     return {}
 
 
+def timeline_failures(chrome_path):
+    """What is wrong with the trace session's in-kernel timeline: in each of the 16 programs' 4
+    warps, one "outer" and 8 "load" intervals, each within the kernel's launch (1 us of slack)."""
+    with open(chrome_path) as f:
+        events = json.load(f)["traceEvents"]
+    kernels = [e for e in events if e.get("cat") == "kernel" and e["name"] == "kern"]
+    intervals = [e for e in events if e.get("cat") == "kernel_scope"]
+    warps = {(e["args"]["block_id"], e["args"]["warp_id"]) for e in intervals}
+    print(f"timeline: {len(intervals)} intervals in {len(warps)} warp lanes")
+    failures = []
+    if len(warps) != 16 * 4 or len(intervals) != 16 * 4 * (1 + 8):
+        failures.append(f"timeline: {len(intervals)} intervals in {len(warps)} warps, expected "
+                        f"{16 * 4 * 9} in 64")
+    if len(kernels) != 1:
+        return failures + [f"timeline: {len(kernels)} launches of kern, expected 1"]
+    start, end = kernels[0]["ts"], kernels[0]["ts"] + kernels[0]["dur"]
+    outside = [e for e in intervals if e["ts"] < start - 1 or e["ts"] + e["dur"] > end + 1]
+    if outside:
+        failures.append(f"timeline: {len(outside)} intervals outside the launch [{start}, {end}]"
+                        f" us, such as {outside[0]}")
+    return failures
+
+
 def main():
     bundle = os.path.abspath(sys.argv[1] if len(sys.argv) > 1 else "bundle")
     work = tempfile.mkdtemp()
@@ -118,6 +143,7 @@ def main():
                 failures.append(f"{name} {metric}: Proton {t.get(metric)}, protond {o.get(metric)}")
     if not theirs:
         failures.append("Proton's tree has no scopes under kern")
+    failures += timeline_failures(os.path.join(work, "ours_trace.chrome_trace"))
     for failure in failures:
         print("FAIL:", failure)
     print("PASS" if not failures else f"{len(failures)} failures")
