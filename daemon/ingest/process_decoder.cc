@@ -57,6 +57,16 @@ void ReportProblem(SessionSink& sink, std::string problem) {
   problems.push_back(std::move(problem));
 }
 
+void ReplaceProblem(SessionSink& sink, std::string_view prefix, std::string problem) {
+  for (std::string& known : *sink.problems) {
+    if (known.starts_with(prefix)) {
+      known = std::move(problem);
+      return;
+    }
+  }
+  ReportProblem(sink, std::move(problem));
+}
+
 // Cursor encoding (daemon-private, stored as a blob): u64 session, u32 tid, u32 state, u32 depth,
 // then depth x (u32 context, u64 enter_ns).
 store::LaneRow LaneCursor::ToRow(uint64_t process_id, uint32_t lane) const {
@@ -432,10 +442,8 @@ void ProcessDecoder::ApplyInstrumentationBuffer(LaneCursor& cursor, std::string_
     return ReportProblem(sink, absl::StrCat("instrumentation buffer of ", kernel->metric.name,
                                             " dropped: ", decoded.status().message()));
   }
-  if (std::string problems = instrumentation::DescribeProblems(decoded->problems);
-      !problems.empty()) {
-    ReportProblem(sink, std::move(problems));
-  }
+  ReportKernelProblems(cursor.session_id, header.kernel_name_id, kernel->metric.name,
+                       decoded->problems, sink);
   // The kernel's own node: the one its kKernel records (CUPTI) land on too.
   const uint64_t leaf_key =
       uint64_t{static_cast<uint8_t>(Kind::kKernel)} << 32 | header.kernel_name_id;
@@ -459,6 +467,21 @@ void ProcessDecoder::ApplyInstrumentationBuffer(LaneCursor& cursor, std::string_
   if (sink.kernel_scope_events != nullptr) {
     AddKernelTimeline(cursor, header, *decoded, place_nodes, kernel->metric.name, sink);
   }
+}
+
+void ProcessDecoder::ReportKernelProblems(uint64_t session_id, uint32_t kernel_name_id,
+                                          const std::string& kernel_name,
+                                          const instrumentation::DecodeProblems& problems,
+                                          SessionSink& sink) {
+  if (instrumentation::ListProblems(problems).empty()) return;
+  KernelProblems& kernel = sessions_[session_id].kernel_problems[kernel_name_id];
+  ++kernel.launches;
+  instrumentation::AddProblems(problems, kernel.total);
+  const std::string subject = absl::StrCat("in-kernel scopes of ", kernel_name, ", ");
+  ReplaceProblem(
+      sink, subject,
+      absl::StrCat(subject, kernel.launches, kernel.launches == 1 ? " launch: " : " launches: ",
+                   instrumentation::ListProblems(kernel.total)));
 }
 
 void ProcessDecoder::AddKernelTimeline(const LaneCursor& cursor,

@@ -71,6 +71,9 @@ struct SessionSink {
 inline constexpr size_t kMaxProblems = 32;
 // Adds `problem` to the session unless it is already there or the list is full.
 void ReportProblem(SessionSink& sink, std::string problem);
+// Replaces the session's problem that starts with `prefix` by `problem`, or adds it as
+// ReportProblem does: for a line whose numbers grow, such as a running total.
+void ReplaceProblem(SessionSink& sink, std::string_view prefix, std::string problem);
 
 // Counters of records the decoder skipped, by cause (documented in docs/record-format.md).
 struct DecoderStats {
@@ -123,9 +126,16 @@ class ProcessDecoder {
   static Name MakeName(int name_class, std::string_view text);
   // Per session: context id -> node id + 1 (0: not resolved yet), and the leaf node of each GPU
   // activity at a node, keyed by (node, kind << 32 | name id or copy kind).
+  // and the soft problems of each instrumented kernel's buffers so far (by kernel name id), which
+  // the session's problems show as one line per kernel.
+  struct KernelProblems {
+    uint64_t launches = 0;  // buffers that had problems
+    instrumentation::DecodeProblems total;
+  };
   struct SessionNodes {
     std::vector<uint32_t> contexts;
     absl::flat_hash_map<std::pair<uint32_t, uint64_t>, uint32_t> activities;
+    absl::flat_hash_map<uint32_t, KernelProblems> kernel_problems;
   };
 
   void Apply(LaneCursor& cursor, const record::Record& r, SessionLookup sessions);
@@ -145,6 +155,11 @@ class ProcessDecoder {
   // A trace session's in-kernel scope intervals, on the GPU's timer, with their launch's
   // correlation id (the query places them beside the launch); `place_nodes` holds the node of
   // each of decoded.scopes.
+  // The soft problems of one buffer of a kernel, added to the kernel's total in the session,
+  // whose one line in the session's problems they update.
+  void ReportKernelProblems(uint64_t session_id, uint32_t kernel_name_id,
+                            const std::string& kernel_name,
+                            const instrumentation::DecodeProblems& problems, SessionSink& sink);
   void AddKernelTimeline(const LaneCursor& cursor,
                          const record::InstrumentationBufferHeader& header,
                          const instrumentation::DecodedBuffer& decoded,

@@ -10,6 +10,7 @@
 #include "common/record/instrumentation_blob.h"
 #include "common/record/test_records.h"
 #include "daemon/instrumentation/buffer_layout.h"
+#include "daemon/instrumentation/internal/test_buffer_builder.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 
@@ -342,6 +343,31 @@ TEST_F(ProcessDecoderTest, TritonHostBufferGetsProtonsNumbers) {
   EXPECT_EQ(MetricOf(rows, rows.nodes[2].node_id, "cycles"), 15921);
   EXPECT_EQ(MetricOf(rows, rows.nodes[3].node_id, "cycles"), 1622);
   EXPECT_TRUE(problems_.empty()) << problems_[0];
+}
+
+TEST_F(ProcessDecoderTest, SoftProblemsOfAKernelsLaunchesAddUpInOneLine) {
+  // Each launch: one CTA of one warp whose "loop" started and never ended.
+  instrumentation::internal::TestBufferBuilder buffer(1, 1, 16);
+  buffer.Start(0, 0, 0, 100);
+  record::InstrumentationBufferHeader header{};
+  header.context_id = 1;
+  header.kernel_name_id = 3;
+  header.layout = static_cast<uint32_t>(record::InstrumentationLayout::kCircular);
+  header.block_bytes = buffer.block_bytes();
+  header.num_warps = 1;
+  const std::vector<std::string_view> scopes = {"loop"};
+  const std::string blob = *record::EncodeInstrumentationBlob(header, {}, scopes, buffer.bytes());
+  LaneBytes lane;
+  lane.Add(record::MakeSessionBegin(5))
+      .Context(1, 0, "step")
+      .Name(3, record::NameClass::kKernel, "kern")
+      .Blob(9, blob)
+      .Blob(10, blob)
+      .Blob(11, blob);
+  LaneCursor cursor;
+  ASSERT_TRUE(Decode(cursor, lane.span()).ok());
+  EXPECT_THAT(problems_, ::testing::ElementsAre(
+                             "in-kernel scopes of kern, 3 launches: 3 scopes started without end"));
 }
 
 TEST_F(ProcessDecoderTest, Malicious_ABlobMissingAChunkIsDroppedAndCounted) {

@@ -106,6 +106,12 @@ absl::StatusOr<DecodedBuffer> DecodeCircularBuffer(std::span<const uint8_t> buff
 // records lost to wrap-around in 3 warps (buffer too small: raise buffer_size); 1 scope started
 // without end". Empty when there are none.
 std::string DescribeProblems(const DecodeProblems& problems);
+// The same without "instrumentation: ", for a line that names its subject otherwise.
+std::string ListProblems(const DecodeProblems& problems);
+
+// Adds the problems of another decode (of another launch) to `total`: counts add up, and
+// unnamed_scope_ids, a number of distinct ids, keeps the larger.
+void AddProblems(const DecodeProblems& more, DecodeProblems& total);
 
 }  // namespace protond::instrumentation
 

@@ -293,6 +293,18 @@ TEST(CircularBufferTest, AllProblemsInOneSentence) {
             "instrumentation: 12 records lost to wrap-around in 3 warps (buffer too small: raise "
             "buffer_size); 1 scope started without end; 1 scope ended without start; 2 clock "
             "overflows unwrapped; 1 scope id without a name; 2 blocks not profiled (preamble 0)");
+  EXPECT_EQ(ListProblems({.clock_overflows = 1}), "1 clock overflow unwrapped");
+  EXPECT_EQ(ListProblems({}), "");
+}
+
+TEST(CircularBufferTest, ProblemsOfLaunchesAddUp) {
+  DecodeProblems total{.records_lost = 12, .warps_with_lost_records = 3, .unnamed_scope_ids = 2};
+  AddProblems({.records_lost = 4, .warps_with_lost_records = 1, .unnamed_scope_ids = 1}, total);
+  AddProblems({.starts_without_end = 1, .unnamed_scope_ids = 3}, total);
+  EXPECT_EQ(total.records_lost, 16u);
+  EXPECT_EQ(total.warps_with_lost_records, 4u);
+  EXPECT_EQ(total.starts_without_end, 1u);
+  EXPECT_EQ(total.unnamed_scope_ids, 3u);  // distinct ids: the most any launch had
 }
 
 }  // namespace

@@ -1,4 +1,6 @@
-// DescribeProblems (circular_buffer.h): the soft problems of a decode as one status line.
+// DescribeProblems, ListProblems and AddProblems (circular_buffer.h): the soft problems of
+// decodes as one status line.
+#include <algorithm>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -18,6 +20,11 @@ std::string Count(uint64_t n, absl::string_view singular, absl::string_view plur
 }  // namespace
 
 std::string DescribeProblems(const DecodeProblems& problems) {
+  std::string list = ListProblems(problems);
+  return list.empty() ? "" : absl::StrCat("instrumentation: ", list);
+}
+
+std::string ListProblems(const DecodeProblems& problems) {
   std::vector<std::string> parts;
   if (problems.records_lost > 0) {
     parts.push_back(absl::StrCat(Count(problems.records_lost, "record", "records"),
@@ -45,8 +52,17 @@ std::string DescribeProblems(const DecodeProblems& problems) {
     parts.push_back(absl::StrCat(Count(problems.unprofiled_blocks, "block", "blocks"),
                                  " not profiled (preamble 0)"));
   }
-  if (parts.empty()) return "";
-  return absl::StrCat("instrumentation: ", absl::StrJoin(parts, "; "));
+  return absl::StrJoin(parts, "; ");
+}
+
+void AddProblems(const DecodeProblems& more, DecodeProblems& total) {
+  total.unprofiled_blocks += more.unprofiled_blocks;
+  total.records_lost += more.records_lost;
+  total.warps_with_lost_records += more.warps_with_lost_records;
+  total.starts_without_end += more.starts_without_end;
+  total.ends_without_start += more.ends_without_start;
+  total.clock_overflows += more.clock_overflows;
+  total.unnamed_scope_ids = std::max(total.unnamed_scope_ids, more.unnamed_scope_ids);
 }
 
 }  // namespace protond::instrumentation
