@@ -59,17 +59,25 @@ absl::Status CheckShape(const InstrumentationBufferHeader& header,
   return absl::OkStatus();
 }
 
+// The blob's bytes before the buffer: header, warp ids, names, zeros to a multiple of 8.
+size_t PrefixBytes(std::span<const uint32_t> profiled_warps,
+                   std::span<const std::string_view> scope_names) {
+  size_t names_bytes = 0;
+  for (const std::string_view name : scope_names) names_bytes += name.size() + 1;
+  return AlignUp(sizeof(InstrumentationBufferHeader) + profiled_warps.size() * sizeof(uint32_t) +
+                 names_bytes);
+}
+
 }  // namespace
 
-absl::StatusOr<std::string> EncodeInstrumentationBlob(InstrumentationBufferHeader header,
-                                                      std::span<const uint32_t> profiled_warps,
-                                                      std::span<const std::string_view> scope_names,
-                                                      std::span<const uint8_t> buffer) {
-  if (absl::Status shape = CheckShape(header, profiled_warps, scope_names.size(), buffer.size());
+absl::Status CheckInstrumentationBuffer(const InstrumentationBufferHeader& header,
+                                        std::span<const uint32_t> profiled_warps,
+                                        std::span<const std::string_view> scope_names,
+                                        size_t buffer_bytes) {
+  if (absl::Status shape = CheckShape(header, profiled_warps, scope_names.size(), buffer_bytes);
       !shape.ok()) {
     return shape;
   }
-  std::string names;
   for (size_t id = 0; id < scope_names.size(); ++id) {
     const std::string_view name = scope_names[id];
     if (name.empty() || name.size() > kMaxNameBytes || name.find('\0') != std::string_view::npos) {
@@ -77,6 +85,25 @@ absl::StatusOr<std::string> EncodeInstrumentationBlob(InstrumentationBufferHeade
           absl::StrCat("instrumentation scope ", id, " has a name of ", name.size(),
                        " bytes; it must have 1 to ", kMaxNameBytes, " bytes and no zero byte"));
     }
+  }
+  if (PrefixBytes(profiled_warps, scope_names) + buffer_bytes > kMaxBlobBytes) {
+    return absl::InvalidArgumentError(absl::StrCat("instrumentation buffer of ", buffer_bytes,
+                                                   " bytes is over the limit of ", kMaxBlobBytes));
+  }
+  return absl::OkStatus();
+}
+
+absl::StatusOr<std::string> EncodeInstrumentationBlob(InstrumentationBufferHeader header,
+                                                      std::span<const uint32_t> profiled_warps,
+                                                      std::span<const std::string_view> scope_names,
+                                                      std::span<const uint8_t> buffer) {
+  if (absl::Status checked =
+          CheckInstrumentationBuffer(header, profiled_warps, scope_names, buffer.size());
+      !checked.ok()) {
+    return checked;
+  }
+  std::string names;
+  for (const std::string_view name : scope_names) {
     names.append(name.data(), name.size());
     names.push_back('\0');
   }
@@ -85,11 +112,7 @@ absl::StatusOr<std::string> EncodeInstrumentationBlob(InstrumentationBufferHeade
   header.num_profiled_warps = static_cast<uint32_t>(profiled_warps.size());
   header.reserved = 0;
   const size_t warps_bytes = profiled_warps.size() * sizeof(uint32_t);
-  const size_t prefix = AlignUp(sizeof(header) + warps_bytes + names.size());
-  if (prefix + buffer.size() > kMaxBlobBytes) {
-    return absl::InvalidArgumentError(absl::StrCat("instrumentation buffer of ", buffer.size(),
-                                                   " bytes is over the limit of ", kMaxBlobBytes));
-  }
+  const size_t prefix = PrefixBytes(profiled_warps, scope_names);
   std::string blob(prefix + buffer.size(), '\0');
   std::memcpy(blob.data(), &header, sizeof(header));
   // An empty span may have no data pointer, which memcpy must not get even for 0 bytes.

@@ -23,6 +23,12 @@ struct InstrumentationBlob {
   std::span<const uint8_t> buffer;            // a whole number of blocks
 };
 
+// The checks EncodeInstrumentationBlob makes, without copying anything.
+absl::Status CheckInstrumentationBuffer(const InstrumentationBufferHeader& header,
+                                        std::span<const uint32_t> profiled_warps,
+                                        std::span<const std::string_view> scope_names,
+                                        size_t buffer_bytes);
+
 // The blob of `buffer` (header.num_scopes, scope_names_bytes and num_profiled_warps are filled in
 // here); `profiled_warps` empty means every warp records. InvalidArgumentError, naming what is
 // wrong, for unknown flags, an empty or over-long scope name, too many scopes, a zero block size or

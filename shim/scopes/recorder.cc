@@ -520,6 +520,12 @@ protond_result Recorder::WriteInstrumentationBuffer(const char* kernel_name,
   if (!IsValidName(kernel_name)) {
     return Fail(t, PROTOND_ERR_INVALID_ARGUMENT, "kernel name is empty");
   }
+  // Checked whether or not a session records, as the kernel's name: a wrong call shows at once.
+  if (absl::Status checked =
+          record::CheckInstrumentationBuffer(header, profiled_warps, scope_names, buffer.size());
+      !checked.ok()) {
+    return Fail(t, PROTOND_ERR_INVALID_ARGUMENT, std::string(checked.message()));
+  }
   if (!recording()) return PROTOND_INACTIVE;
   header.context_id = CurrentContextOf(t);
   header.kernel_name_id = LookupName(names_, t, kernel_name, NameClass::kKernel).name_id;

@@ -204,6 +204,27 @@ TEST(RecorderTest, InstrumentationBufferGoesAsABlobUnderTheInnermostScope) {
   EXPECT_EQ(parsed->buffer.size(), buffer.size());
 }
 
+TEST(RecorderTest, AWrongInstrumentationBufferIsRefusedWhetherOrNotASessionRecords) {
+  auto region = ring::WritableRegion::Create({4, 1u << 16});
+  ASSERT_TRUE(region.ok());
+  Recorder recorder(&*region);  // no session records
+  const std::vector<uint8_t> buffer(6000, 0xab);
+  const std::vector<std::string_view> scopes = {"loop", ""};
+  record::InstrumentationBufferHeader header{};
+  header.layout = static_cast<uint32_t>(record::InstrumentationLayout::kCircular);
+  header.block_bytes = 3000;
+  header.num_warps = 4;
+  OnNewThread([&] {
+    EXPECT_EQ(recorder.WriteInstrumentationBuffer("kern", header, {}, scopes, buffer),
+              PROTOND_ERR_INVALID_ARGUMENT);
+    EXPECT_STREQ(LastError(),
+                 "instrumentation scope 1 has a name of 0 bytes; it must have 1 to 4096 bytes and "
+                 "no zero byte");
+    EXPECT_EQ(recorder.WriteInstrumentationBuffer("kern", header, {}, {scopes.data(), 1}, buffer),
+              PROTOND_INACTIVE);
+  });
+}
+
 TEST(RecorderTest, InactiveRecordsNothingButKeepsTheStack) {
   auto region = ring::WritableRegion::Create({4, 1u << 16});
   Recorder recorder(&*region);

@@ -137,7 +137,8 @@ protond_result protond_session_start_with_mode(const char* name, const char* dat
  * land on). The buffer is taken to be that of the calling thread's latest kernel launch, which
  * places it in a trace session's timeline: hand it over before the thread launches another
  * kernel. PROTOND_ERR_INVALID_ARGUMENT, with protond_last_error naming what is wrong, for sizes
- * that do not add up; PROTOND_DROPPED when the thread's lane stayed full. (ABI version 7) */
+ * that do not add up or a bad name, whether or not a session records (else PROTOND_INACTIVE);
+ * PROTOND_DROPPED when the thread's lane stayed full. (ABI version 7) */
 #define PROTOND_BUFFER_CIRCULAR 1
 #define PROTOND_BUFFER_TRITON_HOST 2
 protond_result protond_instrumentation_buffer(const char* kernel_name, uint32_t device_id,
