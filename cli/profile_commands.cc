@@ -86,14 +86,14 @@ bool IsSessionId(const std::string& profile) {
 }
 
 absl::StatusOr<v1::Tree> LoadProfile(client::Client& client, const std::string& profile,
-                                     const std::string& rank) {
+                                     const std::string& rank, bool instructions) {
   const bool session = IsSessionId(profile);
   if (!session && !rank.empty()) {
     return Usage(absl::StrCat("--rank needs a session, not the file ", profile));
   }
   if (!session) return ReadHatchetFile(profile);
   ASSIGN_OR_RETURN(const uint64_t id, ParseSessionId(profile));
-  return client.GetTree(id, rank);
+  return client.GetTree(id, rank, instructions);
 }
 
 absl::StatusOr<TreeArgs> ParseTreeArgs(const std::vector<std::string>& args) {
@@ -131,12 +131,13 @@ absl::StatusOr<std::string> RenderTreeCommand(client::Client& client, const Tree
     ASSIGN_OR_RETURN(const uint64_t id, ParseSessionId(args.profile));
     return client.ViewTree(id, args.rank, ViewOptionsToProto(args.view));
   }
-  ASSIGN_OR_RETURN(v1::Tree tree, LoadProfile(client, args.profile, args.rank));
+  const bool instructions = args.view.format == FrameFormat::kSass;
+  ASSIGN_OR_RETURN(v1::Tree tree, LoadProfile(client, args.profile, args.rank, instructions));
   if (args.list_metrics) {
     return absl::StrCat(absl::StrJoin(AvailableMetricNames(tree), "\n"), "\n");
   }
   if (args.diff_profile.empty()) return RenderProfile(std::move(tree), args.view);
-  ASSIGN_OR_RETURN(const v1::Tree base, LoadProfile(client, args.diff_profile));
+  ASSIGN_OR_RETURN(const v1::Tree base, LoadProfile(client, args.diff_profile, "", instructions));
   return RenderProfile(std::move(tree), args.view, &base);
 }
 

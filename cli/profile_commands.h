@@ -24,9 +24,10 @@ absl::StatusOr<uint64_t> ParseSessionId(const std::string& text);
 bool IsSessionId(const std::string& profile);
 
 // A session id (all digits) from the daemon, else a Hatchet file ("./7" is a file called 7).
-// With `rank`, only what the session's processes of that RANK contributed (sessions only).
+// With `rank`, only what the session's processes of that RANK contributed (sessions only); with
+// `instructions`, a session's PC-sampled instructions under their lines (a Hatchet file has none).
 absl::StatusOr<v1::Tree> LoadProfile(client::Client& client, const std::string& profile,
-                                     const std::string& rank = "");
+                                     const std::string& rank = "", bool instructions = false);
 
 struct TreeArgs {
   std::string profile;

@@ -72,9 +72,10 @@ TEST(ProfileCommandsTest, BadTreeArgumentsSayWhatIsWrong) {
             "INVALID_ARGUMENT: -i and -e cannot be used together");
   EXPECT_EQ(UsageError({"1", "-t", "much"}), "INVALID_ARGUMENT: -t needs a number, not 'much'");
   EXPECT_EQ(UsageError({"1", "-d", "-1"}), "INVALID_ARGUMENT: -d needs a number >= 0, not '-1'");
-  EXPECT_EQ(UsageError({"1", "-f", "short"}),
-            "INVALID_ARGUMENT: -f is full, file_function_line, function_line or file_function, "
-            "not 'short'");
+  EXPECT_EQ(
+      UsageError({"1", "-f", "short"}),
+      "INVALID_ARGUMENT: -f is full, file_function_line, function_line, file_function or sass, "
+      "not 'short'");
   EXPECT_EQ(UsageError({"1", "-m"}), "INVALID_ARGUMENT: -m needs a value");
   EXPECT_EQ(UsageError({"1", "2"}), "INVALID_ARGUMENT: unexpected argument '2'");
   EXPECT_EQ(UsageError({"1", "--folow"}), "INVALID_ARGUMENT: unexpected argument '--folow'");

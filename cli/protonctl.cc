@@ -41,7 +41,7 @@ constexpr char kUsage[] =
     "                                            GPU's program counters, docs/pc-sampling.md)\n"
     "  sessions                                  list your sessions\n"
     "  tree SESSION|FILE [-m METRIC[,METRIC]] [-d DEPTH] [-t THRESHOLD] [-i REGEX | -e REGEX]\n"
-    "       [-f full|file_function_line|function_line|file_function] [--print-sorted]\n"
+    "       [-f full|file_function_line|function_line|file_function|sass] [--print-sorted]\n"
     "       [--diff SESSION|FILE] [--mangled] [-l] [--rank RANK] [--follow]\n"
     "                                            print the call tree of a session or of a\n"
     "                                            Hatchet file, as proton-viewer (-l: list the\n"

@@ -46,14 +46,15 @@ absl::StatusOr<FrameFormat> ParseFrameFormat(std::string_view text) {
   if (text == "file_function_line") return FrameFormat::kFileFunctionLine;
   if (text == "function_line") return FrameFormat::kFunctionLine;
   if (text == "file_function") return FrameFormat::kFileFunction;
+  if (text == "sass") return FrameFormat::kSass;
   return absl::InvalidArgumentError(
-      absl::StrCat("-f is full, file_function_line, function_line or file_function, not '",
+      absl::StrCat("-f is full, file_function_line, function_line, file_function or sass, not '",
                    std::string(text), "'"));
 }
 
 std::string FormatFrameName(const std::string& name, FrameFormat format) {
   SourceFrame frame;
-  if (format == FrameFormat::kFull || !ParseSourceFrame(name, &frame)) return name;
+  if (!ParseSourceFrame(name, &frame)) return name;
   switch (format) {
     case FrameFormat::kFileFunctionLine:
       return absl::StrCat(BaseName(frame.path), ":", frame.line, "@", frame.function);
@@ -62,6 +63,7 @@ std::string FormatFrameName(const std::string& name, FrameFormat format) {
     case FrameFormat::kFileFunction:
       return absl::StrCat(BaseName(frame.path), "@", frame.function);
     case FrameFormat::kFull:
+    case FrameFormat::kSass:
       break;
   }
   return name;

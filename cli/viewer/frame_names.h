@@ -17,9 +17,11 @@ enum class FrameFormat {
   kFileFunctionLine,  // "model.py:42@forward"
   kFunctionLine,      // "42@forward" (proton-viewer's name for it)
   kFileFunction,      // "model.py@forward"
+  kSass,              // as kFull, with each sampled SASS instruction under its line ("0x0290")
 };
 
-// "full", "file_function_line", "function_line" or "file_function"; else InvalidArgumentError.
+// "full", "file_function_line", "function_line", "file_function" or "sass"; else
+// InvalidArgumentError.
 absl::StatusOr<FrameFormat> ParseFrameFormat(std::string_view text);
 
 // `name` in `format` when it has the shape "<path>:<line>@<function>"; any other name (scopes,

@@ -9,6 +9,7 @@ constexpr char kFrame[] = "/src/app/model.py:42@forward";
 
 TEST(FrameNamesTest, FormatsSourceFramesAsProtonViewer) {
   EXPECT_EQ(FormatFrameName(kFrame, FrameFormat::kFull), kFrame);
+  EXPECT_EQ(FormatFrameName(kFrame, FrameFormat::kSass), kFrame);  // full, with instructions
   EXPECT_EQ(FormatFrameName(kFrame, FrameFormat::kFileFunctionLine), "model.py:42@forward");
   EXPECT_EQ(FormatFrameName(kFrame, FrameFormat::kFunctionLine), "42@forward");
   EXPECT_EQ(FormatFrameName(kFrame, FrameFormat::kFileFunction), "model.py@forward");
@@ -27,8 +28,9 @@ TEST(FrameNamesTest, OtherNamesAreLeftAlone) {
 TEST(FrameNamesTest, ParsesProtonViewersChoices) {
   EXPECT_EQ(*ParseFrameFormat("file_function_line"), FrameFormat::kFileFunctionLine);
   EXPECT_EQ(*ParseFrameFormat("full"), FrameFormat::kFull);
+  EXPECT_EQ(*ParseFrameFormat("sass"), FrameFormat::kSass);
   EXPECT_EQ(ParseFrameFormat("short").status().message(),
-            "-f is full, file_function_line, function_line or file_function, not 'short'");
+            "-f is full, file_function_line, function_line, file_function or sass, not 'short'");
 }
 
 TEST(FrameNamesTest, DemanglesItaniumNamesOnly) {

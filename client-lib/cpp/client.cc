@@ -143,10 +143,12 @@ absl::StatusOr<v1::Session> Client::GetSession(uint64_t session_id) {
       absl::StrCat("session ", session_id, " does not exist (see protonctl sessions)"));
 }
 
-absl::StatusOr<v1::Tree> Client::GetTree(uint64_t session_id, const std::string& rank) {
+absl::StatusOr<v1::Tree> Client::GetTree(uint64_t session_id, const std::string& rank,
+                                         bool instructions) {
   v1::GetTreeRequest request;
   request.set_rank(rank);
   request.set_session_id(session_id);
+  request.set_instructions(instructions);
   return Call(query_.get(), &v1::Query::Stub::GetTree, request);
 }
 

@@ -59,8 +59,10 @@ class Client {
   absl::StatusOr<v1::ListSessionsResponse> ListSessions();
   // One of ListSessions' sessions; NotFoundError when it lists none with that id.
   absl::StatusOr<v1::Session> GetSession(uint64_t session_id);
-  // The session's tree; with `rank`, only what its processes of that RANK contributed.
-  absl::StatusOr<v1::Tree> GetTree(uint64_t session_id, const std::string& rank = "");
+  // The session's tree; with `rank`, only what its processes of that RANK contributed; with
+  // `instructions`, each PC-sampled SASS instruction under its source line.
+  absl::StatusOr<v1::Tree> GetTree(uint64_t session_id, const std::string& rank = "",
+                                   bool instructions = false);
   // The session's tree as protond renders it with `options` (protond.proto's ViewTree).
   absl::StatusOr<std::string> ViewTree(uint64_t session_id, const std::string& rank,
                                        const v1::ViewOptions& options);

@@ -49,8 +49,9 @@ class CallTree {
  public:
   explicit CallTree(uint64_t session_id);
 
-  // The node `name` under `parent`, created if new.
-  uint32_t Child(uint32_t parent, std::string_view name);
+  // The node `name` under `parent`, created (of `kind`) if new.
+  uint32_t Child(uint32_t parent, std::string_view name,
+                 store::NodeKind kind = store::NodeKind::kFrame);
 
   // One completed scope instance of `process_id` at `node`.
   void AddScope(uint32_t node, uint64_t process_id, uint64_t duration_ns);
@@ -67,8 +68,8 @@ class CallTree {
   absl::Status AddMetric(uint32_t node, uint64_t process_id, const MetricName& name, bool is_double,
                          uint64_t value_bits);
 
-  // `samples` PC samples with `reason` at `node` (a source line under a kernel), as Proton counts
-  // them (ParseStallReason).
+  // `samples` PC samples with `reason` at `node` (an instruction under its source line, under a
+  // kernel), as Proton counts them (ParseStallReason).
   absl::Status AddPcSamples(uint32_t node, uint64_t process_id, const StallReason& reason,
                             uint64_t samples);
 
@@ -90,6 +91,7 @@ class CallTree {
   struct Node {
     uint32_t parent;
     std::string name;
+    store::NodeKind kind = store::NodeKind::kFrame;
   };
   struct ProcessPart {
     std::vector<NodeStats> stats;  // indexed by node id

@@ -369,9 +369,14 @@ void ProcessDecoder::ApplyPcSample(LaneCursor& cursor, const record::Record& r, 
       uint64_t{static_cast<uint8_t>(Kind::kKernel)} << 32 | sample.kernel_name_id;
   const uint32_t leaf =
       ActivityLeaf(cursor.session_id, *sink.tree, node, leaf_key, kernel->metric.name);
+  // Each instruction under its line, named by its offset in the function as nvdisasm prints it
+  // ("0x0290"); trees fold instructions into their line unless asked for them (tree_query.h).
   const uint32_t line_node = sink.tree->Child(leaf, line->metric.name);
+  const uint32_t instruction =
+      sink.tree->Child(line_node, absl::StrCat("0x", absl::Hex(sample.pc_offset, absl::kZeroPad4)),
+                       store::NodeKind::kInstruction);
   absl::Status status =
-      sink.tree->AddPcSamples(line_node, process_id_, reason->stall, sample.samples);
+      sink.tree->AddPcSamples(instruction, process_id_, reason->stall, sample.samples);
   if (!status.ok()) ReportProblem(sink, std::string(status.message()));
 }
 

@@ -184,25 +184,37 @@ LaneBytes SampledKernel() {
   return lane;
 }
 
-TEST_F(ProcessDecoderTest, PcSamplesBecomeLinesUnderTheirKernelWithProtonsMetrics) {
+TEST_F(ProcessDecoderTest, PcSamplesBecomeInstructionsUnderLinesUnderTheirKernel) {
   sink_.pc_sampling = true;
   LaneCursor cursor;
   ASSERT_TRUE(Decode(cursor, SampledKernel().span()).ok());
   const store::Batch rows = Rows();
-  ASSERT_EQ(rows.nodes.size(), 4u);
+  ASSERT_EQ(rows.nodes.size(), 7u);
   EXPECT_EQ(rows.nodes[1].name, "chase");
   const uint32_t kernel = rows.nodes[1].node_id;
+  // The lines are frames under the kernel; each sampled instruction is under its line.
   EXPECT_EQ(rows.nodes[2].name, "/src/k.cu:6@chase");
   EXPECT_EQ(rows.nodes[2].parent_id, kernel);
-  EXPECT_EQ(rows.nodes[3].name, "/src/k.cu:14@chase");
-  EXPECT_EQ(rows.nodes[3].parent_id, kernel);
-  const uint32_t load = rows.nodes[2].node_id;
-  EXPECT_EQ(MetricOf(rows, load, "num_samples"), 101);          // not-issued samples are a subset
-  EXPECT_EQ(MetricOf(rows, load, "num_stalled_samples"), 100);  // selected is not a stall
-  EXPECT_EQ(MetricOf(rows, load, "stalled_long_scoreboard"), 100);
+  EXPECT_EQ(rows.nodes[2].kind, store::NodeKind::kFrame);
+  const uint32_t load_line = rows.nodes[2].node_id;
+  EXPECT_EQ(rows.nodes[3].name, "0x0140");
+  EXPECT_EQ(rows.nodes[3].parent_id, load_line);
+  EXPECT_EQ(rows.nodes[3].kind, store::NodeKind::kInstruction);
+  EXPECT_EQ(rows.nodes[4].name, "0x0150");
+  EXPECT_EQ(rows.nodes[4].parent_id, load_line);
+  EXPECT_EQ(rows.nodes[5].name, "/src/k.cu:14@chase");
+  EXPECT_EQ(rows.nodes[5].parent_id, kernel);
+  EXPECT_EQ(rows.nodes[6].name, "0x0200");
+  EXPECT_EQ(rows.nodes[6].kind, store::NodeKind::kInstruction);
+  const uint32_t load = rows.nodes[3].node_id;
+  EXPECT_EQ(MetricOf(rows, load, "num_samples"), 91);          // not-issued samples are a subset
+  EXPECT_EQ(MetricOf(rows, load, "num_stalled_samples"), 90);  // selected is not a stall
+  EXPECT_EQ(MetricOf(rows, load, "stalled_long_scoreboard"), 90);
   EXPECT_EQ(MetricOf(rows, load, "stalled_selected"), 1);
   EXPECT_EQ(MetricOf(rows, load, "stalled_long_scoreboard_not_issued"), -1);
-  EXPECT_EQ(MetricOf(rows, rows.nodes[3].node_id, "stalled_wait"), 7);
+  EXPECT_EQ(MetricOf(rows, rows.nodes[4].node_id, "stalled_long_scoreboard"), 10);
+  EXPECT_EQ(MetricOf(rows, load_line, "num_samples"), -1);  // summed up only when viewed
+  EXPECT_EQ(MetricOf(rows, rows.nodes[6].node_id, "stalled_wait"), 7);
   EXPECT_EQ(MetricOf(rows, kernel, "time (ns)"), 50);
   EXPECT_EQ(MetricOf(rows, kernel, "num_samples"), -1);  // summed up only when viewed
   EXPECT_EQ(decoder_.stats().undefined_reference, 0u);
@@ -231,10 +243,10 @@ TEST_F(ProcessDecoderTest, AfterARestartStoredNamesKeepTheirClass) {
   EXPECT_EQ(restarted.stats().undefined_reference, 0u);
   store::Batch after;
   tree.TakeChangedRows(after);
-  ASSERT_EQ(after.nodes.size(), 3u);  // step, its kernel, the load line
+  ASSERT_EQ(after.nodes.size(), 4u);  // step, its kernel, the load line, its instruction
   EXPECT_EQ(after.nodes[2].name, "/src/k.cu:6@chase");
-  EXPECT_EQ(MetricOf(after, after.nodes[2].node_id, "stalled_long_scoreboard"), 5);
-  EXPECT_EQ(MetricOf(after, after.nodes[2].node_id, "num_samples"), 5);
+  EXPECT_EQ(MetricOf(after, after.nodes[3].node_id, "stalled_long_scoreboard"), 5);
+  EXPECT_EQ(MetricOf(after, after.nodes[3].node_id, "num_samples"), 5);
 }
 
 TEST_F(ProcessDecoderTest, PcSamplesOfASessionThatDidNotAskForThemAreLeftOut) {

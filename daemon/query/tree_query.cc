@@ -96,13 +96,17 @@ void KeepProcesses(const std::vector<uint64_t>& process_ids, store::StoredTree& 
   std::erase_if(stored.devices, [&](const auto& row) { return dropped(row.device.process_id); });
 }
 
-v1::Tree BuildTree(const store::StoredTree& stored) {
+v1::Tree BuildTree(const store::StoredTree& stored, bool instructions) {
   std::vector<MergedNode> nodes(1);
   nodes[0].row.name = "ROOT";
   absl::flat_hash_map<uint32_t, uint32_t> index_of = {{0, 0}};
   for (const store::NodeRow& row : stored.nodes) {
     auto parent = index_of.find(row.parent_id);
     if (parent == index_of.end() || index_of.contains(row.node_id)) continue;  // damaged rows
+    if (row.kind == store::NodeKind::kInstruction && !instructions) {
+      index_of[row.node_id] = parent->second;  // its stats and metrics go to its line
+      continue;
+    }
     const uint32_t index = static_cast<uint32_t>(nodes.size());
     nodes[parent->second].children.push_back(index);
     index_of[row.node_id] = index;

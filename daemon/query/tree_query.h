@@ -13,7 +13,9 @@
 
 namespace protond::query {
 
-v1::Tree BuildTree(const store::StoredTree& stored);
+// With `instructions`, each PC-sampled SASS instruction node stays under its source line; without,
+// it is folded into the line (its metrics added to the line's).
+v1::Tree BuildTree(const store::StoredTree& stored, bool instructions);
 
 // Leaves only what `process_ids` contributed (a rank's view of a job's session); the nodes stay.
 void KeepProcesses(const std::vector<uint64_t>& process_ids, store::StoredTree& stored);

@@ -14,7 +14,7 @@ TEST(TreeQueryTest, MergesProcessesAndEmitsPreOrder) {
       {1, 1, 11, "flops", store::MetricAggregation::kInclusive, false, 4, 0},
       {1, 2, 10, "batch", store::MetricAggregation::kProperty, false, 8, 0},
   };
-  const v1::Tree tree = BuildTree(stored);
+  const v1::Tree tree = BuildTree(stored, false);
   ASSERT_EQ(tree.nodes_size(), 4);
   EXPECT_EQ(tree.nodes(0).name(), "ROOT");
   EXPECT_EQ(tree.nodes(1).name(), "a");
@@ -38,7 +38,7 @@ TEST(TreeQueryTest, KeepingProcessesGivesTheirPartOnly) {
   stored.devices = {{4242, {10, 0, "H100", 90, 132, 0, 0, 0, 0}},
                     {4243, {11, 0, "H100", 90, 132, 0, 0, 0, 0}}};
   KeepProcesses({11}, stored);
-  const v1::Tree tree = BuildTree(stored);
+  const v1::Tree tree = BuildTree(stored, false);
   ASSERT_EQ(tree.nodes_size(), 2);
   EXPECT_EQ(tree.nodes(1).count(), 1u);
   EXPECT_EQ(tree.nodes(1).duration_ns_sum(), 5u);
@@ -52,7 +52,7 @@ TEST(TreeQueryTest, DevicesComeWithTheTreeInStoredOrder) {
   stored.devices = {
       {4242, {10, 0, "NVIDIA H100 80GB HBM3", 90, 132, 1980000, 2619000, 5120, 85029158912}},
       {4243, {11, 1, "NVIDIA A100-SXM4-80GB", 80, 108, 1410000, 1593000, 5120, 85097971712}}};
-  const v1::Tree tree = BuildTree(stored);
+  const v1::Tree tree = BuildTree(stored, false);
   EXPECT_EQ(tree.nodes_size(), 1);  // ROOT
   ASSERT_EQ(tree.devices_size(), 2);
   const v1::Device& h100 = tree.devices(0);
@@ -75,7 +75,43 @@ TEST(TreeQueryTest, Malicious_OrphanRowsAreSkipped) {
   store::StoredTree stored;
   stored.nodes = {{1, 5, 4, "orphan"}};
   stored.node_stats = {{1, 9, 1, 1, 1, 1, 1}};
-  EXPECT_EQ(BuildTree(stored).nodes_size(), 1);
+  EXPECT_EQ(BuildTree(stored, false).nodes_size(), 1);
+}
+
+// A kernel with one source line and two sampled instructions under it, from two processes.
+store::StoredTree SampledLine() {
+  store::StoredTree stored;
+  stored.nodes = {{1, 1, 0, "chase"},
+                  {1, 2, 1, "/src/k.cu:6@chase"},
+                  {1, 3, 2, "0x0140", store::NodeKind::kInstruction},
+                  {1, 4, 2, "0x0150", store::NodeKind::kInstruction}};
+  stored.metrics = {
+      {1, 3, 10, "num_samples", store::MetricAggregation::kInclusive, false, 90, 0},
+      {1, 3, 11, "num_samples", store::MetricAggregation::kInclusive, false, 5, 0},
+      {1, 4, 10, "num_samples", store::MetricAggregation::kInclusive, false, 10, 0},
+      {1, 4, 10, "stalled_wait", store::MetricAggregation::kInclusive, false, 10, 0},
+  };
+  return stored;
+}
+
+TEST(TreeQueryTest, InstructionsFoldIntoTheirLineUnlessAskedFor) {
+  const v1::Tree folded = BuildTree(SampledLine(), false);
+  ASSERT_EQ(folded.nodes_size(), 3);  // ROOT, chase, the line
+  const v1::TreeNode& line = folded.nodes(2);
+  EXPECT_EQ(line.name(), "/src/k.cu:6@chase");
+  ASSERT_EQ(line.metrics_size(), 2);
+  EXPECT_EQ(line.metrics(0).name(), "num_samples");
+  EXPECT_EQ(line.metrics(0).int_value(), 105);
+  EXPECT_EQ(line.metrics(1).name(), "stalled_wait");
+  EXPECT_EQ(line.metrics(1).int_value(), 10);
+
+  const v1::Tree shown = BuildTree(SampledLine(), true);
+  ASSERT_EQ(shown.nodes_size(), 5);
+  EXPECT_EQ(shown.nodes(2).metrics_size(), 0);  // summed up only when viewed
+  EXPECT_EQ(shown.nodes(3).name(), "0x0140");
+  EXPECT_EQ(shown.nodes(3).parent_id(), 2u);
+  EXPECT_EQ(shown.nodes(3).metrics(0).int_value(), 95);
+  EXPECT_EQ(shown.nodes(4).name(), "0x0150");
 }
 
 }  // namespace

@@ -75,7 +75,9 @@ grpc::Status SessionsService::ListSessions(grpc::ServerContext* context,
 grpc::Status QueryService::GetTree(grpc::ServerContext* context, const v1::GetTreeRequest* request,
                                    v1::Tree* response) {
   RESOLVE_PEER(peer);
-  return Answer(service_->GetTree(*peer, request->session_id(), request->rank()), response);
+  return Answer(
+      service_->GetTree(*peer, request->session_id(), request->rank(), request->instructions()),
+      response);
 }
 
 grpc::Status QueryService::ViewTree(grpc::ServerContext* context,

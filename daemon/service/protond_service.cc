@@ -329,10 +329,11 @@ v1::ListSessionsResponse ProtondService::ListSessions(const Peer& peer) {
 }
 
 absl::StatusOr<v1::Tree> ProtondService::GetTree(const Peer& peer, uint64_t session_id,
-                                                 const std::string& rank) {
+                                                 const std::string& rank, bool instructions) {
   std::lock_guard<std::mutex> lock(mutex_);
   ASSIGN_OR_RETURN(SessionEntry * session, OwnedSession(peer, session_id));
-  ASSIGN_OR_RETURN(const std::shared_ptr<const v1::Tree> tree, TreeOf(*session, rank));
+  ASSIGN_OR_RETURN(const std::shared_ptr<const v1::Tree> tree,
+                   TreeOf(*session, rank, instructions));
   return *tree;
 }
 
@@ -344,7 +345,8 @@ absl::StatusOr<std::string> ProtondService::ViewTree(const Peer& peer,
   {
     std::lock_guard<std::mutex> lock(mutex_);
     ASSIGN_OR_RETURN(SessionEntry * session, OwnedSession(peer, request.session_id()));
-    ASSIGN_OR_RETURN(tree, TreeOf(*session, request.rank()));
+    ASSIGN_OR_RETURN(tree, TreeOf(*session, request.rank(),
+                                  request.options().format() == v1::ViewOptions::SASS));
     if (kept_tree_ && kept_tree_->tree == tree && kept_tree_->view_key == view_key) {
       return kept_tree_->view_text;
     }
@@ -360,11 +362,13 @@ absl::StatusOr<std::string> ProtondService::ViewTree(const Peer& peer,
 }
 
 absl::StatusOr<std::shared_ptr<const v1::Tree>> ProtondService::TreeOf(SessionEntry& session,
-                                                                       const std::string& rank) {
+                                                                       const std::string& rank,
+                                                                       bool instructions) {
   const uint64_t session_id = session.row.session_id;
   const bool running = session.row.state == store::SessionState::kRunning;
   const auto now = std::chrono::steady_clock::now();
-  if (!running && kept_tree_ && kept_tree_->session_id == session_id && kept_tree_->rank == rank) {
+  if (!running && kept_tree_ && kept_tree_->session_id == session_id && kept_tree_->rank == rank &&
+      kept_tree_->instructions == instructions) {
     kept_tree_->last_asked = now;
     return kept_tree_->tree;
   }
@@ -374,8 +378,8 @@ absl::StatusOr<std::shared_ptr<const v1::Tree>> ProtondService::TreeOf(SessionEn
     ASSIGN_OR_RETURN(const std::vector<uint64_t> processes, ProcessesOfRank(session_id, rank));
     query::KeepProcesses(processes, stored);
   }
-  auto tree = std::make_shared<const v1::Tree>(query::BuildTree(stored));
-  if (!running) kept_tree_ = KeptTree{session_id, rank, tree, "", "", now};
+  auto tree = std::make_shared<const v1::Tree>(query::BuildTree(stored, instructions));
+  if (!running) kept_tree_ = KeptTree{session_id, rank, instructions, tree, "", "", now};
   return tree;
 }
 

@@ -76,9 +76,10 @@ class ProtondService {
   absl::StatusOr<uint64_t> SessionOfProcess(const Peer& peer, uint32_t pid);
   absl::StatusOr<v1::Session> FlushSession(const Peer& peer, uint64_t session_id);
   v1::ListSessionsResponse ListSessions(const Peer& peer);
-  // The session's tree over all its processes, or (`rank` not "") those of that RANK only.
+  // The session's tree over all its processes, or (`rank` not "") those of that RANK only; with
+  // `instructions`, each PC-sampled instruction under its line (query::BuildTree).
   absl::StatusOr<v1::Tree> GetTree(const Peer& peer, uint64_t session_id,
-                                   const std::string& rank = "");
+                                   const std::string& rank = "", bool instructions = false);
   // The session's tree as `protonctl tree` prints it with the request's options.
   absl::StatusOr<std::string> ViewTree(const Peer& peer, const v1::ViewTreeRequest& request);
   // A trace session's events, in chunks (query/trace_query.h); FAILED_PRECONDITION for a session
@@ -192,7 +193,8 @@ class ProtondService {
   // The session's tree (mutex_ held): the kept one, or built from the store (after an ingest
   // cycle, for a running session) and kept when the session has stopped.
   absl::StatusOr<std::shared_ptr<const v1::Tree>> TreeOf(SessionEntry& session,
-                                                         const std::string& rank);
+                                                         const std::string& rank,
+                                                         bool instructions);
   // The session as `stored` has it (its row, counters and, while it runs, its tree), or, without
   // a stored row, as new. Members stay, and so does the entry: callers may hold it.
   absl::Status ResetSessionToStore(SessionEntry& session, const store::SessionRow* stored);
@@ -222,6 +224,7 @@ class ProtondService {
   struct KeptTree {
     uint64_t session_id = 0;
     std::string rank;
+    bool instructions = false;
     std::shared_ptr<const v1::Tree> tree;
     std::string view_key;  // the serialized options of view_text; "" for none
     std::string view_text;

@@ -155,7 +155,7 @@ void RunStep(const Target& target, uint8_t operation, uint8_t caller, const std:
       break;
     case kGetTree: {
       const auto request = Parse<protond::v1::GetTreeRequest>(bytes);
-      (void)service.GetTree(peer, request.session_id(), request.rank());
+      (void)service.GetTree(peer, request.session_id(), request.rank(), request.instructions());
       break;
     }
     case kViewTree:

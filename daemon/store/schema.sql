@@ -83,6 +83,8 @@ CREATE TABLE nodes (
   parent_id INTEGER NOT NULL,
   name_string_id INTEGER NOT NULL
     REFERENCES strings (id) DEFERRABLE INITIALLY DEFERRED,
+  -- store.h NodeKind: 0 a frame, 1 a SASS instruction under its source line
+  kind INTEGER NOT NULL DEFAULT 0 CHECK (kind IN (0, 1)),
   PRIMARY KEY (session_id, node_id)
 ) WITHOUT ROWID;
 

@@ -90,11 +90,17 @@ struct SessionProcessRow {
 };
 
 // A node of a session's call tree. Node 0 is ROOT and is never stored.
+// What a node stands for: a frame of the call path (scope, kernel, source line, in-kernel scope),
+// or one SASS instruction of a kernel under its source line, which PC samples land on and a tree
+// shows only when asked (folded into its line otherwise).
+enum class NodeKind : int { kFrame = 0, kInstruction = 1 };
+
 struct NodeRow {
   uint64_t session_id = 0;
   uint32_t node_id = 0;
   uint32_t parent_id = 0;
   std::string name;
+  NodeKind kind = NodeKind::kFrame;
 };
 
 // What one process contributed to a node: absolute values.

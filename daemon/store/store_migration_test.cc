@@ -343,8 +343,8 @@ TEST_F(StoreMigrationFromV2Test, TheUpgradedStoreTakesSessionModes) {
 }
 
 // Version 5 is version 6 without sessions.mode, its last column, and version 6 is version 7
-// without kernel_scope_events: made here from a current store, so that the steps from 5 and 6
-// are tested on their own.
+// without kernel_scope_events and nodes.kind: made here from a current store, so that the steps
+// from 5 and 6 are tested on their own.
 TEST(StoreMigrationFromV5Test, VersionFiveIsUpgradedAndItsSessionsHaveNoMode) {
   testing::TempDir dir;
   const std::string path = dir.File("protond.db");
@@ -356,8 +356,8 @@ TEST(StoreMigrationFromV5Test, VersionFiveIsUpgradedAndItsSessionsHaveNoMode) {
     ASSERT_TRUE((*store)->CommitBatch(batch).ok());
   }
   testing::ExecOnFile(path,
-                      "DROP TABLE kernel_scope_events; ALTER TABLE sessions DROP COLUMN mode; "
-                      "PRAGMA user_version = 5;");
+                      "DROP TABLE kernel_scope_events; ALTER TABLE nodes DROP COLUMN kind; "
+                      "ALTER TABLE sessions DROP COLUMN mode; PRAGMA user_version = 5;");
   ASSERT_EQ(QueryFile(path,
                       "SELECT count(*) FROM pragma_table_info('sessions') WHERE name = "
                       "'mode'"),
@@ -374,14 +374,24 @@ TEST(StoreMigrationFromV5Test, VersionFiveIsUpgradedAndItsSessionsHaveNoMode) {
   EXPECT_EQ(QueryFile(path, "PRAGMA integrity_check"), "ok");
 }
 
-TEST(StoreMigrationFromV6Test, VersionSixGetsTheKernelScopeEventsTable) {
+TEST(StoreMigrationFromV6Test, VersionSixGetsKernelScopeEventsAndNodeKinds) {
   testing::TempDir dir;
   const std::string path = dir.File("protond.db");
   {
     absl::StatusOr<std::unique_ptr<Store>> store = Store::Open(path);
     ASSERT_TRUE(store.ok()) << store.status();
   }
-  testing::ExecOnFile(path, "DROP TABLE kernel_scope_events; PRAGMA user_version = 6;");
+  {
+    absl::StatusOr<std::unique_ptr<Store>> store = Store::Open(path);
+    ASSERT_TRUE(store.ok()) << store.status();
+    Batch batch;
+    batch.sessions = {{1, "before", 1000, SessionState::kStopped, 5, 9, {}}};
+    batch.nodes = {{1, 1, 0, "step"}};
+    ASSERT_TRUE((*store)->CommitBatch(batch).ok());
+  }
+  testing::ExecOnFile(path,
+                      "DROP TABLE kernel_scope_events; ALTER TABLE nodes DROP COLUMN kind; "
+                      "PRAGMA user_version = 6;");
 
   absl::StatusOr<std::unique_ptr<Store>> store = Store::Open(path);
   ASSERT_TRUE(store.ok()) << store.status();
@@ -392,10 +402,14 @@ TEST(StoreMigrationFromV6Test, VersionSixGetsTheKernelScopeEventsTable) {
   batch.sessions = {trace};
   batch.processes = {{1, 4242, 1000, 77, "python", false}};
   batch.kernel_scope_events = {{1, 1, 3, 4096, 0, 2, 99, 0, 17, 5, 0, 1205, 1295, 180}};
+  batch.nodes = {{1, 2, 1, "0x0290", NodeKind::kInstruction}};
   ASSERT_TRUE((*store)->CommitBatch(batch).ok());
   absl::StatusOr<StoredTrace> stored = (*store)->LoadTrace(1);
   ASSERT_TRUE(stored.ok()) << stored.status();
   EXPECT_THAT(stored->kernel_scope_events, ElementsAre(batch.kernel_scope_events[0]));
+  ASSERT_EQ(stored->nodes.size(), 2u);
+  EXPECT_EQ(stored->nodes[0].kind, NodeKind::kFrame);  // stored before: a frame
+  EXPECT_EQ(stored->nodes[1].kind, NodeKind::kInstruction);
   EXPECT_EQ(QueryFile(path, "PRAGMA integrity_check"), "ok");
 }
 

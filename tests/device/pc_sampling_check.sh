@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # PC sampling checks of a bundle (scripts/bundle.sh) on the GPU machine: the gpu-labelled PC
 # sampling test (CUDA C++ with line info), the Triton kernel under protond.profiler beside
-# Proton, `protonctl top --stalls` and `tree` of the CUDA workload, and, with --bench, the
+# Proton, `protonctl top --stalls` and `tree` (with `-f sass`) of the CUDA workload, and, with --bench, the
 # overhead benchmark against Proton's pcsampling mode.
 # Usage: tests/device/pc_sampling_check.sh [BUNDLE_DIR] [--bench [ROUNDS]]
 set -uo pipefail
@@ -27,6 +27,8 @@ echo "== stall_workload under protonctl run --mode pcsampling:interval=1024"
 "${ctl[@]}" sessions
 "${ctl[@]}" top 1 --stalls -n 8
 "${ctl[@]}" tree 1 -m num_samples,stalled_long_scoreboard,time/ms -d 4
+echo "== the same with its SASS instructions (tree -f sass), the load line's top 8"
+"${ctl[@]}" tree 1 -f sass -m num_samples,stalled_long_scoreboard -d 5 -i chase | head -16
 
 if [ "${2:-}" = "--bench" ]; then
   echo "== bench/pc_sampling_overhead.py"

@@ -3,6 +3,7 @@
 // memory-dependency stalls on the line of its load, its arithmetic kernel must not, each under
 // its own scope and kernel although they ran concurrently, and every line's counts must add up.
 // Skips, saying so, where no CUDA device is usable.
+#include <cstdio>
 #include <map>
 #include <string>
 
@@ -94,11 +95,13 @@ TEST_F(PcSamplingTest, StallsLandOnTheLinesThatCauseThem) {
   const std::string chase_suffix = "stall_workload.cu:" + std::to_string(chase_line) + "@chase";
   const std::string spin_suffix = "stall_workload.cu:" + std::to_string(spin_line) + "@spin";
   double chase_samples = 0, chase_line_samples = 0;
+  std::string chase_line_name;
   for (const auto& [name, line] : chase) {
     EXPECT_THAT(name, HasSubstr("@chase")) << "a sample of another kernel under chase";
     chase_samples += MetricValue(line, "num_samples");
     if (name.ends_with(chase_suffix)) {
       chase_line_samples = MetricValue(line, "num_samples");
+      chase_line_name = name;
       EXPECT_EQ(TopReason(line), "stalled_long_scoreboard") << line.DebugString();
     }
   }
@@ -125,6 +128,21 @@ TEST_F(PcSamplingTest, StallsLandOnTheLinesThatCauseThem) {
       EXPECT_LE(MetricValue(line, "num_stalled_samples"), MetricValue(line, "num_samples")) << name;
     }
   }
+
+  // Asked for (protonctl tree -f sass), the load line's SASS instructions are under it, named by
+  // their offsets, and their samples are the line's.
+  auto with_instructions = client.GetTree(session.id(), "", /*instructions=*/true);
+  ASSERT_TRUE(with_instructions.ok()) << with_instructions.status();
+  const Lines instructions = LinesUnder(*with_instructions, {"memory", "chase", chase_line_name});
+  ASSERT_FALSE(instructions.empty()) << with_instructions->DebugString();
+  double instruction_samples = 0;
+  for (const auto& [name, instruction] : instructions) {
+    EXPECT_THAT(name, ::testing::MatchesRegex("0x[0-9a-f]{4,}")) << name;
+    instruction_samples += MetricValue(instruction, "num_samples");
+  }
+  EXPECT_EQ(instruction_samples, chase_line_samples);
+  std::printf("%s: %zu sampled instructions, %.0f samples\n", chase_line_name.c_str(),
+              instructions.size(), instruction_samples);
 }
 
 }  // namespace

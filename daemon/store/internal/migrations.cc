@@ -102,9 +102,11 @@ absl::Status UpgradeV5ToV6(sqlite3* db) {
   return ExecSql(db, "ALTER TABLE sessions ADD COLUMN mode TEXT NOT NULL DEFAULT ''");
 }
 
-// Version 7: the in-kernel scope intervals of trace sessions.
+// Version 7: the in-kernel scope intervals of trace sessions, and what a node stands for.
 absl::Status UpgradeV6ToV7(sqlite3* db) {
   return ExecSql(db,
+                 "ALTER TABLE nodes ADD COLUMN"
+                 "  kind INTEGER NOT NULL DEFAULT 0 CHECK (kind IN (0, 1));"
                  "CREATE TABLE kernel_scope_events ("
                  "  session_id INTEGER NOT NULL"
                  "    REFERENCES sessions (session_id) DEFERRABLE INITIALLY DEFERRED,"

@@ -66,14 +66,17 @@ inline uint32_t ColumnUint32(const Statement& row, int column) {
 
 // A session's nodes in insertion order (parents first), bound with BindId(session_id).
 inline constexpr absl::string_view kSelectNodes =
-    "SELECT n.session_id, n.node_id, n.parent_id, s.value FROM nodes AS n "
+    "SELECT n.session_id, n.node_id, n.parent_id, s.value, n.kind FROM nodes AS n "
     "JOIN strings AS s ON s.id = n.name_string_id WHERE n.session_id = ?1 ORDER BY n.node_id";
 
 inline NodeRow DecodeNode(const Statement& row) {
   return NodeRow{.session_id = row.ColumnUint(0),
                  .node_id = ColumnUint32(row, 1),
                  .parent_id = ColumnUint32(row, 2),
-                 .name = row.ColumnText(3)};
+                 .name = row.ColumnText(3),
+                 .kind = row.ColumnInt(4) == static_cast<int>(NodeKind::kInstruction)
+                             ? NodeKind::kInstruction
+                             : NodeKind::kFrame};
 }
 
 }  // namespace protond::store::internal
