@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <chrono>
 #include <utility>
 
 #include "absl/status/status.h"
@@ -136,16 +137,29 @@ absl::Status ReadAvailable(OwnedFd& fd, std::string& text) {
 
 // Reads both pipes to their end, whichever has data first: nvdisasm blocked on a full stderr
 // pipe would never finish its stdout, nor the other way round.
-absl::Status ReadBoth(OwnedFd& out, std::string& out_text, OwnedFd& err, std::string& err_text) {
+absl::Status ReadBoth(OwnedFd& out, std::string& out_text, OwnedFd& err, std::string& err_text,
+                      const NvdisasmLimits& limits) {
+  const auto deadline =
+      std::chrono::steady_clock::now() + std::chrono::milliseconds(limits.timeout_ms);
   while (out.get() >= 0 || err.get() >= 0) {
+    const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
+        deadline - std::chrono::steady_clock::now());
+    if (left.count() <= 0) {
+      return absl::DeadlineExceededError(
+          absl::StrCat("nvdisasm did not finish within ", limits.timeout_ms, " ms"));
+    }
     // poll skips the negative descriptor of a pipe already at its end.
     pollfd fds[2] = {{out.get(), POLLIN, 0}, {err.get(), POLLIN, 0}};
-    if (poll(fds, 2, -1) < 0) {
+    if (poll(fds, 2, static_cast<int>(left.count())) < 0) {
       if (errno == EINTR) continue;
       return absl::ErrnoToStatus(errno, "cannot wait for nvdisasm's output");
     }
     if (fds[0].revents != 0) RETURN_IF_ERROR(ReadAvailable(out, out_text));
     if (fds[1].revents != 0) RETURN_IF_ERROR(ReadAvailable(err, err_text));
+    if (out_text.size() + err_text.size() > limits.max_output_bytes) {
+      return absl::ResourceExhaustedError(
+          absl::StrCat("nvdisasm printed more than ", limits.max_output_bytes, " bytes"));
+    }
   }
   return absl::OkStatus();
 }
@@ -165,8 +179,8 @@ bool IsExecutableFile(const std::string& path) {
 
 }  // namespace
 
-absl::StatusOr<std::string> RunNvdisasm(const std::string& nvdisasm,
-                                        std::span<const uint8_t> cubin) {
+absl::StatusOr<std::string> RunNvdisasm(const std::string& nvdisasm, std::span<const uint8_t> cubin,
+                                        const NvdisasmLimits& limits) {
   TempCubin file;
   RETURN_IF_ERROR(file.Write(cubin));
   OwnedFd out_read, out_write, err_read, err_write;
@@ -177,7 +191,7 @@ absl::StatusOr<std::string> RunNvdisasm(const std::string& nvdisasm,
   out_write.Close();
   err_write.Close();
   std::string out, err;
-  const absl::Status read = ReadBoth(out_read, out, err_read, err);
+  const absl::Status read = ReadBoth(out_read, out, err_read, err, limits);
   // Not left running (nor as a zombie) when its output cannot be read.
   if (!read.ok()) kill(pid, SIGKILL);
   ASSIGN_OR_RETURN(const int status, WaitForExit(pid));

@@ -4,6 +4,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <chrono>
 #include <filesystem>
 #include <fstream>
 #include <optional>
@@ -131,6 +132,24 @@ TEST_F(NvdisasmRunTest, ReadsLargeStdoutAndStderrTogether) {
   auto out = RunNvdisasm(fake, Bytes("x"));
   ASSERT_TRUE(out.ok()) << out.status();
   EXPECT_EQ(*out, std::string(1048576, 'o'));
+}
+
+TEST_F(NvdisasmRunTest, KilledWhenItRunsTooLong) {
+  const auto started = std::chrono::steady_clock::now();
+  auto out = RunNvdisasm(Script("nvdisasm", "echo started; exec sleep 60\n"), Bytes("x"),
+                         {.timeout_ms = 200});
+  EXPECT_EQ(out.status().code(), absl::StatusCode::kDeadlineExceeded);
+  EXPECT_EQ(out.status().message(), "nvdisasm did not finish within 200 ms");
+  EXPECT_LT(std::chrono::steady_clock::now() - started, std::chrono::seconds(30));
+  EXPECT_TRUE(TempDirIsEmpty());
+}
+
+TEST_F(NvdisasmRunTest, KilledWhenItPrintsTooMuch) {
+  auto out = RunNvdisasm(Script("nvdisasm", "exec yes listing\n"), Bytes("x"),
+                         {.max_output_bytes = 1 << 20});
+  EXPECT_EQ(out.status().code(), absl::StatusCode::kResourceExhausted);
+  EXPECT_EQ(out.status().message(), "nvdisasm printed more than 1048576 bytes");
+  EXPECT_TRUE(TempDirIsEmpty());
 }
 
 TEST_F(NvdisasmRunTest, MissingProgram) {

@@ -23,13 +23,20 @@ namespace protond::sass {
 absl::StatusOr<std::map<uint64_t, std::string>> ParseNvdisasm(std::string_view listing,
                                                               std::string_view function);
 
+// How long nvdisasm may run and how much it may print before it is killed: a query waits for it,
+// and its whole listing is held in memory.
+struct NvdisasmLimits {
+  int timeout_ms = 30'000;
+  size_t max_output_bytes = size_t{512} << 20;
+};
+
 // The output of `nvdisasm -c` for `cubin`, which goes to nvdisasm through a file of its own in
-// $TMPDIR (or /tmp), removed before the return. Blocks until nvdisasm exits, however long that
-// takes, and holds all its output in memory. When nvdisasm fails, UNKNOWN with its exit status
+// $TMPDIR (or /tmp), removed before the return. When nvdisasm fails, UNKNOWN with its exit status
 // and what it wrote to stderr:
-// "nvdisasm failed (exit 1): nvdisasm fatal   : File ... does not appear to be an Elf file".
-absl::StatusOr<std::string> RunNvdisasm(const std::string& nvdisasm,
-                                        std::span<const uint8_t> cubin);
+// "nvdisasm failed (exit 1): nvdisasm fatal   : File ... does not appear to be an Elf file";
+// DEADLINE_EXCEEDED or RESOURCE_EXHAUSTED when it went past `limits` (and was killed).
+absl::StatusOr<std::string> RunNvdisasm(const std::string& nvdisasm, std::span<const uint8_t> cubin,
+                                        const NvdisasmLimits& limits = NvdisasmLimits());
 
 // The path of nvdisasm: $PROTOND_NVDISASM when it names an executable file, else the first
 // nvdisasm on $PATH, else /usr/local/cuda/bin/nvdisasm; nothing when none is executable.
