@@ -102,6 +102,7 @@ absl::StatusOr<std::string> RenderProfile(v1::Tree profile, const ViewOptions& o
   }
   ASSIGN_OR_RETURN(const std::vector<MetricColumn> columns,
                    ParseColumns(profile, options, diff_base));
+  const std::vector<std::string> notes(profile.notes().begin(), profile.notes().end());
   ASSIGN_OR_RETURN(TreeValues shown, Prepare(std::move(profile), options, columns));
   if (diff_base != nullptr) {
     ASSIGN_OR_RETURN(const TreeValues base, Prepare(*diff_base, options, columns));
@@ -111,6 +112,7 @@ absl::StatusOr<std::string> RenderProfile(v1::Tree profile, const ViewOptions& o
   std::string out = RenderTreeValues(shown.tree, shown.shape, columns, shown.values, options.depth,
                                      options.colour);
   if (options.print_sorted) absl::StrAppend(&out, SortedFrames(shown, columns[0]));
+  for (const std::string& note : notes) absl::StrAppend(&out, "note: ", note, "\n");
   return out;
 }
 

@@ -136,7 +136,7 @@ TEST(RecordDecoderTest, Malicious_DeviceInfoWithFlags) {
 }
 
 TEST(RecordDecoderTest, DecodesPcSample) {
-  auto r = DecodeRecord(Bytes(MakePcSample(7, 3, 9, 11, 0x1a0, 300)));
+  auto r = DecodeRecord(Bytes(MakePcSample(7, 3, 9, 11, 0x1a0, 300, 0xfeed)));
   ASSERT_TRUE(r.ok()) << r.status();
   EXPECT_EQ(r->kind, Kind::kPcSample);
   EXPECT_EQ(r->aux, 7u);
@@ -145,6 +145,7 @@ TEST(RecordDecoderTest, DecodesPcSample) {
   EXPECT_EQ(r->pc_sample.reason_name_id, 11u);
   EXPECT_EQ(r->pc_sample.pc_offset, 0x1a0u);
   EXPECT_EQ(r->pc_sample.samples, 300u);
+  EXPECT_EQ(r->pc_sample.cubin_crc, 0xfeedu);
 }
 
 TEST(RecordDecoderTest, Malicious_PcSampleWithoutNamesOrWithFlagsIsRefused) {
@@ -179,6 +180,9 @@ TEST(RecordDecoderTest, Malicious_BlobChunkWithBadFieldsIsRefused) {
   auto classless = testing::BlobChunk(5, 4, 0, "abcd");
   classless[8] = 0;
   EXPECT_EQ(DecodeRecord(classless).status().message(), "blob chunk has class 0");
+  auto unknown_class = testing::BlobChunk(5, 4, 0, "abcd");
+  unknown_class[8] = kMaxBlobClass + 1;
+  EXPECT_EQ(DecodeRecord(unknown_class).status().message(), "blob chunk has class 3");
   auto long_chunk = testing::BlobChunk(5, 100, 0, "abcd");
   long_chunk[20] = 9;  // chunk_bytes 9 in a record with room for 8
   EXPECT_EQ(DecodeRecord(long_chunk).status().message(), "blob chunk of 9 bytes in a record of 32");

@@ -28,9 +28,10 @@
 //                                    session's problems, such as "CUPTI is held by ..." (v2)
 //   kDeviceInfo    aux=CUDA ordinal  DeviceInfoRecord, name, padding: one GPU of the process (v3)
 //   kPcSample      aux=context_id    PcSampleRecord: PC samples of one instruction and stall
-//                                    reason, under a kernel's node (v4)
+//                                    reason, under a kernel's node (v4; the cubin's CRC, v7)
 //   kBlobChunk     aux=blob_id       BlobChunkRecord, chunk bytes, padding: one piece of a blob
 //                                    too large for a record, such as an instrumentation buffer (v5)
+//                                    or a sampled kernel's cubin (v7)
 //
 // Context ids name interned scope paths: context 0 is ROOT and is never defined; every other id
 // is defined (kContextDef) in a lane before that lane first uses it. Name ids (metrics, states,
@@ -45,7 +46,7 @@
 
 namespace protond::record {
 
-inline constexpr uint32_t kRecordFormatVersion = 6;
+inline constexpr uint32_t kRecordFormatVersion = 7;
 inline constexpr size_t kHeaderBytes = 8;
 inline constexpr size_t kAlignment = 8;
 // Names longer than this are truncated by the writer and rejected by the reader.
@@ -88,8 +89,9 @@ inline constexpr uint8_t kMaxNameClass = 6;
 // What a blob (kBlobChunk) holds; the layouts are below.
 enum class BlobClass : uint32_t {
   kInstrumentationBuffer = 1,  // InstrumentationBufferHeader, warps, names, the buffer
+  kCubin = 2,                  // CubinBlobHeader, the cubin (v7)
 };
-inline constexpr uint32_t kMaxBlobClass = 1;
+inline constexpr uint32_t kMaxBlobClass = 2;
 inline constexpr size_t kMaxBlobChunkBytes = 4096;
 // The daemon refuses larger blobs: an instrumentation buffer of a very large grid is cut by the
 // writer, not by the ring.
@@ -200,8 +202,12 @@ struct PcSampleRecord {
   uint32_t reason_name_id;  // NameClass::kStallReason
   uint32_t pc_offset;       // in the function's SASS
   uint64_t samples;
+  // CUPTI's CRC of the cubin the function is in, when the shim holds that cubin and has sent it
+  // (a BlobClass::kCubin blob); 0 otherwise. Instructions of the same offset in cubins of the
+  // same function name (Triton compiles one kernel many ways) stay apart by it.
+  uint64_t cubin_crc;
 };
-static_assert(sizeof(PcSampleRecord) == 32);
+static_assert(sizeof(PcSampleRecord) == 40);
 
 // kBlobChunk: bytes [offset, offset + chunk_bytes) of blob `aux` (a process-wide id, not 0), which
 // is `total_bytes` long. One thread writes a blob's chunks in order into one lane; the daemon
@@ -240,6 +246,14 @@ struct InstrumentationBufferHeader {
   uint32_t reserved;
 };
 static_assert(sizeof(InstrumentationBufferHeader) == 48);
+
+// BlobClass::kCubin: the cubin (an ELF image) of a module whose kernels were PC-sampled, sent by
+// the shim once per cubin and recording set, before the samples that name its CRC; the daemon
+// keeps one copy per CRC for the text of sampled instructions. The cubin follows the header.
+struct CubinBlobHeader {
+  uint64_t crc;  // CUPTI's cuptiGetCubinCrc, as in PcSampleRecord.cubin_crc; never 0
+};
+static_assert(sizeof(CubinBlobHeader) == 8);
 
 enum InstrumentationFlags : uint32_t {
   // The shim was tracing GPU work and had seen the thread launch a kernel.
@@ -361,13 +375,14 @@ inline size_t EncodeDeviceInfo(uint32_t device_id, DeviceInfoRecord device, std:
 
 inline PcSampleRecord MakePcSample(uint32_t context_id, uint32_t kernel_name_id,
                                    uint32_t line_name_id, uint32_t reason_name_id,
-                                   uint32_t pc_offset, uint64_t samples) {
+                                   uint32_t pc_offset, uint64_t samples, uint64_t cubin_crc = 0) {
   return PcSampleRecord{MakeHeader(Kind::kPcSample, 0, sizeof(PcSampleRecord), context_id),
                         kernel_name_id,
                         line_name_id,
                         reason_name_id,
                         pc_offset,
-                        samples};
+                        samples,
+                        cubin_crc};
 }
 
 // Writes chunk `chunk` of blob `blob_id` into `out`, which must hold

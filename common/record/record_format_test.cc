@@ -120,12 +120,13 @@ TEST(RecordFormatTest, DeviceInfoGoldenBytesArePaddedWithZeros) {
 }
 
 TEST(RecordFormatTest, PcSampleGoldenBytes) {
-  const PcSampleRecord record = MakePcSample(7, 3, 9, 11, 0x1a0, 300);
+  const PcSampleRecord record = MakePcSample(7, 3, 9, 11, 0x1a0, 300, 0x0102030405060708);
   EXPECT_THAT(Bytes(record), ElementsAreArray(Expected({
-                                 15, 0, 32, 0, 7,   0, 0, 0,  // header: kind, flags, size, context
+                                 15, 0, 40, 0, 7,   0, 0, 0,  // header: kind, flags, size, context
                                  3,  0, 0,  0, 9,   0, 0, 0,  // kernel_name_id, line_name_id
                                  11, 0, 0,  0, 160, 1, 0, 0,  // reason_name_id, pc_offset
                                  44, 1, 0,  0, 0,   0, 0, 0,  // samples
+                                 8,  7, 6,  5, 4,   3, 2, 1,  // cubin_crc
                              })));
 }
 

@@ -41,10 +41,10 @@ inline DeviceInfoRecord A100() {
 
 // The kBlobChunk record of `chunk` (bytes [offset, offset + chunk.size()) of blob `blob_id`).
 inline std::vector<uint8_t> BlobChunk(uint32_t blob_id, uint32_t total_bytes, uint32_t offset,
-                                      std::string_view chunk) {
+                                      std::string_view chunk,
+                                      BlobClass blob_class = BlobClass::kInstrumentationBuffer) {
   std::vector<uint8_t> out(BlobChunkRecordBytes(chunk.size()));
-  EncodeBlobChunk(blob_id, BlobClass::kInstrumentationBuffer, total_bytes, offset, chunk,
-                  out.data());
+  EncodeBlobChunk(blob_id, blob_class, total_bytes, offset, chunk, out.data());
   return out;
 }
 

@@ -42,10 +42,11 @@ CallTree::CallTree(uint64_t session_id) : session_id_(session_id) {
   nodes_.push_back({kRootNodeId, "ROOT"});
 }
 
-uint32_t CallTree::Child(uint32_t parent, std::string_view name, store::NodeKind kind) {
-  auto [it, inserted] =
-      children_.try_emplace({parent, std::string(name)}, static_cast<uint32_t>(nodes_.size()));
-  if (inserted) nodes_.push_back({parent, std::string(name), kind});
+uint32_t CallTree::Child(uint32_t parent, std::string_view name, store::NodeKind kind,
+                         uint64_t cubin_crc) {
+  auto [it, inserted] = children_.try_emplace({parent, std::string(name), cubin_crc},
+                                              static_cast<uint32_t>(nodes_.size()));
+  if (inserted) nodes_.push_back({parent, std::string(name), kind, cubin_crc});
   return it->second;
 }
 
@@ -159,7 +160,7 @@ absl::Status CallTree::AddKernelScope(uint32_t node, uint64_t process_id, uint64
 void CallTree::TakeChangedRows(store::Batch& batch) {
   for (size_t id = first_unsaved_node_; id < nodes_.size(); ++id) {
     batch.nodes.push_back({session_id_, static_cast<uint32_t>(id), nodes_[id].parent,
-                           nodes_[id].name, nodes_[id].kind});
+                           nodes_[id].name, nodes_[id].kind, nodes_[id].cubin_crc});
   }
   first_unsaved_node_ = nodes_.size();
   for (auto& [process_id, part] : parts_) {
@@ -182,7 +183,7 @@ void CallTree::TakeChangedRows(store::Batch& batch) {
 void CallTree::Load(const store::StoredTree& stored) {
   for (const store::NodeRow& row : stored.nodes) {
     // Stored ids are dense and parents come first, so interning reproduces them.
-    const uint32_t id = Child(row.parent_id, row.name, row.kind);
+    const uint32_t id = Child(row.parent_id, row.name, row.kind, row.cubin_crc);
     if (id != row.node_id) nodes_[id].name = row.name;  // keeps going on a damaged store
   }
   first_unsaved_node_ = nodes_.size();

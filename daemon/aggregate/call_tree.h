@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <string>
 #include <string_view>
+#include <tuple>
 #include <vector>
 
 #include "absl/container/flat_hash_map.h"
@@ -49,9 +50,10 @@ class CallTree {
  public:
   explicit CallTree(uint64_t session_id);
 
-  // The node `name` under `parent`, created (of `kind`) if new.
+  // The node `name` under `parent`, created (of `kind`) if new. Instructions of different cubins
+  // (`cubin_crc`, 0 when not known) are different nodes of the same name.
   uint32_t Child(uint32_t parent, std::string_view name,
-                 store::NodeKind kind = store::NodeKind::kFrame);
+                 store::NodeKind kind = store::NodeKind::kFrame, uint64_t cubin_crc = 0);
 
   // One completed scope instance of `process_id` at `node`.
   void AddScope(uint32_t node, uint64_t process_id, uint64_t duration_ns);
@@ -92,6 +94,7 @@ class CallTree {
     uint32_t parent;
     std::string name;
     store::NodeKind kind = store::NodeKind::kFrame;
+    uint64_t cubin_crc = 0;
   };
   struct ProcessPart {
     std::vector<NodeStats> stats;  // indexed by node id
@@ -124,7 +127,7 @@ class CallTree {
 
   uint64_t session_id_;
   std::vector<Node> nodes_;  // index = node id; 0 is ROOT
-  absl::flat_hash_map<std::pair<uint32_t, std::string>, uint32_t> children_;
+  absl::flat_hash_map<std::tuple<uint32_t, std::string, uint64_t>, uint32_t> children_;
   size_t first_unsaved_node_ = 1;
   absl::flat_hash_map<uint64_t, ProcessPart> parts_;
   std::vector<MetricInfo> metric_names_;

@@ -121,5 +121,23 @@ TEST(CallTreeTest, LoadResumesFromStoredRows) {
   EXPECT_EQ(batch.metrics[0].int_value, 10);
 }
 
+TEST(CallTreeTest, InstructionsOfDifferentCubinsStayApartAcrossALoad) {
+  CallTree first(1);
+  const uint32_t line = first.Child(kRootNodeId, "k.py:3@kernel");
+  const uint32_t of_a = first.Child(line, "0x0140", store::NodeKind::kInstruction, 0xa);
+  const uint32_t of_b = first.Child(line, "0x0140", store::NodeKind::kInstruction, 0xb);
+  EXPECT_NE(of_a, of_b);
+  EXPECT_EQ(first.Child(line, "0x0140", store::NodeKind::kInstruction, 0xa), of_a);
+  store::Batch saved;
+  first.TakeChangedRows(saved);
+  ASSERT_EQ(saved.nodes.size(), 3u);
+  EXPECT_EQ(saved.nodes[1].cubin_crc, 0xau);
+  EXPECT_EQ(saved.nodes[2].cubin_crc, 0xbu);
+
+  CallTree second(1);
+  second.Load({saved.nodes, {}, {}, {}});
+  EXPECT_EQ(second.Child(line, "0x0140", store::NodeKind::kInstruction, 0xb), of_b);
+}
+
 }  // namespace
 }  // namespace protond::aggregate

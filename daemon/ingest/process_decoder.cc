@@ -4,6 +4,7 @@
 #include <cstring>
 
 #include "absl/strings/str_cat.h"
+#include "common/record/cubin_blob.h"
 #include "common/record/instrumentation_blob.h"
 #include "daemon/instrumentation/circular_buffer.h"
 #include "daemon/instrumentation/timeline.h"
@@ -12,6 +13,7 @@
 namespace protond::ingest {
 namespace {
 
+using record::BlobClass;
 using record::Kind;
 
 // A context path deeper than this is treated as a definition cycle.
@@ -372,9 +374,10 @@ void ProcessDecoder::ApplyPcSample(LaneCursor& cursor, const record::Record& r, 
   // Each instruction under its line, named by its offset in the function as nvdisasm prints it
   // ("0x0290"); trees fold instructions into their line unless asked for them (tree_query.h).
   const uint32_t line_node = sink.tree->Child(leaf, line->metric.name);
+  // Apart by cubin: Triton compiles one kernel name many ways, each with its own instructions.
   const uint32_t instruction =
       sink.tree->Child(line_node, absl::StrCat("0x", absl::Hex(sample.pc_offset, absl::kZeroPad4)),
-                       store::NodeKind::kInstruction);
+                       store::NodeKind::kInstruction, sample.cubin_crc);
   absl::Status status =
       sink.tree->AddPcSamples(instruction, process_id_, reason->stall, sample.samples);
   if (!status.ok()) ReportProblem(sink, std::string(status.message()));
@@ -386,23 +389,36 @@ void ProcessDecoder::ApplyBlobChunk(LaneCursor& cursor, const record::Record& r,
   if (r.aux == blob.lost_id) return;
   if (r.blob.offset == 0) {
     if (blob.id != 0) stats_.incomplete_blobs++;
-    blob = PartialBlob{r.aux, r.blob.total_bytes, {}, 0};
+    blob = PartialBlob{r.aux, r.blob.blob_class, r.blob.total_bytes, {}, 0};
   } else if (r.aux != blob.id || r.blob.offset != blob.bytes.size() ||
-             r.blob.total_bytes != blob.total_bytes) {
+             r.blob.total_bytes != blob.total_bytes || r.blob.blob_class != blob.blob_class) {
     // Its start, or a chunk before it, was lost: the lane was full, or the daemon restarted.
     if (blob.id != 0 && blob.id != r.aux) stats_.incomplete_blobs++;
     stats_.incomplete_blobs++;
-    blob = PartialBlob{0, 0, {}, r.aux};
-    ReportProblem(sink,
-                  "an instrumentation buffer lost a part in a full lane and was dropped (raise "
-                  "PROTOND_LANE_BYTES, or copy out smaller buffers)");
+    blob = PartialBlob{0, 0, 0, {}, r.aux};
+    ReportProblem(sink, r.blob.blob_class == static_cast<uint32_t>(BlobClass::kCubin)
+                            ? "a cubin lost a part in a full lane and was dropped: its sampled "
+                              "instructions have no text (raise PROTOND_LANE_BYTES)"
+                            : "an instrumentation buffer lost a part in a full lane and was "
+                              "dropped (raise PROTOND_LANE_BYTES, or copy out smaller buffers)");
     return;
   }
   blob.bytes.append(r.name);
   if (blob.bytes.size() < blob.total_bytes) return;
   const std::string bytes = std::move(blob.bytes);
+  const uint32_t blob_class = blob.blob_class;
   blob = PartialBlob{};
+  if (blob_class == static_cast<uint32_t>(BlobClass::kCubin)) return ApplyCubin(bytes, sink);
   ApplyInstrumentationBuffer(cursor, bytes, sink);
+}
+
+void ProcessDecoder::ApplyCubin(std::string_view bytes, SessionSink& sink) {
+  // Only a pcsampling session has instructions to name.
+  if (!sink.pc_sampling || sink.cubins == nullptr) return;
+  absl::StatusOr<record::CubinBlob> blob = record::ParseCubinBlob(bytes);
+  if (!blob.ok())
+    return ReportProblem(sink, absl::StrCat("cubin dropped: ", blob.status().message()));
+  sink.cubins->push_back({blob->crc, std::string(blob->cubin)});
 }
 
 namespace {

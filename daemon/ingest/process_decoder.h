@@ -32,6 +32,7 @@ struct OpenScope {
 // chunks loses the blob.
 struct PartialBlob {
   uint32_t id = 0;  // 0: none
+  uint32_t blob_class = 0;
   uint32_t total_bytes = 0;
   std::string bytes;
   uint32_t lost_id = 0;  // a blob that lost a chunk: its later chunks are skipped
@@ -67,6 +68,8 @@ struct SessionSink {
   // Started in pcsampling mode: takes the process's PC samples (another session of the same
   // process may have turned sampling on).
   bool pc_sampling = false;
+  // pcsampling sessions: the cubins of sampled modules, stored once per CRC for every session.
+  std::vector<store::CubinRow>* cubins = nullptr;
 };
 inline constexpr size_t kMaxProblems = 32;
 // Adds `problem` to the session unless it is already there or the list is full.
@@ -152,6 +155,7 @@ class ProcessDecoder {
   void ApplyBlobChunk(LaneCursor& cursor, const record::Record& r, SessionSink& sink);
   // An intra-kernel profile buffer: per-scope cycles under the kernel's node.
   void ApplyInstrumentationBuffer(LaneCursor& cursor, std::string_view blob, SessionSink& sink);
+  void ApplyCubin(std::string_view blob, SessionSink& sink);
   // A trace session's in-kernel scope intervals, on the GPU's timer, with their launch's
   // correlation id (the query places them beside the launch); `place_nodes` holds the node of
   // each of decoded.scopes.

@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "common/record/cubin_blob.h"
 #include "common/record/instrumentation_blob.h"
 #include "common/record/test_records.h"
 #include "daemon/instrumentation/buffer_layout.h"
@@ -45,16 +46,19 @@ class LaneBytes {
     bytes_.insert(bytes_.end(), out.begin(), out.end());
     return *this;
   }
-  LaneBytes& Chunk(uint32_t blob_id, std::string_view blob, uint32_t offset, uint32_t bytes) {
-    const std::vector<uint8_t> out = record::testing::BlobChunk(
-        blob_id, static_cast<uint32_t>(blob.size()), offset, blob.substr(offset, bytes));
+  LaneBytes& Chunk(uint32_t blob_id, std::string_view blob, uint32_t offset, uint32_t bytes,
+                   record::BlobClass blob_class = record::BlobClass::kInstrumentationBuffer) {
+    const std::vector<uint8_t> out =
+        record::testing::BlobChunk(blob_id, static_cast<uint32_t>(blob.size()), offset,
+                                   blob.substr(offset, bytes), blob_class);
     bytes_.insert(bytes_.end(), out.begin(), out.end());
     return *this;
   }
   // Every chunk of `blob`, in order.
-  LaneBytes& Blob(uint32_t blob_id, std::string_view blob) {
+  LaneBytes& Blob(uint32_t blob_id, std::string_view blob,
+                  record::BlobClass blob_class = record::BlobClass::kInstrumentationBuffer) {
     for (size_t offset = 0; offset < blob.size(); offset += record::kMaxBlobChunkBytes) {
-      Chunk(blob_id, blob, static_cast<uint32_t>(offset), record::kMaxBlobChunkBytes);
+      Chunk(blob_id, blob, static_cast<uint32_t>(offset), record::kMaxBlobChunkBytes, blob_class);
     }
     return *this;
   }
@@ -218,6 +222,72 @@ TEST_F(ProcessDecoderTest, PcSamplesBecomeInstructionsUnderLinesUnderTheirKernel
   EXPECT_EQ(MetricOf(rows, kernel, "time (ns)"), 50);
   EXPECT_EQ(MetricOf(rows, kernel, "num_samples"), -1);  // summed up only when viewed
   EXPECT_EQ(decoder_.stats().undefined_reference, 0u);
+}
+
+// A cubin of 10,000 bytes (three chunks) with the ELF magic, as the shim sends it.
+std::string CubinBlob(uint64_t crc) {
+  std::string cubin =
+      "\x7f"
+      "ELF";
+  cubin.resize(10000, 'c');
+  return *record::EncodeCubinBlob(crc,
+                                  {reinterpret_cast<const uint8_t*>(cubin.data()), cubin.size()});
+}
+
+TEST_F(ProcessDecoderTest, ACubinGoesToTheStoreAndItsInstructionsNameIt) {
+  std::vector<store::CubinRow> cubins;
+  sink_.pc_sampling = true;
+  sink_.cubins = &cubins;
+  LaneBytes lane = SampledKernel();
+  lane.Blob(9, CubinBlob(0xc0b1), record::BlobClass::kCubin)
+      .Add(record::MakePcSample(1, 3, 4, 6, 0x140, 5, 0xc0b1))
+      .Add(record::MakePcSample(1, 3, 4, 6, 0x140, 2, 0xc0b2));  // another build of `chase`
+  LaneCursor cursor;
+  ASSERT_TRUE(Decode(cursor, lane.span()).ok());
+  ASSERT_EQ(cubins.size(), 1u);
+  EXPECT_EQ(cubins[0].crc, 0xc0b1u);
+  EXPECT_EQ(cubins[0].bytes.size(), 10000u);
+  EXPECT_TRUE(
+      cubins[0].bytes.starts_with("\x7f"
+                                  "ELF"));
+  const store::Batch rows = Rows();
+  // 0x0140 three times under its line: without a cubin, and of each cubin.
+  std::vector<uint64_t> crcs;
+  for (const store::NodeRow& node : rows.nodes) {
+    if (node.name == "0x0140") crcs.push_back(node.cubin_crc);
+  }
+  EXPECT_THAT(crcs, ::testing::ElementsAre(0u, 0xc0b1u, 0xc0b2u));
+  EXPECT_TRUE(problems_.empty());
+}
+
+TEST_F(ProcessDecoderTest, CubinsAreForPcSamplingSessionsAndBadOnesAreSaid) {
+  std::vector<store::CubinRow> cubins;
+  sink_.cubins = &cubins;
+  LaneBytes lane;
+  lane.Add(record::MakeSessionBegin(5)).Blob(9, CubinBlob(0xc0b1), record::BlobClass::kCubin);
+  LaneCursor cursor;
+  ASSERT_TRUE(Decode(cursor, lane.span()).ok());
+  EXPECT_TRUE(cubins.empty());  // not a pcsampling session
+
+  sink_.pc_sampling = true;
+  std::string not_elf = CubinBlob(0xc0b1);
+  not_elf[sizeof(record::CubinBlobHeader)] = 'X';
+  LaneBytes bad;
+  bad.Blob(10, not_elf, record::BlobClass::kCubin);
+  ASSERT_TRUE(Decode(cursor, bad.span()).ok());
+  EXPECT_TRUE(cubins.empty());
+  EXPECT_THAT(problems_,
+              ::testing::ElementsAre("cubin dropped: cubin blob does not hold an ELF file"));
+
+  // A lost middle chunk: the rest of the cubin is skipped, and the session says why.
+  const std::string blob = CubinBlob(0xc0b3);
+  LaneBytes torn;
+  torn.Chunk(11, blob, 0, record::kMaxBlobChunkBytes, record::BlobClass::kCubin)
+      .Chunk(11, blob, 2 * record::kMaxBlobChunkBytes, record::kMaxBlobChunkBytes,
+             record::BlobClass::kCubin);
+  ASSERT_TRUE(Decode(cursor, torn.span()).ok());
+  EXPECT_TRUE(cubins.empty());
+  EXPECT_THAT(problems_[1], ::testing::StartsWith("a cubin lost a part in a full lane"));
 }
 
 // After a daemon restart the names come from the store: each keeps its class's meaning (a kernel

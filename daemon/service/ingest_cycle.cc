@@ -27,7 +27,7 @@ absl::Status ProtondService::RunIngestCycleLocked() {
   const bool empty = batch.sessions.empty() && batch.processes.empty() && batch.lanes.empty() &&
                      batch.nodes.empty() && batch.node_stats.empty() && batch.metrics.empty() &&
                      batch.scope_events.empty() && batch.gpu_events.empty() &&
-                     batch.kernel_scope_events.empty();
+                     batch.kernel_scope_events.empty() && batch.cubins.empty();
   if (!empty) {
     const auto commit_start = std::chrono::steady_clock::now();
     if (absl::Status committed = store_->CommitBatch(batch); !committed.ok()) {
@@ -60,6 +60,7 @@ void ProtondService::DrainProcess(ProcessEntry& process) {
     ingest::SessionSink& sink = sinks[session_id];
     sink = {session.tree.get(), &member->second.records, &session.row.problems, nullptr, nullptr};
     sink.pc_sampling = session.mode.pc_sampling;
+    sink.cubins = &cubins_to_store_;
     if (session.row.data == store::SessionData::kTrace) {
       sink.scope_events = &session.scope_events;
       sink.gpu_events = &session.gpu_events;
@@ -188,6 +189,8 @@ void ProtondService::ForgetKeptTreeIfChanged(const store::Batch& batch) {
 
 store::Batch ProtondService::CollectChanges() {
   store::Batch batch;
+  batch.cubins = std::move(cubins_to_store_);
+  cubins_to_store_.clear();
   for (auto& [session_id, session] : sessions_) {
     if (session.tree != nullptr) session.tree->TakeChangedRows(batch);
     std::move(session.scope_events.begin(), session.scope_events.end(),

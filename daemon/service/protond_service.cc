@@ -330,10 +330,10 @@ v1::ListSessionsResponse ProtondService::ListSessions(const Peer& peer) {
 
 absl::StatusOr<v1::Tree> ProtondService::GetTree(const Peer& peer, uint64_t session_id,
                                                  const std::string& rank, bool instructions) {
-  std::lock_guard<std::mutex> lock(mutex_);
+  std::unique_lock<std::mutex> lock(mutex_);
   ASSIGN_OR_RETURN(SessionEntry * session, OwnedSession(peer, session_id));
   ASSIGN_OR_RETURN(const std::shared_ptr<const v1::Tree> tree,
-                   TreeOf(*session, rank, instructions));
+                   TreeOf(lock, *session, rank, instructions));
   return *tree;
 }
 
@@ -343,9 +343,9 @@ absl::StatusOr<std::string> ProtondService::ViewTree(const Peer& peer,
   const std::string view_key = request.options().SerializeAsString();
   std::shared_ptr<const v1::Tree> tree;
   {
-    std::lock_guard<std::mutex> lock(mutex_);
+    std::unique_lock<std::mutex> lock(mutex_);
     ASSIGN_OR_RETURN(SessionEntry * session, OwnedSession(peer, request.session_id()));
-    ASSIGN_OR_RETURN(tree, TreeOf(*session, request.rank(),
+    ASSIGN_OR_RETURN(tree, TreeOf(lock, *session, request.rank(),
                                   request.options().format() == v1::ViewOptions::SASS));
     if (kept_tree_ && kept_tree_->tree == tree && kept_tree_->view_key == view_key) {
       return kept_tree_->view_text;
@@ -361,9 +361,9 @@ absl::StatusOr<std::string> ProtondService::ViewTree(const Peer& peer,
   return text;
 }
 
-absl::StatusOr<std::shared_ptr<const v1::Tree>> ProtondService::TreeOf(SessionEntry& session,
-                                                                       const std::string& rank,
-                                                                       bool instructions) {
+absl::StatusOr<std::shared_ptr<const v1::Tree>> ProtondService::TreeOf(
+    std::unique_lock<std::mutex>& lock, SessionEntry& session, const std::string& rank,
+    bool instructions) {
   const uint64_t session_id = session.row.session_id;
   const bool running = session.row.state == store::SessionState::kRunning;
   const auto now = std::chrono::steady_clock::now();
@@ -378,7 +378,21 @@ absl::StatusOr<std::shared_ptr<const v1::Tree>> ProtondService::TreeOf(SessionEn
     ASSIGN_OR_RETURN(const std::vector<uint64_t> processes, ProcessesOfRank(session_id, rank));
     query::KeepProcesses(processes, stored);
   }
-  auto tree = std::make_shared<const v1::Tree>(query::BuildTree(stored, instructions));
+  std::vector<std::string> notes;
+  if (instructions) {
+    std::vector<query::CubinWork> work = instruction_texts_.Missing(stored);
+    for (query::CubinWork& item : work) {
+      ASSIGN_OR_RETURN(item.cubin, store_->LoadCubin(item.crc));
+    }
+    // nvdisasm may take seconds on a large cubin: ingest goes on meanwhile.
+    lock.unlock();
+    instruction_texts_.Learn(work);
+    lock.lock();
+    notes = instruction_texts_.Name(stored);
+  }
+  v1::Tree built = query::BuildTree(stored, instructions);
+  for (std::string& note : notes) built.add_notes(std::move(note));
+  auto tree = std::make_shared<const v1::Tree>(std::move(built));
   if (!running) kept_tree_ = KeptTree{session_id, rank, instructions, tree, "", "", now};
   return tree;
 }

@@ -25,6 +25,7 @@
 #include "daemon/aggregate/call_tree.h"
 #include "daemon/ingest/process_decoder.h"
 #include "daemon/metrics/metrics.h"
+#include "daemon/query/instruction_text.h"
 #include "daemon/store/store.h"
 #include "protond.pb.h"
 #include "shim/ring/ring_reader.h"
@@ -192,7 +193,10 @@ class ProtondService {
   store::Batch CollectChanges();
   // The session's tree (mutex_ held): the kept one, or built from the store (after an ingest
   // cycle, for a running session) and kept when the session has stopped.
-  absl::StatusOr<std::shared_ptr<const v1::Tree>> TreeOf(SessionEntry& session,
+  // `lock` holds mutex_; with `instructions` it is let go while nvdisasm runs, so `session` is
+  // not used after that.
+  absl::StatusOr<std::shared_ptr<const v1::Tree>> TreeOf(std::unique_lock<std::mutex>& lock,
+                                                         SessionEntry& session,
                                                          const std::string& rank,
                                                          bool instructions);
   // The session as `stored` has it (its row, counters and, while it runs, its tree), or, without
@@ -232,6 +236,9 @@ class ProtondService {
   };
   std::optional<KeptTree> kept_tree_;
   static constexpr std::chrono::seconds kKeepTreeFor{60};
+  query::InstructionTexts instruction_texts_;
+  // The cubins that pcsampling sessions received since the last commit.
+  std::vector<store::CubinRow> cubins_to_store_;
   // Pushed commands: new ones for the connections (commands_), answers for the waiters (answered_).
   std::condition_variable commands_;
   std::condition_variable answered_;

@@ -1,4 +1,4 @@
--- protond store schema, version 7 (store.h: kSchemaVersion). Applied to a fresh database in one
+-- protond store schema, version 8 (store.h: kSchemaVersion). Applied to a fresh database in one
 -- transaction, which then sets PRAGMA user_version and application_id. Older stores are brought
 -- here by internal/migrations.cc; docs/store-schema.md explains every table.
 --
@@ -85,6 +85,9 @@ CREATE TABLE nodes (
     REFERENCES strings (id) DEFERRABLE INITIALLY DEFERRED,
   -- store.h NodeKind: 0 a frame, 1 a SASS instruction under its source line
   kind INTEGER NOT NULL DEFAULT 0 CHECK (kind IN (0, 1)),
+  -- Version 8: an instruction's cubin (cubins.crc; no foreign key: the cubin may not have come),
+  -- 0 when not known.
+  cubin_crc INTEGER NOT NULL DEFAULT 0,
   PRIMARY KEY (session_id, node_id)
 ) WITHOUT ROWID;
 
@@ -228,3 +231,11 @@ CREATE TABLE kernel_scope_events (
   cycles INTEGER NOT NULL,
   PRIMARY KEY (session_id, process_id, lane, record_pos, seq)
 ) WITHOUT ROWID;
+
+-- Version 8: the cubins of PC-sampled modules, one row per CUPTI CRC whichever session or process
+-- sent it, for the text of sampled instructions (nvdisasm at query time). A rowid table: its
+-- rows are large.
+CREATE TABLE cubins (
+  crc INTEGER PRIMARY KEY,
+  bytes BLOB NOT NULL
+);

@@ -22,7 +22,7 @@
 
 namespace protond::store {
 
-inline constexpr int kSchemaVersion = 7;
+inline constexpr int kSchemaVersion = 8;
 
 // What a session keeps: the call tree (Proton's data="tree"), or the tree and every event
 // (data="trace": scope instances and GPU activities, for a Chrome trace).
@@ -101,6 +101,7 @@ struct NodeRow {
   uint32_t parent_id = 0;
   std::string name;
   NodeKind kind = NodeKind::kFrame;
+  uint64_t cubin_crc = 0;  // an instruction's cubin (CubinRow), 0 when it is not known
 };
 
 // What one process contributed to a node: absolute values.
@@ -220,6 +221,13 @@ struct KernelScopeEventRow {
   friend bool operator==(const KernelScopeEventRow&, const KernelScopeEventRow&) = default;
 };
 
+// A cubin whose kernels were PC-sampled, as the shim sent it; CUPTI's CRC names it in the
+// instruction nodes (NodeRow.cubin_crc) of every session that sampled it.
+struct CubinRow {
+  uint64_t crc = 0;
+  std::string bytes;
+};
+
 // Where the daemon stands in one lane of a process's region.
 struct LaneRow {
   uint64_t process_id = 0;
@@ -245,6 +253,7 @@ struct Batch {
   std::vector<ScopeEventRow> scope_events;  // inserted once: a row already stored is kept
   std::vector<GpuEventRow> gpu_events;
   std::vector<KernelScopeEventRow> kernel_scope_events;
+  std::vector<CubinRow> cubins;  // inserted once per CRC
 };
 
 // A session's tree as stored: nodes in insertion order (parents before children), stats and
@@ -289,6 +298,8 @@ class Store {
   absl::StatusOr<StoredTree> LoadTree(uint64_t session_id);
   // Empty for a session that is not a trace session (or has no events yet).
   absl::StatusOr<StoredTrace> LoadTrace(uint64_t session_id);
+  // The cubin with CUPTI's CRC `crc`, if one was stored.
+  absl::StatusOr<std::optional<std::string>> LoadCubin(uint64_t crc);
   // The non-exited process with this pid and start time, if the store knows it.
   absl::StatusOr<std::optional<StoredProcess>> FindLiveProcess(uint32_t pid,
                                                                uint64_t start_time_ticks);

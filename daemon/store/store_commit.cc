@@ -46,10 +46,13 @@ constexpr absl::string_view kUpsertSessionProcess =
     "VALUES (?1, ?2, ?3, ?4) ON CONFLICT (session_id, process_id) DO UPDATE SET "
     "records = excluded.records, dropped_records = excluded.dropped_records";
 constexpr absl::string_view kUpsertNode =
-    "INSERT INTO nodes (session_id, node_id, parent_id, name_string_id, kind) "
-    "VALUES (?1, ?2, ?3, ?4, ?5) ON CONFLICT (session_id, node_id) DO UPDATE SET "
+    "INSERT INTO nodes (session_id, node_id, parent_id, name_string_id, kind, cubin_crc) "
+    "VALUES (?1, ?2, ?3, ?4, ?5, ?6) ON CONFLICT (session_id, node_id) DO UPDATE SET "
     "parent_id = excluded.parent_id, name_string_id = excluded.name_string_id, "
-    "kind = excluded.kind";
+    "kind = excluded.kind, cubin_crc = excluded.cubin_crc";
+// The same CRC is the same cubin: the first copy stays.
+constexpr absl::string_view kInsertCubin =
+    "INSERT INTO cubins (crc, bytes) VALUES (?1, ?2) ON CONFLICT (crc) DO NOTHING";
 constexpr absl::string_view kUpsertNodeStats =
     "INSERT INTO node_stats (session_id, node_id, process_id, count, duration_ns_sum, "
     "duration_ns_min, duration_ns_max) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7) "
@@ -158,7 +161,13 @@ absl::Status WriteTree(Connection& connection, const Batch& batch) {
                                   .BindInt(2, row.node_id)
                                   .BindInt(3, row.parent_id)
                                   .BindInt(4, name)
-                                  .BindInt(5, static_cast<int>(row.kind));
+                                  .BindInt(5, static_cast<int>(row.kind))
+                                  .BindUint(6, row.cubin_crc);
+                              return absl::OkStatus();
+                            }));
+  RETURN_IF_ERROR(UpsertAll(connection, "cubins", kInsertCubin, batch.cubins,
+                            [](Statement& s, const CubinRow& row) {
+                              s.BindUint(1, row.crc).BindBlob(2, row.bytes);
                               return absl::OkStatus();
                             }));
   RETURN_IF_ERROR(UpsertAll(connection, "node_stats", kUpsertNodeStats, batch.node_stats,

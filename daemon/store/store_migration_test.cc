@@ -342,9 +342,10 @@ TEST_F(StoreMigrationFromV2Test, TheUpgradedStoreTakesSessionModes) {
   EXPECT_EQ((*session)->mode, "pcsampling:interval=1024");
 }
 
-// Version 5 is version 6 without sessions.mode, its last column, and version 6 is version 7
-// without kernel_scope_events and nodes.kind: made here from a current store, so that the steps
-// from 5 and 6 are tested on their own.
+// Version 5 is version 6 without sessions.mode, its last column; version 6 is version 7 without
+// kernel_scope_events and nodes.kind; version 7 is version 8 without cubins and nodes.cubin_crc:
+// made here from a current store, so that the steps from 5, 6 and 7 are tested on their own.
+constexpr char kBackToV7[] = "DROP TABLE cubins; ALTER TABLE nodes DROP COLUMN cubin_crc; ";
 TEST(StoreMigrationFromV5Test, VersionFiveIsUpgradedAndItsSessionsHaveNoMode) {
   testing::TempDir dir;
   const std::string path = dir.File("protond.db");
@@ -355,9 +356,10 @@ TEST(StoreMigrationFromV5Test, VersionFiveIsUpgradedAndItsSessionsHaveNoMode) {
     batch.sessions = {{1, "before", 1000, SessionState::kStopped, 5, 9, {"a problem"}}};
     ASSERT_TRUE((*store)->CommitBatch(batch).ok());
   }
-  testing::ExecOnFile(path,
-                      "DROP TABLE kernel_scope_events; ALTER TABLE nodes DROP COLUMN kind; "
-                      "ALTER TABLE sessions DROP COLUMN mode; PRAGMA user_version = 5;");
+  testing::ExecOnFile(path, absl::StrCat(kBackToV7,
+                                         "DROP TABLE kernel_scope_events; ALTER TABLE nodes DROP "
+                                         "COLUMN kind; ALTER TABLE sessions DROP COLUMN mode; "
+                                         "PRAGMA user_version = 5;"));
   ASSERT_EQ(QueryFile(path,
                       "SELECT count(*) FROM pragma_table_info('sessions') WHERE name = "
                       "'mode'"),
@@ -389,9 +391,9 @@ TEST(StoreMigrationFromV6Test, VersionSixGetsKernelScopeEventsAndNodeKinds) {
     batch.nodes = {{1, 1, 0, "step"}};
     ASSERT_TRUE((*store)->CommitBatch(batch).ok());
   }
-  testing::ExecOnFile(path,
-                      "DROP TABLE kernel_scope_events; ALTER TABLE nodes DROP COLUMN kind; "
-                      "PRAGMA user_version = 6;");
+  testing::ExecOnFile(path, absl::StrCat(kBackToV7,
+                                         "DROP TABLE kernel_scope_events; ALTER TABLE nodes DROP "
+                                         "COLUMN kind; PRAGMA user_version = 6;"));
 
   absl::StatusOr<std::unique_ptr<Store>> store = Store::Open(path);
   ASSERT_TRUE(store.ok()) << store.status();
@@ -410,6 +412,39 @@ TEST(StoreMigrationFromV6Test, VersionSixGetsKernelScopeEventsAndNodeKinds) {
   ASSERT_EQ(stored->nodes.size(), 2u);
   EXPECT_EQ(stored->nodes[0].kind, NodeKind::kFrame);  // stored before: a frame
   EXPECT_EQ(stored->nodes[1].kind, NodeKind::kInstruction);
+  EXPECT_EQ(QueryFile(path, "PRAGMA integrity_check"), "ok");
+}
+
+TEST(StoreMigrationFromV7Test, VersionSevenGetsCubinsAndInstructionsKeepTheirCubin) {
+  testing::TempDir dir;
+  const std::string path = dir.File("protond.db");
+  {
+    absl::StatusOr<std::unique_ptr<Store>> store = Store::Open(path);
+    ASSERT_TRUE(store.ok()) << store.status();
+    Batch batch;
+    batch.sessions = {{1, "before", 1000, SessionState::kStopped, 5, 9, {}}};
+    batch.nodes = {{1, 1, 0, "0x0290", NodeKind::kInstruction}};
+    ASSERT_TRUE((*store)->CommitBatch(batch).ok());
+  }
+  testing::ExecOnFile(path, absl::StrCat(kBackToV7, "PRAGMA user_version = 7;"));
+
+  absl::StatusOr<std::unique_ptr<Store>> store = Store::Open(path);
+  ASSERT_TRUE(store.ok()) << store.status();
+  EXPECT_EQ(QueryFile(path, "PRAGMA user_version"), absl::StrCat(kSchemaVersion));
+  Batch batch;
+  batch.nodes = {{1, 2, 1, "0x02a0", NodeKind::kInstruction, 0xc0b1}};
+  batch.cubins = {{0xc0b1, std::string("\x7f"
+                                       "ELF\0cubin",
+                                       10)}};
+  ASSERT_TRUE((*store)->CommitBatch(batch).ok());
+  absl::StatusOr<StoredTree> tree = (*store)->LoadTree(1);
+  ASSERT_TRUE(tree.ok()) << tree.status();
+  ASSERT_EQ(tree->nodes.size(), 2u);
+  EXPECT_EQ(tree->nodes[0].cubin_crc, 0u);  // stored before: not known
+  EXPECT_EQ(tree->nodes[1].cubin_crc, 0xc0b1u);
+  absl::StatusOr<std::optional<std::string>> cubin = (*store)->LoadCubin(0xc0b1);
+  ASSERT_TRUE(cubin.ok()) << cubin.status();
+  EXPECT_EQ(*cubin, batch.cubins[0].bytes);
   EXPECT_EQ(QueryFile(path, "PRAGMA integrity_check"), "ok");
 }
 

@@ -36,6 +36,7 @@ constexpr absl::string_view kSelectSession =
     "SELECT session_id, name, uid, state, start_time_unix_ns, end_time_unix_ns, data, "
     "clock_offset_ns, attached, stop_at_unix_ns, job, admits_new, mode FROM sessions "
     "WHERE session_id = ?1";
+constexpr absl::string_view kSelectCubin = "SELECT bytes FROM cubins WHERE crc = ?1";
 constexpr absl::string_view kSelectAllProblems =
     "SELECT session_id, problem FROM session_problems ORDER BY session_id, seq";
 constexpr absl::string_view kSelectProblems =
@@ -258,6 +259,15 @@ absl::StatusOr<StoredTree> Store::LoadTree(uint64_t session_id) {
                         tree.devices));
   RETURN_IF_ERROR(transaction.Commit());
   return tree;
+}
+
+absl::StatusOr<std::optional<std::string>> Store::LoadCubin(uint64_t crc) {
+  std::vector<std::string> rows;
+  RETURN_IF_ERROR(Query(
+      impl_->connection, kSelectCubin, BindId(crc),
+      [](const Statement& row) { return row.ColumnBlob(0); }, rows));
+  if (rows.empty()) return std::nullopt;
+  return std::move(rows.front());
 }
 
 absl::StatusOr<std::optional<StoredProcess>> Store::FindLiveProcess(uint32_t pid,

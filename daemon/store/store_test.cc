@@ -250,22 +250,39 @@ TEST_F(StoreTest, ValuesOutsideTheEnumsAreRefused) {
   EXPECT_THAT(status.message(), HasSubstr("CHECK constraint failed"));
 }
 
+TEST_F(StoreTest, KeepsTheFirstCopyOfEachCubin) {
+  std::unique_ptr<Store> store = OpenStore();
+  ASSERT_NE(store, nullptr);
+  const std::string cubin(
+      "\x7f"
+      "ELF\0\1\2",
+      7);  // binary, zero bytes included
+  Batch batch;
+  batch.cubins = {{0xfedcba9876543210, cubin}};
+  ASSERT_TRUE(store->CommitBatch(batch).ok());
+  batch.cubins = {{0xfedcba9876543210, "another copy"}, {5, "five"}};
+  ASSERT_TRUE(store->CommitBatch(batch).ok());
+  EXPECT_EQ(*store->LoadCubin(0xfedcba9876543210), cubin);
+  EXPECT_EQ(*store->LoadCubin(5), "five");
+  EXPECT_EQ(*store->LoadCubin(6), std::nullopt);
+}
+
 TEST_F(StoreTest, NewStoreHasTheCurrentSchemaVersionInWalMode) {
   ASSERT_NE(OpenStore(), nullptr);
   EXPECT_EQ(QueryFile(path_, "PRAGMA user_version"), absl::StrCat(kSchemaVersion));
   EXPECT_EQ(QueryFile(path_, "PRAGMA journal_mode"), "wal");
-  EXPECT_EQ(QueryFile(path_, "SELECT count(*) FROM sqlite_schema WHERE type = 'table'"), "15");
+  EXPECT_EQ(QueryFile(path_, "SELECT count(*) FROM sqlite_schema WHERE type = 'table'"), "16");
   ASSERT_NE(OpenStore(), nullptr);  // reopening a current store changes nothing
 }
 
 TEST_F(StoreTest, RefusesANewerSchemaAndLeavesTheFileUntouched) {
-  testing::ExecOnFile(path_, "CREATE TABLE future (x); PRAGMA user_version = 8;");
+  testing::ExecOnFile(path_, "CREATE TABLE future (x); PRAGMA user_version = 9;");
   const std::string before = testing::ReadFileBytes(path_);
   absl::StatusOr<std::unique_ptr<Store>> store = Store::Open(path_);
   EXPECT_EQ(store.status().code(), absl::StatusCode::kFailedPrecondition);
   EXPECT_EQ(store.status().message(),
             absl::StrCat("store ", path_,
-                         " has schema version 8, newer than this protond's 7; use a newer "
+                         " has schema version 9, newer than this protond's 8; use a newer "
                          "protond"));
   EXPECT_EQ(testing::ReadFileBytes(path_), before);
   EXPECT_EQ(QueryFile(path_, "PRAGMA journal_mode"), "delete");

@@ -78,6 +78,7 @@ const ProtondGpuHost kHost = {
     /*write_notice=*/[](const char*) {},
     /*count_dropped=*/[](uint64_t) {},
     /*write_device_info=*/[](uint32_t, const record::DeviceInfoRecord*, const char*) {},
+    /*write_cubin=*/[](uint64_t, const void*, size_t) {},
 };
 
 constexpr int64_t kOffsetNs = 1000;

@@ -115,6 +115,7 @@ const ProtondGpuHost kHost = {
     [](uint32_t device_id, const record::DeviceInfoRecord* device, const char* name) {
       g_driver->written.push_back({device_id, *device, name});
     },
+    /*write_cubin=*/[](uint64_t, const void*, size_t) {},
 };
 
 class DeviceInfoTest : public ::testing::Test {

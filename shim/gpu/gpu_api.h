@@ -13,7 +13,7 @@
 
 extern "C" {
 
-inline constexpr uint32_t kGpuApiVersion = 6;
+inline constexpr uint32_t kGpuApiVersion = 7;
 inline constexpr char kGpuLibraryName[] = "libprotond_cupti.so";
 inline constexpr char kGpuApiSymbol[] = "protond_gpu_api_v6";
 
@@ -56,6 +56,9 @@ struct ProtondGpuHost {
   // thread's lane, for the running session; `device`'s header and name_bytes are filled in there.
   void (*write_device_info)(uint32_t device_id, const protond::record::DeviceInfoRecord* device,
                             const char* name);
+  // Writes the cubin of a PC-sampled module (a record::BlobClass::kCubin blob) into the calling
+  // thread's lanes of the sessions recording now, waiting for room as write_activity does.
+  void (*write_cubin)(uint64_t crc, const void* cubin, size_t bytes);
 };
 
 inline constexpr uint32_t kLaunchNotSeen = UINT32_MAX;

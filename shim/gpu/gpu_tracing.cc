@@ -72,6 +72,10 @@ void HostWriteDeviceInfo(uint32_t device_id, const record::DeviceInfoRecord* dev
   HostRecorder().WriteDeviceInfo(device_id, *device, name);
 }
 
+void HostWriteCubin(uint64_t crc, const void* cubin, size_t bytes) {
+  HostRecorder().WriteCubin(crc, {static_cast<const uint8_t*>(cubin), bytes});
+}
+
 // CUDA tears down at exit, with CUPTI's undelivered buffers: deliver them first. Registered at
 // the first start, which is at or after cuInit; the sample's exact counts with no explicit stop
 // (tests/gpu) show that it runs while CUDA is still up.
@@ -82,7 +86,7 @@ constexpr ProtondGpuHost kHost = {HostCurrentContext,   HostRecordingSet,  HostA
                                   HostLaunchTarget,     HostInternContext, HostContextName,
                                   HostInternKernelName, HostInternName,    HostWriteActivity,
                                   HostWritePcSample,    HostWriteNotice,   HostCountDropped,
-                                  HostWriteDeviceInfo};
+                                  HostWriteDeviceInfo,  HostWriteCubin};
 
 }  // namespace
 

@@ -45,7 +45,7 @@ void PcSampleAggregator::Split(const SampleKey& key, uint64_t samples,
     if (part.samples == 0) continue;
     out.push_back(record::MakePcSample(part.target.context_id, part.target.kernel_name_id,
                                        key.line_name_id, key.reason_name_id, key.pc_offset,
-                                       part.samples));
+                                       part.samples, key.cubin_crc));
   }
 }
 
@@ -60,7 +60,7 @@ std::vector<record::PcSampleRecord> PcSampleAggregator::TakeRecords(bool final) 
     } else if (final) {
       out.push_back(record::MakePcSample(record::kRootContextId, key.function_name_id,
                                          key.line_name_id, key.reason_name_id, key.pc_offset,
-                                         samples));
+                                         samples, key.cubin_crc));
       unattributed_samples_ += samples;
     } else {
       ++it;

@@ -24,6 +24,7 @@ struct SampleKey {
   uint32_t line_name_id;
   uint32_t reason_name_id;
   uint32_t pc_offset;
+  uint64_t cubin_crc = 0;  // 0: the daemon has not been sent the cubin
   auto operator<=>(const SampleKey&) const = default;
 };
 

@@ -8,7 +8,8 @@ namespace protond::shim::gpu {
 namespace {
 
 constexpr uint32_t kFunction = 5;
-constexpr SampleKey kLoadLine = {kFunction, /*line=*/8, /*reason=*/9, /*pc=*/0x1a0};
+constexpr SampleKey kLoadLine = {kFunction, /*line=*/8, /*reason=*/9, /*pc=*/0x1a0,
+                                 /*cubin_crc=*/0xc0b1};
 
 // Samples by (context, kernel name) of `records`, which must all be of kLoadLine.
 std::map<std::pair<uint32_t, uint32_t>, uint64_t> ByTarget(
@@ -19,6 +20,7 @@ std::map<std::pair<uint32_t, uint32_t>, uint64_t> ByTarget(
     EXPECT_EQ(r.line_name_id, kLoadLine.line_name_id);
     EXPECT_EQ(r.reason_name_id, kLoadLine.reason_name_id);
     EXPECT_EQ(r.pc_offset, kLoadLine.pc_offset);
+    EXPECT_EQ(r.cubin_crc, kLoadLine.cubin_crc);
     out[{r.header.aux, r.kernel_name_id}] += r.samples;
   }
   return out;

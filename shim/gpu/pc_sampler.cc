@@ -200,13 +200,14 @@ void PcSampler::Consume(Context& state, DataBuffer& buffer) {
     if (pc.functionName == nullptr) continue;
     const uint32_t function = FunctionNameId(pc.functionName);
     const uint32_t line = lines_.LineNameId(pc.cubinCrc, pc.functionName, pc.pcOffset);
+    const uint64_t cubin_crc = lines_.SentCubin(pc.cubinCrc);
     for (size_t r = 0; r < pc.stallReasonCount; ++r) {
       const CUpti_PCSamplingStallReason& reason = pc.stallReason[r];
       const uint32_t index = reason.pcSamplingStallReasonIndex;
       if (index >= state.reason_name_ids.size() || state.reason_name_ids[index] == 0) continue;
-      aggregator_.AddSamples(
-          {function, line, state.reason_name_ids[index], static_cast<uint32_t>(pc.pcOffset)},
-          reason.samples);
+      aggregator_.AddSamples({function, line, state.reason_name_ids[index],
+                              static_cast<uint32_t>(pc.pcOffset), cubin_crc},
+                             reason.samples);
     }
   }
   buffer.Reset();

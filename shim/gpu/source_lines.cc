@@ -66,6 +66,22 @@ uint32_t SourceLines::LineNameId(uint64_t cubin_crc, const char* function, uint6
   return it->second;
 }
 
+uint64_t SourceLines::SentCubin(uint64_t cubin_crc) {
+  const uint32_t recording_set = host_.recording_set();
+  std::unique_lock<std::mutex> lock(mutex_);
+  auto cubin = cubins_.find(cubin_crc);
+  if (cubin == cubins_.end() || cubin_crc == 0) return 0;
+  auto [sent, first] = sent_in_.try_emplace(cubin_crc, recording_set);
+  if (!first && sent->second == recording_set) return cubin_crc;
+  sent->second = recording_set;
+  // Cubins are never removed, so the bytes outlive the lock; another thread's samples need not
+  // wait for a large cubin to be written.
+  const std::vector<uint8_t>& bytes = cubin->second;
+  lock.unlock();
+  host_.write_cubin(cubin_crc, bytes.data(), bytes.size());
+  return cubin_crc;
+}
+
 uint64_t SourceLines::without_cubin() const {
   std::lock_guard<std::mutex> lock(mutex_);
   return without_cubin_;

@@ -8,6 +8,7 @@
 #include <iterator>
 #include <set>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace protond::shim::gpu {
@@ -32,9 +33,12 @@ TEST(SourceFrameNameTest, WithoutALineNamesTheOffset) {
 
 // The names given out, by id (ids are index + 1), as the shim's name table would keep them.
 std::vector<std::string> g_names;
+// The cubins sent to the daemon (CRC, size), and the recording set the host says records now.
+std::vector<std::pair<uint64_t, size_t>> g_sent;
+uint32_t g_recording_set = 1;
 const ProtondGpuHost kHost = {
     /*current_context=*/nullptr,
-    /*recording_set=*/nullptr,
+    /*recording_set=*/[] { return g_recording_set; },
     /*api_returned=*/nullptr,
     /*launch_target=*/nullptr,
     /*intern_context=*/nullptr,
@@ -51,6 +55,8 @@ const ProtondGpuHost kHost = {
     /*write_notice=*/nullptr,
     /*count_dropped=*/nullptr,
     /*write_device_info=*/nullptr,
+    /*write_cubin=*/
+    [](uint64_t crc, const void*, size_t bytes) { g_sent.emplace_back(crc, bytes); },
 };
 
 std::vector<uint8_t> Fixture() {
@@ -103,6 +109,29 @@ TEST(SourceLinesTest, ACubinNotSeenLoadingIsNamedByOffset) {
   SourceLines lines(kHost);
   EXPECT_EQ(g_names.at(lines.LineNameId(1234, "_Z4spinPfj", 0x1a0) - 1), "_Z4spinPfj+0x1a0");
   EXPECT_EQ(lines.without_cubin(), 1u);
+}
+
+TEST(SourceLinesTest, SendsEachSampledCubinOncePerRecordingSet) {
+  const std::vector<uint8_t> cubin = Fixture();
+  SourceLines lines(kHost);
+  lines.ModuleLoaded(cubin.data(), cubin.size());
+  g_sent.clear();
+  const uint64_t crc = Crc(cubin);
+  EXPECT_EQ(lines.SentCubin(crc), crc);
+  EXPECT_EQ(lines.SentCubin(crc), crc);
+  EXPECT_EQ(g_sent, (std::vector<std::pair<uint64_t, size_t>>{{crc, cubin.size()}}));
+  // Another session started: it gets its own copy.
+  g_recording_set = 2;
+  EXPECT_EQ(lines.SentCubin(crc), crc);
+  EXPECT_EQ(g_sent.size(), 2u);
+  g_recording_set = 1;
+}
+
+TEST(SourceLinesTest, ACubinNotHeldIsNotSent) {
+  SourceLines lines(kHost);
+  g_sent.clear();
+  EXPECT_EQ(lines.SentCubin(1234), 0u);
+  EXPECT_TRUE(g_sent.empty());
 }
 
 }  // namespace

@@ -75,7 +75,7 @@ TEST(RingReaderTest, Malicious_WrongMagicOrVersionOrSize) {
   auto wrong_version = AttachTo(*region);
   ASSERT_FALSE(wrong_version.ok());
   EXPECT_EQ(wrong_version.status().message(),
-            "region has layout version 99 and record format version 6; this daemon reads 1 and 6");
+            "region has layout version 99 and record format version 7; this daemon reads 1 and 7");
   header->layout_version = kRegionLayoutVersion;
   header->magic = 0;
   EXPECT_FALSE(AttachTo(*region).ok());

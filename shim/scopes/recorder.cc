@@ -12,6 +12,7 @@
 #include <string>
 #include <thread>
 
+#include "common/record/cubin_blob.h"
 #include "common/record/instrumentation_blob.h"
 #include "common/record/record_format.h"
 #include "shim/scopes/thread_recorder.h"
@@ -186,6 +187,21 @@ void WaitForRoom(SlotLane& l, size_t bytes) {
     if (l.lane.HasSpace(bytes)) return;
   }
   l.stalled = true;
+}
+
+// Writes `blob` in chunks into the lane, each waiting for room as GPU activity does. The rest of a
+// blob that lost a chunk is useless: one drop stands for it.
+protond_result WriteBlob(SlotLane& l, uint32_t blob_id, record::BlobClass blob_class,
+                         std::string_view blob) {
+  const auto total = static_cast<uint32_t>(blob.size());
+  uint8_t chunk[record::kMaxRecordBytes];
+  for (uint32_t offset = 0; offset < total; offset += record::kMaxBlobChunkBytes) {
+    const std::string_view bytes = blob.substr(offset, record::kMaxBlobChunkBytes);
+    const size_t size = record::EncodeBlobChunk(blob_id, blob_class, total, offset, bytes, chunk);
+    WaitForRoom(l, size);
+    if (!l.lane.TryWrite(chunk, size)) return PROTOND_DROPPED;
+  }
+  return PROTOND_OK;
 }
 
 // Results of one record written for several sessions: OK beats INACTIVE (a session the record
@@ -535,7 +551,6 @@ protond_result Recorder::WriteInstrumentationBuffer(const char* kernel_name,
     return Fail(t, PROTOND_ERR_INVALID_ARGUMENT, std::string(blob.status().message()));
   }
   const uint32_t blob_id = next_blob_id_.fetch_add(1, std::memory_order_relaxed);
-  const auto total = static_cast<uint32_t>(blob->size());
   return ForEachRecording([&](uint32_t slot, uint64_t session) {
     SlotLane& l = t.lanes[slot];
     if (!PrepareLane(*region_, t.tid, l, session)) return PROTOND_DROPPED;
@@ -544,17 +559,22 @@ protond_result Recorder::WriteInstrumentationBuffer(const char* kernel_name,
       l.lane.CountDropped();
       return PROTOND_DROPPED;
     }
-    uint8_t chunk[record::kMaxRecordBytes];
-    for (uint32_t offset = 0; offset < total; offset += record::kMaxBlobChunkBytes) {
-      const std::string_view bytes =
-          std::string_view(*blob).substr(offset, record::kMaxBlobChunkBytes);
-      const size_t size = record::EncodeBlobChunk(
-          blob_id, record::BlobClass::kInstrumentationBuffer, total, offset, bytes, chunk);
-      WaitForRoom(l, size);
-      // The rest of a blob that lost a chunk is useless: one drop stands for it.
-      if (!l.lane.TryWrite(chunk, size)) return PROTOND_DROPPED;
-    }
-    return PROTOND_OK;
+    return WriteBlob(l, blob_id, record::BlobClass::kInstrumentationBuffer, *blob);
+  });
+}
+
+protond_result Recorder::WriteCubin(uint64_t crc, std::span<const uint8_t> cubin) {
+  ThreadRecorder& t = CurrentThread();
+  if (!recording()) return PROTOND_INACTIVE;
+  absl::StatusOr<std::string> blob = record::EncodeCubinBlob(crc, cubin);
+  if (!blob.ok()) {
+    return Fail(t, PROTOND_ERR_INVALID_ARGUMENT, std::string(blob.status().message()));
+  }
+  const uint32_t blob_id = next_blob_id_.fetch_add(1, std::memory_order_relaxed);
+  return ForEachRecording([&](uint32_t slot, uint64_t session) {
+    SlotLane& l = t.lanes[slot];
+    if (!PrepareLane(*region_, t.tid, l, session)) return PROTOND_DROPPED;
+    return WriteBlob(l, blob_id, record::BlobClass::kCubin, *blob);
   });
 }
 

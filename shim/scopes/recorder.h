@@ -99,6 +99,9 @@ class Recorder {
                                             std::span<const uint32_t> profiled_warps,
                                             std::span<const std::string_view> scope_names,
                                             std::span<const uint8_t> buffer);
+  // The cubin of a PC-sampled module (record::BlobClass::kCubin), for the sessions recording now,
+  // in chunks that wait for room as WriteGpuActivity does.
+  protond_result WriteCubin(uint64_t crc, std::span<const uint8_t> cubin);
   protond_result WriteNotice(std::string_view text);
   protond_result WriteDeviceInfo(uint32_t device_id, const record::DeviceInfoRecord& device,
                                  std::string_view name);

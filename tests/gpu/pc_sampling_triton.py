@@ -86,6 +86,11 @@ def main():
                         "-n", "5"])
         subprocess.run([f"{bundle}/bin/protonctl", "--socket", socket, "sessions"])
         subprocess.run([f"{bundle}/bin/protonctl", "--socket", socket, "tree", "1", "-d", "3"])
+        # The chase kernel's sampled SASS instructions, with their text from nvdisasm.
+        sass = subprocess.run([f"{bundle}/bin/protonctl", "--socket", socket, "tree", "1", "-f",
+                               "sass", "-i", "chase", "-m", "num_samples"],
+                              capture_output=True, text=True)
+        print(sass.stdout[-3000:], sass.stderr[-1000:], end="")
     if theirs is None:
         pass
     elif theirs.returncode != 0:
@@ -119,6 +124,10 @@ def main():
         if reasons != metrics["num_samples"] or \
                 metrics.get("num_stalled_samples", 0) > metrics["num_samples"]:
             failures.append(f"{name}: counts do not add up: {metrics}")
+    if sass.returncode != 0 or "  LDG" not in sass.stdout:
+        failures.append("tree -f sass shows no global load (LDG) among chase's instructions")
+    if "without SASS text" in sass.stdout:
+        failures.append("tree -f sass left instructions without their text")
     for failure in failures:
         print("FAIL:", failure)
     print("PASS" if not failures else f"{len(failures)} failures")

@@ -128,11 +128,19 @@ absl::Status UpgradeV6ToV7(sqlite3* db) {
                  ") WITHOUT ROWID");
 }
 
+// Version 8: the cubins of sampled modules, and which one an instruction node is in.
+absl::Status UpgradeV7ToV8(sqlite3* db) {
+  return ExecSql(db,
+                 "ALTER TABLE nodes ADD COLUMN cubin_crc INTEGER NOT NULL DEFAULT 0;"
+                 "CREATE TABLE cubins (crc INTEGER PRIMARY KEY, bytes BLOB NOT NULL)");
+}
+
 // kUpgrades[v - 1] upgrades schema version v to v + 1, inside MigrateSchema's transaction. A
 // schema change adds its function here and makes the same change in schema.sql, which creates
 // fresh files directly at the newest version.
 constexpr std::array<Upgrade, kSchemaVersion - 1> kUpgrades = {
-    UpgradeV1ToV2, UpgradeV2ToV3, UpgradeV3ToV4, UpgradeV4ToV5, UpgradeV5ToV6, UpgradeV6ToV7};
+    UpgradeV1ToV2, UpgradeV2ToV3, UpgradeV3ToV4, UpgradeV4ToV5,
+    UpgradeV5ToV6, UpgradeV6ToV7, UpgradeV7ToV8};
 
 struct Versions {
   int64_t user_version = 0;

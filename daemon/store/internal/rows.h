@@ -66,7 +66,7 @@ inline uint32_t ColumnUint32(const Statement& row, int column) {
 
 // A session's nodes in insertion order (parents first), bound with BindId(session_id).
 inline constexpr absl::string_view kSelectNodes =
-    "SELECT n.session_id, n.node_id, n.parent_id, s.value, n.kind FROM nodes AS n "
+    "SELECT n.session_id, n.node_id, n.parent_id, s.value, n.kind, n.cubin_crc FROM nodes AS n "
     "JOIN strings AS s ON s.id = n.name_string_id WHERE n.session_id = ?1 ORDER BY n.node_id";
 
 inline NodeRow DecodeNode(const Statement& row) {
@@ -76,7 +76,8 @@ inline NodeRow DecodeNode(const Statement& row) {
                  .name = row.ColumnText(3),
                  .kind = row.ColumnInt(4) == static_cast<int>(NodeKind::kInstruction)
                              ? NodeKind::kInstruction
-                             : NodeKind::kFrame};
+                             : NodeKind::kFrame,
+                 .cubin_crc = row.ColumnUint(5)};
 }
 
 }  // namespace protond::store::internal
