@@ -1,6 +1,9 @@
 #include "daemon/query/instruction_text.h"
 
+#include <algorithm>
+#include <atomic>
 #include <map>
+#include <thread>
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/strings/numbers.h"
@@ -11,6 +14,7 @@ namespace {
 
 // Functions whose instructions are kept; past it, the cache starts again.
 constexpr size_t kMaxKeptFunctions = 4096;
+constexpr size_t kMaxNvdisasmAtOnce = 4;
 
 constexpr char kNoCubin[] =
     "the shim did not hold their cubin (the module loaded before sampling began, as after "
@@ -55,6 +59,22 @@ std::vector<CubinWork> InstructionTexts::Missing(const store::StoredTree& stored
   return out;
 }
 
+std::vector<std::pair<InstructionTexts::Key, absl::StatusOr<InstructionTexts::Texts>>>
+InstructionTexts::Read(const std::string& nvdisasm, const CubinWork& item) const {
+  absl::StatusOr<std::string> listing =
+      item.cubin
+          ? sass::RunNvdisasm(
+                nvdisasm,
+                {reinterpret_cast<const uint8_t*>(item.cubin->data()), item.cubin->size()}, limits_)
+          : absl::NotFoundError("their cubin never reached protond (a full lane?)");
+  std::vector<std::pair<Key, absl::StatusOr<Texts>>> out;
+  for (const std::string& function : item.functions) {
+    out.emplace_back(Key{item.crc, function},
+                     listing.ok() ? sass::ParseNvdisasm(*listing, function) : listing.status());
+  }
+  return out;
+}
+
 void InstructionTexts::Learn(const std::vector<CubinWork>& work) {
   if (work.empty()) return;
   const std::optional<std::string> nvdisasm = sass::FindNvdisasm();
@@ -65,23 +85,27 @@ void InstructionTexts::Learn(const std::vector<CubinWork>& work) {
         "protond's PATH)";
     return;
   }
-  std::map<Key, absl::StatusOr<Texts>> learnt;
-  for (const CubinWork& item : work) {
-    absl::StatusOr<std::string> listing =
-        item.cubin ? sass::RunNvdisasm(
-                         *nvdisasm,
-                         {reinterpret_cast<const uint8_t*>(item.cubin->data()), item.cubin->size()},
-                         limits_)
-                   : absl::NotFoundError("their cubin never reached protond (a full lane?)");
-    for (const std::string& function : item.functions) {
-      learnt.emplace(Key{item.crc, function},
-                     listing.ok() ? sass::ParseNvdisasm(*listing, function) : listing.status());
-    }
+  // nvdisasm spends about half a second starting: a Triton program's many cubins are read a few
+  // at a time, each by its own nvdisasm.
+  std::vector<std::vector<std::pair<Key, absl::StatusOr<Texts>>>> read(work.size());
+  std::atomic<size_t> next{0};
+  auto read_some = [&] {
+    for (size_t i; (i = next.fetch_add(1)) < work.size();) read[i] = Read(*nvdisasm, work[i]);
+  };
+  std::vector<std::thread> helpers;
+  for (size_t i = 1; i < std::min(work.size(), kMaxNvdisasmAtOnce); ++i) {
+    helpers.emplace_back(read_some);
   }
+  read_some();
+  for (std::thread& helper : helpers) helper.join();
   std::lock_guard<std::mutex> lock(mutex_);
   missing_nvdisasm_.clear();
-  if (functions_.size() + learnt.size() > kMaxKeptFunctions) functions_.clear();
-  functions_.merge(learnt);
+  size_t learnt = 0;
+  for (const auto& functions : read) learnt += functions.size();
+  if (functions_.size() + learnt > kMaxKeptFunctions) functions_.clear();
+  for (auto& functions : read) {
+    for (auto& [key, texts] : functions) functions_.insert_or_assign(key, std::move(texts));
+  }
 }
 
 std::vector<std::string> InstructionTexts::Name(store::StoredTree& stored) const {

@@ -42,8 +42,9 @@ class InstructionTexts {
   // yet (nor known to be unavailable).
   std::vector<CubinWork> Missing(const store::StoredTree& stored) const;
 
-  // Runs nvdisasm (sass::FindNvdisasm) once per cubin and keeps each function's instructions,
-  // or why there are none. Without nvdisasm nothing is kept, so that a later query tries again.
+  // Runs nvdisasm (sass::FindNvdisasm) once per cubin, a few at once, and keeps each function's
+  // instructions, or why there are none. Without nvdisasm nothing is kept, so that a later query
+  // tries again.
   void Learn(const std::vector<CubinWork>& work);
 
   // Renames the instruction nodes of `stored` whose text is known, and returns, one line per
@@ -53,6 +54,10 @@ class InstructionTexts {
  private:
   using Key = std::pair<uint64_t, std::string>;   // cubin CRC, function
   using Texts = std::map<uint64_t, std::string>;  // by offset
+
+  // The instructions of the wanted functions of one cubin, or why there are none.
+  std::vector<std::pair<Key, absl::StatusOr<Texts>>> Read(const std::string& nvdisasm,
+                                                          const CubinWork& item) const;
 
   const sass::NvdisasmLimits limits_;
   mutable std::mutex mutex_;

@@ -111,6 +111,26 @@ TEST_F(InstructionTextsTest, NamesEachInstructionByItsText) {
   EXPECT_EQ(Runs(), 1);
 }
 
+TEST_F(InstructionTextsTest, ReadsEachOfManyCubinsOnce) {
+  InstructionTexts texts;
+  store::StoredTree stored;
+  stored.nodes = {Node(1, 0, "compute_blocks", 0, store::NodeKind::kFrame),
+                  Node(2, 1, "k.cu:12@compute_blocks", 0, store::NodeKind::kFrame)};
+  for (uint32_t crc = 1; crc <= 6; ++crc) {
+    stored.nodes.push_back(Node(2 + crc, 2, crc % 2 == 0 ? "0x0140" : "0x0520", crc));
+  }
+  std::vector<CubinWork> work = texts.Missing(stored);
+  ASSERT_EQ(work.size(), 6u);
+  for (CubinWork& item : work) item.cubin = "cubin";
+  texts.Learn(work);
+  EXPECT_THAT(texts.Name(stored), IsEmpty());
+  for (size_t i = 2; i < stored.nodes.size(); ++i) {
+    EXPECT_THAT(stored.nodes[i].name, ::testing::AnyOf("0x0140  @P2 BRA `(.L_x_1)",
+                                                       "0x0520  LDG.E R15, desc[UR4][R8.64]"));
+  }
+  EXPECT_EQ(Runs(), 6);
+}
+
 TEST_F(InstructionTextsTest, KeepsWhatItLearntForTheNextQuery) {
   InstructionTexts texts;
   store::StoredTree first = SampledTree();
