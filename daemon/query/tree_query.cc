@@ -5,6 +5,8 @@
 #include <vector>
 
 #include "absl/container/flat_hash_map.h"
+#include "absl/strings/numbers.h"
+#include "absl/strings/string_view.h"
 
 namespace protond::query {
 namespace {
@@ -85,6 +87,26 @@ void AddDevice(const store::SessionDevice& stored, v1::Tree& tree) {
   device->set_memory_bytes(row.memory_bytes);
 }
 
+// An instruction's offset, from its name ("0x0170" or "0x0170  LDG.E R4, ...").
+uint64_t InstructionOffset(const store::NodeRow& row) {
+  uint64_t offset = 0;
+  const absl::string_view name = row.name;
+  return absl::SimpleHexAtoi(name.substr(0, name.find(' ')), &offset) ? offset : UINT64_MAX;
+}
+
+// A line's instructions in address order, as a disassembly lists them; they arrive in the order
+// they were first sampled.
+void SortInstructions(std::vector<MergedNode>& nodes) {
+  for (MergedNode& node : nodes) {
+    std::stable_sort(node.children.begin(), node.children.end(), [&](uint32_t a, uint32_t b) {
+      const bool a_instruction = nodes[a].row.kind == store::NodeKind::kInstruction;
+      const bool b_instruction = nodes[b].row.kind == store::NodeKind::kInstruction;
+      if (!a_instruction || !b_instruction) return !a_instruction && b_instruction;
+      return InstructionOffset(nodes[a].row) < InstructionOffset(nodes[b].row);
+    });
+  }
+}
+
 }  // namespace
 
 void KeepProcesses(const std::vector<uint64_t>& process_ids, store::StoredTree& stored) {
@@ -125,6 +147,7 @@ v1::Tree BuildTree(const store::StoredTree& stored, bool instructions) {
     auto it = index_of.find(row.node_id);
     if (it != index_of.end()) MergeMetric(nodes[it->second], row);
   }
+  if (instructions) SortInstructions(nodes);
   v1::Tree tree;
   Emit(nodes, 0, tree);
   for (const store::SessionDevice& device : stored.devices) AddDevice(device, tree);

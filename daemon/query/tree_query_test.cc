@@ -114,5 +114,21 @@ TEST(TreeQueryTest, InstructionsFoldIntoTheirLineUnlessAskedFor) {
   EXPECT_EQ(shown.nodes(4).name(), "0x0150");
 }
 
+TEST(TreeQueryTest, ALinesInstructionsAreInAddressOrder) {
+  store::StoredTree stored;
+  stored.nodes = {{1, 1, 0, "chase"},
+                  {1, 2, 1, "/src/k.cu:6@chase"},
+                  {1, 3, 2, "0x0ca0  LDG.E R9, desc[UR8][R8.64]", store::NodeKind::kInstruction},
+                  {1, 4, 2, "0x0c70  LEA R8, P0, R6, UR10, 0x2", store::NodeKind::kInstruction},
+                  {1, 5, 2, "0x0050", store::NodeKind::kInstruction},
+                  {1, 6, 1, "/src/k.cu:7@chase"}};
+  const v1::Tree shown = BuildTree(stored, true);
+  ASSERT_EQ(shown.nodes_size(), 7);
+  EXPECT_EQ(shown.nodes(3).name(), "0x0050");
+  EXPECT_EQ(shown.nodes(4).name(), "0x0c70  LEA R8, P0, R6, UR10, 0x2");
+  EXPECT_EQ(shown.nodes(5).name(), "0x0ca0  LDG.E R9, desc[UR8][R8.64]");
+  EXPECT_EQ(shown.nodes(6).name(), "/src/k.cu:7@chase");  // frames keep their order
+}
+
 }  // namespace
 }  // namespace protond::query
