@@ -416,8 +416,9 @@ void ProcessDecoder::ApplyCubin(std::string_view bytes, SessionSink& sink) {
   // Only a pcsampling session has instructions to name.
   if (!sink.pc_sampling || sink.cubins == nullptr) return;
   absl::StatusOr<record::CubinBlob> blob = record::ParseCubinBlob(bytes);
-  if (!blob.ok())
+  if (!blob.ok()) {
     return ReportProblem(sink, absl::StrCat("cubin dropped: ", blob.status().message()));
+  }
   sink.cubins->push_back({blob->crc, std::string(blob->cubin)});
 }
 

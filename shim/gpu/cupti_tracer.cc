@@ -501,6 +501,6 @@ constexpr ProtondGpuApi kApi = {kGpuApiVersion, Start, Stop, Flush, LastLaunch};
 }  // namespace
 }  // namespace protond::shim::gpu
 
-extern "C" __attribute__((visibility("default"))) const ProtondGpuApi* protond_gpu_api_v6() {
+extern "C" __attribute__((visibility("default"))) const ProtondGpuApi* protond_gpu_api_v7() {
   return &protond::shim::gpu::kApi;
 }

@@ -15,7 +15,7 @@ extern "C" {
 
 inline constexpr uint32_t kGpuApiVersion = 7;
 inline constexpr char kGpuLibraryName[] = "libprotond_cupti.so";
-inline constexpr char kGpuApiSymbol[] = "protond_gpu_api_v6";
+inline constexpr char kGpuApiSymbol[] = "protond_gpu_api_v7";
 
 // What the shim offers the tracer. Every function may be called from any thread.
 struct ProtondGpuHost {
