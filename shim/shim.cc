@@ -34,6 +34,7 @@
 #endif
 #include "shim/ring/ring_writer.h"
 #include "shim/scopes/recorder.h"
+#include "shim/sessions/stop_queue.h"
 
 namespace protond::shim {
 namespace {
@@ -50,6 +51,7 @@ struct Shim {
   Recorder recorder{&region};
   ControlLoader control;
   GpuTracing gpu{&recorder};
+  StopQueue stops;
   std::mutex sessions_mutex;  // serializes starting, pausing, resuming and stopping sessions
   // This process's open sessions, recording or paused, in the order they started, then zeros.
   // Written under sessions_mutex; read without it (a forked child may find it held).
@@ -103,17 +105,6 @@ mode::SessionMode OwnSessionMode(Shim* shim, uint64_t session_id) {
   return {};
 }
 
-// Under sessions_mutex: `session_id` records nothing more. GPU work that completed so far is
-// delivered first (to every recording session); tracing ends with the last recording session.
-void StopRecording(Shim* shim, uint64_t session_id) {
-  if (shim->recorder.RecordingSessions().size() > 1) {
-    shim->gpu.Flush();
-  } else {
-    shim->gpu.SessionStopping();
-  }
-  shim->recorder.StopRecording(session_id);
-}
-
 // Set once by the load-time constructor; never freed, so that threads still running during exit
 // never see it go away.
 std::atomic<Shim*> g_shim{nullptr};
@@ -143,8 +134,57 @@ mode::SessionMode InheritedSessionMode() {
   return {};
 }
 
+// How long exit waits for the stop queue, and the daemon's registration, by default.
+constexpr uint64_t kDefaultExitWaitMs = 3000;
+
+void WaitForStopsAtExit();
+
+// Runs `finish` on the stop queue's thread, after the stops queued before it. A program that
+// exits right after a stop waits for it at exit, so that the daemon hears of it.
+void QueueStop(Shim* shim, uint64_t session_id, std::function<void()> finish) {
+  static std::once_flag wait_at_exit;
+  // Registered at the first stop, after whatever the program set up before: exit runs it first.
+  std::call_once(wait_at_exit, [] { std::atexit(WaitForStopsAtExit); });
+  shim->stops.Enqueue(session_id, std::move(finish));
+}
+
+// Under sessions_mutex: `session_id` records nothing more from the program's threads, from now
+// on. The rest, on the stop queue's thread: GPU work is delivered (all of it when tracing ends
+// with the last recording session, what completed otherwise), the session gives up its slot, and
+// `then` runs (telling the daemon, for a stop). The program does not wait for any of it.
+void StopRecording(Shim* shim, uint64_t session_id, std::function<void()> then = nullptr) {
+  shim->recorder.StopRecording(session_id);
+  QueueStop(shim, session_id, [shim, session_id, then = std::move(then)] {
+    shim->gpu.SessionStopped();
+    shim->recorder.FinishStopping(session_id);
+    if (then) then();
+  });
+}
+
+// How long a start waits for stops that hold every session slot.
+constexpr std::chrono::seconds kSlotWait{10};
+
+// Under sessions_mutex: `session_id` records from now on (false: no slot came free). A stop of it
+// still running is finished first, and so are the queued stops when they hold every slot.
+bool StartRecording(Shim* shim, uint64_t session_id) {
+  shim->stops.WaitFor(session_id);
+  if (shim->recorder.StartRecording(session_id)) return true;
+  shim->stops.WaitIdle(kSlotWait);
+  return shim->recorder.StartRecording(session_id);
+}
+
 void DisableInForkedChild() {
   if (Shim* shim = g_shim.load()) shim->recorder.DisableForever();
+}
+
+void WaitForStopsAtExit() {
+  Shim* shim = g_shim.load();
+  if (shim == nullptr || shim->recorder.disabled()) return;
+  const auto wait_ms = EnvUint("PROTOND_EXIT_WAIT_MS", kDefaultExitWaitMs);
+  if (!shim->stops.WaitIdle(std::chrono::milliseconds(wait_ms))) {
+    Warn("exiting before the last session stop reached protond (PROTOND_EXIT_WAIT_MS=" +
+         std::to_string(wait_ms) + "); that session stays running until protond sees the exit");
+  }
 }
 
 // A short program may end before the daemon has mapped its region; wait a little so that what
@@ -156,7 +196,7 @@ void WaitForDaemonAtExit() {
   if (FirstOwnSession(shim) != 0 && shim->region.HasRecords()) {
     std::string error;
     ProtondControl* control = shim->control.Load(&error);
-    const auto wait_ms = static_cast<uint32_t>(EnvUint("PROTOND_EXIT_WAIT_MS", 3000));
+    const auto wait_ms = static_cast<uint32_t>(EnvUint("PROTOND_EXIT_WAIT_MS", kDefaultExitWaitMs));
     if (control == nullptr) {
       Warn("this process's profile is lost: " + error);
     } else if (!shim->control.api()->wait_registered(control, wait_ms)) {
@@ -273,8 +313,7 @@ protond_result StartSession(const char* name, const char* data, const char* mode
       });
   if (result == PROTOND_OK) {
     AddOwnSession(shim, *session_id, *session_mode);
-    shim->recorder.StartRecording(*session_id);
-    shim->gpu.SessionStarted(*session_mode);
+    if (StartRecording(shim, *session_id)) shim->gpu.SessionStarted(*session_mode);
   }
   return result;
 }
@@ -299,9 +338,7 @@ protond_result ResumeSession(uint64_t session_id) {
   std::lock_guard<std::mutex> lock(shim->sessions_mutex);
   if (!OwnsSession(shim, session_id)) return NotThisProcess(session_id);
   if (shim->recorder.IsRecording(session_id)) return PROTOND_OK;
-  // A slot is free: no more sessions record than are open.
-  shim->recorder.StartRecording(session_id);
-  shim->gpu.SessionStarted(OwnSessionMode(shim, session_id));
+  if (StartRecording(shim, session_id)) shim->gpu.SessionStarted(OwnSessionMode(shim, session_id));
   return PROTOND_OK;
 }
 
@@ -330,18 +367,22 @@ int PushedStart(uint64_t session_id, const char* mode_text, char* message, size_
           message, message_bytes);
       return PROTOND_ERR_UNAVAILABLE;
     }
-    if (shim->recorder.StartRecording(session_id)) shim->gpu.SessionStarted(*session_mode);
+    if (StartRecording(shim, session_id)) shim->gpu.SessionStarted(*session_mode);
   }
   CopyMessage(shim->gpu.MissingReason(), message, message_bytes);
   return PROTOND_OK;
 }
 
+// Answers once the session's GPU work is in its lanes: the daemon drains them after the answer.
 int PushedStop(uint64_t session_id, char*, size_t) {
   Shim* shim = g_shim.load();
   if (shim == nullptr) return PROTOND_ERR_INVALID_ARGUMENT;
-  std::lock_guard<std::mutex> lock(shim->sessions_mutex);
-  if (shim->recorder.IsRecording(session_id)) StopRecording(shim, session_id);
-  RemoveOwnSession(shim, session_id);
+  {
+    std::lock_guard<std::mutex> lock(shim->sessions_mutex);
+    if (shim->recorder.IsRecording(session_id)) StopRecording(shim, session_id);
+    RemoveOwnSession(shim, session_id);
+  }
+  shim->stops.WaitFor(session_id);
   return PROTOND_OK;  // stopping a session the process does not record into is done already
 }
 
@@ -350,16 +391,26 @@ const ProtondControlCommands kPushedCommands = {PushedStart, PushedStop};
 protond_result StopSession(uint64_t session_id) {
   Shim* shim = g_shim.load();
   if (shim == nullptr) return NotThisProcess(session_id);
-  {
-    std::lock_guard<std::mutex> lock(shim->sessions_mutex);
-    if (!OwnsSession(shim, session_id)) return NotThisProcess(session_id);
-    if (shim->recorder.IsRecording(session_id)) StopRecording(shim, session_id);
-    RemoveOwnSession(shim, session_id);
+  std::lock_guard<std::mutex> lock(shim->sessions_mutex);
+  if (!OwnsSession(shim, session_id)) return NotThisProcess(session_id);
+  // Told once the session's GPU work is in its lanes, so that the daemon stores all of it.
+  auto tell_daemon = [shim, session_id] {
+    const protond_result result =
+        CallControl(shim, [&](const ProtondControlApi& api, ProtondControl* control, char* error,
+                              size_t error_bytes) {
+          return api.stop_session(control, session_id, error, error_bytes);
+        });
+    if (result != PROTOND_OK) {
+      Warn("session " + std::to_string(session_id) + " did not stop in protond: " + LastError());
+    }
+  };
+  if (shim->recorder.IsRecording(session_id)) {
+    StopRecording(shim, session_id, tell_daemon);
+  } else {
+    QueueStop(shim, session_id, tell_daemon);  // paused: after its pause's deliveries
   }
-  return CallControl(shim, [&](const ProtondControlApi& api, ProtondControl* control, char* error,
-                               size_t error_bytes) {
-    return api.stop_session(control, session_id, error, error_bytes);
-  });
+  RemoveOwnSession(shim, session_id);
+  return PROTOND_OK;
 }
 
 protond_result Flush() {
@@ -367,6 +418,8 @@ protond_result Flush() {
   // The daemon drains every lane of the process, whichever session is named.
   const uint64_t session_id = shim != nullptr ? FirstOwnSession(shim) : 0;
   if (session_id == 0) return PROTOND_INACTIVE;
+  // What paused sessions were owed is delivered first ("stored at once" includes it).
+  shim->stops.WaitIdle(kSlotWait);
   shim->gpu.Flush();
   return CallControl(shim, [&](const ProtondControlApi& api, ProtondControl* control, char* error,
                                size_t error_bytes) {
@@ -383,6 +436,8 @@ protond_result ExportSession(uint64_t session_id, const char* format, const char
                                                   "' (known: hatchet, chrome_trace)");
   }
   Shim* shim = g_shim.load();
+  // A session this process stopped is complete once its stop reached the daemon.
+  if (shim != nullptr) shim->stops.WaitFor(session_id);
   if (shim != nullptr && OwnsSession(shim, session_id)) {
     if (const protond_result flushed = Flush(); flushed != PROTOND_OK) return flushed;
   }

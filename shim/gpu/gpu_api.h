@@ -41,13 +41,14 @@ struct ProtondGpuHost {
   // The id of a name of another class: record::NameClass::kSourceLine or kStallReason.
   uint32_t (*intern_name)(const char* name, uint8_t name_class);
   // Writes into the calling thread's lanes of the sessions that recorded at the launch (the
-  // `recording_set` taken then, or kLaunchNotSeen: those recording now) and still do; a record
+  // `recording_set` taken then, or kLaunchNotSeen: those recording now) and have not finished
+  // stopping (a stopping session still takes what its GPU work delivers); a record
   // that does not fit is counted as dropped. Definitions of the record's context and name are
   // written first.
   void (*write_activity)(const protond::record::GpuActivityRecord* activity,
                          uint32_t recording_set);
-  // Writes PC samples into the calling thread's lanes of the sessions recording now, after the
-  // definitions of their context and names; waits for room as write_activity does.
+  // Writes PC samples into the calling thread's lanes of the sessions recording or stopping, after
+  // the definitions of their context and names; waits for room as write_activity does.
   void (*write_pc_sample)(const protond::record::PcSampleRecord* sample);
   void (*write_notice)(const char* text);
   // Adds `count` records lost before they reached the shim (CUPTI's own drops).
@@ -57,7 +58,7 @@ struct ProtondGpuHost {
   void (*write_device_info)(uint32_t device_id, const protond::record::DeviceInfoRecord* device,
                             const char* name);
   // Writes the cubin of a PC-sampled module (a record::BlobClass::kCubin blob) into the calling
-  // thread's lanes of the sessions recording now, waiting for room as write_activity does.
+  // thread's lanes of the sessions recording or stopping, waiting for room as write_activity does.
   void (*write_cubin)(uint64_t crc, const void* cubin, size_t bytes);
 };
 

@@ -80,7 +80,7 @@ void HostWriteCubin(uint64_t crc, const void* cubin, size_t bytes) {
 // the first start, which is at or after cuInit; the sample's exact counts with no explicit stop
 // (tests/gpu) show that it runs while CUDA is still up.
 GpuTracing* g_exit_tracing = nullptr;
-void StopAtExit() { g_exit_tracing->SessionStopping(); }
+void StopAtExit() { g_exit_tracing->StopTracing(); }
 
 constexpr ProtondGpuHost kHost = {HostCurrentContext,   HostRecordingSet,  HostApiReturned,
                                   HostLaunchTarget,     HostInternContext, HostContextName,
@@ -140,9 +140,22 @@ void GpuTracing::SessionStarted(const mode::SessionMode& mode) {
   }
 }
 
-void GpuTracing::SessionStopping() {
+void GpuTracing::SessionStopped() {
   std::lock_guard<std::mutex> lock(mutex_);
   if (!tracing()) return;
+  // Read under mutex_: a session that starts records first (Recorder::StartRecording) and then
+  // calls SessionStarted, which waits for mutex_, so either tracing goes on for it here or it
+  // turns tracing on again after.
+  if (recorder_->recording()) return api_->flush();
+  StopTracingLocked();
+}
+
+void GpuTracing::StopTracing() {
+  std::lock_guard<std::mutex> lock(mutex_);
+  if (tracing()) StopTracingLocked();
+}
+
+void GpuTracing::StopTracingLocked() {
   api_->stop();
   tracing_.store(false, std::memory_order_release);
   wanted_ = {};

@@ -30,8 +30,14 @@ class GpuTracing {
   // pcsampling mode also turns on PC sampling, for the rest of the tracing (the first session to
   // ask chooses the interval); a process that initializes CUDA later gets the modes asked so far.
   void SessionStarted(const mode::SessionMode& mode);
-  // Delivers every record and releases CUPTI; call before the recorder leaves the session.
-  void SessionStopping();
+  // A session stopped recording (Recorder::StopRecording; call before FinishStopping): delivers
+  // every record CUPTI holds, and, when no session records any more, releases CUPTI, so that
+  // another tool may use it. Slow (CUPTI's disable and forced flush): the shim calls it on its
+  // stop queue's thread, never on the program's.
+  void SessionStopped();
+  // Delivers every record and releases CUPTI whether or not sessions record (at exit).
+  void StopTracing();
+  // Delivers the records of CUPTI's completed buffers.
   void Flush();
   // CUPTI's correlation id of the calling thread's latest kernel launch, while GPU work is traced
   // and the thread has launched one; nullopt otherwise.
@@ -46,6 +52,7 @@ class GpuTracing {
   bool CudaInUse();
   void WarnIfInjectionIsElsewhere();
   void Fail(const std::string& reason);
+  void StopTracingLocked();
 
   Recorder* const recorder_;
   std::mutex mutex_;

@@ -252,11 +252,15 @@ bool IsValidName(const char* name) { return name != nullptr && name[0] != '\0'; 
 }  // namespace
 
 bool Recorder::StartRecording(uint64_t session_id) {
-  if (session_id == 0 || disabled() || IsRecording(session_id)) return false;
+  // A session still stopping keeps its slot: starting it again before it finished would give it
+  // two, and each delivery would be written twice.
+  if (session_id == 0 || disabled() || SlotOf(session_id) != kMaxSessions) return false;
   for (std::atomic<uint64_t>& slot : slots_) {
     if (slot.load(std::memory_order_acquire) == 0) {
+      const uint32_t bit = 1u << (&slot - slots_.data());
       slot.store(session_id, std::memory_order_release);
-      slot_mask_.fetch_or(1u << (&slot - slots_.data()), std::memory_order_release);
+      delivery_mask_.fetch_or(bit, std::memory_order_release);
+      slot_mask_.fetch_or(bit, std::memory_order_release);
       PublishRecordingSet();
       return true;
     }
@@ -265,32 +269,40 @@ bool Recorder::StartRecording(uint64_t session_id) {
 }
 
 bool Recorder::StopRecording(uint64_t session_id) {
-  for (std::atomic<uint64_t>& slot : slots_) {
-    if (session_id != 0 && slot.load(std::memory_order_acquire) == session_id) {
-      slot_mask_.fetch_and(~(1u << (&slot - slots_.data())), std::memory_order_release);
-      slot.store(0, std::memory_order_release);
-      PublishRecordingSet();
-      return true;
-    }
+  if (!IsRecording(session_id)) return false;
+  slot_mask_.fetch_and(~(1u << SlotOf(session_id)), std::memory_order_release);
+  PublishRecordingSet();
+  return true;
+}
+
+bool Recorder::FinishStopping(uint64_t session_id) {
+  const uint32_t slot = SlotOf(session_id);
+  if (slot == kMaxSessions || IsRecording(session_id)) return false;
+  delivery_mask_.fetch_and(~(1u << slot), std::memory_order_release);
+  slots_[slot].store(0, std::memory_order_release);
+  return true;
+}
+
+uint32_t Recorder::SlotOf(uint64_t session_id) const {
+  for (uint32_t slot = 0; slot < kMaxSessions; ++slot) {
+    if (session_id != 0 && slots_[slot].load(std::memory_order_acquire) == session_id) return slot;
   }
-  return false;
+  return kMaxSessions;
 }
 
 bool Recorder::IsRecording(uint64_t session_id) const {
-  for (const std::atomic<uint64_t>& slot : slots_) {
-    if (session_id != 0 && slot.load(std::memory_order_acquire) == session_id) return true;
-  }
-  return false;
+  const uint32_t slot = SlotOf(session_id);
+  return slot != kMaxSessions && (slot_mask_.load(std::memory_order_acquire) & (1u << slot)) != 0;
 }
 
 bool Recorder::recording() const { return slot_mask_.load(std::memory_order_acquire) != 0; }
 
 std::vector<uint64_t> Recorder::RecordingSessions() const {
   std::vector<uint64_t> sessions;
-  for (const std::atomic<uint64_t>& slot : slots_) {
-    if (const uint64_t session = slot.load(std::memory_order_acquire); session != 0) {
-      sessions.push_back(session);
-    }
+  const uint32_t recording = slot_mask_.load(std::memory_order_acquire);
+  for (uint32_t slot = 0; slot < kMaxSessions; ++slot) {
+    const uint64_t session = slots_[slot].load(std::memory_order_acquire);
+    if ((recording & (1u << slot)) != 0 && session != 0) sessions.push_back(session);
   }
   return sessions;
 }
@@ -298,6 +310,7 @@ std::vector<uint64_t> Recorder::RecordingSessions() const {
 void Recorder::DisableForever() {
   disabled_.store(true, std::memory_order_release);
   slot_mask_.store(0, std::memory_order_release);
+  delivery_mask_.store(0, std::memory_order_release);
   for (std::atomic<uint64_t>& slot : slots_) slot.store(0, std::memory_order_release);
 }
 
@@ -305,8 +318,10 @@ void Recorder::PublishRecordingSet() {
   const uint32_t number = recording_set_.load(std::memory_order_relaxed) + 1;
   NumberedSet& set = recording_sets_[number % kRecordingSets];
   set.number.store(kUnknownRecordingSet, std::memory_order_release);
+  const uint32_t recording = slot_mask_.load(std::memory_order_acquire);
   for (uint32_t slot = 0; slot < kMaxSessions; ++slot) {
-    set.sessions[slot].store(slots_[slot].load(std::memory_order_acquire),
+    const bool records = (recording & (1u << slot)) != 0;
+    set.sessions[slot].store(records ? slots_[slot].load(std::memory_order_acquire) : 0,
                              std::memory_order_release);
   }
   set.number.store(number, std::memory_order_release);
@@ -325,9 +340,9 @@ bool Recorder::SessionsOf(uint32_t number, SessionsBySlot* sessions) const {
 }
 
 template <typename Write>
-protond_result Recorder::ForEachRecording(Write write) {
+protond_result Recorder::ForEachSession(const std::atomic<uint32_t>& slots, Write write) {
   protond_result result = PROTOND_INACTIVE;
-  for (uint32_t mask = slot_mask_.load(std::memory_order_acquire); mask != 0; mask &= mask - 1) {
+  for (uint32_t mask = slots.load(std::memory_order_acquire); mask != 0; mask &= mask - 1) {
     const auto slot = static_cast<uint32_t>(std::countr_zero(mask));
     // The slot may have been freed since the mask was read.
     const uint64_t session = slots_[slot].load(std::memory_order_acquire);
@@ -378,7 +393,7 @@ protond_result Recorder::EnterScope(const char* name) {
   const ContextCacheEntry& context = LookupContext(names_, t, InnermostScope(t), name);
   OpenScope scope{context.context_id, context.name, {}, {}};
   uint64_t now_ns = 0;
-  const protond_result result = ForEachRecording([&](uint32_t slot, uint64_t session) {
+  const protond_result result = ForEachSession(slot_mask_, [&](uint32_t slot, uint64_t session) {
     if (now_ns == 0) now_ns = NowNs();
     const protond_result written =
         WriteRecord(*this, t, slot, session, context.context_id, {},
@@ -404,7 +419,7 @@ protond_result Recorder::ExitScope(const char* name) {
   t.stack.pop_back();
   PublishIfMain(t);
   uint64_t now_ns = 0;
-  return ForEachRecording([&](uint32_t slot, uint64_t session) {
+  return ForEachSession(slot_mask_, [&](uint32_t slot, uint64_t session) {
     if (top.dropped_in[slot] == session) return CountLostExit(*region_, t, slot, session);
     if (top.recorded_in[slot] != session) return PROTOND_INACTIVE;
     if (now_ns == 0) now_ns = NowNs();
@@ -444,7 +459,7 @@ protond_result Recorder::AddMetric(const char* name, NameClass type, uint64_t va
   }
   const uint32_t context_id = CurrentContextOf(t);
   const auto metric = record::MakeMetric(context_id, entry.name_id, type, value_bits);
-  return ForEachRecording([&](uint32_t slot, uint64_t session) {
+  return ForEachSession(slot_mask_, [&](uint32_t slot, uint64_t session) {
     return WriteRecord(*this, t, slot, session, context_id, {{entry.name_id, type}}, metric);
   });
 }
@@ -457,7 +472,7 @@ protond_result Recorder::EnterState(const char* name) {
   t.state_recorded_in = {};
   t.state_dropped_in = {};
   uint64_t now_ns = 0;
-  return ForEachRecording([&](uint32_t slot, uint64_t session) {
+  return ForEachSession(slot_mask_, [&](uint32_t slot, uint64_t session) {
     if (now_ns == 0) now_ns = NowNs();
     const protond_result written = WriteRecord(
         *this, t, slot, session, record::kRootContextId, {{entry.name_id, NameClass::kState}},
@@ -499,12 +514,12 @@ uint32_t Recorder::CurrentContext() {
 
 protond_result Recorder::WriteGpuActivity(const record::GpuActivityRecord& activity,
                                           uint32_t recording_set) {
-  if (!recording()) return PROTOND_INACTIVE;
+  if (delivery_mask_.load(std::memory_order_acquire) == 0) return PROTOND_INACTIVE;
   SessionsBySlot launched_in;
   const bool known =
       recording_set != kUnknownRecordingSet && SessionsOf(recording_set, &launched_in);
   ThreadRecorder& t = CurrentThread();
-  return ForEachRecording([&](uint32_t slot, uint64_t session) {
+  return ForEachSession(delivery_mask_, [&](uint32_t slot, uint64_t session) {
     if (known && std::find(launched_in.begin(), launched_in.end(), session) == launched_in.end()) {
       return PROTOND_INACTIVE;  // the session did not record when the work was launched
     }
@@ -517,7 +532,7 @@ protond_result Recorder::WriteGpuActivity(const record::GpuActivityRecord& activ
 
 protond_result Recorder::WritePcSample(const record::PcSampleRecord& sample) {
   ThreadRecorder& t = CurrentThread();
-  return ForEachRecording([&](uint32_t slot, uint64_t session) {
+  return ForEachSession(delivery_mask_, [&](uint32_t slot, uint64_t session) {
     WaitForRoom(t.lanes[slot], sizeof(sample) + 3 * kDefinitionRoom);
     return WriteRecord(*this, t, slot, session, sample.header.aux,
                        {{sample.kernel_name_id, NameClass::kKernel},
@@ -551,7 +566,7 @@ protond_result Recorder::WriteInstrumentationBuffer(const char* kernel_name,
     return Fail(t, PROTOND_ERR_INVALID_ARGUMENT, std::string(blob.status().message()));
   }
   const uint32_t blob_id = next_blob_id_.fetch_add(1, std::memory_order_relaxed);
-  return ForEachRecording([&](uint32_t slot, uint64_t session) {
+  return ForEachSession(slot_mask_, [&](uint32_t slot, uint64_t session) {
     SlotLane& l = t.lanes[slot];
     if (!PrepareLane(*region_, t.tid, l, session)) return PROTOND_DROPPED;
     if (!DefineContext(names_, l, header.context_id) ||
@@ -565,13 +580,13 @@ protond_result Recorder::WriteInstrumentationBuffer(const char* kernel_name,
 
 protond_result Recorder::WriteCubin(uint64_t crc, std::span<const uint8_t> cubin) {
   ThreadRecorder& t = CurrentThread();
-  if (!recording()) return PROTOND_INACTIVE;
+  if (delivery_mask_.load(std::memory_order_acquire) == 0) return PROTOND_INACTIVE;
   absl::StatusOr<std::string> blob = record::EncodeCubinBlob(crc, cubin);
   if (!blob.ok()) {
     return Fail(t, PROTOND_ERR_INVALID_ARGUMENT, std::string(blob.status().message()));
   }
   const uint32_t blob_id = next_blob_id_.fetch_add(1, std::memory_order_relaxed);
-  return ForEachRecording([&](uint32_t slot, uint64_t session) {
+  return ForEachSession(delivery_mask_, [&](uint32_t slot, uint64_t session) {
     SlotLane& l = t.lanes[slot];
     if (!PrepareLane(*region_, t.tid, l, session)) return PROTOND_DROPPED;
     return WriteBlob(l, blob_id, record::BlobClass::kCubin, *blob);
@@ -579,7 +594,7 @@ protond_result Recorder::WriteCubin(uint64_t crc, std::span<const uint8_t> cubin
 }
 
 protond_result Recorder::WriteNotice(std::string_view text) {
-  return ForEachRecording([&](uint32_t slot, uint64_t session) {
+  return ForEachSession(delivery_mask_, [&](uint32_t slot, uint64_t session) {
     return WriteUnreferenced(*region_, slot, session, [text](uint8_t* out) {
       return record::EncodeNotice(text.substr(0, record::kMaxNameBytes), out);
     });
@@ -588,7 +603,7 @@ protond_result Recorder::WriteNotice(std::string_view text) {
 
 protond_result Recorder::WriteDeviceInfo(uint32_t device_id, const record::DeviceInfoRecord& device,
                                          std::string_view name) {
-  return ForEachRecording([&](uint32_t slot, uint64_t session) {
+  return ForEachSession(delivery_mask_, [&](uint32_t slot, uint64_t session) {
     return WriteUnreferenced(*region_, slot, session, [&](uint8_t* out) {
       return record::EncodeDeviceInfo(device_id, device, name.substr(0, record::kMaxNameBytes),
                                       out);
@@ -598,7 +613,7 @@ protond_result Recorder::WriteDeviceInfo(uint32_t device_id, const record::Devic
 
 void Recorder::CountDropped(uint64_t count) {
   // What was lost would have gone to every recording session.
-  ForEachRecording([&](uint32_t slot, uint64_t session) {
+  ForEachSession(delivery_mask_, [&](uint32_t slot, uint64_t session) {
     ThreadRecorder& t = CurrentThread();
     if (!PrepareLane(*region_, t.tid, t.lanes[slot], session)) return PROTOND_DROPPED;
     t.lanes[slot].lane.CountDropped(count);
@@ -614,7 +629,7 @@ protond_result Recorder::ExitState() {
   const SessionsBySlot dropped_in = t.state_dropped_in;
   t.state_name_id = 0;
   uint64_t now_ns = 0;
-  return ForEachRecording([&](uint32_t slot, uint64_t session) {
+  return ForEachSession(slot_mask_, [&](uint32_t slot, uint64_t session) {
     if (dropped_in[slot] == session) return CountLostExit(*region_, t, slot, session);
     if (recorded_in[slot] != session) return PROTOND_INACTIVE;
     if (now_ns == 0) now_ns = NowNs();

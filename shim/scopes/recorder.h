@@ -41,8 +41,14 @@ class Recorder {
   // when kMaxSessions sessions record already. Starts and stops come from one thread at a time
   // (the caller serializes them); recording threads see them at their next record.
   bool StartRecording(uint64_t session_id);
-  // Records stop going to `session_id`; false if it was not recording.
+  // The program's records (scopes, states, metrics, launches, instrumentation buffers) stop going
+  // to `session_id`; false if it was not recording. What the GPU tracer delivers later of work
+  // launched while it recorded still goes to it, until FinishStopping: the session keeps its slot
+  // until then.
   bool StopRecording(uint64_t session_id);
+  // After StopRecording, once the GPU tracer has delivered what the session is owed: frees its
+  // slot. False if `session_id` is not stopping.
+  bool FinishStopping(uint64_t session_id);
   bool IsRecording(uint64_t session_id) const;
   bool recording() const;  // into any session
   // The sessions recording now, in slot order (the longest-running free slot first).
@@ -77,18 +83,21 @@ class Recorder {
   // The number of the current recording set (which sessions record), taken at a launch; it
   // changes with every start and stop.
   uint32_t RecordingSet() const { return recording_set_.load(std::memory_order_acquire); }
-  // Writes `activity` for the sessions that recorded in `recording_set`. CUPTI hands GPU work
-  // over a whole activity buffer at a time (tens of thousands of records), on a thread of its
-  // own or of a flush: rather than drop what does not fit, this waits for the daemon to drain the
-  // lane, up to kGpuRoomWait at a time, and not again on a lane the daemon left full. (its low 16
-  // bits, as the correlation map keeps it) and still record; for those recording now when the set
-  // is not known (kUnknownRecordingSet, or so old that its entry was reused).
+  // What the GPU tracer delivers goes to the sessions that take deliveries: those recording, and
+  // those stopping (StopRecording .. FinishStopping).
+  //
+  // Writes `activity` for those of them that recorded in `recording_set` (its low 16 bits, as the
+  // correlation map keeps it); for all of them when the set is not known (kUnknownRecordingSet,
+  // or so old that its entry was reused). CUPTI hands GPU work over a whole activity buffer at a
+  // time (tens of thousands of records), on a thread of its own or of a flush: rather than drop
+  // what does not fit, this waits for the daemon to drain the lane, up to kGpuRoomWait at a time,
+  // and not again on a lane the daemon left full.
   static constexpr uint32_t kUnknownRecordingSet = UINT32_MAX;
   static constexpr std::chrono::milliseconds kGpuRoomWait{500};
   protond_result WriteGpuActivity(const record::GpuActivityRecord& activity,
                                   uint32_t recording_set);
-  // Writes PC samples for the sessions recording now (PC sampling does not tell launches apart),
-  // waiting for room as WriteGpuActivity does.
+  // Writes PC samples for every session that takes deliveries (PC sampling does not tell launches
+  // apart), waiting for room as WriteGpuActivity does.
   protond_result WritePcSample(const record::PcSampleRecord& sample);
   // An intra-kernel profile buffer of a launch of `kernel_name` that the program copied out of
   // the GPU (protond_instrumentation_buffer), as a blob under the calling thread's innermost scope
@@ -99,8 +108,9 @@ class Recorder {
                                             std::span<const uint32_t> profiled_warps,
                                             std::span<const std::string_view> scope_names,
                                             std::span<const uint8_t> buffer);
-  // The cubin of a PC-sampled module (record::BlobClass::kCubin), for the sessions recording now,
-  // in chunks that wait for room as WriteGpuActivity does.
+  // The cubin of a PC-sampled module (record::BlobClass::kCubin), for every session that takes
+  // deliveries, in chunks that wait for room as WriteGpuActivity does. Notices, device
+  // information and drop counts go to those sessions too.
   protond_result WriteCubin(uint64_t crc, std::span<const uint8_t> cubin);
   protond_result WriteNotice(std::string_view text);
   protond_result WriteDeviceInfo(uint32_t device_id, const record::DeviceInfoRecord& device,
@@ -122,6 +132,8 @@ class Recorder {
   // the CUDA call when asked from inside one.
   uint32_t ProvidedContext(ThreadRecorder& t, bool in_api_call);
 
+  // The slot that holds `session_id`, recording or stopping; kMaxSessions when none does.
+  uint32_t SlotOf(uint64_t session_id) const;
   uint32_t InnermostScope(const ThreadRecorder& t) const;
   // Where GPU work of the thread goes when no launch frame or context provider says otherwise.
   uint32_t GpuWorkScope(const ThreadRecorder& t) const;
@@ -133,15 +145,19 @@ class Recorder {
   void PublishRecordingSet();
   // The sessions of recording set `number` (low 16 bits); false when it is not known.
   bool SessionsOf(uint32_t number, SessionsBySlot* sessions) const;
-  // Calls write(slot, session) for each slot with a recording session and combines the results:
-  // PROTOND_INACTIVE when no session records, else the first failure, else PROTOND_OK.
+  // Calls write(slot, session) for each slot of `mask` (slot_mask_ or delivery_mask_) that holds a
+  // session, and combines the results: PROTOND_INACTIVE when there is none, else the first
+  // failure, else PROTOND_OK.
   template <typename Write>
-  protond_result ForEachRecording(Write write);
+  protond_result ForEachSession(const std::atomic<uint32_t>& mask, Write write);
 
   NameTable names_;
   std::array<std::atomic<uint64_t>, kMaxSessions> slots_{};  // 0: a free slot
-  // Bit i set: slot i has a session. One load tells a thread that nothing records.
+  // Bit i set: slot i has a session that records. One load tells a thread that nothing records.
   std::atomic<uint32_t> slot_mask_{0};
+  // Bit i set: slot i has a session that takes what the GPU tracer delivers: one that records,
+  // or one that stopped recording and is not finished (StopRecording .. FinishStopping).
+  std::atomic<uint32_t> delivery_mask_{0};
   // The last kRecordingSets recording sets, by number modulo kRecordingSets: GPU work is
   // delivered long after its launch, into the sessions that recorded at the launch. A set's
   // number is written after its sessions (and invalidated before), so a reader that sees the

@@ -120,7 +120,47 @@ TEST(RecorderTest, GpuActivityFromAnotherThreadDefinesItsContextAndKernelName) {
   EXPECT_EQ(ring::LaneHeaderAt(region->base(), 0)->dropped_records.load(), 3u);
 
   recorder.StopRecording(5);
+  recorder.FinishStopping(5);
   OnNewThread([&] { EXPECT_EQ(recorder.WriteNotice("late"), PROTOND_INACTIVE); });
+}
+
+// Between StopRecording and FinishStopping (while the shim's stop queue waits for CUPTI's last
+// buffers), the program's records no longer go to the session, but its GPU work still does.
+TEST(RecorderTest, AStoppingSessionTakesItsGpuWorkButNothingFromTheProgram) {
+  auto region = ring::WritableRegion::Create({4, 1u << 16});
+  ASSERT_TRUE(region.ok());
+  Recorder recorder(&*region);
+  ASSERT_TRUE(recorder.StartRecording(5));
+  const uint32_t while_recording = recorder.RecordingSet();
+  ASSERT_TRUE(recorder.StopRecording(5));
+  EXPECT_FALSE(recorder.IsRecording(5));
+  EXPECT_FALSE(recorder.recording());
+  EXPECT_TRUE(recorder.RecordingSessions().empty());
+  EXPECT_FALSE(recorder.StopRecording(5));
+  EXPECT_FALSE(recorder.StartRecording(5));  // it keeps its slot until it has finished stopping
+  const auto memset = record::MakeGpuActivity(Kind::kMemset, 0, record::kRootContextId);
+  OnNewThread([&] {
+    EXPECT_EQ(recorder.EnterScope("after"), PROTOND_INACTIVE);
+    EXPECT_EQ(recorder.AddInt64Metric("m", 1), PROTOND_INACTIVE);
+    EXPECT_EQ(recorder.WriteGpuActivity(memset, while_recording), PROTOND_OK);
+    // Launched after the stop: not the session's.
+    EXPECT_EQ(recorder.WriteGpuActivity(memset, recorder.RecordingSet()), PROTOND_INACTIVE);
+    EXPECT_EQ(recorder.WriteNotice("PC sampling: 3 samples lost"), PROTOND_OK);
+  });
+  EXPECT_TRUE(recorder.FinishStopping(5));
+  EXPECT_FALSE(recorder.FinishStopping(5));
+  OnNewThread([&] {
+    EXPECT_EQ(recorder.WriteGpuActivity(memset, while_recording), PROTOND_INACTIVE);
+    EXPECT_EQ(recorder.WriteNotice("late"), PROTOND_INACTIVE);
+  });
+  std::vector<uint8_t> bytes;
+  EXPECT_EQ(
+      Kinds(ReadLane(*region, 0, bytes)),
+      (std::vector<Kind>{Kind::kThreadBegin, Kind::kSessionBegin, Kind::kMemset, Kind::kNotice}));
+  EXPECT_FALSE(recorder.FinishStopping(6));  // never recorded
+  ASSERT_TRUE(recorder.StartRecording(6));
+  EXPECT_FALSE(recorder.FinishStopping(6));  // recording, not stopping
+  EXPECT_TRUE(recorder.StartRecording(5));
 }
 
 TEST(RecorderTest, DeviceInfoGoesIntoTheCallingThreadsLaneWithItsNameCut) {
@@ -490,12 +530,16 @@ TEST(RecorderTest, AFreedSlotServesTheNextSessionWithoutItsPredecessorsExits) {
   for (uint64_t id = 1; id <= kMaxSessions; ++id) EXPECT_TRUE(recorder.StartRecording(id));
   EXPECT_FALSE(recorder.StartRecording(kMaxSessions + 1));  // every slot is taken
   EXPECT_FALSE(recorder.StopRecording(kMaxSessions + 1));
-  for (uint64_t id = 2; id <= kMaxSessions; ++id) EXPECT_TRUE(recorder.StopRecording(id));
+  for (uint64_t id = 2; id <= kMaxSessions; ++id) {
+    EXPECT_TRUE(recorder.StopRecording(id));
+    EXPECT_TRUE(recorder.FinishStopping(id));
+  }
   EXPECT_FALSE(recorder.StartRecording(1));  // already recording
   OnNewThread([&] {
     EXPECT_EQ(recorder.EnterScope("a"), PROTOND_OK);
     EXPECT_EQ(recorder.EnterState("s"), PROTOND_OK);
     EXPECT_TRUE(recorder.StopRecording(1));
+    EXPECT_TRUE(recorder.FinishStopping(1));
     EXPECT_TRUE(recorder.StartRecording(9));  // slot 0 again: the same lane
     EXPECT_EQ(recorder.ExitState(), PROTOND_INACTIVE);
     EXPECT_EQ(recorder.ExitScope("a"), PROTOND_INACTIVE);
@@ -525,6 +569,7 @@ TEST(RecorderTest, GpuWorkGoesToTheSessionsThatRecordedAtItsLaunch) {
   const uint32_t both = recorder.RecordingSet();
   EXPECT_NE(only_first, both);
   ASSERT_TRUE(recorder.StopRecording(1));
+  ASSERT_TRUE(recorder.FinishStopping(1));
   const uint32_t only_second = recorder.RecordingSet();
   ASSERT_TRUE(recorder.StartRecording(1));  // resumed: records again, in the freed slot 0
   OnNewThread([&] {
@@ -536,10 +581,12 @@ TEST(RecorderTest, GpuWorkGoesToTheSessionsThatRecordedAtItsLaunch) {
     EXPECT_EQ(recorder.WriteGpuActivity(activity, Recorder::kUnknownRecordingSet), PROTOND_OK);
     for (int i = 0; i < 300; ++i) {
       recorder.StopRecording(2);
+      recorder.FinishStopping(2);
       recorder.StartRecording(2);
     }
     EXPECT_EQ(recorder.WriteGpuActivity(activity, only_first), PROTOND_OK);  // 1 and 2
     recorder.StopRecording(1);
+    recorder.FinishStopping(1);
     EXPECT_EQ(recorder.WriteGpuActivity(activity, both), PROTOND_OK);  // reused too: 2
     // The set after the loop's last stop of session 2: 2 did not record then.
     EXPECT_EQ(recorder.WriteGpuActivity(activity, recorder.RecordingSet() - 2), PROTOND_INACTIVE);

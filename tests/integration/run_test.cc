@@ -260,6 +260,30 @@ TEST_F(RunTest, ProcessDrivesItsOwnSessionAndExportsHatchet) {
 )json");
 }
 
+// protond_session_stop (Python's finalize and deactivate too) never waits for the daemon: the
+// workload stops its session while the daemon is SIGSTOPped and continues it only once the call
+// returned. The shim's stop queue tells the daemon afterwards, and the export waits for that.
+TEST_F(RunTest, SessionStopReturnsWhileTheDaemonDoesNotAnswer) {
+  const std::string hatchet = dir_ + "/unanswered.hatchet";
+  const Completed run =
+      RunToEnd({BinDir() + "/unanswered_stop_workload", std::to_string(daemon_.pid()), hatchet},
+               dir_, {{{"PROTOND_SOCKET", daemon_.socket()}}});
+  ASSERT_EQ(run.exit_code, 0) << run.err;
+  EXPECT_EQ(run.out, "session 1 stop 0 after 1 export 0\n") << run.err;  // 1: PROTOND_INACTIVE
+  client::Client client(daemon_.socket());
+  auto sessions = client.ListSessions();
+  ASSERT_TRUE(sessions.ok()) << sessions.status();
+  EXPECT_EQ(sessions->sessions(0).state(), v1::Session::STOPPED);
+  EXPECT_EQ(sessions->sessions(0).records(), 200u);
+  EXPECT_EQ(sessions->sessions(0).dropped_records(), 0u);
+  auto tree = client.GetTree(1);
+  ASSERT_TRUE(tree.ok()) << tree.status();
+  auto nodes = NodesByPath(*tree);
+  EXPECT_EQ(nodes["work"].count(), 100u);
+  EXPECT_FALSE(nodes.contains("after-stop"));
+  EXPECT_THAT(ReadFile(hatchet), HasSubstr("\"name\": \"work\""));
+}
+
 TEST_F(RunTest, ASecondDaemonForTheSocketExitsAtOnceWithoutTouchingAStore) {
   const Completed second = RunToEnd(
       {BinDir() + "/protond", "--socket", daemon_.socket(), "--state-dir", dir_ + "/other"}, dir_);

@@ -49,7 +49,13 @@ protond_result protond_state_exit(void);
  * have up to 4 sessions open at once (as Proton's sessions): each gets every record written while
  * it records, and an exit only where its enter went. Starting a fifth fails with
  * PROTOND_ERR_UNAVAILABLE and the ids of the open ones. (Several sessions: ABI version 5; before,
- * a start replaced the session.) */
+ * a start replaced the session.)
+ *
+ * A stop returns at once: nothing the program does after it is recorded, while a thread of the
+ * shim waits for CUPTI's last records of the session's GPU work and then tells the daemon, which
+ * marks the session stopped once they are stored. protond_session_export of the session waits for
+ * that; a program that exits waits for it at exit (PROTOND_EXIT_WAIT_MS, 3000 by default). A stop
+ * that the daemon refuses or never hears of is reported on stderr, not returned. */
 protond_result protond_session_start(const char* name, uint64_t* session_id);
 protond_result protond_session_stop(uint64_t session_id);
 
@@ -58,7 +64,9 @@ protond_result protond_flush(void);
 
 /* Proton's deactivate and activate: while paused, scopes and states still nest but nothing is
  * recorded (GPU work included), and the session stays open. PROTOND_ERR_INVALID_ARGUMENT when
- * `session_id` is not this process's session. (ABI version 2) */
+ * `session_id` is not this process's session. A pause returns at once, as a stop does; the GPU
+ * work launched before it still reaches the session, and protond_flush waits for it. (ABI
+ * version 2) */
 protond_result protond_session_pause(uint64_t session_id);
 protond_result protond_session_resume(uint64_t session_id);
 
@@ -66,7 +74,8 @@ protond_result protond_session_resume(uint64_t session_id);
  * "hatchet" is Proton's Hatchet JSON of the stored tree, what proton.finalize() writes;
  * "chrome_trace" (ABI version 4) is Proton's Chrome trace of a session started with data "trace"
  * (protond_session_start_with_data), refused for any other session. This process's own session is
- * flushed first. PROTOND_ERR_INVALID_ARGUMENT for an unknown format or an empty path;
+ * flushed first, and a stop of it still finishing is waited for. PROTOND_ERR_INVALID_ARGUMENT for
+ * an unknown format or an empty path;
  * PROTOND_ERR_UNAVAILABLE when the daemon cannot be reached, refuses (no such session, not a
  * trace session), or the file cannot be written; protond_last_error says which. (ABI version 2) */
 protond_result protond_session_export(uint64_t session_id, const char* format, const char* path);
