@@ -4,6 +4,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <algorithm>
+#include <chrono>
 #include <set>
 
 #include "absl/strings/str_cat.h"
@@ -108,10 +110,30 @@ absl::Status ProtondService::ResetSessionToStore(SessionEntry& session,
   return absl::OkStatus();
 }
 
+bool ProtondService::ALaneFillsLocked() const {
+  for (const auto& [id, process] : processes_) {
+    if (!process.region) continue;
+    for (uint32_t lane = 0; lane < process.lanes.size(); ++lane) {
+      const uint64_t pending =
+          process.region->PendingBytesUntrusted(lane, process.lanes[lane].read_pos);
+      if (pending > process.region->lane_data_bytes() / 2) return true;
+    }
+  }
+  return false;
+}
+
 void ProtondService::IngestLoop() {
   std::unique_lock<std::mutex> lock(mutex_);
   while (!stopping_) {
-    stop_.wait_for(lock, options_.commit_interval, [this] { return stopping_; });
+    // A cycle every commit_interval, or sooner when a lane fills: a stop's last GPU buffers
+    // (megabytes at once) then pass through a lane in a few cycles, not one per commit_interval.
+    const auto next_cycle = std::chrono::steady_clock::now() + options_.commit_interval;
+    while (!stopping_ && std::chrono::steady_clock::now() < next_cycle && !ALaneFillsLocked()) {
+      stop_.wait_for(lock,
+                     std::min<std::chrono::steady_clock::duration>(
+                         kFillCheckPeriod, next_cycle - std::chrono::steady_clock::now()),
+                     [this] { return stopping_; });
+    }
     absl::Status s = RunIngestCycleLocked();
     if (s.ok()) s = EndFinishedAttachedSessions(lock);
     // A failed cycle has gone back to the store (GoBackToTheStoreLocked); the records wait in the

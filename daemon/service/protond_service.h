@@ -141,6 +141,9 @@ class ProtondService {
   ProtondService(const ServiceOptions& options, std::unique_ptr<store::Store> store);
   absl::Status LoadSessions();
   void IngestLoop();
+  // Whether a lane is more than half full (mutex_ held): a writer may be waiting for room (GPU
+  // activity waits rather than drops), so the next cycle should not wait for commit_interval.
+  bool ALaneFillsLocked() const;
 
   absl::StatusOr<SessionEntry*> OwnedSession(const Peer& peer, uint64_t session_id);
   // Whether `peer` may see and act on a process or a session (mutex_ held): its user's, or any
@@ -246,6 +249,8 @@ class ProtondService {
   std::map<uint64_t, std::optional<v1::CommandResult>> awaited_;  // by command id
   std::chrono::milliseconds answer_timeout_{10000};
   static constexpr std::chrono::milliseconds kDrainWhileWaiting{5};
+  // How often the ingest loop looks at how full the lanes are, between cycles.
+  static constexpr std::chrono::milliseconds kFillCheckPeriod{5};
   int failed_commits_ = 0;  // in a row, for the log
   // For metrics: every failed commit, and the time of each one that worked.
   uint64_t commit_failures_ = 0;

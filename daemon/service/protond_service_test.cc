@@ -13,6 +13,7 @@
 #include <thread>
 
 #include "absl/strings/str_cat.h"
+#include "common/record/record_format.h"
 #include "gtest/gtest.h"
 #include "shim/ring/ring_layout.h"
 #include "shim/ring/ring_writer.h"
@@ -97,6 +98,30 @@ TEST_F(ProtondServiceTest, AttachTakesADurationOfAHundredYears) {
   EXPECT_EQ(response->targets(0).reason(), "did not answer within 0 ms");
   EXPECT_EQ(response->session().stop_at_unix_ns() - response->session().start_time_unix_ns(),
             int64_t{3'162'240'000'000} * 1'000'000);
+}
+
+// The ingest loop runs every commit_interval (an hour here), and at once when a lane is more
+// than half full: a writer that waits for room (a stop's last GPU buffers) waits a few ms, not
+// the interval.
+TEST_F(ProtondServiceTest, ALaneMoreThanHalfFullIsDrainedWithoutWaitingForTheInterval) {
+  RegisterSelf();
+  absl::StatusOr<v1::Session> session = service_->StartSession(self_, "filling");
+  ASSERT_TRUE(session.ok()) << session.status();
+  ring::LaneWriter lane = region_->ClaimLane(static_cast<uint32_t>(gettid()));
+  ASSERT_TRUE(lane.valid());
+  const record::Header thread = record::MakeThreadBegin(static_cast<uint32_t>(gettid()));
+  const auto begin = record::MakeSessionBegin(session->id());
+  ASSERT_TRUE(lane.TryWrite(&thread, sizeof(thread)));
+  ASSERT_TRUE(lane.TryWrite(&begin, sizeof(begin)));
+  const auto state = record::MakeTimed(record::Kind::kStateExit, 0, 1);
+  const uint64_t half = ring::kMinLaneDataBytes / 2;
+  const uint64_t records = half / sizeof(state) + 1;
+  for (uint64_t i = 0; i < records; ++i) ASSERT_TRUE(lane.TryWrite(&state, sizeof(state)));
+  const ring::LaneHeader* header = ring::LaneHeaderAt(region_->base(), 0);
+  for (int i = 0; i < 400 && header->read_pos.load() == 0; ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  }
+  EXPECT_EQ(header->read_pos.load(), header->write_pos.load());
 }
 
 // A stopped session's tree is kept for the next query: the kept one must answer only the same

@@ -5,6 +5,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <utility>
 
@@ -110,6 +111,11 @@ absl::StatusOr<uint64_t> RegionReader::CopyLane(uint32_t lane, uint64_t read_pos
   out.insert(out.end(), data + offset, data + offset + first);
   out.insert(out.end(), data, data + (bytes - first));
   return write_pos;
+}
+
+uint64_t RegionReader::PendingBytesUntrusted(uint32_t lane, uint64_t read_pos) const {
+  const uint64_t write_pos = LaneHeaderAt(base_, lane)->write_pos.load(std::memory_order_relaxed);
+  return write_pos > read_pos ? std::min<uint64_t>(write_pos - read_pos, lane_data_bytes_) : 0;
 }
 
 void RegionReader::ReleaseLane(uint32_t lane, uint64_t read_pos) {

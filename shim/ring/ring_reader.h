@@ -36,6 +36,10 @@ class RegionReader {
   // are committed.
   void ReleaseLane(uint32_t lane, uint64_t read_pos);
 
+  // The bytes written to `lane` past `read_pos`, at most the lane's size (untrusted: a hint of
+  // when to drain, never used to read).
+  uint64_t PendingBytesUntrusted(uint32_t lane, uint64_t read_pos) const;
+
   // Counters the writer keeps (untrusted: for reporting only).
   uint64_t DroppedRecordsUntrusted(uint32_t lane) const;
   uint64_t NoLaneDroppedRecordsUntrusted() const;

@@ -59,6 +59,20 @@ TEST(RingReaderTest, Malicious_WritePositionJumpsPastTheCapacity) {
   EXPECT_TRUE(out.empty());
 }
 
+// How full a lane is only decides when to drain: whatever the writer claims, it is between 0
+// and the lane's size.
+TEST(RingReaderTest, Malicious_PendingBytesStayWithinTheLane) {
+  auto region = WritableRegion::Create(kSmall);
+  auto reader = AttachTo(*region);
+  ASSERT_TRUE(reader.ok());
+  LaneHeader* lane = LaneHeaderAt(region->base(), 0);
+  lane->write_pos.store(48);
+  EXPECT_EQ(reader->PendingBytesUntrusted(0, 16), 32u);
+  EXPECT_EQ(reader->PendingBytesUntrusted(0, 64), 0u);  // behind the read position
+  lane->write_pos.store(UINT64_MAX);
+  EXPECT_EQ(reader->PendingBytesUntrusted(0, 0), kMinLaneDataBytes);
+}
+
 TEST(RingReaderTest, Malicious_MisalignedWritePosition) {
   auto region = WritableRegion::Create(kSmall);
   auto reader = AttachTo(*region);
