@@ -14,8 +14,13 @@ Workloads: 20k tiny torch ops (add_ on 1k floats), 5k small Triton kernel launch
 torch.profiler: leaving the context).
 
 Usage (on the GPU machine, from a bundle made by scripts/bundle.sh):
-    bench/gpu_overhead.py BUNDLE_DIR [ROUNDS] [PROCESSES]
+    bench/gpu_overhead.py BUNDLE_DIR [ROUNDS] [PROCESSES] [--profilers A,B] [--guard]
+
+--guard (tests/device/perf_guard.sh) exits 1 when protond's stop costs the program more than
+GUARD_STOP_MS at the median, or protond's median on / off exceeds bare CUPTI's by more than
+GUARD_OVER_FLOOR on any workload.
 """
+import argparse
 import os
 import statistics
 import sys
@@ -26,6 +31,8 @@ from gpu_common import (PAIRED_ROUNDS, collect_paired, print_paired, protond, sh
 
 PROFILERS = ["cupti", "protond", "proton", "torch"]
 WORKLOADS = ["add_", "triton", "matmul"]
+GUARD_STOP_MS = 20.0
+GUARD_OVER_FLOOR = 1.05
 
 PROGRAM = r'''
 import ctypes, os, sys
@@ -113,10 +120,36 @@ run_paired_rounds(*profiler(mode), WORKLOADS, rounds)
 '''
 
 
+def guard_failures(ratios, stops):
+    """What breaks the guard's limits, one line each (none: it holds)."""
+    failures = []
+    stop_ms = statistics.median(stops["protond"]) * 1e3 if stops["protond"] else float("inf")
+    if stop_ms > GUARD_STOP_MS:
+        failures.append(f"protond's stop costs the program {stop_ms:.1f} ms at the median "
+                        f"(limit {GUARD_STOP_MS:.0f} ms)")
+    for w in WORKLOADS:
+        if not ratios["protond"][w] or not ratios["cupti"][w]:
+            failures.append(f"{w}: no samples (a run failed)")
+            continue
+        over = statistics.median(ratios["protond"][w]) / statistics.median(ratios["cupti"][w])
+        if over > GUARD_OVER_FLOOR:
+            failures.append(f"{w}: protond costs {over:.3f}x bare CUPTI "
+                            f"(limit {GUARD_OVER_FLOOR:.2f}x)")
+    return failures
+
+
 def main():
-    bundle = os.path.abspath(sys.argv[1] if len(sys.argv) > 1 else "bundle")
-    rounds = int(sys.argv[2]) if len(sys.argv) > 2 else 15
-    processes = int(sys.argv[3]) if len(sys.argv) > 3 else 2
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("bundle", nargs="?", default="bundle")
+    parser.add_argument("rounds", nargs="?", type=int, default=15)
+    parser.add_argument("processes", nargs="?", type=int, default=2)
+    parser.add_argument("--profilers", default=",".join(PROFILERS))
+    parser.add_argument("--guard", action="store_true")
+    args = parser.parse_args()
+    names = args.profilers.split(",")
+    if args.guard and not {"cupti", "protond"} <= set(names):
+        parser.error("--guard compares protond with bare CUPTI: --profilers needs both")
+    bundle = os.path.abspath(args.bundle)
     work = tempfile.mkdtemp()
     program = write_program(work, PAIRED_ROUNDS + PROGRAM)
     with protond(bundle, work) as socket:
@@ -125,17 +158,27 @@ def main():
             env["BENCH_CUPTI"] = f"{bundle}/lib/libcupti.so.13"
             return env
 
-        ratios, stops = collect_paired(program, PROFILERS, WORKLOADS, rounds, processes, env_for,
-                                       work)
-    print(f"{processes} processes per profiler x {rounds} rounds; on / off time in the same "
-          "round: median [min-max]; x floor = median / bare CUPTI's median")
-    print_paired(PROFILERS, WORKLOADS, ratios, stops, "stop")
-    floor = {w: statistics.median(ratios["cupti"][w]) for w in WORKLOADS if ratios["cupti"][w]}
-    for name in PROFILERS[1:]:
+        ratios, stops = collect_paired(program, names, WORKLOADS, args.rounds, args.processes,
+                                       env_for, work)
+    print(f"{args.processes} processes per profiler x {args.rounds} rounds; on / off time in the "
+          "same round: median [min-max]; x floor = median / bare CUPTI's median")
+    print_paired(names, WORKLOADS, ratios, stops, "stop")
+    floor = {w: statistics.median(ratios["cupti"][w])
+             for w in WORKLOADS if "cupti" in ratios and ratios["cupti"][w]}
+    for name in names:
+        if name == "cupti":
+            continue
         row = "".join(f"{statistics.median(ratios[name][w]) / floor[w]:30.3f}"
                       if ratios[name][w] and w in floor else f"{'-':>30}" for w in WORKLOADS)
         print(f"{name + ' x floor':9}{row}")
+    if args.guard:
+        failures = guard_failures(ratios, stops)
+        for failure in failures:
+            print(f"GUARD FAILED: {failure}")
+        print("guard: " + ("FAILED" if failures else "passed"))
+        return 1 if failures else 0
+    return 0
 
 
 if __name__ == "__main__":
-    main()
+    sys.exit(main())

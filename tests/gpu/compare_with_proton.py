@@ -93,7 +93,8 @@ def proton_tree(path):
 
 
 def protond_tree(text):
-    """{path: (count, time_ns)} from `protonctl tree -m time/ns,count` output, for GPU nodes."""
+    """{path: (count, time_ns)} from `protonctl tree -m time/ns,count --mangled` output (kernel
+    names as Proton's file has them), for GPU nodes."""
     lines = text.splitlines()
     header = lines[0]
     time_end = header.index("time (ns)") + len("time (ns)")
@@ -127,8 +128,8 @@ def main():
                              env=shim_env(bundle, socket), capture_output=True, text=True).stdout
         session = re.search(r"session (\d+)", out).group(1)
         text = subprocess.run([f"{bundle}/bin/protonctl", "--socket", socket, "tree", session,
-                               "-m", "time/ns,count"], check=True, capture_output=True,
-                              text=True).stdout
+                               "-m", "time/ns,count", "--mangled"], check=True,
+                              capture_output=True, text=True).stdout
     theirs = leaves(proton_tree(f"{work}/proton.hatchet"))
     ours = leaves(protond_tree(text))
     print(text)

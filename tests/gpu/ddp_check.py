@@ -1,0 +1,103 @@
+#!/usr/bin/env python3
+"""DDP over two GPUs with torchrun, profiled as Proton's users do it: each rank trains a small
+GPT-2 (transformers' config, random init) with AdamW under DistributedDataParallel, 10 steps in
+scopes, with `import protond.profiler as proton`, start() ... finalize() per rank, the whole job
+under `protonctl run` (one session for the job, one per rank from start()).
+
+Checks: both ranks' .hatchet files hold the same number of kernel launches under train/step, more
+than zero, NCCL's included; every session is stopped with 0 records dropped. Prints what
+finalize() cost each rank, and `protonctl tree` of the job's session. Exit code 0 when every check
+passes.
+
+Usage (on a GPU machine with two GPUs, from a bundle made by scripts/bundle.sh):
+    tests/gpu/ddp_check.py BUNDLE_DIR
+"""
+import glob
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "bench"))
+from gpu_common import protond  # noqa: E402
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from training_check import launches_under, session_failures, verdict  # noqa: E402
+
+PROGRAM = r'''
+import json, os, sys, time, torch
+import torch.distributed as dist
+from transformers import GPT2Config, GPT2LMHeadModel
+import protond.profiler as proton
+
+dist.init_process_group("nccl")
+rank = dist.get_rank()
+torch.cuda.set_device(int(os.environ["LOCAL_RANK"]))
+torch.manual_seed(0)
+config = GPT2Config(n_layer=4, n_head=8, n_embd=512, n_positions=256, vocab_size=8192)
+model = torch.nn.parallel.DistributedDataParallel(GPT2LMHeadModel(config).cuda())
+optimizer = torch.optim.AdamW(model.parameters(), lr=1e-4)
+tokens = torch.randint(0, config.vocab_size, (8, 256), device="cuda")
+
+def train_step():
+    loss = model(tokens, labels=tokens).loss
+    loss.backward()
+    optimizer.step()
+    optimizer.zero_grad(set_to_none=True)
+
+for _ in range(3):
+    train_step()
+torch.cuda.synchronize()
+proton.start(os.path.join(sys.argv[1], f"rank{rank}"))
+with proton.scope("train"):
+    for _ in range(10):
+        with proton.scope("step"):
+            train_step()
+torch.cuda.synchronize()
+begin = time.perf_counter()
+proton.finalize()
+print(f"RESULT {rank} " + json.dumps({"finalize_ms": (time.perf_counter() - begin) * 1e3}))
+dist.destroy_process_group()
+'''
+
+
+def main():
+    bundle = os.path.abspath(sys.argv[1] if len(sys.argv) > 1 else "bundle")
+    work = tempfile.mkdtemp()
+    program = os.path.join(work, "ddp_program.py")
+    with open(program, "w") as f:
+        f.write(PROGRAM)
+    failures = []
+    with protond(bundle, work) as socket:
+        ctl = [f"{bundle}/bin/protonctl", "--socket", socket]
+        env = dict(os.environ, PYTHONPATH=f"{bundle}/python", PROTOND_SOCKET=socket)
+        torchrun = shutil.which("torchrun") or "torchrun"
+        job = subprocess.run(ctl + ["run", "--name", "ddp", "--", torchrun, "--nproc_per_node",
+                                    "2", program, work],
+                             env=env, capture_output=True, text=True, cwd=work)
+        print(job.stdout[-3000:])
+        if job.returncode != 0:
+            print(job.stderr[-4000:])
+            failures.append(f"the job exited with {job.returncode}")
+        for line in job.stdout.splitlines():
+            if line.startswith("RESULT "):
+                rank, result = line[7:].split(" ", 1)
+                print(f"rank {rank}: finalize {json.loads(result)['finalize_ms']:.1f} ms")
+        launches = []
+        for path in sorted(glob.glob(os.path.join(work, "rank*.hatchet"))):
+            with open(path) as f:
+                launches.append(launches_under(json.load(f)[0], [], ["ROOT", "train", "step"]))
+        print(f"kernel launches under train/step per rank: {launches}")
+        if len(launches) != 2 or launches[0] != launches[1] or launches[0] == 0:
+            failures.append(f"the ranks' files disagree or are missing: {launches}")
+        failures += session_failures(bundle, socket)
+        tree = subprocess.run(ctl + ["tree", "1", "-m", "count", "-d", "2"], capture_output=True,
+                              text=True)
+        print(tree.stdout[-2000:] or tree.stderr)
+    return verdict("ddp check", failures)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
