@@ -4,6 +4,15 @@
 
 namespace protond::shim {
 
+std::string_view CutName(std::string_view name, size_t max_bytes) {
+  if (name.size() <= max_bytes) return name;
+  size_t cut = max_bytes;
+  // A UTF-8 character has at most 3 continuation bytes (10xxxxxx); past that the name is not
+  // UTF-8 anyway and is cut where the limit falls.
+  for (int back = 0; back < 3 && cut > 0 && (name[cut] & 0xc0) == 0x80; ++back) --cut;
+  return name.substr(0, cut);
+}
+
 NameTable::NameTable() {
   contexts_.push_back({record::kRootContextId, "ROOT"});
   names_.push_back({record::NameClass::kState, ""});
@@ -13,12 +22,13 @@ uint32_t NameTable::InternContext(uint32_t parent_id, std::string_view name, boo
   std::string key(sizeof(parent_id), '\0');
   std::memcpy(key.data(), &parent_id, sizeof(parent_id));
   key.push_back(launch_frame ? 'l' : 's');
-  key.append(name.substr(0, record::kMaxNameBytes));
+  const std::string_view cut = CutName(name);
+  key.append(cut);
   std::lock_guard<std::mutex> lock(mutex_);
   auto [it, inserted] = context_ids_.try_emplace(std::move(key), contexts_.size());
   if (inserted) {
     contexts_.push_back(
-        {parent_id, std::string(name.substr(0, record::kMaxNameBytes)), launch_frame});
+        {parent_id, std::string(cut), launch_frame, cut.size() < name.size() ? name.size() : 0});
   }
   return it->second;
 }
@@ -35,7 +45,7 @@ uint32_t NameTable::InternName(std::string_view name, record::NameClass name_cla
   const char space = name_class == record::NameClass::kState    ? 's'
                      : name_class == record::NameClass::kKernel ? 'k'
                                                                 : 'm';
-  std::string key = space + std::string(name.substr(0, record::kMaxNameBytes));
+  std::string key = space + std::string(CutName(name));
   std::lock_guard<std::mutex> lock(mutex_);
   auto [it, inserted] = name_ids_.try_emplace(key, names_.size());
   if (inserted) names_.push_back({name_class, key.substr(1)});

@@ -16,12 +16,18 @@
 
 namespace protond::shim {
 
+// `name` cut to `max_bytes` (record::kMaxNameBytes: the most a record carries), at a UTF-8
+// character's start: a character cut in two would make the name invalid UTF-8, which no view
+// can show. Every cut of a scope name is this one, so a scope's enter and its exit agree.
+std::string_view CutName(std::string_view name, size_t max_bytes = record::kMaxNameBytes);
+
 struct ContextEntry {
   uint32_t parent_id;
   std::string name;  // its address is stable for the life of the table
   // A launch frame stands for the kernel launched from it (Proton's launch hook): GPU work
   // attributed to it is the node `name` under the parent, and metrics given meanwhile land there.
   bool launch_frame = false;
+  size_t uncut_name_bytes = 0;  // the name's size before CutName cut it; 0 when it was not cut
 };
 
 struct NameEntry {

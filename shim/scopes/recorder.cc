@@ -101,6 +101,15 @@ bool PrepareLane(ring::WritableRegion& region, uint32_t tid, SlotLane& l, uint64
   return true;
 }
 
+// The session's problems say which scope name was cut: its tree shows the cut name.
+bool AppendCutNotice(SlotLane& l, const ContextEntry& entry) {
+  const std::string text = "scope name of " + std::to_string(entry.uncut_name_bytes) +
+                           " bytes cut to its first " + std::to_string(entry.name.size()) +
+                           " bytes: '" + std::string(CutName(entry.name, 40)) + "...'";
+  uint8_t buffer[record::kMaxRecordBytes];
+  return l.lane.TryAppend(buffer, record::EncodeNotice(text, buffer));
+}
+
 bool DefineContext(NameTable& names, SlotLane& l, uint32_t context_id) {
   if (context_id == record::kRootContextId) return true;
   GrowTo(l.context_defined, context_id);
@@ -110,6 +119,7 @@ bool DefineContext(NameTable& names, SlotLane& l, uint32_t context_id) {
   uint8_t buffer[record::kMaxRecordBytes];
   const size_t size = record::EncodeContextDef(context_id, entry->parent_id, entry->name, buffer);
   if (!l.lane.TryAppend(buffer, size)) return false;
+  if (entry->uncut_name_bytes != 0 && !AppendCutNotice(l, *entry)) return false;
   l.context_defined[context_id] = true;
   return true;
 }
@@ -219,7 +229,7 @@ const ContextCacheEntry& LookupContext(NameTable& names, ThreadRecorder& t, uint
       t.cache[((key >> 3) ^ (parent_id * 0x9e3779b1u) ^ launch_frame) % ThreadRecorder::kCacheSize];
   // The pointer alone could be a reused buffer with new contents, so the content decides.
   if (entry.key_pointer == name && entry.parent_id == parent_id &&
-      entry.launch_frame == launch_frame && std::strcmp(entry.name->c_str(), name) == 0) {
+      entry.launch_frame == launch_frame && *entry.name == CutName(name)) {
     return entry;
   }
   entry.context_id = names.InternContext(parent_id, name, launch_frame);
@@ -235,7 +245,7 @@ const NameCacheEntry& LookupName(NameTable& names, ThreadRecorder& t, const char
   const auto key = reinterpret_cast<uintptr_t>(name);
   NameCacheEntry& entry = t.name_cache[(key >> 3) % ThreadRecorder::kNameCacheSize];
   if (entry.key_pointer == name && entry.name_class == static_cast<uint8_t>(name_class) &&
-      std::strcmp(entry.name->c_str(), name) == 0) {
+      *entry.name == CutName(name)) {
     return entry;
   }
   NameClass first_class;
@@ -411,7 +421,8 @@ protond_result Recorder::ExitScope(const char* name) {
   ThreadRecorder& t = CurrentThread();
   if (t.stack.empty()) return Fail(t, PROTOND_ERR_NO_SCOPE, "no scope is open on this thread");
   const OpenScope top = t.stack.back();
-  if (name != nullptr && *top.name != name) {
+  // The enter interned the name cut (CutName): the exit compares it cut the same way.
+  if (name != nullptr && *top.name != CutName(name)) {
     return Fail(t, PROTOND_ERR_SCOPE_MISMATCH,
                 "Scope name mismatch: exiting '" + std::string(name) +
                     "' but the innermost scope is '" + *top.name + "'");

@@ -190,6 +190,61 @@ TEST(RecorderTest, DeviceInfoGoesIntoTheCallingThreadsLaneWithItsNameCut) {
   EXPECT_EQ(records[3].name, long_name.substr(0, record::kMaxNameBytes));
 }
 
+// Issue 27: the enter cut a long name to kMaxNameBytes and the exit compared it uncut, so the
+// scope never closed and every later scope nested under it, with nothing said.
+TEST(RecorderTest, AScopeNameOverTheLimitIsCutAlikeAtEnterAndExitAndSaysSo) {
+  auto region = ring::WritableRegion::Create({4, 1u << 16});
+  ASSERT_TRUE(region.ok());
+  Recorder recorder(&*region);
+  recorder.StartRecording(5);
+  const std::string long_name(record::kMaxNameBytes + 100, 'x');
+  OnNewThread([&] {
+    for (int i = 0; i < 2; ++i) {
+      EXPECT_EQ(recorder.EnterScope(long_name.c_str()), PROTOND_OK);
+      EXPECT_EQ(recorder.ExitScope(long_name.c_str()), PROTOND_OK);
+    }
+    EXPECT_EQ(recorder.EnterScope("next"), PROTOND_OK);
+    EXPECT_EQ(recorder.ExitScope("next"), PROTOND_OK);
+  });
+  std::vector<uint8_t> bytes;
+  const auto records = ReadLane(*region, 0, bytes);
+  ASSERT_EQ(
+      Kinds(records),
+      (std::vector<Kind>{Kind::kThreadBegin, Kind::kSessionBegin, Kind::kContextDef, Kind::kNotice,
+                         Kind::kScopeEnter, Kind::kScopeExit, Kind::kScopeEnter, Kind::kScopeExit,
+                         Kind::kContextDef, Kind::kScopeEnter, Kind::kScopeExit}));
+  EXPECT_EQ(records[2].name, long_name.substr(0, record::kMaxNameBytes));
+  EXPECT_EQ(records[3].name, "scope name of 4196 bytes cut to its first 4096 bytes: '" +
+                                 std::string(40, 'x') + "...'");
+  EXPECT_EQ(records[8].name, "next");
+  EXPECT_EQ(records[8].ref_id, record::kRootContextId);  // not under the long scope
+}
+
+TEST(RecorderTest, ANameIsCutAtACharactersStart) {
+  // 4095 bytes, then a 2-byte character across the limit: the cut leaves the character out.
+  const std::string name = std::string(record::kMaxNameBytes - 1, 'x') + "\xc3\xa9" + "yz";
+  EXPECT_EQ(CutName(name), std::string(record::kMaxNameBytes - 1, 'x'));
+  EXPECT_EQ(CutName("ab\xe2\x82\xac", 4), "ab");  // a 3-byte character (the euro sign)
+  EXPECT_EQ(CutName("short"), "short");
+  // Not UTF-8: no more than 3 bytes are given back.
+  EXPECT_EQ(CutName(std::string(8, '\x80'), 6), std::string(3, '\x80'));
+
+  auto region = ring::WritableRegion::Create({4, 1u << 16});
+  ASSERT_TRUE(region.ok());
+  Recorder recorder(&*region);
+  recorder.StartRecording(5);
+  OnNewThread([&] {
+    EXPECT_EQ(recorder.EnterScope(name.c_str()), PROTOND_OK);
+    EXPECT_EQ(recorder.ExitScope(name.c_str()), PROTOND_OK);
+  });
+  std::vector<uint8_t> bytes;
+  const auto records = ReadLane(*region, 0, bytes);
+  ASSERT_GE(records.size(), 4u);
+  EXPECT_EQ(records[2].name, std::string(record::kMaxNameBytes - 1, 'x'));
+  EXPECT_EQ(records[3].name, "scope name of 4099 bytes cut to its first 4095 bytes: '" +
+                                 std::string(40, 'x') + "...'");
+}
+
 TEST(RecorderTest, DeviceInfoThatDoesNotFitIsCountedAsDropped) {
   auto region = ring::WritableRegion::Create({1, ring::kMinLaneDataBytes});
   ASSERT_TRUE(region.ok());
