@@ -22,6 +22,7 @@
 #include "daemon/server/tcp_server.h"
 #include "daemon/server/unix_server.h"
 #include "daemon/service/protond_service.h"
+#include "daemon/store/store_lock.h"
 
 namespace {
 
@@ -30,7 +31,8 @@ constexpr char kUsage[] =
     "               [--listen HOST:PORT --tokens FILE (--tls-cert FILE --tls-key FILE |\n"
     "                --insecure)] [--metrics-listen HOST:PORT]\n"
     "  --socket PATH        unix socket to serve (default: %s)\n"
-    "  --state-dir DIR      where protond.db (and protond.pid) are kept (default: %s)\n"
+    "  --state-dir DIR      where protond.db (and protond.pid) are kept, by one daemon at a time\n"
+    "                       (default: %s)\n"
     "  --commit-interval-ms how often lanes are drained and committed (default: 100)\n"
     "  --detach             run on in the background, in a session of its own; the command\n"
     "                       returns once the daemon listens (0) or has failed (1)\n"
@@ -191,6 +193,13 @@ int main(int argc, char** argv) {
     return 1;
   }
   chmod(flags.state_dir.c_str(), 0700);
+  // A second daemon on this store (another socket, same state directory) would hand out the same
+  // session ids and overwrite this one's rows; it is refused here, before it opens the store.
+  auto store_lock = protond::store::StoreLock::Acquire(flags.state_dir, flags.socket);
+  if (!store_lock.ok()) {
+    std::fprintf(stderr, "protond: %s\n", std::string(store_lock.status().message()).c_str());
+    return 1;
+  }
   auto service = protond::service::ProtondService::Create(
       {flags.state_dir + "/protond.db", std::chrono::milliseconds(flags.commit_interval_ms)});
   if (!service.ok()) {
