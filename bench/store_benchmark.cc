@@ -87,7 +87,7 @@ void BM_CommitNodeStats(benchmark::State& state) {
   uint64_t i = 1;
   for (auto _ : state) {
     UpdateBatch(batch, ++i);
-    absl::Status status = store->CommitBatch(batch);
+    absl::Status status = store->CommitBatch(batch).status();
     if (!status.ok()) return state.SkipWithError(std::string(status.message()).c_str());
   }
   state.counters["rows_per_commit"] = nodes + kLanes;
@@ -108,7 +108,7 @@ void BM_CommitNewTree(benchmark::State& state) {
     std::unique_ptr<Store> store = OpenOrDie(file.path(), state);
     if (store == nullptr) return;
     state.ResumeTiming();
-    absl::Status status = store->CommitBatch(batch);
+    absl::Status status = store->CommitBatch(batch).status();
     if (!status.ok()) return state.SkipWithError(std::string(status.message()).c_str());
     state.PauseTiming();
     store.reset();  // the last connection checkpoints the WAL into the file and removes it

@@ -51,7 +51,8 @@ absl::StatusOr<Json> ParseJson(std::string_view text) {
   }
 }
 
-// Integers stay integers (an unsigned one must fit int64, Metric's type); floats stay floats.
+// Integers stay integers (an unsigned one must fit int64, Metric's type); floats stay floats;
+// null is a NaN.
 absl::Status SetNumber(const Json& value, const std::string& pointer, v1::Metric* metric) {
   if (value.is_number_float()) {
     metric->set_double_value(value.get<double>());
@@ -63,6 +64,9 @@ absl::Status SetNumber(const Json& value, const std::string& pointer, v1::Metric
     metric->set_int_value(static_cast<int64_t>(v));
   } else if (value.is_number_integer()) {
     metric->set_int_value(value.get<int64_t>());
+  } else if (value.is_null()) {
+    // JSON has no NaN or infinity: nlohmann, and so Proton's writer and ours, write them as null.
+    metric->set_double_value(std::numeric_limits<double>::quiet_NaN());
   } else {
     return Invalid(pointer, absl::StrCat("a metric must be a number, not ", value.type_name()));
   }

@@ -1,5 +1,7 @@
 #include "cli/hatchet/hatchet_reader.h"
 
+#include <cmath>
+#include <limits>
 #include <map>
 #include <set>
 #include <string>
@@ -108,6 +110,23 @@ TEST(HatchetReaderTest, ReadsWhatProtondWrites) {
   ASSERT_EQ(tree->devices_size(), 1);
   EXPECT_EQ(tree->devices(0).device_id(), 1u);
   EXPECT_EQ(tree->devices(0).arch(), 80u);
+}
+
+// Issue 27: JSON has no NaN or infinity; the writer puts null, which reads back as a NaN.
+TEST(HatchetReaderTest, NanAndInfinitiesAreWrittenAsNullAndReadAsNan) {
+  v1::Tree session;
+  testing::AddNode(&session, 0, 0, "ROOT");
+  v1::TreeNode* step = testing::AddNode(&session, 1, 0, "step", 1);
+  testing::AddDouble(step, "loss", std::nan(""));
+  testing::AddDouble(step, "gain", std::numeric_limits<double>::infinity());
+  const std::string json = client::RenderHatchet(session);
+  EXPECT_THAT(json, HasSubstr(R"("gain": null)"));
+  EXPECT_THAT(json, HasSubstr(R"("loss": null)"));
+  absl::StatusOr<v1::Tree> tree = ParseHatchet(json);
+  ASSERT_TRUE(tree.ok()) << tree.status();
+  ASSERT_EQ(tree->nodes_size(), 2);
+  EXPECT_TRUE(std::isnan(FindMetric(tree->nodes(1), "loss")->double_value()));
+  EXPECT_TRUE(std::isnan(FindMetric(tree->nodes(1), "gain")->double_value()));
 }
 
 TEST(HatchetReaderTest, DeviceInfoMayBeLeftOutAndRootMayListNoMetrics) {

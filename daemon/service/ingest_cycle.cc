@@ -30,12 +30,14 @@ absl::Status ProtondService::RunIngestCycleLocked() {
                      batch.kernel_scope_events.empty() && batch.cubins.empty();
   if (!empty) {
     const auto commit_start = std::chrono::steady_clock::now();
-    if (absl::Status committed = store_->CommitBatch(batch); !committed.ok()) {
+    absl::StatusOr<std::vector<store::RefusedSession>> committed = store_->CommitBatch(batch);
+    if (!committed.ok()) {
       ++commit_failures_;
       GoBackToTheStoreLocked();
-      return committed;
+      return committed.status();
     }
     commit_duration_.Observe(std::chrono::steady_clock::now() - commit_start);
+    GoBackToTheStoreForRefusedLocked(*committed);
   }
   ForgetKeptTreeIfChanged(batch);
   for (auto& [id, process] : processes_) {
@@ -171,6 +173,29 @@ void ProtondService::GoBackToTheStoreLocked() {
                  "exiting: %s\n",
                  reloaded.ToString().c_str());
     std::_Exit(1);
+  }
+}
+
+void ProtondService::GoBackToTheStoreForRefusedLocked(
+    const std::vector<store::RefusedSession>& refused) {
+  for (const store::RefusedSession& left_out : refused) {
+    auto session = sessions_.find(left_out.session_id);
+    if (session == sessions_.end()) continue;
+    absl::StatusOr<std::optional<store::SessionRow>> stored =
+        store_->GetSession(left_out.session_id);
+    absl::Status reset = stored.status();
+    if (reset.ok()) reset = ResetSessionToStore(session->second, *stored ? &**stored : nullptr);
+    if (!reset.ok()) {
+      std::fprintf(stderr,
+                   "protond: reading session %llu back from the store failed, exiting: %s\n",
+                   static_cast<unsigned long long>(left_out.session_id), reset.ToString().c_str());
+      std::_Exit(1);
+    }
+    ingest::SessionSink sink{session->second.tree.get(), nullptr, &session->second.row.problems};
+    ingest::ReportProblem(
+        sink, absl::StrCat("the store refused this session's data (", left_out.why.message(),
+                           "): what it recorded in that commit is lost"));
+    session->second.changed = true;
   }
 }
 

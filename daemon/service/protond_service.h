@@ -211,6 +211,10 @@ class ProtondService {
   // back only after a commit) and is read again by the next cycle. Exits if the store cannot be
   // read back either.
   void GoBackToTheStoreLocked();
+  // After a commit that left `refused` sessions out (mutex_ held): each goes back to what the
+  // store holds, and says in its problems that the data of that cycle was refused and is lost.
+  // Exits if the store cannot be read back.
+  void GoBackToTheStoreForRefusedLocked(const std::vector<store::RefusedSession>& refused);
   // The process's decoder and lane cursors as `stored` has them, or at the start without it.
   absl::Status ResumeFromStore(ProcessEntry& process, uint32_t lane_count,
                                const store::StoredProcess* stored);

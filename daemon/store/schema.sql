@@ -1,4 +1,4 @@
--- protond store schema, version 8 (store.h: kSchemaVersion). Applied to a fresh database in one
+-- protond store schema, version 9 (store.h: kSchemaVersion). Applied to a fresh database in one
 -- transaction, which then sets PRAGMA user_version and application_id. Older stores are brought
 -- here by internal/migrations.cc; docs/store-schema.md explains every table.
 --
@@ -118,7 +118,8 @@ CREATE TABLE metric_values (
   aggregation INTEGER NOT NULL CHECK (aggregation IN (1, 2, 3)),  -- inclusive, exclusive, property
   is_double INTEGER NOT NULL CHECK (is_double IN (0, 1)),
   int_value INTEGER NOT NULL,
-  double_value REAL NOT NULL,
+  -- Version 9: NULL is a NaN (SQLite stores a bound NaN as NULL), and only a double may be one.
+  double_value REAL CHECK (double_value IS NOT NULL OR is_double = 1),
   PRIMARY KEY (session_id, node_id, process_id, name_string_id)
 ) WITHOUT ROWID;
 

@@ -22,7 +22,7 @@
 
 namespace protond::store {
 
-inline constexpr int kSchemaVersion = 8;
+inline constexpr int kSchemaVersion = 9;
 
 // What a session keeps: the call tree (Proton's data="tree"), or the tree and every event
 // (data="trace": scope instances and GPU activities, for a Chrome trace).
@@ -256,6 +256,13 @@ struct Batch {
   std::vector<CubinRow> cubins;  // inserted once per CRC
 };
 
+// A session whose rows CommitBatch refused and left out of the commit, with the error that named
+// the row (`writing metric_values: CHECK constraint failed: ...`).
+struct RefusedSession {
+  uint64_t session_id = 0;
+  absl::Status why;
+};
+
 // A session's tree as stored: nodes in insertion order (parents before children), stats and
 // metrics per (node, process), and the devices of the session's processes (by process, device).
 struct StoredTree {
@@ -289,7 +296,12 @@ class Store {
   static absl::StatusOr<std::unique_ptr<Store>> Open(const std::string& path);
   ~Store();
 
-  absl::Status CommitBatch(const Batch& batch);
+  // Writes `batch` in one transaction. When a row is refused (a value a column does not admit),
+  // each session's rows are tried alone, the sessions whose rows are refused are left out, and the
+  // rest commits: one session's bad data never fails the commit of the others, nor of the lanes'
+  // positions. Returns the sessions left out, each with why. An error means nothing was
+  // committed: the commit itself failed, or the refused row was no session's.
+  absl::StatusOr<std::vector<RefusedSession>> CommitBatch(const Batch& batch);
 
   absl::StatusOr<std::vector<SessionRow>> ListSessions();
   absl::StatusOr<std::optional<SessionRow>> GetSession(uint64_t session_id);

@@ -1,5 +1,7 @@
 // CommitBatch: every row of a batch in one write transaction, each an upsert of absolute values,
 // so committing the same batch again leaves the same state (see store.h, exactly-once).
+#include <algorithm>
+#include <map>
 #include <vector>
 
 #include "absl/strings/string_view.h"
@@ -253,20 +255,74 @@ absl::Status WriteBatch(Connection& connection, const Batch& batch) {
   return WriteProcessState(connection, batch);
 }
 
-}  // namespace
+// Calls `on_table` with each member of Batch whose rows belong to one session (a session_id).
+template <typename OnTable>
+void ForEachSessionTable(OnTable on_table) {
+  on_table(&Batch::sessions);
+  on_table(&Batch::session_processes);
+  on_table(&Batch::nodes);
+  on_table(&Batch::node_stats);
+  on_table(&Batch::metrics);
+  on_table(&Batch::scope_events);
+  on_table(&Batch::gpu_events);
+  on_table(&Batch::kernel_scope_events);
+}
 
-absl::Status Store::CommitBatch(const Batch& batch) {
-  Connection& connection = impl_->connection;
+// Each session's rows of `batch`, as a batch of their own, by session id.
+std::map<uint64_t, Batch> SplitBySession(const Batch& batch) {
+  std::map<uint64_t, Batch> parts;
+  ForEachSessionTable([&](auto table) {
+    for (const auto& row : batch.*table) (parts[row.session_id].*table).push_back(row);
+  });
+  return parts;
+}
+
+Batch WithoutSessions(Batch batch, const std::vector<RefusedSession>& refused) {
+  auto is_refused = [&refused](const auto& row) {
+    return std::any_of(refused.begin(), refused.end(),
+                       [&row](const RefusedSession& r) { return r.session_id == row.session_id; });
+  };
+  ForEachSessionTable([&](auto table) { std::erase_if(batch.*table, is_refused); });
+  return batch;
+}
+
+// Writes `batch` in one write transaction, and commits it only if `commit`: a trial rolls back.
+absl::Status WriteInTransaction(Connection& connection, const Batch& batch, bool commit) {
   internal::Transaction transaction(connection.db());
   absl::Status status = transaction.Begin(internal::Transaction::Kind::kWrite);
   if (status.ok()) status = WriteBatch(connection, batch);
-  if (status.ok()) status = transaction.Commit();
-  if (!status.ok()) {
+  if (status.ok() && commit) status = transaction.Commit();
+  if (!status.ok() || !commit) {
     connection.ForgetPendingStrings();  // the transaction's destructor rolls their rows back
     return status;
   }
   connection.KeepPendingStrings();
   return absl::OkStatus();
+}
+
+// A row refused by a constraint or for its type (kInvalidArgument) may be one session's bad data;
+// any other failure (I/O, a full disk, a lock) is no session's doing.
+bool IsRefusedRow(const absl::Status& status) {
+  return status.code() == absl::StatusCode::kInvalidArgument;
+}
+
+}  // namespace
+
+absl::StatusOr<std::vector<RefusedSession>> Store::CommitBatch(const Batch& batch) {
+  Connection& connection = impl_->connection;
+  absl::Status status = WriteInTransaction(connection, batch, /*commit=*/true);
+  if (status.ok()) return std::vector<RefusedSession>{};
+  if (!IsRefusedRow(status)) return status;
+  // Each session's rows alone, rolled back: those that fail so are left out of the commit. Foreign
+  // keys are checked only at a COMMIT, so a session's rows alone fail only for their own values.
+  std::vector<RefusedSession> refused;
+  for (const auto& [session_id, rows] : SplitBySession(batch)) {
+    absl::Status tried = WriteInTransaction(connection, rows, /*commit=*/false);
+    if (IsRefusedRow(tried)) refused.push_back({session_id, std::move(tried)});
+  }
+  if (refused.empty()) return status;
+  RETURN_IF_ERROR(WriteInTransaction(connection, WithoutSessions(batch, refused), /*commit=*/true));
+  return refused;
 }
 
 }  // namespace protond::store

@@ -1,4 +1,5 @@
 // A store written by an older protond is upgraded in place when opened, keeping its data.
+#include <cmath>
 #include <memory>
 #include <optional>
 #include <string>
@@ -446,6 +447,68 @@ TEST(StoreMigrationFromV7Test, VersionSevenGetsCubinsAndInstructionsKeepTheirCub
   ASSERT_TRUE(cubin.ok()) << cubin.status();
   EXPECT_EQ(*cubin, batch.cubins[0].bytes);
   EXPECT_EQ(QueryFile(path, "PRAGMA integrity_check"), "ok");
+}
+
+// Version 8's metric_values, whose double_value was NOT NULL.
+constexpr char kBackToV8[] =
+    "CREATE TABLE metric_values_v8 ("
+    "  session_id INTEGER NOT NULL"
+    "    REFERENCES sessions (session_id) DEFERRABLE INITIALLY DEFERRED,"
+    "  node_id INTEGER NOT NULL,"
+    "  process_id INTEGER NOT NULL"
+    "    REFERENCES processes (process_id) DEFERRABLE INITIALLY DEFERRED,"
+    "  name_string_id INTEGER NOT NULL"
+    "    REFERENCES strings (id) DEFERRABLE INITIALLY DEFERRED,"
+    "  aggregation INTEGER NOT NULL CHECK (aggregation IN (1, 2, 3)),"
+    "  is_double INTEGER NOT NULL CHECK (is_double IN (0, 1)),"
+    "  int_value INTEGER NOT NULL,"
+    "  double_value REAL NOT NULL,"
+    "  PRIMARY KEY (session_id, node_id, process_id, name_string_id)"
+    ") WITHOUT ROWID;"
+    "INSERT INTO metric_values_v8 SELECT * FROM metric_values;"
+    "DROP TABLE metric_values;"
+    "ALTER TABLE metric_values_v8 RENAME TO metric_values;"
+    "PRAGMA user_version = 8;";
+
+TEST(StoreMigrationFromV8Test, VersionEightKeepsItsMetricsAndTakesNan) {
+  testing::TempDir dir;
+  const std::string path = dir.File("protond.db");
+  Batch batch;
+  batch.sessions = {{1, "before", 1000, SessionState::kRunning, 5, 0, {}}};
+  batch.processes = {{1, 4242, 1000, 77, "python", false}};
+  batch.nodes = {{1, 1, 0, "step"}};
+  batch.metrics = {{1, 1, 1, "bytes", MetricAggregation::kInclusive, false, 7, 0},
+                   {1, 1, 1, "loss", MetricAggregation::kInclusive, true, 0, 2.5}};
+  {
+    absl::StatusOr<std::unique_ptr<Store>> store = Store::Open(path);
+    ASSERT_TRUE(store.ok()) << store.status();
+    ASSERT_TRUE((*store)->CommitBatch(batch).ok());
+  }
+  testing::ExecOnFile(path, kBackToV8);
+  const std::string double_value_not_null =
+      "SELECT \"notnull\" FROM pragma_table_info('metric_values') WHERE name = 'double_value'";
+  ASSERT_EQ(QueryFile(path, double_value_not_null), "1");
+
+  absl::StatusOr<std::unique_ptr<Store>> store = Store::Open(path);
+  ASSERT_TRUE(store.ok()) << store.status();
+  EXPECT_EQ(QueryFile(path, "PRAGMA user_version"), absl::StrCat(kSchemaVersion));
+  EXPECT_EQ(QueryFile(path, double_value_not_null), "0");
+  absl::StatusOr<StoredTree> before = (*store)->LoadTree(1);
+  ASSERT_TRUE(before.ok()) << before.status();
+  ASSERT_EQ(before->metrics.size(), 2u);
+  EXPECT_EQ(before->metrics[0].int_value, 7);
+  EXPECT_EQ(before->metrics[1].double_value, 2.5);
+
+  batch.metrics[1].double_value = std::nan("");
+  absl::StatusOr<std::vector<RefusedSession>> refused = (*store)->CommitBatch(batch);
+  ASSERT_TRUE(refused.ok()) << refused.status();
+  EXPECT_TRUE(refused->empty());
+  absl::StatusOr<StoredTree> after = (*store)->LoadTree(1);
+  ASSERT_TRUE(after.ok()) << after.status();
+  ASSERT_EQ(after->metrics.size(), 2u);
+  EXPECT_TRUE(std::isnan(after->metrics[1].double_value));
+  EXPECT_EQ(QueryFile(path, "PRAGMA integrity_check"), "ok");
+  EXPECT_EQ(QueryFile(path, "PRAGMA foreign_key_check"), "");
 }
 
 }  // namespace

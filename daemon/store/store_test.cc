@@ -1,7 +1,9 @@
 #include "daemon/store/store.h"
 
+#include <cmath>
 #include <cstdint>
 #include <limits>
+#include <map>
 #include <memory>
 #include <optional>
 #include <ostream>
@@ -227,7 +229,7 @@ TEST_F(StoreTest, FailedCommitRollsBackTheWholeBatch) {
   batch.sessions = {{3, "s", 0, SessionState::kRunning, 0, 0, {"p"}}};
   batch.nodes = {{3, 1, 0, "only in the failed batch"}};
   batch.node_stats = {{3, 1, 99, 1, 1, 1, 1}};  // process 99 does not exist
-  absl::Status status = store->CommitBatch(batch);
+  absl::Status status = store->CommitBatch(batch).status();
   EXPECT_EQ(status.code(), absl::StatusCode::kInvalidArgument) << status;
   EXPECT_THAT(status.message(), HasSubstr("FOREIGN KEY constraint failed"));
   EXPECT_EQ(*store->GetSession(3), std::nullopt);
@@ -244,10 +246,74 @@ TEST_F(StoreTest, ValuesOutsideTheEnumsAreRefused) {
   ASSERT_NE(store, nullptr);
   Batch batch;
   batch.sessions = {{1, "s", 0, static_cast<SessionState>(9), 0, 0, {}}};
-  absl::Status status = store->CommitBatch(batch);
-  EXPECT_EQ(status.code(), absl::StatusCode::kInvalidArgument) << status;
-  EXPECT_THAT(status.message(), HasSubstr("writing sessions"));
-  EXPECT_THAT(status.message(), HasSubstr("CHECK constraint failed"));
+  absl::StatusOr<std::vector<RefusedSession>> refused = store->CommitBatch(batch);
+  ASSERT_TRUE(refused.ok()) << refused.status();
+  ASSERT_EQ(refused->size(), 1u);
+  EXPECT_EQ((*refused)[0].session_id, 1u);
+  EXPECT_EQ((*refused)[0].why.code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT((*refused)[0].why.message(), HasSubstr("writing sessions"));
+  EXPECT_THAT((*refused)[0].why.message(), HasSubstr("CHECK constraint failed"));
+  EXPECT_EQ(*store->GetSession(1), std::nullopt);
+}
+
+// Issue 27: a NaN metric was bound as NULL into a NOT NULL column, and every later commit failed.
+TEST_F(StoreTest, NanAndInfinitiesRoundTrip) {
+  std::unique_ptr<Store> store = OpenStore();
+  ASSERT_NE(store, nullptr);
+  constexpr double kInf = std::numeric_limits<double>::infinity();
+  Batch batch = SampleBatch();
+  batch.metrics = {{1, 1, 1, "loss", MetricAggregation::kInclusive, true, 0, std::nan("")},
+                   {1, 1, 1, "gain", MetricAggregation::kInclusive, true, 0, kInf},
+                   {1, 1, 1, "debt", MetricAggregation::kExclusive, true, 0, -kInf}};
+  ASSERT_TRUE(store->CommitBatch(batch).ok());
+  absl::StatusOr<StoredTree> tree = store->LoadTree(1);
+  ASSERT_TRUE(tree.ok()) << tree.status();
+  ASSERT_EQ(tree->metrics.size(), 3u);
+  std::map<std::string, double> values;
+  for (const MetricRow& row : tree->metrics) values[row.name] = row.double_value;
+  EXPECT_TRUE(std::isnan(values["loss"]));
+  EXPECT_EQ(values["gain"], kInf);
+  EXPECT_EQ(values["debt"], -kInf);
+  // And the store takes the next batch: nothing was left failing.
+  batch.metrics[0].double_value = 1.5;
+  ASSERT_TRUE(store->CommitBatch(batch).ok());
+  EXPECT_EQ(store->LoadTree(1)->metrics[0].double_value, 1.5);  // "loss": its name came first
+}
+
+TEST_F(StoreTest, AnIntegerMetricIsNeverNull) {
+  std::unique_ptr<Store> store = OpenStore();
+  ASSERT_NE(store, nullptr);
+  Batch batch = SampleBatch();
+  batch.metrics = {{1, 1, 1, "steps", MetricAggregation::kInclusive, false, 3, std::nan("")}};
+  absl::StatusOr<std::vector<RefusedSession>> refused = store->CommitBatch(batch);
+  ASSERT_TRUE(refused.ok()) << refused.status();
+  ASSERT_EQ(refused->size(), 1u);
+  EXPECT_THAT((*refused)[0].why.message(), HasSubstr("writing metric_values"));
+}
+
+// Issue 27: one session's refused row failed the commit of every session, every cycle.
+TEST_F(StoreTest, ASessionsRefusedRowsLeaveTheOthersAndTheLanesCommitted) {
+  std::unique_ptr<Store> store = OpenStore();
+  ASSERT_NE(store, nullptr);
+  Batch batch = SampleBatch();
+  batch.metrics.push_back(
+      {2, 1, 2, "bad", static_cast<MetricAggregation>(9), false, 1, 0});  // CHECK (1, 2, 3)
+  absl::StatusOr<std::vector<RefusedSession>> refused = store->CommitBatch(batch);
+  ASSERT_TRUE(refused.ok()) << refused.status();
+  ASSERT_EQ(refused->size(), 1u);
+  EXPECT_EQ((*refused)[0].session_id, 2u);
+  EXPECT_EQ((*refused)[0].why.code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT((*refused)[0].why.message(), HasSubstr("writing metric_values"));
+  EXPECT_THAT((*refused)[0].why.message(), HasSubstr("CHECK constraint failed"));
+
+  EXPECT_EQ(*store->GetSession(1), batch.sessions[0]);
+  EXPECT_EQ(*store->GetSession(2), std::nullopt);
+  EXPECT_EQ(store->LoadTree(1)->metrics.size(), 3u);
+  EXPECT_EQ(QueryFile(path_, "SELECT count(*) FROM nodes WHERE session_id = 2"), "0");
+  EXPECT_EQ(QueryFile(path_, "SELECT count(*) FROM session_processes WHERE session_id = 2"), "0");
+  EXPECT_EQ(QueryFile(path_, "SELECT group_concat(read_pos) FROM lanes"), "4096,128");
+  EXPECT_EQ(QueryFile(path_, "SELECT count(*) FROM processes"), "2");
+  EXPECT_EQ(QueryFile(path_, "PRAGMA foreign_key_check"), "");
 }
 
 TEST_F(StoreTest, KeepsTheFirstCopyOfEachCubin) {
@@ -276,13 +342,13 @@ TEST_F(StoreTest, NewStoreHasTheCurrentSchemaVersionInWalMode) {
 }
 
 TEST_F(StoreTest, RefusesANewerSchemaAndLeavesTheFileUntouched) {
-  testing::ExecOnFile(path_, "CREATE TABLE future (x); PRAGMA user_version = 9;");
+  testing::ExecOnFile(path_, "CREATE TABLE future (x); PRAGMA user_version = 10;");
   const std::string before = testing::ReadFileBytes(path_);
   absl::StatusOr<std::unique_ptr<Store>> store = Store::Open(path_);
   EXPECT_EQ(store.status().code(), absl::StatusCode::kFailedPrecondition);
   EXPECT_EQ(store.status().message(),
             absl::StrCat("store ", path_,
-                         " has schema version 9, newer than this protond's 8; use a newer "
+                         " has schema version 10, newer than this protond's 9; use a newer "
                          "protond"));
   EXPECT_EQ(testing::ReadFileBytes(path_), before);
   EXPECT_EQ(QueryFile(path_, "PRAGMA journal_mode"), "delete");

@@ -135,12 +135,38 @@ absl::Status UpgradeV7ToV8(sqlite3* db) {
                  "CREATE TABLE cubins (crc INTEGER PRIMARY KEY, bytes BLOB NOT NULL)");
 }
 
+// Version 9: metric_values.double_value may be NULL, a NaN (SQLite binds a NaN as NULL, which
+// the NOT NULL column refused, failing the whole commit). SQLite cannot drop a NOT NULL in place,
+// so the table is built anew and its rows copied; no other table refers to it.
+absl::Status UpgradeV8ToV9(sqlite3* db) {
+  return ExecSql(db,
+                 "CREATE TABLE metric_values_v9 ("
+                 "  session_id INTEGER NOT NULL"
+                 "    REFERENCES sessions (session_id) DEFERRABLE INITIALLY DEFERRED,"
+                 "  node_id INTEGER NOT NULL,"
+                 "  process_id INTEGER NOT NULL"
+                 "    REFERENCES processes (process_id) DEFERRABLE INITIALLY DEFERRED,"
+                 "  name_string_id INTEGER NOT NULL"
+                 "    REFERENCES strings (id) DEFERRABLE INITIALLY DEFERRED,"
+                 "  aggregation INTEGER NOT NULL CHECK (aggregation IN (1, 2, 3)),"
+                 "  is_double INTEGER NOT NULL CHECK (is_double IN (0, 1)),"
+                 "  int_value INTEGER NOT NULL,"
+                 "  double_value REAL CHECK (double_value IS NOT NULL OR is_double = 1),"
+                 "  PRIMARY KEY (session_id, node_id, process_id, name_string_id)"
+                 ") WITHOUT ROWID;"
+                 "INSERT INTO metric_values_v9 SELECT session_id, node_id, process_id, "
+                 "  name_string_id, aggregation, is_double, int_value, double_value "
+                 "  FROM metric_values;"
+                 "DROP TABLE metric_values;"
+                 "ALTER TABLE metric_values_v9 RENAME TO metric_values");
+}
+
 // kUpgrades[v - 1] upgrades schema version v to v + 1, inside MigrateSchema's transaction. A
 // schema change adds its function here and makes the same change in schema.sql, which creates
 // fresh files directly at the newest version.
 constexpr std::array<Upgrade, kSchemaVersion - 1> kUpgrades = {
     UpgradeV1ToV2, UpgradeV2ToV3, UpgradeV3ToV4, UpgradeV4ToV5,
-    UpgradeV5ToV6, UpgradeV6ToV7, UpgradeV7ToV8};
+    UpgradeV5ToV6, UpgradeV6ToV7, UpgradeV7ToV8, UpgradeV8ToV9};
 
 struct Versions {
   int64_t user_version = 0;

@@ -1,5 +1,6 @@
 #include "daemon/store/internal/statement.h"
 
+#include <limits>
 #include <utility>
 
 #include "absl/strings/str_cat.h"
@@ -180,7 +181,12 @@ uint64_t Statement::ColumnUint(int column) const {
   return static_cast<uint64_t>(sqlite3_column_int64(stmt_, column));
 }
 
-double Statement::ColumnDouble(int column) const { return sqlite3_column_double(stmt_, column); }
+double Statement::ColumnDouble(int column) const {
+  if (sqlite3_column_type(stmt_, column) == SQLITE_NULL) {
+    return std::numeric_limits<double>::quiet_NaN();
+  }
+  return sqlite3_column_double(stmt_, column);
+}
 
 std::string Statement::ColumnText(int column) const {
   const unsigned char* text = sqlite3_column_text(stmt_, column);

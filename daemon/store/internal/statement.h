@@ -48,6 +48,7 @@ class Statement {
   Statement& BindInt(int index, int64_t value);
   // Unsigned 64-bit values are stored as the int64 with the same bits, so they round-trip.
   Statement& BindUint(int index, uint64_t value);
+  // A NaN is bound as NULL, as SQLite stores one anyway; ColumnDouble reads a NULL as a NaN.
   Statement& BindDouble(int index, double value);
   Statement& BindText(int index, absl::string_view value);
   Statement& BindBlob(int index, absl::string_view value);
