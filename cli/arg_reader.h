@@ -14,7 +14,7 @@
 namespace protond::cli {
 
 // Walks `args`, handing each option its value; what is left must be the one profile. Errors are
-// InvalidArgumentError naming the argument.
+// InvalidArgumentError naming the argument ("unknown option '--folow'").
 class ArgReader {
  public:
   explicit ArgReader(const std::vector<std::string>& args) : args_(args) {}
@@ -31,7 +31,10 @@ class ArgReader {
     return args_[++i_];
   }
   absl::Status Profile(std::string* profile) const {
-    if (!profile->empty() || arg().empty() || arg()[0] == '-') {
+    if (!arg().empty() && arg()[0] == '-') {
+      return absl::InvalidArgumentError(absl::StrCat("unknown option '", arg(), "'"));
+    }
+    if (!profile->empty() || arg().empty()) {
       return absl::InvalidArgumentError(absl::StrCat("unexpected argument '", arg(), "'"));
     }
     *profile = arg();

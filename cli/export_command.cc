@@ -38,8 +38,8 @@ absl::Status ParseExportOption(ArgReader& reader, ExportArgs* parsed, bool* has_
     parsed->force = true;
   } else if (reader.Is("-m", "--metrics")) {
     ASSIGN_OR_RETURN(parsed->metric, reader.Value());
-  } else if (reader.Is("--mangled")) {
-    parsed->mangled = true;
+  } else if (reader.Is("--full-names", "--mangled")) {
+    return ChooseKernelNames(reader.arg(), &parsed->kernel_names);
   } else {
     return reader.Profile(&parsed->profile);
   }
@@ -121,16 +121,16 @@ absl::StatusOr<std::string> RenderExport(const ExportArgs& args, const ExportInp
       return client::RenderChromeTrace(input.trace);
     case ExportFormat::kFolded: {
       ASSIGN_OR_RETURN(const FlameGraph graph,
-                       BuildFlameGraph(input.tree, args.metric, args.mangled));
+                       BuildFlameGraph(input.tree, args.metric, args.kernel_names));
       return RenderFolded(graph);
     }
     case ExportFormat::kSvg: {
       ASSIGN_OR_RETURN(const FlameGraph graph,
-                       BuildFlameGraph(input.tree, args.metric, args.mangled));
+                       BuildFlameGraph(input.tree, args.metric, args.kernel_names));
       return RenderFlameSvg(graph);
     }
     case ExportFormat::kCsv:
-      return RenderKernelSummaryCsv(input.tree, args.mangled,
+      return RenderKernelSummaryCsv(input.tree, args.kernel_names,
                                     input.has_trace ? &input.trace : nullptr);
   }
   return absl::InternalError("unknown export format");

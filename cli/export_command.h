@@ -10,6 +10,7 @@
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
+#include "cli/viewer/frame_names.h"
 #include "client-lib/cpp/client.h"
 #include "protond.pb.h"
 
@@ -19,15 +20,15 @@ enum class ExportFormat { kHatchet, kChrome, kFolded, kSvg, kCsv };
 
 struct ExportArgs {
   std::string profile;
-  ExportFormat format = ExportFormat::kHatchet;  // --format, required
-  std::string output;                            // -o, required
-  bool force = false;                            // --force: replace an existing output
-  std::string metric;                            // -m: folded and svg; empty is their default
-  bool mangled = false;                          // --mangled: folded, svg and csv
+  ExportFormat format = ExportFormat::kHatchet;    // --format, required
+  std::string output;                              // -o, required
+  bool force = false;                              // --force: replace an existing output
+  std::string metric;                              // -m: folded and svg; empty is their default
+  KernelNames kernel_names = KernelNames::kShort;  // --full-names, --mangled: folded, svg, csv
 };
 
-// `export PROFILE --format F -o FILE [--force] [-m METRIC] [--mangled]`; InvalidArgumentError
-// says what is wrong with them.
+// `export PROFILE --format F -o FILE [--force] [-m METRIC] [--full-names | --mangled]`;
+// InvalidArgumentError says what is wrong with them.
 absl::StatusOr<ExportArgs> ParseExportArgs(const std::vector<std::string>& args);
 
 // What an export reads: the profile's tree (all formats but chrome) and, for a trace session,

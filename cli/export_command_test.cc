@@ -44,7 +44,7 @@ TEST(ExportCommandTest, ParsesEveryOption) {
   EXPECT_EQ(args->output, "out.svg");
   EXPECT_TRUE(args->force);
   EXPECT_EQ(args->metric, "cpu_time/ns");
-  EXPECT_TRUE(args->mangled);
+  EXPECT_EQ(args->kernel_names, KernelNames::kMangled);
   args = ParseExportArgs({"--output", "x.csv", "-F", "csv", "p.hatchet"});
   ASSERT_TRUE(args.ok()) << args.status();
   EXPECT_EQ(args->format, ExportFormat::kCsv);

@@ -78,7 +78,8 @@ absl::StatusOr<StartArgs> ParseStartArgs(const std::vector<std::string>& args) {
       if (!mode.ok()) return Bad(absl::StrCat("--mode: ", mode.status().message()));
       request.set_mode(mode::SessionModeText(*mode));
     } else {
-      return Bad(absl::StrCat("unexpected argument '", arg, "'"));
+      return Bad(absl::StrCat(
+          absl::StartsWith(arg, "-") ? "unknown option '" : "unexpected argument '", arg, "'"));
     }
   }
   if (request.pids().empty() == request.job().empty()) {

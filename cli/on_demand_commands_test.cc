@@ -64,7 +64,7 @@ TEST(OnDemandCommandsTest, BadStartArgumentsSayWhatIsWrong) {
       {{"--pid", "1", "--duration", "soon"},
        "'soon' is not a duration (a positive number with ms, s, m or h; a bare number is "
        "seconds)"},
-      {{"--pid", "1", "--color", "red"}, "unexpected argument '--color'"},
+      {{"--pid", "1", "--color", "red"}, "unknown option '--color'"},
       {{"--pid", "1", "--include-new"},
        "--include-new goes with --job: the processes of that job that register later"},
       {{"--pid", "1", "--mode", "bogus"},

@@ -52,8 +52,8 @@ absl::Status ParseTreeOption(ArgReader& reader, TreeArgs* parsed) {
     ASSIGN_OR_RETURN(parsed->diff_profile, reader.Value());
   } else if (reader.Is("--print-sorted", "--print_sorted")) {
     view.print_sorted = true;
-  } else if (reader.Is("--mangled")) {
-    view.mangled = true;
+  } else if (reader.Is("--full-names", "--mangled")) {
+    RETURN_IF_ERROR(ChooseKernelNames(reader.arg(), &view.kernel_names));
   } else if (reader.Is("-l", "--list")) {
     parsed->list_metrics = true;
   } else if (reader.Is("--rank")) {
@@ -107,7 +107,7 @@ absl::StatusOr<TreeArgs> ParseTreeArgs(const std::vector<std::string>& args) {
         parsed.list_metrics || parsed.view.threshold || !parsed.view.include.empty() ||
         !parsed.view.exclude.empty() || parsed.view.print_sorted ||
         parsed.view.format != defaults.format) {
-      return Usage("tree --job takes -m and -d only");
+      return Usage("tree --job takes -m, -d, --full-names and --mangled only");
     }
     return parsed;
   }
@@ -126,8 +126,9 @@ absl::StatusOr<TreeArgs> ParseTreeArgs(const std::vector<std::string>& args) {
 
 absl::StatusOr<std::string> RenderTreeCommand(client::Client& client, const TreeArgs& args) {
   // A session's own view comes rendered by the daemon, which has its tree at hand (protond.proto's
-  // ViewTree); a file, a diff and -l are done here.
-  if (IsSessionId(args.profile) && args.diff_profile.empty() && !args.list_metrics) {
+  // ViewTree); a file, a diff, -l and --full-names (ViewOptions has no field for it) are done here.
+  if (IsSessionId(args.profile) && args.diff_profile.empty() && !args.list_metrics &&
+      args.view.kernel_names != KernelNames::kFull) {
     ASSIGN_OR_RETURN(const uint64_t id, ParseSessionId(args.profile));
     return client.ViewTree(id, args.rank, ViewOptionsToProto(args.view));
   }
@@ -192,8 +193,8 @@ absl::StatusOr<TopArgs> ParseTopArgs(const std::vector<std::string>& args) {
     if (reader.Is("-n", "--limit")) {
       ASSIGN_OR_RETURN(const std::string limit, reader.Value());
       ASSIGN_OR_RETURN(parsed.limit, ParseCount("-n", limit));
-    } else if (reader.Is("--mangled")) {
-      parsed.mangled = true;
+    } else if (reader.Is("--full-names", "--mangled")) {
+      RETURN_IF_ERROR(ChooseKernelNames(reader.arg(), &parsed.kernel_names));
     } else if (reader.Is("--stalls")) {
       parsed.stalls = true;
     } else {
@@ -207,7 +208,7 @@ absl::StatusOr<TopArgs> ParseTopArgs(const std::vector<std::string>& args) {
 absl::StatusOr<std::string> RenderTopCommand(client::Client& client, const TopArgs& args) {
   ASSIGN_OR_RETURN(const v1::Tree tree, LoadProfile(client, args.profile));
   if (args.stalls) return RenderTopStalls(tree, args.limit);
-  return RenderTopKernels(tree, args.limit, args.mangled);
+  return RenderTopKernels(tree, args.limit, args.kernel_names);
 }
 
 }  // namespace protond::cli

@@ -40,7 +40,8 @@ struct TreeArgs {
 };
 
 // `tree PROFILE [-m M] [-d N] [-t F] [-i RE | -e RE] [-f FORMAT] [--print-sorted] [--diff OTHER]
-// [--mangled] [-l] [--rank R] [--follow]`, or `tree --job JOB [-m M] [-d N]`;
+// [--full-names | --mangled] [-l] [--rank R] [--follow]`, or `tree --job JOB [-m M] [-d N]
+// [--full-names | --mangled]`;
 // InvalidArgumentError says what is wrong with them.
 absl::StatusOr<TreeArgs> ParseTreeArgs(const std::vector<std::string>& args);
 
@@ -62,12 +63,12 @@ absl::Status FollowTree(client::Client& client, const TreeArgs& args, absl::Dura
 
 struct TopArgs {
   std::string profile;
-  int limit = kDefaultTopKernels;  // -n
-  bool mangled = false;
+  int limit = kDefaultTopKernels;                  // -n
+  KernelNames kernel_names = KernelNames::kShort;  // --full-names, --mangled
   bool stalls = false;  // the sampled lines with the most stalls, not the kernels
 };
 
-// `top PROFILE [-n N] [--mangled] [--stalls]`.
+// `top PROFILE [-n N] [--full-names | --mangled] [--stalls]`.
 absl::StatusOr<TopArgs> ParseTopArgs(const std::vector<std::string>& args);
 
 absl::StatusOr<std::string> RenderTopCommand(client::Client& client, const TopArgs& args);

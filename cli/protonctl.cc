@@ -12,6 +12,7 @@
 
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/string_view.h"
 #include "cli/export_command.h"
 #include "cli/fan_out/each_host.h"
 #include "cli/fan_out/hostlist.h"
@@ -23,64 +24,21 @@
 #include "cli/render/process_table.h"
 #include "cli/render/session_table.h"
 #include "cli/run_command.h"
+#include "cli/usage.h"
 #include "client-lib/cpp/client.h"
 #include "client-lib/cpp/daemon_paths.h"
 
 namespace protond::cli {
 namespace {
 
-constexpr char kUsage[] =
-    "usage: protonctl [--socket PATH | (--host HOST:PORT | --hosts LIST) --token-file FILE\n"
-    "                 [--tls-ca FILE | --insecure]] COMMAND ...\n"
-    "  run [--name NAME] [--as-proton] [--data tree|trace] [--mode MODE] -- PROGRAM [ARGS...]\n"
-    "                                            profile PROGRAM in a new session (with\n"
-    "                                            --as-proton, Python's triton.profiler is\n"
-    "                                            protond.profiler; --data trace keeps every\n"
-    "                                            event, for a Chrome trace; --mode is Proton's:\n"
-    "                                            pcsampling[:interval=CYCLES] also samples the\n"
-    "                                            GPU's program counters, docs/pc-sampling.md)\n"
-    "  sessions                                  list your sessions\n"
-    "  tree SESSION|FILE [-m METRIC[,METRIC]] [-d DEPTH] [-t THRESHOLD] [-i REGEX | -e REGEX]\n"
-    "       [-f full|file_function_line|function_line|file_function|sass] [--print-sorted]\n"
-    "       [--diff SESSION|FILE] [--mangled] [-l] [--rank RANK] [--follow]\n"
-    "                                            print the call tree of a session or of a\n"
-    "                                            Hatchet file, as proton-viewer (-l: list the\n"
-    "                                            metrics; --follow: redraw it every second\n"
-    "                                            while the session runs; docs/viewer.md)\n"
-    "  tree --job JOB [-m METRIC] [-d DEPTH]     the job's ranks as one tree: each frame's total,\n"
-    "                                            min, median and max per rank, and the slowest\n"
-    "                                            rank (with --hosts: over every node)\n"
-    "  top SESSION|FILE [-n COUNT] [--mangled]   the kernels that took the most GPU time, with\n"
-    "                                            their rates and roofline verdict\n"
-    "  top SESSION|FILE --stalls [-n COUNT]      the sampled source lines with the most stalled\n"
-    "                                            PC samples, and why (--mode pcsampling)\n"
-    "  export SESSION|FILE --format hatchet|chrome|folded|svg|csv -o FILE [--force]\n"
-    "         [-m METRIC] [--mangled]            write a profile for other tools: Proton's\n"
-    "                                            Hatchet JSON, a Chrome trace (sessions run\n"
-    "                                            with --data trace), folded stacks, an SVG\n"
-    "                                            flame graph, a per-kernel CSV (docs/export.md)\n"
-    "  devices SESSION                           list the GPUs of a session's processes\n"
-    "  processes                                 list the processes protond can profile (the\n"
-    "                                            shim loaded): pid, rank, job, GPU, sessions\n"
-    "  start (--pid PID [--pid PID...] | --job JOB [--include-new]) [--name NAME]\n"
-    "        [--duration D] [--data tree|trace] [--mode MODE] [--wait]\n"
-    "                                            profile running processes now, until stopped\n"
-    "                                            (or for D: 30s, 2m, 500ms); --include-new: the\n"
-    "                                            job's processes that register later join too;\n"
-    "                                            --mode as for run; --wait blocks until it ends\n"
-    "                                            (Ctrl-C stops it) and prints the tree\n"
-    "  stop (--session SESSION | --pid PID | --job JOB)\n"
-    "                                            stop a running session (--job: each of the\n"
-    "                                            job's)\n"
-    "The socket is --socket, else $PROTOND_SOCKET, else the default (%s).\n"
-    "--host reaches a protond on another machine (protond --listen) over TLS, verified with\n"
-    "the certificates of --tls-ca (else the system's), with the token in --token-file\n"
-    "(docs/cluster.md); --insecure: plain TCP, which protond serves on loopback only.\n"
-    "--hosts runs the command on each host of a Slurm hostlist ('node[01-04]:7878') at once.\n";
-
 int Usage(FILE* out, int code) {
-  std::fprintf(out, kUsage, client::DefaultDaemonPaths().socket.c_str());
+  std::fputs(ProtonctlUsage(client::DefaultDaemonPaths().socket).c_str(), out);
   return code;
+}
+
+int Version() {
+  std::printf("protonctl %s\n", PROTOND_VERSION);
+  return 0;
 }
 
 int Fail(const absl::Status& status) {
@@ -99,14 +57,31 @@ int BadUsage(const std::string& message) {
   return Usage(stderr, 2);
 }
 
+// A command line `command` cannot read: what was wrong, then that command's usage alone.
+int BadCommandUsage(const std::string& command, absl::string_view message) {
+  std::fprintf(stderr, "protonctl: %s: %s\n", command.c_str(), std::string(message).c_str());
+  std::fputs(CommandUsage(command).c_str(), stderr);
+  return 2;
+}
+
+// `COMMAND --help`: its usage, before anything is done (no daemon reached, nothing started).
+int CommandHelp(const std::string& command) {
+  const std::string usage = CommandUsage(command);
+  if (usage.empty()) return BadUsage("unknown command '" + command + "'");
+  std::fputs(usage.c_str(), stdout);
+  return 0;
+}
+
 int Run(const std::string& socket, const std::vector<std::string>& args) {
   absl::StatusOr<RunOptions> options = ParseRunArgs(args);
-  if (!options.ok()) return BadUsage(std::string(options.status().message()));
+  if (!options.ok()) return BadCommandUsage("run", options.status().message());
+  if (options->help) return CommandHelp("run");
   options->socket_path = socket;
   return RunCommand(*options);
 }
 
-int Sessions(client::Client& client) {
+int Sessions(client::Client& client, const std::vector<std::string>& args) {
+  if (!args.empty()) return BadCommandUsage("sessions", "unexpected argument '" + args[0] + "'");
   auto sessions = client.ListSessions();
   if (!sessions.ok()) return Fail(sessions.status());
   std::fputs(RenderSessionTable(sessions->sessions()).c_str(), stdout);
@@ -141,8 +116,8 @@ int Follow(client::Client& client, const TreeArgs& args) {
 
 // `tree --job J`: the job's ranks on `nodes`, one tree with their spread.
 int JobTree(const std::vector<client::Endpoint>& nodes, const TreeArgs& args) {
-  absl::StatusOr<JobTreeResult> shown =
-      RenderJobTreeCommand(nodes, {args.job, args.view.metrics, args.view.depth});
+  absl::StatusOr<JobTreeResult> shown = RenderJobTreeCommand(
+      nodes, {args.job, args.view.metrics, args.view.depth, args.view.kernel_names});
   if (!shown.ok()) return Fail(shown.status());
   std::fputs(shown->text.c_str(), stdout);
   for (const std::string& node : shown->unreachable) {
@@ -153,7 +128,7 @@ int JobTree(const std::vector<client::Endpoint>& nodes, const TreeArgs& args) {
 
 int Tree(client::Client& client, const std::vector<std::string>& args) {
   absl::StatusOr<TreeArgs> tree_args = ParseTreeArgs(args);
-  if (!tree_args.ok()) return BadUsage(absl::StrCat("tree: ", tree_args.status().message()));
+  if (!tree_args.ok()) return BadCommandUsage("tree", tree_args.status().message());
   if (!tree_args->job.empty()) return JobTree({client.endpoint()}, *tree_args);
   tree_args->view.colour = ColourOutput();
   if (tree_args->follow) return Follow(client, *tree_args);
@@ -162,13 +137,13 @@ int Tree(client::Client& client, const std::vector<std::string>& args) {
 
 int Top(client::Client& client, const std::vector<std::string>& args) {
   absl::StatusOr<TopArgs> top_args = ParseTopArgs(args);
-  if (!top_args.ok()) return BadUsage(absl::StrCat("top: ", top_args.status().message()));
+  if (!top_args.ok()) return BadCommandUsage("top", top_args.status().message());
   return Print(RenderTopCommand(client, *top_args));
 }
 
 int Export(client::Client& client, const std::vector<std::string>& args) {
   absl::StatusOr<ExportArgs> export_args = ParseExportArgs(args);
-  if (!export_args.ok()) return BadUsage(absl::StrCat("export: ", export_args.status().message()));
+  if (!export_args.ok()) return BadCommandUsage("export", export_args.status().message());
   // Progress only for a person watching: a script's stderr stays clean.
   FILE* progress = isatty(STDERR_FILENO) ? stderr : nullptr;
   absl::Status exported = RunExportCommand(client, *export_args, progress);
@@ -176,8 +151,8 @@ int Export(client::Client& client, const std::vector<std::string>& args) {
 }
 
 int Devices(client::Client& client, const std::vector<std::string>& args) {
-  if (args.empty()) return BadUsage("devices needs a session id");
-  if (args.size() > 1) return BadUsage("devices: unexpected argument '" + args[1] + "'");
+  if (args.empty()) return BadCommandUsage("devices", "a session id is missing");
+  if (args.size() > 1) return BadCommandUsage("devices", "unexpected argument '" + args[1] + "'");
   auto id = ParseSessionId(args[0]);
   if (!id.ok()) return Fail(id.status());
   auto tree = client.GetTree(*id);
@@ -214,7 +189,7 @@ int StopJob(client::Client& client, const std::string& job) {
 
 int Stop(client::Client& client, const std::vector<std::string>& args) {
   absl::StatusOr<StopArgs> stop = ParseStopArgs(args);
-  if (!stop.ok()) return BadUsage(absl::StrCat("stop: ", stop.status().message()));
+  if (!stop.ok()) return BadCommandUsage("stop", stop.status().message());
   if (!stop->job.empty()) return StopJob(client, stop->job);
   auto session = stop->pid != 0 ? client.StopSessionOfProcess(stop->pid)
                                 : client.StopSession(stop->session_id);
@@ -224,7 +199,7 @@ int Stop(client::Client& client, const std::vector<std::string>& args) {
 }
 
 int Processes(client::Client& client, const std::vector<std::string>& args) {
-  if (!args.empty()) return BadUsage("processes: unexpected argument '" + args[0] + "'");
+  if (!args.empty()) return BadCommandUsage("processes", "unexpected argument '" + args[0] + "'");
   auto processes = client.ListProcesses();
   if (!processes.ok()) return Fail(processes.status());
   std::fputs(RenderProcessTable(*processes).c_str(), stdout);
@@ -244,7 +219,7 @@ absl::StatusOr<v1::Session> WaitUntilStopped(client::Client& client, uint64_t id
 
 int Start(client::Client& client, const std::vector<std::string>& args) {
   absl::StatusOr<StartArgs> start = ParseStartArgs(args);
-  if (!start.ok()) return BadUsage(absl::StrCat("start: ", start.status().message()));
+  if (!start.ok()) return BadCommandUsage("start", start.status().message());
   auto attached = client.Attach(start->request);
   if (!attached.ok()) return Fail(attached.status());
   std::fputs(RenderAttachResult(*attached).c_str(), stdout);
@@ -292,7 +267,7 @@ int OnHosts(const std::string& hostlist, const RemoteFlags& remote, const std::s
   }
   if (command == "tree") {
     absl::StatusOr<TreeArgs> tree_args = ParseTreeArgs(args);
-    if (!tree_args.ok()) return BadUsage(absl::StrCat("tree: ", tree_args.status().message()));
+    if (!tree_args.ok()) return BadCommandUsage("tree", tree_args.status().message());
     if (!tree_args->job.empty()) return JobTree(nodes, *tree_args);
   }
   std::vector<std::string> command_and_args = {command};
@@ -311,6 +286,7 @@ int Main(int argc, char** argv) {
   for (; i < argc && argv[i][0] == '-'; ++i) {
     const std::string arg = argv[i];
     if (arg == "-h" || arg == "--help") return Usage(stdout, 0);
+    if (arg == "--version") return Version();
     std::string* value = arg == "--socket"       ? &socket_flag
                          : arg == "--host"       ? &remote.host
                          : arg == "--token-file" ? &remote.token_file
@@ -328,6 +304,7 @@ int Main(int argc, char** argv) {
   if (i >= argc) return Usage(stderr, 2);
   const std::string command = argv[i];
   const std::vector<std::string> args(argv + i + 1, argv + argc);
+  if (command != "run" && AsksForHelp(args)) return CommandHelp(command);
   if (!hostlist.empty()) return OnHosts(hostlist, remote, command, args);
   const std::string socket = client::ResolveSocketPath(socket_flag);
   absl::StatusOr<client::Endpoint> endpoint = ResolveEndpoint(remote, socket);
@@ -342,7 +319,7 @@ int Main(int argc, char** argv) {
   }
   // Never destroyed: main() ends the process without tearing down gRPC's channel.
   client::Client& client = *new client::Client(*std::move(endpoint));
-  if (command == "sessions" && args.empty()) return Sessions(client);
+  if (command == "sessions") return Sessions(client, args);
   if (command == "tree") return Tree(client, args);
   if (command == "top") return Top(client, args);
   if (command == "export") return Export(client, args);

@@ -147,6 +147,17 @@ uint64_t StartSession(const RunOptions& options, client::Client& client, const s
   return session->id();
 }
 
+// A program's name never starts with '-': a program named so is run as `run -- ./-x`.
+bool IsOption(const std::string& arg) { return arg.size() > 1 && arg[0] == '-'; }
+
+absl::Status UnknownOption(const std::string& option, bool has_value) {
+  const bool takes_value = option == "--name" || option == "--data" || option == "--mode";
+  if (takes_value && !has_value) {
+    return absl::InvalidArgumentError(absl::StrCat(option, " needs a value"));
+  }
+  return absl::InvalidArgumentError(absl::StrCat("unknown option '", option, "'"));
+}
+
 }  // namespace
 
 absl::StatusOr<RunOptions> ParseRunArgs(const std::vector<std::string>& args) {
@@ -154,22 +165,27 @@ absl::StatusOr<RunOptions> ParseRunArgs(const std::vector<std::string>& args) {
   size_t i = 0;
   for (; i < args.size() && args[i] != "--"; ++i) {
     const bool has_value = i + 1 < args.size();
-    if (args[i] == "--name" && has_value) {
+    if (args[i] == "-h" || args[i] == "--help") {
+      options.help = true;
+      return options;
+    } else if (args[i] == "--name" && has_value) {
       options.session_name = args[++i];
     } else if (args[i] == "--as-proton") {
       options.as_proton = true;
     } else if (args[i] == "--data" && has_value) {
       const std::string& data = args[++i];
       if (data != "tree" && data != "trace") {
-        return absl::InvalidArgumentError("run --data is tree or trace, not '" + data + "'");
+        return absl::InvalidArgumentError("--data is tree or trace, not '" + data + "'");
       }
       options.trace = data == "trace";
     } else if (args[i] == "--mode" && has_value) {
       absl::StatusOr<mode::SessionMode> mode = mode::ParseSessionMode(args[++i]);
       if (!mode.ok()) {
-        return absl::InvalidArgumentError(absl::StrCat("run --mode: ", mode.status().message()));
+        return absl::InvalidArgumentError(absl::StrCat("--mode: ", mode.status().message()));
       }
       options.mode = mode::SessionModeText(*mode);
+    } else if (IsOption(args[i])) {
+      return UnknownOption(args[i], has_value);
     } else {
       break;
     }
@@ -177,7 +193,8 @@ absl::StatusOr<RunOptions> ParseRunArgs(const std::vector<std::string>& args) {
   if (i < args.size() && args[i] == "--") ++i;
   options.argv.assign(args.begin() + static_cast<long>(i), args.end());
   if (options.argv.empty()) {
-    return absl::InvalidArgumentError("run needs a program: protonctl run -- PROGRAM");
+    return absl::InvalidArgumentError(
+        "the program to run is missing: protonctl run [OPTIONS] -- PROGRAM [ARGS...]");
   }
   return options;
 }

@@ -23,11 +23,15 @@ struct RunOptions {
   // --mode: Proton's mode as common/mode/session_mode.h writes it back ("" for none); the program
   // gets it in PROTOND_SESSION_MODE, beside PROTOND_SESSION.
   std::string mode;
+  // -h or --help among the options: show run's usage, start nothing.
+  bool help = false;
 };
 
 // `run [--name NAME] [--as-proton] [--data tree|trace] [--mode MODE] [--] PROGRAM [ARGS...]`:
-// the options end at `--` or at the first argument that is not one. InvalidArgumentError says
-// what is wrong. The socket path is the caller's to set.
+// the options end at `--` or at the first argument that is not one (an argument that starts with
+// '-' is an option, and one run does not know is an error). With -h or --help among the options,
+// `help` alone is set. InvalidArgumentError says what is wrong. The socket path is the caller's
+// to set.
 absl::StatusOr<RunOptions> ParseRunArgs(const std::vector<std::string>& args);
 
 // Returns the exit code protonctl should exit with (the program's, or 128+signal).

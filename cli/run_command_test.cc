@@ -25,6 +25,25 @@ TEST(RunCommandTest, OptionsEndAtTheProgram) {
   EXPECT_THAT(run->argv, ElementsAre("env", "--data", "x"));
 }
 
+// Help is asked for among run's options; after the program, --help is the program's.
+TEST(RunCommandTest, HelpIsAnOptionBeforeTheProgramOnly) {
+  for (const std::vector<std::string>& args :
+       std::vector<std::vector<std::string>>{{"--help"}, {"-h"}, {"--name", "x", "--help"}}) {
+    absl::StatusOr<RunOptions> run = ParseRunArgs(args);
+    ASSERT_TRUE(run.ok()) << args.back() << ": " << run.status();
+    EXPECT_TRUE(run->help);
+    EXPECT_TRUE(run->argv.empty());
+  }
+  absl::StatusOr<RunOptions> run = ParseRunArgs({"python", "--help"});
+  ASSERT_TRUE(run.ok()) << run.status();
+  EXPECT_FALSE(run->help);
+  EXPECT_THAT(run->argv, ElementsAre("python", "--help"));
+  run = ParseRunArgs({"--", "--help"});
+  ASSERT_TRUE(run.ok()) << run.status();
+  EXPECT_FALSE(run->help);
+  EXPECT_THAT(run->argv, ElementsAre("--help"));
+}
+
 // The daemon and the program's shim get the mode as the parser writes it back.
 TEST(RunCommandTest, TheModeIsSentCanonical) {
   const std::pair<const char*, const char*> cases[] = {
@@ -40,18 +59,24 @@ TEST(RunCommandTest, TheModeIsSentCanonical) {
   }
 }
 
+constexpr char kNoProgram[] =
+    "the program to run is missing: protonctl run [OPTIONS] -- PROGRAM [ARGS...]";
+
 TEST(RunCommandTest, BadArgumentsSayWhatIsWrong) {
   const std::pair<std::vector<std::string>, std::string> cases[] = {
       {{"--mode", "bogus", "--", "env"},
-       "run --mode: unknown mode 'bogus' (known: \"\" and \"pcsampling[:interval=CYCLES]\")"},
+       "--mode: unknown mode 'bogus' (known: \"\" and \"pcsampling[:interval=CYCLES]\")"},
       {{"--mode", "pcsampling:interval=0", "env"},
-       "run --mode: pcsampling interval must be a positive integer (cycles between samples), "
+       "--mode: pcsampling interval must be a positive integer (cycles between samples), "
        "not '0'"},
       {{"--mode", "pcsampling:period=8", "env"},
-       "run --mode: unknown pcsampling option 'period=8' (known: interval=CYCLES)"},
-      {{"--data", "xml", "env"}, "run --data is tree or trace, not 'xml'"},
-      {{"--name", "x", "--"}, "run needs a program: protonctl run -- PROGRAM"},
-      {{}, "run needs a program: protonctl run -- PROGRAM"},
+       "--mode: unknown pcsampling option 'period=8' (known: interval=CYCLES)"},
+      {{"--data", "xml", "env"}, "--data is tree or trace, not 'xml'"},
+      {{"--name", "x", "--"}, kNoProgram},
+      {{}, kNoProgram},
+      {{"--bogus", "env"}, "unknown option '--bogus'"},
+      {{"-x", "--", "env"}, "unknown option '-x'"},
+      {{"--name"}, "--name needs a value"},
   };
   for (const auto& [args, message] : cases) {
     absl::StatusOr<RunOptions> run = ParseRunArgs(args);

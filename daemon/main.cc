@@ -30,6 +30,7 @@ constexpr char kUsage[] =
     "usage: protond [--socket PATH] [--state-dir DIR] [--commit-interval-ms N] [--detach]\n"
     "               [--listen HOST:PORT --tokens FILE (--tls-cert FILE --tls-key FILE |\n"
     "                --insecure)] [--metrics-listen HOST:PORT]\n"
+    "       protond --version | --help\n"
     "  --socket PATH        unix socket to serve (default: %s)\n"
     "  --state-dir DIR      where protond.db (and protond.pid) are kept, by one daemon at a time\n"
     "                       (default: %s)\n"
@@ -66,6 +67,10 @@ int ParseFlags(int argc, char** argv, Flags& flags) {
   for (int i = 1; i < argc; ++i) {
     const std::string arg = argv[i];
     if (arg == "-h" || arg == "--help") return Usage(stdout, 0);
+    if (arg == "--version") {
+      std::printf("protond %s\n", PROTOND_VERSION);
+      return 0;
+    }
     if (arg == "--detach" || arg == "--insecure") {
       (arg == "--detach" ? flags.detach : flags.tcp.insecure) = true;
       continue;

@@ -25,10 +25,10 @@ absl::StatusOr<MetricColumn> ParseFirstMetric(const std::string& metric, const v
 }  // namespace
 
 absl::StatusOr<FlameGraph> BuildFlameGraph(const v1::Tree& profile, const std::string& metric,
-                                           bool mangled) {
+                                           KernelNames names) {
   ASSIGN_OR_RETURN(const TreeShape profile_shape, CheckTreeShape(profile));
   v1::Tree tree = DropHiddenFrames(profile, profile_shape);
-  RenameFrames(FrameFormat::kFull, !mangled, &tree);
+  RenameFrames(FrameFormat::kFull, names, &tree);
   FlameGraph graph;
   ASSIGN_OR_RETURN(graph.shape, CheckTreeShape(tree));
   ASSIGN_OR_RETURN(const MetricColumn column, ParseFirstMetric(metric, tree));

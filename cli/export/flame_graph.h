@@ -8,13 +8,14 @@
 
 #include "absl/status/statusor.h"
 #include "cli/render/tree_shape.h"
+#include "cli/viewer/frame_names.h"
 #include "protond.pb.h"
 
 namespace protond::cli {
 
 // By node index of the tree after hidden frames are dropped; ROOT is index 0.
 struct FlameGraph {
-  std::vector<std::string> names;  // demangled unless asked otherwise
+  std::vector<std::string> names;  // short unless asked otherwise (frame_names.h KernelNames)
   TreeShape shape;
   // A frame's width: its value, or the sum of its children's widths when that is larger, so
   // that children always fit in their parent (a scope's wall time on one thread can be less than
@@ -28,7 +29,7 @@ struct FlameGraph {
 // means GPU time in ns when the tree has GPU time, else the scopes' CPU time in ns. Blank and
 // negative values count as 0. Hidden frames are dropped as in the tree view.
 absl::StatusOr<FlameGraph> BuildFlameGraph(const v1::Tree& profile, const std::string& metric,
-                                           bool mangled);
+                                           KernelNames names);
 
 }  // namespace protond::cli
 

@@ -12,7 +12,7 @@ using ::testing::HasSubstr;
 using ::testing::Not;
 
 std::string Svg(const v1::Tree& tree) {
-  absl::StatusOr<FlameGraph> graph = BuildFlameGraph(tree, "", false);
+  absl::StatusOr<FlameGraph> graph = BuildFlameGraph(tree, "", KernelNames::kShort);
   EXPECT_TRUE(graph.ok()) << graph.status();
   return graph.ok() ? RenderFlameSvg(*graph) : "";
 }
@@ -35,8 +35,8 @@ TEST(FlameSvgTest, FramesSpanTheirShareOfRootAndSitAboveTheirParent) {
   // matmul: 600 of 780 ns, from the left edge, three frames above ROOT (ROOT is at depth 0, the
   // bottom row, y = 36 + 3 * 16).
   EXPECT_THAT(svg, HasSubstr("<g class=\"frame\" data-x=\"0\" data-w=\"0.7692307692\" "
-                             "data-d=\"3\" data-name=\"matmul(int, int)\"><title>matmul(int, "
-                             "int): 600 time (ns) (76.92%)</title><rect x=\"10.00\" y=\"36.00\""));
+                             "data-d=\"3\" data-name=\"matmul\"><title>matmul: 600 time (ns) "
+                             "(76.92%)</title><rect x=\"10.00\" y=\"36.00\""));
   // The copy follows train (750 of 780) on the row above ROOT.
   EXPECT_THAT(svg, HasSubstr("data-x=\"0.9615384615\" data-w=\"0.03846153846\" data-d=\"1\" "
                              "data-name=\"[CUDA memcpy Host-to-Device]\""));

@@ -7,14 +7,14 @@ namespace protond::cli {
 namespace {
 
 std::string Folded(const v1::Tree& tree, const std::string& metric) {
-  absl::StatusOr<FlameGraph> graph = BuildFlameGraph(tree, metric, false);
+  absl::StatusOr<FlameGraph> graph = BuildFlameGraph(tree, metric, KernelNames::kShort);
   EXPECT_TRUE(graph.ok()) << graph.status();
   return graph.ok() ? RenderFolded(*graph) : "";
 }
 
 TEST(FoldedTest, EachStackCarriesItsOwnGpuTime) {
   EXPECT_EQ(Folded(testing::ExportTree(), ""),
-            "ROOT;train;step;matmul(int, int) 600\n"
+            "ROOT;train;step;matmul 600\n"
             "ROOT;train;step;add_one 100\n"
             "ROOT;train;add_one 50\n"
             "ROOT;[CUDA memcpy Host-to-Device] 30\n");

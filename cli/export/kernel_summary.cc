@@ -96,27 +96,27 @@ std::string CsvField(const std::string& text) {
   return quoted + "\"";
 }
 
-std::string Row(const Kernel& kernel, double all_ns) {
+std::string Row(const Kernel& kernel, double all_ns, KernelNames names) {
   const double avg_ns = kernel.instances > 0 ? kernel.total_ns / kernel.instances : 0;
   return absl::StrFormat("%.1f,%.0f,%d,%.1f,%s,%s\n",
                          all_ns > 0 ? 100 * kernel.total_ns / all_ns : 0, kernel.total_ns,
                          kernel.instances, avg_ns, DistributionCells(kernel.durations_ns, avg_ns),
-                         CsvField(kernel.name));
+                         CsvField(KernelName(kernel.name, names)));
 }
 
 }  // namespace
 
-absl::StatusOr<std::string> RenderKernelSummaryCsv(const v1::Tree& profile, bool mangled,
+absl::StatusOr<std::string> RenderKernelSummaryCsv(const v1::Tree& profile, KernelNames names,
                                                    const v1::Trace* trace) {
   ASSIGN_OR_RETURN(const TreeShape shape, CheckTreeShape(profile));
-  v1::Tree tree = DropHiddenFrames(profile, shape);
-  RenameFrames(FrameFormat::kFull, !mangled, &tree);
+  // Kernels are told apart by the driver's names; `names` is only how they are shown.
+  const v1::Tree tree = DropHiddenFrames(profile, shape);
   const Durations durations = trace != nullptr ? KernelDurations(*trace) : Durations();
   const std::vector<Kernel> kernels = CollectKernels(tree, trace != nullptr ? &durations : nullptr);
   double all_ns = 0;
   for (const Kernel& kernel : kernels) all_ns += kernel.total_ns;
   std::string out = kHeader;
-  for (const Kernel& kernel : kernels) absl::StrAppend(&out, Row(kernel, all_ns));
+  for (const Kernel& kernel : kernels) absl::StrAppend(&out, Row(kernel, all_ns, names));
   return out;
 }
 

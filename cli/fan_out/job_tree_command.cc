@@ -1,5 +1,6 @@
 #include "cli/fan_out/job_tree_command.h"
 
+#include <algorithm>
 #include <set>
 #include <thread>
 
@@ -13,12 +14,17 @@
 namespace protond::cli {
 namespace {
 
+// The job a process belongs to, as protond names it (daemon/store/store.h JobRow::name).
+const std::string& JobOfProcess(const v1::Job& job) {
+  return job.slurm_job_id().empty() ? job.pod() : job.slurm_job_id();
+}
+
 // The newest session of `job` on the node behind `client`.
 absl::StatusOr<v1::Session> JobSession(client::Client& client, const std::string& job) {
   ASSIGN_OR_RETURN(const v1::ListSessionsResponse sessions, client.ListSessions());
   const v1::Session* newest = nullptr;
   for (const v1::Session& session : sessions.sessions()) {
-    if (session.job() == job && (newest == nullptr || session.id() > newest->id())) {
+    if (IsSessionOfJob(session, job) && (newest == nullptr || session.id() > newest->id())) {
       newest = &session;
     }
   }
@@ -65,6 +71,14 @@ std::string Heading(const std::string& job, const std::vector<RankTree>& ranks,
 
 }  // namespace
 
+bool IsSessionOfJob(const v1::Session& session, const std::string& job) {
+  if (job.empty()) return false;
+  if (session.job() == job) return true;
+  return std::any_of(
+      session.processes().begin(), session.processes().end(),
+      [&](const v1::SessionProcess& process) { return JobOfProcess(process.job()) == job; });
+}
+
 absl::StatusOr<JobTreeResult> RenderJobTreeCommand(const std::vector<client::Endpoint>& nodes,
                                                    const JobTreeArgs& args) {
   std::vector<absl::StatusOr<std::vector<RankTree>>> read(nodes.size(), std::vector<RankTree>());
@@ -90,7 +104,8 @@ absl::StatusOr<JobTreeResult> RenderJobTreeCommand(const std::vector<client::End
     return absl::NotFoundError(absl::StrCat("no node has a session of job ", args.job, ": ",
                                             absl::StrJoin(result.unreachable, "; ")));
   }
-  ASSIGN_OR_RETURN(const TreeValues spread, SpreadOverRanks(ranks));
+  ASSIGN_OR_RETURN(TreeValues spread, SpreadOverRanks(ranks));
+  RenameFrames(FrameFormat::kFull, args.kernel_names, &spread.tree);
   result.text = absl::StrCat(Heading(args.job, ranks, *metric),
                              RenderTreeValues(spread.tree, spread.shape, SpreadColumns(*metric),
                                               spread.values, args.depth, /*colour=*/false));

@@ -9,7 +9,9 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "cli/viewer/frame_names.h"
 #include "client-lib/cpp/client.h"
+#include "protond.pb.h"
 
 namespace protond::cli {
 
@@ -17,7 +19,12 @@ struct JobTreeArgs {
   std::string job;
   std::string metrics;  // -m: the first metric is spread; empty: the default (metric_spec.h)
   int depth = 100;      // -d
+  KernelNames kernel_names = KernelNames::kShort;  // --full-names, --mangled
 };
+
+// Whether `session` is one of job `job`'s: started for it (start --job), or one of its processes
+// carries the job id (SLURM_JOB_ID, else POD_NAME), as under `SLURM_JOB_ID=77 protonctl run`.
+bool IsSessionOfJob(const v1::Session& session, const std::string& job);
 
 struct JobTreeResult {
   std::string text;                      // a heading, then the tree; "" when no node answered

@@ -1,5 +1,6 @@
-// How protonctl names frames: C++ kernel names demangled, and proton-viewer's -f formats for
-// Python and PC-sampling frames ("<path>/<file>:<line>@<function>"). Pure functions; no I/O.
+// How protonctl names frames: C++ kernel names short, in full or mangled, and proton-viewer's -f
+// formats for Python and PC-sampling frames ("<path>/<file>:<line>@<function>"). Pure functions; no
+// I/O.
 #ifndef PROTOND_CLI_VIEWER_FRAME_NAMES_H_
 #define PROTOND_CLI_VIEWER_FRAME_NAMES_H_
 
@@ -28,12 +29,34 @@ absl::StatusOr<FrameFormat> ParseFrameFormat(std::string_view text);
 // kernels) as it is.
 std::string FormatFrameName(const std::string& name, FrameFormat format);
 
+// How C++ kernel names are shown.
+enum class KernelNames {
+  kShort,    // the default: "at::native::vectorized_elementwise_kernel<...>"
+  kFull,     // --full-names: demangled with return type, template arguments and parameters
+  kMangled,  // --mangled: as the driver gave them ("_ZN2at6native29vectorized_...")
+};
+
+// `--full-names` or `--mangled` into `names`; InvalidArgumentError when the other was given too.
+absl::Status ChooseKernelNames(const std::string& flag, KernelNames* names);
+
 // The demangled form of an Itanium-mangled C++ name ("_Z..."); any other name as it is, and so
 // is a name the demangler rejects.
 std::string DemangleFrameName(const std::string& name);
 
-// Every node's name demangled, then formatted.
-void RenameFrames(FrameFormat format, bool demangle, v1::Tree* tree);
+// A demangled C++ function name as Nsight Systems and Perfetto show kernels: the qualified name
+// alone, its return type and parameter list dropped and each template argument list written
+// "<...>" ("void at::native::foo<4, at::native::Add<float> >(int, float*)" ->
+// "at::native::foo<...>"). Operator names (operator<, operator()), lambdas ("{lambda(int)#1}")
+// and "(anonymous namespace)" are kept whole. Meant for demangled names only: the kernel names
+// of Triton and others are not C++ signatures, and KernelName leaves them as they are.
+std::string ShortFunctionName(std::string_view demangled);
+
+// `driver_name` (a frame's name as stored) as `names` asks: a name that demangles is shown short
+// or in full; any other name, and every name with kMangled, as it is.
+std::string KernelName(const std::string& driver_name, KernelNames names);
+
+// Every node's name as `names` asks (KernelName), then formatted.
+void RenameFrames(FrameFormat format, KernelNames names, v1::Tree* tree);
 
 }  // namespace protond::cli
 

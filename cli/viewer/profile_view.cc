@@ -4,6 +4,7 @@
 #include <numeric>
 #include <vector>
 
+#include "absl/container/flat_hash_map.h"
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
@@ -43,12 +44,35 @@ absl::StatusOr<v1::Tree> ApplyThreshold(v1::Tree tree, const ViewOptions& option
   return KeepAtLeast(std::move(tree), shape, values, *options.threshold);
 }
 
+// Names are matched, filtered and diffed in full: kernels that differ only in their template
+// arguments are different frames.
+KernelNames FullUnlessMangled(KernelNames names) {
+  return names == KernelNames::kMangled ? KernelNames::kMangled : KernelNames::kFull;
+}
+
+// Each demangled name of `profile` with its short form.
+void AddShortNames(const v1::Tree& profile,
+                   absl::flat_hash_map<std::string, std::string>* short_names) {
+  for (const v1::TreeNode& node : profile.nodes()) {
+    const std::string full = KernelName(node.name(), KernelNames::kFull);
+    if (full != node.name()) short_names->try_emplace(full, ShortFunctionName(full));
+  }
+}
+
+void ShortenNames(const absl::flat_hash_map<std::string, std::string>& short_names,
+                  v1::Tree* tree) {
+  for (v1::TreeNode& node : *tree->mutable_nodes()) {
+    auto found = short_names.find(node.name());
+    if (found != short_names.end()) *node.mutable_name() = found->second;
+  }
+}
+
 // One profile as shown, before any diff: hidden frames dropped, names demangled, -i/-e, -t.
 absl::StatusOr<TreeValues> Prepare(v1::Tree profile, const ViewOptions& options,
                                    const std::vector<MetricColumn>& parsed_columns) {
   ASSIGN_OR_RETURN(const TreeShape profile_shape, CheckTreeShape(profile));
   v1::Tree tree = DropHiddenFrames(std::move(profile), profile_shape);
-  RenameFrames(FrameFormat::kFull, !options.mangled, &tree);
+  RenameFrames(FrameFormat::kFull, FullUnlessMangled(options.kernel_names), &tree);
   ASSIGN_OR_RETURN(const TreeShape shape, CheckTreeShape(tree));
   const std::vector<MetricColumn> columns = FixPercentTotals(parsed_columns, tree, shape);
   ASSIGN_OR_RETURN(tree, Filter(std::move(tree), shape, options));
@@ -103,12 +127,18 @@ absl::StatusOr<std::string> RenderProfile(v1::Tree profile, const ViewOptions& o
   ASSIGN_OR_RETURN(const std::vector<MetricColumn> columns,
                    ParseColumns(profile, options, diff_base));
   const std::vector<std::string> notes(profile.notes().begin(), profile.notes().end());
+  absl::flat_hash_map<std::string, std::string> short_names;
+  if (options.kernel_names == KernelNames::kShort) {
+    AddShortNames(profile, &short_names);
+    if (diff_base != nullptr) AddShortNames(*diff_base, &short_names);
+  }
   ASSIGN_OR_RETURN(TreeValues shown, Prepare(std::move(profile), options, columns));
   if (diff_base != nullptr) {
     ASSIGN_OR_RETURN(const TreeValues base, Prepare(*diff_base, options, columns));
     ASSIGN_OR_RETURN(shown, DiffTrees(shown, base));
   }
-  RenameFrames(options.format, /*demangle=*/false, &shown.tree);
+  ShortenNames(short_names, &shown.tree);
+  RenameFrames(options.format, KernelNames::kMangled, &shown.tree);
   std::string out = RenderTreeValues(shown.tree, shown.shape, columns, shown.values, options.depth,
                                      options.colour);
   if (options.print_sorted) absl::StrAppend(&out, SortedFrames(shown, columns[0]));
@@ -132,7 +162,7 @@ v1::ViewOptions ViewOptionsToProto(const ViewOptions& options) {
   out.set_exclude(options.exclude);
   out.set_format(static_cast<v1::ViewOptions::FrameFormat>(options.format));
   out.set_print_sorted(options.print_sorted);
-  out.set_mangled(options.mangled);
+  out.set_mangled(options.kernel_names == KernelNames::kMangled);
   out.set_colour(options.colour);
   return out;
 }
@@ -154,7 +184,7 @@ absl::StatusOr<ViewOptions> ViewOptionsFromProto(const v1::ViewOptions& options)
   out.exclude = options.exclude();
   out.format = static_cast<FrameFormat>(options.format());
   out.print_sorted = options.print_sorted();
-  out.mangled = options.mangled();
+  out.kernel_names = options.mangled() ? KernelNames::kMangled : KernelNames::kShort;
   out.colour = options.colour();
   return out;
 }

@@ -19,6 +19,7 @@ constexpr char kTorchKernelDemangled[] =
     "void at::native::vectorized_elementwise_kernel<4, at::native::CUDAFunctorOnSelf_add<float>, "
     "std::array<char*, 2ul> >(int, at::native::CUDAFunctorOnSelf_add<float>, std::array<char*, "
     "2ul>)";
+constexpr char kTorchKernelShort[] = "at::native::vectorized_elementwise_kernel<...>";
 
 // Proton's tree for three scopes around a matmul, a torch add and a Triton kernel whose launch
 // metadata ran a kernel of its own, an empty scope, and a kernel outside any scope.
@@ -52,7 +53,7 @@ ViewOptions Metrics(const std::string& metrics) {
 }
 
 // Launch metadata (with its kernel) and the empty scope are gone; ROOT sums what is left.
-TEST(ProfileViewTest, HidesMetadataAndEmptyFramesAndDemangles) {
+TEST(ProfileViewTest, HidesMetadataAndEmptyFramesAndShortensCppNames) {
   EXPECT_EQ(View(Profile(), Metrics("time/ms,count")),
             "time (ms)   count\n"
             "  310.000      10  ROOT\n"
@@ -60,16 +61,50 @@ TEST(ProfileViewTest, HidesMetadataAndEmptyFramesAndDemangles) {
             "  200.000     700  │  └─ nvjet\n"
             "   70.000       0  ├─ w_torch\n"
             "   70.000  140000  │  └─ " +
-                std::string(kTorchKernelDemangled) +
+                std::string(kTorchKernelShort) +
                 "\n"
                 "   30.000       0  ├─ w_triton\n"
                 "   30.000   35000  │  └─ add_one\n"
                 "   10.000      10  └─ reduce\n");
 }
 
+TEST(ProfileViewTest, FullNamesShowTheWholeDemangledName) {
+  ViewOptions options = Metrics("time/ms");
+  options.kernel_names = KernelNames::kFull;
+  options.include = "w_torch";
+  EXPECT_EQ(View(Profile(), options),
+            "time (ms)\n"
+            "   70.000  ROOT\n"
+            "   70.000  └─ w_torch\n"
+            "   70.000     └─ " +
+                std::string(kTorchKernelDemangled) + "\n");
+}
+
+// Two instantiations of one template are two frames, though their short names are the same: -i
+// and the diff see the full name, which tells them apart.
+TEST(ProfileViewTest, KernelsThatShareAShortNameStayApart) {
+  v1::Tree tree;
+  testing::AddNode(&tree, 0, 0, "ROOT");
+  AddKernel(&tree, 1, 0, "_Z6matmulIfEvPT_", 1, 3'000'000);  // void matmul<float>(float*)
+  AddKernel(&tree, 2, 0, "_Z6matmulIdEvPT_", 1, 1'000'000);  // void matmul<double>(double*)
+  v1::Tree base = tree;
+  base.mutable_nodes(1)->mutable_metrics(0)->set_int_value(2'000'000);
+  EXPECT_EQ(View(tree, Metrics("time/ms"), &base),
+            "time (ms)\n"
+            "    1.000  ROOT\n"
+            "    1.000  ├─ matmul<...>\n"
+            "    0.000  └─ matmul<...>\n");
+  ViewOptions options = Metrics("time/ms");
+  options.include = ".*double";  // matched from the start of the name, as Python's re.match
+  EXPECT_EQ(View(tree, options),
+            "time (ms)\n"
+            "    1.000  ROOT\n"
+            "    1.000  └─ matmul<...>\n");
+}
+
 TEST(ProfileViewTest, MangledKeepsTheDriversNames) {
   ViewOptions options = Metrics("time/ms");
-  options.mangled = true;
+  options.kernel_names = KernelNames::kMangled;
   options.include = "w_torch";
   EXPECT_EQ(View(Profile(), options),
             "time (ms)\n"
@@ -166,7 +201,7 @@ TEST(ProfileViewTest, PercentIsOfTheWholeProfileWhateverTheFilters) {
             "32.258  ROOT\n"
             "22.581  ├─ w_torch\n"
             "22.581  │  └─ " +
-                std::string(kTorchKernelDemangled) +
+                std::string(kTorchKernelShort) +
                 "\n"
                 " 9.677  └─ w_triton\n"
                 " 9.677     └─ add_one\n");
@@ -217,7 +252,7 @@ TEST(ProfileViewTest, DiffSubtractsTheBaseFrameByFrame) {
             "    0.000       0         98940000000000  │  └─ nvjet\n"
             "   70.000       0                         ├─ w_torch\n"
             "   70.000  140000                         │  └─ " +
-                std::string(kTorchKernelDemangled) +
+                std::string(kTorchKernelShort) +
                 "\n"
                 "    5.000       0  -1000                  ├─ w_triton\n"
                 "   10.000       0  -1000                  │  ├─ add_one\n"
@@ -247,7 +282,7 @@ TEST(ProfileViewTest, ViewOptionsGoThroughTheirMessageUnchanged) {
   options.exclude = "idle";
   options.format = FrameFormat::kFunctionLine;
   options.print_sorted = true;
-  options.mangled = true;
+  options.kernel_names = KernelNames::kMangled;
   options.colour = true;
   absl::StatusOr<ViewOptions> back = ViewOptionsFromProto(ViewOptionsToProto(options));
   ASSERT_TRUE(back.ok()) << back.status();
@@ -257,7 +292,8 @@ TEST(ProfileViewTest, ViewOptionsGoThroughTheirMessageUnchanged) {
   EXPECT_EQ(back->threshold, 0.25);
   EXPECT_EQ(back->exclude, "idle");
   EXPECT_EQ(back->format, FrameFormat::kFunctionLine);
-  EXPECT_TRUE(back->print_sorted && back->mangled && back->colour);
+  EXPECT_TRUE(back->print_sorted && back->colour);
+  EXPECT_EQ(back->kernel_names, KernelNames::kMangled);
 
   absl::StatusOr<ViewOptions> unset = ViewOptionsFromProto(ViewOptionsToProto(ViewOptions()));
   ASSERT_TRUE(unset.ok()) << unset.status();

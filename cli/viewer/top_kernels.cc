@@ -25,7 +25,7 @@ constexpr TableColumn kColumns[] = {{"TIME (ms)", true}, {"TIME %", true},    {"
 
 // One kernel name's GPU work over all its call paths.
 struct Kernel {
-  std::string name;
+  std::string name;  // as the driver gave it
   double time_ns = 0;
   uint64_t count = 0;
   double flops = 0;
@@ -72,7 +72,7 @@ std::vector<Kernel> CollectKernels(const v1::Tree& tree) {
   return kernels;
 }
 
-std::vector<std::string> Row(const Kernel& kernel, double total_ns) {
+std::vector<std::string> Row(const Kernel& kernel, double total_ns, KernelNames names) {
   const double seconds = kernel.time_ns / 1e9;
   auto rate = [&](bool has, double amount, double unit) {
     return has && seconds > 0 ? absl::StrFormat("%.1f", amount / seconds / unit) : "-";
@@ -86,7 +86,7 @@ std::vector<std::string> Row(const Kernel& kernel, double total_ns) {
           rate(kernel.has_bytes, kernel.bytes, 1e9),
           verdict ? (kernel.bounds.memory_bound() ? "memory" : "compute") : "-",
           verdict ? absl::StrFormat("%.1f", 100 * kernel.bounds.limit_s() / seconds) : "-",
-          kernel.name};
+          KernelName(kernel.name, names)};
 }
 
 std::string DeviceLines(const v1::Tree& tree) {
@@ -103,17 +103,18 @@ std::string DeviceLines(const v1::Tree& tree) {
 
 }  // namespace
 
-absl::StatusOr<std::string> RenderTopKernels(const v1::Tree& profile, int limit, bool mangled) {
+absl::StatusOr<std::string> RenderTopKernels(const v1::Tree& profile, int limit,
+                                             KernelNames names) {
   ASSIGN_OR_RETURN(const TreeShape shape, CheckTreeShape(profile));
-  v1::Tree tree = DropHiddenFrames(profile, shape);
-  RenameFrames(FrameFormat::kFull, !mangled, &tree);
+  // Kernels are told apart by the driver's names; `names` is only how they are shown.
+  const v1::Tree tree = DropHiddenFrames(profile, shape);
   const std::vector<Kernel> kernels = CollectKernels(tree);
   if (kernels.empty()) return std::string("no GPU kernels in this profile\n");
   double total_ns = 0;
   for (const Kernel& kernel : kernels) total_ns += kernel.time_ns;
   std::vector<std::vector<std::string>> rows;
   for (size_t i = 0; i < kernels.size() && static_cast<int>(i) < limit; ++i) {
-    rows.push_back(Row(kernels[i], total_ns));
+    rows.push_back(Row(kernels[i], total_ns, names));
   }
   return absl::StrCat(DeviceLines(tree), RenderTextTable(kColumns, rows));
 }

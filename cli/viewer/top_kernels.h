@@ -7,6 +7,7 @@
 #include <string>
 
 #include "absl/status/statusor.h"
+#include "cli/viewer/frame_names.h"
 #include "protond.pb.h"
 
 namespace protond::cli {
@@ -17,9 +18,10 @@ inline constexpr int kDefaultTopKernels = 20;
 // then a table of the `limit` kernels with the most GPU time: total time, share of all GPU time,
 // launches, average time, achieved TFLOP/s (all "flops*" metrics) and GB/s ("bytes"), the bound
 // (compute or memory: whichever roofline bound is larger) and the percent of that peak reached.
-// Launch-metadata frames are left out, as in the tree; names are demangled unless `mangled`.
+// Launch-metadata frames are left out, as in the tree; names are shown as `names` asks, and
+// kernels whose names differ only in template arguments stay apart.
 // A profile without GPU kernels gets one line that says so.
-absl::StatusOr<std::string> RenderTopKernels(const v1::Tree& tree, int limit, bool mangled);
+absl::StatusOr<std::string> RenderTopKernels(const v1::Tree& tree, int limit, KernelNames names);
 
 }  // namespace protond::cli
 

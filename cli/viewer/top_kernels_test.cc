@@ -32,19 +32,33 @@ v1::Tree H100Profile() {
 }
 
 TEST(TopKernelsTest, HeaviestFirstWithRooflineVerdicts) {
-  absl::StatusOr<std::string> text = RenderTopKernels(H100Profile(), kDefaultTopKernels, false);
+  absl::StatusOr<std::string> text =
+      RenderTopKernels(H100Profile(), kDefaultTopKernels, KernelNames::kShort);
   ASSERT_TRUE(text.ok()) << text.status();
   EXPECT_EQ(*text,
             "device 0: H100 SXM (arch 90, 132 SMs, 5120-bit bus)\n"
             "TIME (ms)  TIME %   COUNT  AVG (us)  TFLOP/s    GB/s  BOUND    % OF PEAK  NAME\n"
             "  200.000    66.7     700   285.714    494.7   335.0  compute       50.0  nvjet\n"
-            "   70.000    23.3  140000     0.500        -  2392.9  memory        71.4  "
-            "copy(float*, float*)\n"
+            "   70.000    23.3  140000     0.500        -  2392.9  memory        71.4  copy\n"
             "   30.000    10.0    2000    15.000        -       -  -                -  add_one\n");
 }
 
+// Kernels are told apart by their full names, and shown as asked.
+TEST(TopKernelsTest, FullNamesAndInstantiationsThatShareAShortName) {
+  v1::Tree tree = H100Profile();
+  testing::AddKernel(&tree, 10, 0, "_Z4copyPiS_", 10, 1'000'000);  // copy(int*, int*)
+  absl::StatusOr<std::string> text = RenderTopKernels(tree, 5, KernelNames::kFull);
+  ASSERT_TRUE(text.ok()) << text.status();
+  EXPECT_NE(text->find("  copy(float*, float*)\n"), std::string::npos) << *text;
+  EXPECT_NE(text->find("  copy(int*, int*)\n"), std::string::npos) << *text;
+  text = RenderTopKernels(tree, 5, KernelNames::kShort);
+  ASSERT_TRUE(text.ok()) << text.status();
+  EXPECT_NE(text->find("140000     0.500"), std::string::npos) << *text;  // not merged with int
+  EXPECT_NE(text->find("    10   100.000"), std::string::npos) << *text;
+}
+
 TEST(TopKernelsTest, LimitAndMangledNames) {
-  absl::StatusOr<std::string> text = RenderTopKernels(H100Profile(), 2, true);
+  absl::StatusOr<std::string> text = RenderTopKernels(H100Profile(), 2, KernelNames::kMangled);
   ASSERT_TRUE(text.ok()) << text.status();
   EXPECT_NE(text->find("_Z4copyPfS_"), std::string::npos) << *text;
   EXPECT_EQ(text->find("add_one"), std::string::npos) << *text;
@@ -53,7 +67,7 @@ TEST(TopKernelsTest, LimitAndMangledNames) {
 TEST(TopKernelsTest, UnknownDeviceHasNoVerdict) {
   v1::Tree tree = H100Profile();
   tree.mutable_devices(0)->set_num_sms(80);
-  absl::StatusOr<std::string> text = RenderTopKernels(tree, 1, false);
+  absl::StatusOr<std::string> text = RenderTopKernels(tree, 1, KernelNames::kShort);
   ASSERT_TRUE(text.ok()) << text.status();
   EXPECT_EQ(*text,
             "device 0: not in the peak table: no roofline verdict (arch 90, 80 SMs, 5120-bit bus)\n"
@@ -65,7 +79,8 @@ TEST(TopKernelsTest, AProfileWithoutKernelsSaysSo) {
   v1::Tree tree;
   testing::AddNode(&tree, 0, 0, "ROOT");
   testing::AddNode(&tree, 1, 0, "train");
-  EXPECT_EQ(RenderTopKernels(tree, 20, false).value(), "no GPU kernels in this profile\n");
+  EXPECT_EQ(RenderTopKernels(tree, 20, KernelNames::kShort).value(),
+            "no GPU kernels in this profile\n");
 }
 
 }  // namespace

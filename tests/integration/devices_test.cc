@@ -91,7 +91,7 @@ TEST_F(DevicesTest, NoDevicesIsSaidAndBadSessionsAreRefusedAsByTree) {
   EXPECT_THAT(not_a_number.err, HasSubstr("'abc' is not a session id"));
   const Completed missing = Protonctl({"devices"});
   EXPECT_EQ(missing.exit_code, 2);
-  EXPECT_THAT(missing.err, HasSubstr("devices needs a session id"));
+  EXPECT_THAT(missing.err, HasSubstr("protonctl: devices: a session id is missing"));
 }
 
 }  // namespace

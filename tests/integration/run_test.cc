@@ -118,7 +118,7 @@ TEST_F(RunTest, ModeReachesTheProgramAndTheSession) {
       dir_);
   EXPECT_EQ(bad.exit_code, 2);
   EXPECT_THAT(bad.err,
-              ::testing::StartsWith("protonctl: run --mode: unknown mode 'bogus' (known: \"\" and "
+              ::testing::StartsWith("protonctl: run: --mode: unknown mode 'bogus' (known: \"\" and "
                                     "\"pcsampling[:interval=CYCLES]\")\nusage: protonctl"));
   EXPECT_FALSE(std::filesystem::exists(marker));
   sessions = client.ListSessions();

@@ -150,7 +150,7 @@ TEST_F(TraceTest, ExportOnATerminalShowsHowManyEventsItHasRead) {
 TEST_F(TraceTest, ProtonctlRefusesAnUnknownData) {
   const Completed run = RunToEnd(RunArgs("bogus", {}), dir_);
   EXPECT_EQ(run.exit_code, 2);
-  EXPECT_THAT(run.err, HasSubstr("run --data is tree or trace, not 'bogus'"));
+  EXPECT_THAT(run.err, HasSubstr("run: --data is tree or trace, not 'bogus'"));
 }
 
 TEST_F(TraceTest, SigkillAndRestartKeepEachEventExactlyOnce) {

@@ -1,0 +1,111 @@
+#include "cli/usage.h"
+
+#include <algorithm>
+
+#include "absl/strings/str_cat.h"
+
+namespace protond::cli {
+namespace {
+
+struct CommandText {
+  const char* command;
+  const char* usage;
+};
+
+// In the order `protonctl --help` lists them. A command may have several entries (tree, top).
+constexpr CommandText kCommands[] = {
+    {"run",
+     "  run [--name NAME] [--as-proton] [--data tree|trace] [--mode MODE] -- PROGRAM [ARGS...]\n"
+     "                                            profile PROGRAM in a new session (with\n"
+     "                                            --as-proton, Python's triton.profiler is\n"
+     "                                            protond.profiler; --data trace keeps every\n"
+     "                                            event, for a Chrome trace; --mode is Proton's:\n"
+     "                                            pcsampling[:interval=CYCLES] also samples the\n"
+     "                                            GPU's program counters, docs/pc-sampling.md)\n"},
+    {"sessions", "  sessions                                  list your sessions\n"},
+    {"tree",
+     "  tree SESSION|FILE [-m METRIC[,METRIC]] [-d DEPTH] [-t THRESHOLD] [-i REGEX | -e REGEX]\n"
+     "       [-f full|file_function_line|function_line|file_function|sass] [--print-sorted]\n"
+     "       [--diff SESSION|FILE] [--full-names | --mangled] [-l] [--rank RANK] [--follow]\n"
+     "                                            print the call tree of a session or of a\n"
+     "                                            Hatchet file, as proton-viewer (-l: list the\n"
+     "                                            metrics; --follow: redraw it every second\n"
+     "                                            while the session runs; docs/viewer.md)\n"},
+    {"tree",
+     "  tree --job JOB [-m METRIC] [-d DEPTH]     the job's ranks as one tree: each frame's "
+     "total,\n"
+     "                                            min, median and max per rank, and the slowest\n"
+     "                                            rank (with --hosts: over every node)\n"},
+    {"top",
+     "  top SESSION|FILE [-n COUNT] [--full-names | --mangled]\n"
+     "                                            the kernels that took the most GPU time, with\n"
+     "                                            their rates and roofline verdict\n"},
+    {"top",
+     "  top SESSION|FILE --stalls [-n COUNT]      the sampled source lines with the most stalled\n"
+     "                                            PC samples, and why (--mode pcsampling)\n"},
+    {"export",
+     "  export SESSION|FILE --format hatchet|chrome|folded|svg|csv -o FILE [--force]\n"
+     "         [-m METRIC] [--full-names | --mangled]\n"
+     "                                            write a profile for other tools: Proton's\n"
+     "                                            Hatchet JSON, a Chrome trace (sessions run\n"
+     "                                            with --data trace), folded stacks, an SVG\n"
+     "                                            flame graph, a per-kernel CSV "
+     "(docs/export.md)\n"},
+    {"devices",
+     "  devices SESSION                           list the GPUs of a session's processes: those\n"
+     "                                            each ran work on, and those it only saw\n"},
+    {"processes",
+     "  processes                                 list the processes protond can profile (the\n"
+     "                                            shim loaded): pid, rank, job, GPU, sessions\n"},
+    {"start",
+     "  start (--pid PID [--pid PID...] | --job JOB [--include-new]) [--name NAME]\n"
+     "        [--duration D] [--data tree|trace] [--mode MODE] [--wait]\n"
+     "                                            profile running processes now, until stopped\n"
+     "                                            (or for D: 30s, 2m, 500ms); --include-new: the\n"
+     "                                            job's processes that register later join too;\n"
+     "                                            --mode as for run; --wait blocks until it ends\n"
+     "                                            (Ctrl-C stops it) and prints the tree\n"},
+    {"stop",
+     "  stop (--session SESSION | --pid PID | --job JOB)\n"
+     "                                            stop a running session (--job: each of the\n"
+     "                                            job's)\n"},
+};
+
+constexpr char kGlobalOptions[] =
+    "usage: protonctl [--socket PATH | (--host HOST:PORT | --hosts LIST) --token-file FILE\n"
+    "                 [--tls-ca FILE | --insecure]] COMMAND ...\n"
+    "       protonctl --version | --help\n"
+    "COMMAND --help (or -h) shows that command's usage alone.\n";
+
+}  // namespace
+
+std::string ProtonctlUsage(const std::string& default_socket) {
+  std::string out = kGlobalOptions;
+  for (const CommandText& command : kCommands) absl::StrAppend(&out, command.usage);
+  absl::StrAppend(
+      &out, "The socket is --socket, else $PROTOND_SOCKET, else the default (", default_socket,
+      ").\n"
+      "--host reaches a protond on another machine (protond --listen) over TLS, verified with\n"
+      "the certificates of --tls-ca (else the system's), with the token in --token-file\n"
+      "(docs/cluster.md); --insecure: plain TCP, which protond serves on loopback only.\n"
+      "--hosts runs the command on each host of a Slurm hostlist ('node[01-04]:7878') at once.\n");
+  return out;
+}
+
+std::string CommandUsage(const std::string& command) {
+  std::string out;
+  for (const CommandText& entry : kCommands) {
+    if (entry.command != command) continue;
+    if (out.empty()) out = "usage: protonctl [GLOBAL OPTIONS] COMMAND ...\n";
+    absl::StrAppend(&out, entry.usage);
+  }
+  return out;
+}
+
+bool AsksForHelp(const std::vector<std::string>& args) {
+  const auto end = std::find(args.begin(), args.end(), "--");
+  return std::find_if(args.begin(), end,
+                      [](const std::string& arg) { return arg == "-h" || arg == "--help"; }) != end;
+}
+
+}  // namespace protond::cli
