@@ -6,17 +6,24 @@
 #include "cli/export/flame_svg.h"
 #include "cli/export/folded.h"
 #include "cli/export/kernel_summary.h"
-#include "cli/export/output_file.h"
 #include "cli/profile_commands.h"
 #include "cli/progress_line.h"
 #include "client-lib/cpp/chrome_trace.h"
 #include "client-lib/cpp/hatchet.h"
+#include "common/files/output_file.h"
 #include "common/status/status_macros.h"
 
 namespace protond::cli {
 namespace {
 
 constexpr char kFormats[] = "hatchet, chrome, folded, svg or csv";
+
+// An output that exists, with what the user of protonctl can do about it.
+absl::Status WithForceHint(const absl::Status& status) {
+  if (!absl::IsAlreadyExists(status)) return status;
+  return absl::AlreadyExistsError(
+      absl::StrCat(status.message(), "; --force overwrites it, or choose another -o"));
+}
 
 absl::StatusOr<ExportFormat> ParseExportFormat(const std::string& text) {
   if (text == "hatchet") return ExportFormat::kHatchet;
@@ -137,13 +144,15 @@ absl::StatusOr<std::string> RenderExport(const ExportArgs& args, const ExportInp
 }
 
 absl::Status RunExportCommand(client::Client& client, const ExportArgs& args, FILE* progress_out) {
-  RETURN_IF_ERROR(CheckOutputPath(args.output, args.force));
+  const files::ExistingFile existing =
+      args.force ? files::ExistingFile::kReplace : files::ExistingFile::kKeep;
+  RETURN_IF_ERROR(WithForceHint(files::CheckOutputPath(args.output, existing)));
   ProgressLine progress(progress_out, "protonctl export");
   ASSIGN_OR_RETURN(const ExportInput input, ReadInput(client, args, progress));
   progress.Step("rendering");
   ASSIGN_OR_RETURN(const std::string contents, RenderExport(args, input));
   progress.Step(absl::StrCat("writing ", args.output, " (", contents.size(), " bytes)"));
-  return WriteOutputFile(args.output, contents, args.force);
+  return WithForceHint(files::WriteOutputFile(args.output, contents, existing));
 }
 
 }  // namespace protond::cli

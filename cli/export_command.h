@@ -21,8 +21,8 @@ enum class ExportFormat { kHatchet, kChrome, kFolded, kSvg, kCsv };
 struct ExportArgs {
   std::string profile;
   ExportFormat format = ExportFormat::kHatchet;    // --format, required
-  std::string output;                              // -o, required
-  bool force = false;                              // --force: replace an existing output
+  std::string output;                              // -o, required; "-" is stdout
+  bool force = false;                              // --force: replace an existing regular file
   std::string metric;                              // -m: folded and svg; empty is their default
   KernelNames kernel_names = KernelNames::kShort;  // --full-names, --mangled: folded, svg, csv
 };
@@ -42,9 +42,9 @@ struct ExportInput {
 // The file's contents from what was read.
 absl::StatusOr<std::string> RenderExport(const ExportArgs& args, const ExportInput& input);
 
-// Reads the profile, renders it and writes args.output (output_file.h). Each step is announced
-// on `progress_out` when it is not null ("reading the events of session 7: 42% (...)", see
-// progress_line.h): protonctl passes stderr when stderr is a terminal.
+// Reads the profile, renders it and writes args.output (common/files/output_file.h). Each step is
+// announced on `progress_out` when it is not null ("reading the events of session 7: 42% (...)",
+// see progress_line.h): protonctl passes stderr when stderr is a terminal.
 absl::Status RunExportCommand(client::Client& client, const ExportArgs& args, FILE* progress_out);
 
 }  // namespace protond::cli

@@ -1,5 +1,7 @@
 #include "cli/export_command.h"
 
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <unistd.h>
 
 #include <fstream>
@@ -97,6 +99,25 @@ TEST_F(ExportFileTest, AnExistingOutputIsKeptWithoutForce) {
   ASSERT_TRUE(Export({kFixture, "--format", "folded", "-o", out, "--force"}).ok());
   EXPECT_THAT(testing::ReadFile(out),
               HasSubstr("ROOT;w_mm;nvjet_sm90_hsh_256x128_64x4_1x2_h_bz_coopA_NNT "));
+}
+
+// The issue's `protonctl export ... -o /dev/null --force` as root replaced /dev/null with a file:
+// a device is written into and stays one, and a full device says so. Copies of /dev/null's and
+// /dev/full's nodes (mknod needs root), so that a broken writer never replaces the machine's.
+TEST_F(ExportFileTest, ADeviceIsWrittenIntoNeverReplaced) {
+  const std::string null = dir_ + "/null";
+  if (mknod(null.c_str(), S_IFCHR | 0666, makedev(1, 3)) != 0) GTEST_SKIP() << "mknod needs root";
+  ASSERT_TRUE(Export({kFixture, "--format", "folded", "-o", null, "--force"}).ok());
+  struct stat info;
+  ASSERT_EQ(lstat(null.c_str(), &info), 0);
+  EXPECT_TRUE(S_ISCHR(info.st_mode));
+  const std::string full = dir_ + "/full";  // a copy of /dev/full's node
+  ASSERT_EQ(mknod(full.c_str(), S_IFCHR | 0666, makedev(1, 7)), 0);
+  const absl::Status refused = Export({kFixture, "--format", "folded", "-o", full, "--force"});
+  EXPECT_EQ(refused.code(), absl::StatusCode::kUnavailable);
+  EXPECT_EQ(refused.message(), "cannot write " + full + ": No space left on device");
+  ASSERT_EQ(lstat(full.c_str(), &info), 0);
+  EXPECT_TRUE(S_ISCHR(info.st_mode));
 }
 
 TEST_F(ExportFileTest, AChromeTraceNeedsATraceSession) {

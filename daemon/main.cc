@@ -10,12 +10,13 @@
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
-#include <fstream>
 #include <memory>
 #include <string>
 
 #include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
 #include "client-lib/cpp/daemon_paths.h"
+#include "common/files/output_file.h"
 #include "daemon/metrics/metrics.h"
 #include "daemon/metrics/metrics_server.h"
 #include "daemon/server/socket_lock.h"
@@ -150,10 +151,12 @@ int Detach() {
 }
 
 // protond.pid in the state directory names the daemon serving it (how to stop an autostarted
-// one: kill $(cat DIR/protond.pid)); removed at a clean exit.
+// one: kill $(cat DIR/protond.pid)); removed at a clean exit. Replaced, never written through a
+// link that someone planted in a --state-dir they could write.
 void WritePidFile(const std::string& path) {
-  std::ofstream out(path, std::ios::trunc);
-  out << getpid() << "\n";
+  const absl::Status written = protond::files::WriteOutputFile(
+      path, absl::StrCat(getpid(), "\n"), protond::files::ExistingFile::kReplace);
+  if (!written.ok()) std::fprintf(stderr, "protond: %s\n", std::string(written.message()).c_str());
 }
 
 }  // namespace

@@ -13,6 +13,7 @@
 #include "client-lib/cpp/chrome_trace.h"
 #include "client-lib/cpp/client.h"
 #include "client-lib/cpp/hatchet.h"
+#include "common/files/output_file.h"
 #include "common/status/status_macros.h"
 #include "protond/shim.h"
 #include "shim/control/control_api.h"
@@ -178,23 +179,10 @@ int FlushSession(ProtondControl* control, uint64_t session_id, char* error, size
                     [&](client::Client& client) { return client.FlushSession(session_id); });
 }
 
-// Writes `text` to `path` through a temporary file beside it, so that a reader never sees half
-// a profile and a failed write leaves an older file intact.
-absl::Status WriteFileAtomically(const std::string& path, const std::string& text) {
-  const std::string temporary = path + ".tmp" + std::to_string(getpid());
-  std::ofstream out(temporary, std::ios::binary | std::ios::trunc);
-  out << text;
-  out.close();
-  if (!out) {
-    std::remove(temporary.c_str());
-    return absl::UnavailableError("cannot write " + path + ": " + std::strerror(errno));
-  }
-  if (std::rename(temporary.c_str(), path.c_str()) != 0) {
-    const std::string reason = std::strerror(errno);
-    std::remove(temporary.c_str());
-    return absl::UnavailableError("cannot write " + path + ": " + reason);
-  }
-  return absl::OkStatus();
+// Python's finalize() replaces an earlier profile of the same name, as Proton's does; a device
+// or FIFO is written into, a directory refused (common/files/output_file.h).
+absl::Status WriteProfile(const std::string& path, const std::string& text) {
+  return files::WriteOutputFile(path, text, files::ExistingFile::kReplace);
 }
 
 // The shim checked that `format` is one of the two.
@@ -205,11 +193,11 @@ int ExportSession(ProtondControl* control, uint64_t session_id, const char* form
     if (chrome_trace) {
       absl::StatusOr<v1::Trace> trace = client.GetTrace(session_id);
       if (!trace.ok()) return trace.status();
-      return WriteFileAtomically(path, client::RenderChromeTrace(*trace));
+      return WriteProfile(path, client::RenderChromeTrace(*trace));
     }
     absl::StatusOr<v1::Tree> tree = client.GetTree(session_id);
     if (!tree.ok()) return tree.status();
-    return WriteFileAtomically(path, client::RenderHatchet(*tree));
+    return WriteProfile(path, client::RenderHatchet(*tree));
   });
 }
 
