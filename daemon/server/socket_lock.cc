@@ -20,7 +20,12 @@ absl::StatusOr<SocketLock> SocketLock::Acquire(const std::string& socket_path) {
         absl::StrCat("cannot create the socket directory ", dir.string(), ": ", error.message()));
   }
   const std::string path = socket_path + ".lock";
-  const int fd = open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0600);
+  // O_NOFOLLOW: a link planted at the name would have root create or lock its target.
+  const int fd = open(path.c_str(), O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600);
+  if (fd < 0 && errno == ELOOP) {
+    return absl::FailedPreconditionError(
+        absl::StrCat(path, " is a symbolic link, not protond's lock file"));
+  }
   if (fd < 0) return absl::ErrnoToStatus(errno, absl::StrCat("cannot open ", path));
   if (flock(fd, LOCK_EX | LOCK_NB) != 0) {
     const int lock_errno = errno;

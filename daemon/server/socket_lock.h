@@ -14,7 +14,8 @@ namespace protond::server {
 class SocketLock {
  public:
   // Creates the socket's directory if needed and locks `<socket_path>.lock` without waiting:
-  // AlreadyExistsError when another process holds it. The lock file itself stays behind.
+  // AlreadyExistsError when another process holds it; FailedPreconditionError when the lock file
+  // is a symbolic link (never followed). The lock file itself stays behind.
   static absl::StatusOr<SocketLock> Acquire(const std::string& socket_path);
 
   SocketLock(SocketLock&& other) noexcept : fd_(other.fd_) { other.fd_ = -1; }

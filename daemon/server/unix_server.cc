@@ -20,6 +20,7 @@
 #include "daemon/server/control_connection.h"
 #include "daemon/server/grpc_services.h"
 #include "daemon/server/peer_table.h"
+#include "daemon/server/stale_socket.h"
 #include "grpcpp/server_builder.h"
 #include "grpcpp/server_posix.h"
 
@@ -30,15 +31,6 @@ constexpr int kMaxMessageBytes = 64 << 20;
 
 absl::Status ErrnoError(const std::string& what) { return absl::ErrnoToStatus(errno, what); }
 
-// True if something accepts connections at `path`.
-bool SomeoneListens(const sockaddr_un& address) {
-  const int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
-  const bool listening =
-      connect(fd, reinterpret_cast<const sockaddr*>(&address), sizeof(address)) == 0;
-  close(fd);
-  return listening;
-}
-
 absl::StatusOr<int> Listen(const std::string& path) {
   sockaddr_un address{};
   address.sun_family = AF_UNIX;
@@ -47,10 +39,7 @@ absl::StatusOr<int> Listen(const std::string& path) {
                                                    sizeof(address.sun_path) - 1, " bytes"));
   }
   std::strcpy(address.sun_path, path.c_str());
-  if (SomeoneListens(address)) {
-    return absl::AlreadyExistsError(absl::StrCat("a protond already listens at ", path));
-  }
-  unlink(path.c_str());  // a stale socket of a daemon that died
+  if (absl::Status cleared = RemoveStaleSocket(address); !cleared.ok()) return cleared;
   const int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
   if (fd < 0) return ErrnoError("socket");
   if (bind(fd, reinterpret_cast<const sockaddr*>(&address), sizeof(address)) != 0 ||
@@ -65,10 +54,11 @@ absl::StatusOr<int> Listen(const std::string& path) {
   return fd;
 }
 
-// The inode of the file at `path`; 0 when there is none.
+// The inode of the file at `path` itself (not of what a link there points at); 0 when there is
+// none.
 ino_t InodeAt(const std::string& path) {
   struct stat file;
-  return stat(path.c_str(), &file) == 0 ? file.st_ino : 0;
+  return lstat(path.c_str(), &file) == 0 ? file.st_ino : 0;
 }
 
 // How often the accept loop checks that the socket file is still there.
@@ -125,7 +115,8 @@ struct UnixServer::Impl {
 
   // A removed socket file (a cleanup of /tmp or /run, a mistaken rm) leaves the daemon running
   // but unreachable for every process that starts after: bind the path again, unless another
-  // daemon answers there now. Connections already open are not affected either way.
+  // daemon answers there now or something else was put there (kept: stale_socket.h).
+  // Connections already open are not affected either way.
   void ListenAgainIfSocketRemoved() {
     if (InodeAt(socket_path) == socket_inode) return;
     absl::StatusOr<int> fd = Listen(socket_path);

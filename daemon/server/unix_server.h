@@ -19,9 +19,10 @@ namespace protond::server {
 
 class UnixServer {
  public:
-  // Binds `socket_path` (refusing if a live daemon already answers there) and serves `service`,
-  // which must outlive the server. If the socket file is removed, it binds the path again within
-  // a second (unless another daemon answers there by then). The socket's directory must exist:
+  // Binds `socket_path` and serves `service`, which must outlive the server. Refused if a live
+  // daemon answers there, or if the path holds anything but a stale socket (stale_socket.h). If
+  // the socket file is removed, it binds the path again within a second (unless another daemon
+  // answers there by then, or something else was put there). The socket's directory must exist:
   // the daemon's SocketLock::Acquire (socket_lock.h), taken first, creates it.
   static absl::StatusOr<std::unique_ptr<UnixServer>> Start(const std::string& socket_path,
                                                            service::ProtondService* service);
