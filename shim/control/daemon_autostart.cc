@@ -131,7 +131,12 @@ bool AutostartEnabled() {
 }
 
 absl::Status StartDaemon(const std::string& socket_path) {
+  // Beside this code's own file, never a bare name: posix_spawn would take that from the working
+  // directory, which runs whatever ./protond it holds.
   const std::string binary = SiblingLibraryPath("protond");
+  if (!binary.starts_with('/')) {
+    return absl::UnavailableError("cannot find protond: where this program is is not known");
+  }
   const std::string state_dir = client::StateDirForSocket(socket_path);
   std::error_code error;
   std::filesystem::create_directories(state_dir, error);

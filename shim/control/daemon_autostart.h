@@ -1,6 +1,7 @@
 // Starting a private protond when a program starts a session and none answers at its socket
-// (PROTOND_AUTOSTART, on unless "0"). The daemon is the `protond` beside the control library (a
-// bundle's bin/, or the build's bin/), started detached: in a session of its own, its store in
+// (PROTOND_AUTOSTART, on unless "0"). The daemon is the `protond` beside the control library, or
+// beside protonctl's /proc/self/exe (a bundle's bin/, or the build's bin/), never one found
+// relative to the working directory; started detached: in a session of its own, its store in
 // client::StateDirForSocket(socket), its output appended to protond.log there. It outlives the
 // program, so that `protonctl sessions` and `protonctl tree` find the session later. Two
 // processes autostarting at once end with one daemon: the daemon locks its socket

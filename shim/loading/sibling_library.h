@@ -1,5 +1,6 @@
-// Where the shim finds the libraries it loads on demand (the control channel, the GPU tracer):
-// beside itself, so that a bundle works wherever it is unpacked.
+// Where the shim finds the libraries it loads on demand (the control channel, the GPU tracer),
+// and autostart the protond it runs: beside itself, so that a bundle works wherever it is
+// unpacked.
 #ifndef PROTOND_SHIM_LOADING_SIBLING_LIBRARY_H_
 #define PROTOND_SHIM_LOADING_SIBLING_LIBRARY_H_
 
@@ -7,11 +8,13 @@
 
 namespace protond::shim {
 
-// The path of the library this code is linked into (empty if unknown).
+// The absolute path of the file this code is linked into: the library, or the program's
+// /proc/self/exe when it is linked into a program (protonctl); empty if unknown. Never taken from
+// argv[0] or the working directory.
 std::string OwnLibraryPath();
 
-// The path of `file_name` in the directory of the library this code is linked into; the bare
-// name (searched by the dynamic loader) if that directory is unknown.
+// The path of `file_name` in the directory of the file this code is linked into; the bare name
+// (searched by the dynamic loader) if that directory is unknown.
 std::string SiblingLibraryPath(const char* file_name);
 
 // Loads `file_name` from beside the shim with RTLD_NOW | RTLD_LOCAL and returns what its

@@ -397,5 +397,30 @@ TEST(AutostartTest, ProtonctlRunStartsADaemonThatOutlivesIt) {
   EXPECT_GT(sessions->sessions(0).records(), 0u);
 }
 
+// protonctl found on PATH (its argv[0] a bare "protonctl") run in a folder that holds a
+// ./protond: the daemon it starts is the one beside protonctl's /proc/self/exe, and the planted
+// script (as root, anyone's) never runs.
+TEST(AutostartTest, NeverRunsAProtondFromTheWorkingDirectory) {
+  const std::string dir = MakeTempDir();
+  const std::string work = dir + "/work";
+  std::filesystem::create_directories(work);
+  const std::string marker = dir + "/planted-protond-ran";
+  std::ofstream(work + "/protond") << "#!/bin/sh\ntouch " << marker << "\nexit 1\n";
+  std::filesystem::permissions(work + "/protond", std::filesystem::perms::owner_all);
+  const std::string socket = dir + "/run/protond.sock";
+  const Completed run =
+      RunToEnd({"/bin/sh", "-c",
+                "cd " + work + " && exec protonctl --socket " + socket + " run --name planted -- " +
+                    BinDir() + "/sample_workload --steps 2"},
+               dir, {{{"PATH", BinDir() + ":/usr/bin:/bin"}}});
+  EXPECT_EQ(run.exit_code, 0) << run.err;
+  EXPECT_FALSE(std::filesystem::exists(marker));
+  EXPECT_THAT(run.err, HasSubstr("protonctl: started protond at " + socket));
+  auto sessions = SessionsOfAutostartedDaemon(socket);
+  ASSERT_TRUE(sessions.ok()) << sessions.status() << run.err;
+  ASSERT_EQ(sessions->sessions_size(), 1);
+  EXPECT_EQ(sessions->sessions(0).name(), "planted");
+}
+
 }  // namespace
 }  // namespace protond::testing
