@@ -126,3 +126,30 @@ def test_when_the_daemon_cannot_be_started_the_warning_says_why(autostart):
                           f"{autostart.socket} (No such file or directory), and starting one "
                           f"failed: cannot run {lonely}/protond: No such file or directory\n")
     assert processes_mentioning(autostart.socket) == []
+
+
+def test_a_shim_loaded_by_a_relative_name_starts_the_protond_beside_it(autostart):
+    """LD_PRELOAD=./libprotond_shim.so and the like: the name is relative to the folder of that
+    moment; the program then moves to a folder that holds a ./protond, which never runs."""
+    work = os.path.join(autostart.directory, "work")
+    os.mkdir(work)
+    marker = os.path.join(autostart.directory, "planted-protond-ran")
+    with open(os.path.join(work, "protond"), "w") as f:
+        f.write(f"#!/bin/sh\ntouch {marker}\nexit 1\n")
+    os.chmod(os.path.join(work, "protond"), 0o700)
+    run = autostart.run(f"""
+        import os
+        os.chdir({BIN_DIR!r})
+        from protond import _shim
+        assert _shim.library() is not None, _shim.load_error()
+        os.chdir({work!r})
+        import protond.profiler as proton
+        print("id", proton.start("relative"))
+        proton.finalize()
+    """, env={"PROTOND_SHIM": "./libprotond_shim.so"})
+    assert run.returncode == 0, run.stderr
+    assert run.stdout.splitlines() == ["id 0"]
+    assert run.stderr == ""
+    assert not os.path.exists(marker)
+    assert len(autostart.daemons()) == 1
+    assert os.path.exists(os.path.join(work, "relative.hatchet"))
