@@ -10,8 +10,10 @@
 namespace protond::cli {
 
 // `text` with every control character made visible: C0 and DEL as "\xNN", C1 (U+0080..U+009F in
-// UTF-8) as "\uNNNN". A name could otherwise clear the screen, move the cursor, retitle the
-// terminal or break a tree's line in two. Everything else, other UTF-8 included, is kept.
+// UTF-8) and the bidi controls (U+061C, U+200E, U+200F, U+202A..U+202E, U+2066..U+2069) as
+// "\uNNNN". A name could otherwise clear the screen, move the cursor, retitle the terminal, break
+// a tree's line in two or reverse the text after it. Everything else, other UTF-8 included, is
+// kept.
 std::string PrintableText(absl::string_view text);
 
 // Where the first of those control characters starts in `text`; npos when it has none.

@@ -17,6 +17,17 @@ TEST(PrintableTextTest, ControlCharactersBecomeVisibleEscapes) {
   EXPECT_EQ(PrintableText("\xc2\x80\xc2\x9f"), "\\u0080\\u009f");
 }
 
+TEST(PrintableTextTest, BidiControlsBecomeVisibleEscapes) {
+  // After U+202E (right-to-left override) "txt.exe" would show as "exe.txt".
+  EXPECT_EQ(PrintableText("exe\u202etxt.exe"), "exe\\u202etxt.exe");
+  EXPECT_EQ(PrintableText("\u202a\u202b\u202c\u202d"), "\\u202a\\u202b\\u202c\\u202d");
+  EXPECT_EQ(PrintableText("\u2066\u2067\u2068\u2069"), "\\u2066\\u2067\\u2068\\u2069");
+  EXPECT_EQ(PrintableText("\u200e\u200f\u061c"), "\\u200e\\u200f\\u061c");
+  // Their neighbours are printable and kept: zero-width joiner, U+2029, U+2070, Arabic U+061B.
+  EXPECT_EQ(PrintableText("\u200d\u2029\u2070\u061b"), "\u200d\u2029\u2070\u061b");
+  EXPECT_EQ(FindControlCharacter("ab\u2067"), 2u);
+}
+
 TEST(PrintableTextTest, OtherTextIsKept) {
   EXPECT_EQ(PrintableText(""), "");
   EXPECT_EQ(PrintableText("void at::native::add<float>(int) @ model.py:42"),

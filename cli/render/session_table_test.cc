@@ -111,6 +111,34 @@ TEST_F(SessionTableTest, ControlCharactersAreShownNotObeyed) {
   EXPECT_EQ(RenderSessionProblems(*session), "  problem: metric \"\\x1b]0;x\\x07\" changed type\n");
 }
 
+// Wide characters take two columns each, so the columns after them line up on a terminal.
+TEST_F(SessionTableTest, WideNamesArePaddedByTheirTerminalWidth) {
+  v1::ListSessionsResponse response;
+  *response.add_sessions() = StoppedSession();
+  response.mutable_sessions(0)->set_name("学習");  // 4 columns, 2 code points
+  *response.add_sessions() = StoppedSession();
+  response.mutable_sessions(1)->set_name("run🚀");  // 5 columns, 4 code points
+  EXPECT_EQ(RenderSessionTable(response.sessions()),
+            "ID  NAME   STATE    PROCESSES  START                END                  "
+            "RECORDS  DROPPED\n"
+            " 7  学習   stopped          2  2024-03-01 12:34:56  2024-03-01 13:35:57  "
+            "1234567        3\n"
+            " 7  run🚀  stopped          2  2024-03-01 12:34:56  2024-03-01 13:35:57  "
+            "1234567        3\n");
+}
+
+// U+202E would print the rest of the line right to left, columns and all.
+TEST_F(SessionTableTest, BidiControlsAreShownNotObeyed) {
+  v1::ListSessionsResponse response;
+  *response.add_sessions() = StoppedSession();
+  response.mutable_sessions(0)->set_name("a\u202eb");
+  EXPECT_EQ(RenderSessionTable(response.sessions()),
+            "ID  NAME      STATE    PROCESSES  START                END                  "
+            "RECORDS  DROPPED\n"
+            " 7  a\\u202eb  stopped          2  2024-03-01 12:34:56  2024-03-01 13:35:57  "
+            "1234567        3\n");
+}
+
 TEST_F(SessionTableTest, FormatLocalTime) {
   EXPECT_EQ(FormatLocalTime(0), "-");
   EXPECT_EQ(FormatLocalTime(kMarch1), "2024-03-01 12:34:56");

@@ -3,18 +3,13 @@
 #include <algorithm>
 
 #include "absl/strings/str_cat.h"
+#include "cli/render/display_width.h"
 #include "cli/render/printable_text.h"
 
 namespace protond::cli {
 namespace {
 
 using Row = std::vector<std::string>;
-
-// Terminal columns of UTF-8 text, counted as code points (session names are user input).
-size_t DisplayWidth(absl::string_view text) {
-  return std::count_if(text.begin(), text.end(),
-                       [](char c) { return (static_cast<unsigned char>(c) & 0xC0) != 0x80; });
-}
 
 void AppendRow(std::span<const TableColumn> columns, const Row& row,
                const std::vector<size_t>& widths, std::string* out) {

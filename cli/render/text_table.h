@@ -16,8 +16,9 @@ struct TableColumn {
 };
 
 // A header line, then one line per row (one cell per column), columns as wide as their widest
-// cell and two spaces apart; no line ends in spaces. Widths count UTF-8 code points, one terminal
-// column each. Cells are printed as PrintableText: session names and command lines are not ours.
+// cell and two spaces apart; no line ends in spaces. Widths are terminal columns (DisplayWidth: a
+// CJK character or an emoji takes two). Cells are printed as PrintableText: session names and
+// command lines are not ours.
 std::string RenderTextTable(std::span<const TableColumn> columns,
                             const std::vector<std::vector<std::string>>& rows);
 
