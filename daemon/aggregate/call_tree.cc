@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <limits>
 
 #include "absl/strings/str_cat.h"
 
@@ -11,6 +12,14 @@ namespace {
 using store::MetricAggregation;
 
 const char* TypeName(bool is_double) { return is_double ? "double" : "int64_t"; }
+
+// `*sum += value`, stopping at INT64_MAX or INT64_MIN (no undefined overflow, whatever a process
+// sends); false when it stopped there.
+bool AddSaturating(int64_t* sum, int64_t value) {
+  if (!__builtin_add_overflow(*sum, value, sum)) return true;
+  *sum = value > 0 ? std::numeric_limits<int64_t>::max() : std::numeric_limits<int64_t>::min();
+  return false;
+}
 
 }  // namespace
 
@@ -114,20 +123,23 @@ absl::Status CallTree::AddMetric(uint32_t node, uint64_t process_id, const Metri
     row = {session_id_, node, process_id, info.name.name, info.name.aggregation, is_double, 0, 0};
   }
   const bool overwrite = info.name.aggregation == MetricAggregation::kProperty;
+  absl::Status status;
   if (is_double) {
     double value;
     std::memcpy(&value, &value_bits, sizeof(value));
     row.double_value = overwrite ? value : row.double_value + value;
-  } else {
-    // Wrapping addition: a hostile process must not be able to trigger undefined overflow.
-    const uint64_t sum = static_cast<uint64_t>(row.int_value) + value_bits;
-    row.int_value = static_cast<int64_t>(overwrite ? value_bits : sum);
+  } else if (overwrite) {
+    row.int_value = static_cast<int64_t>(value_bits);
+  } else if (!AddSaturating(&row.int_value, static_cast<int64_t>(value_bits))) {
+    status = absl::OutOfRangeError(absl::StrCat(
+        "int64_t metric '", info.name.name, "' of process ", process_id, " at node '",
+        nodes_[node].name, "' passed the int64 limit; its sum stays at ", row.int_value));
   }
   if (!it->second.changed) {
     it->second.changed = true;
     changed_metrics_.push_back(it->first);
   }
-  return absl::OkStatus();
+  return status;
 }
 
 absl::Status CallTree::AddPcSamples(uint32_t node, uint64_t process_id, const StallReason& reason,

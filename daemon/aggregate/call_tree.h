@@ -66,7 +66,9 @@ class CallTree {
                               uint32_t device_id, uint64_t bytes);
 
   // Adds (or, for properties, sets) a metric value. A name keeps the type it was first given in
-  // the session; a different type is refused with Proton's message.
+  // the session; a different type is refused with Proton's message. An int64 sum that would pass
+  // INT64_MAX or INT64_MIN stays at the limit, where Proton's wraps around to the other sign, and
+  // the error says so in the same words each time (the session's problems keep one copy).
   absl::Status AddMetric(uint32_t node, uint64_t process_id, const MetricName& name, bool is_double,
                          uint64_t value_bits);
 

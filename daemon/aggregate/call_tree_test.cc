@@ -1,5 +1,6 @@
 #include "daemon/aggregate/call_tree.h"
 
+#include <cstdint>
 #include <cstring>
 
 #include "gtest/gtest.h"
@@ -79,6 +80,31 @@ TEST(CallTreeTest, MetricsFollowProtonSemantics) {
   EXPECT_EQ(batch.metrics[1].aggregation, MetricAggregation::kProperty);
   EXPECT_DOUBLE_EQ(batch.metrics[2].double_value, 3.5);
   EXPECT_EQ(batch.metrics[2].name, "t");
+}
+
+// 3 x 2^62 wrapped around to -2^62 before; a sum stops at the limit and says so.
+TEST(CallTreeTest, AnInt64SumStaysAtTheLimitAndSaysSo) {
+  CallTree tree(1);
+  const uint32_t step = tree.Child(kRootNodeId, "step");
+  const uint64_t kQuarter = uint64_t{1} << 62;
+  const MetricName m = ParseMetricName("m");
+  ASSERT_TRUE(tree.AddMetric(step, 4, m, false, kQuarter).ok());
+  ASSERT_TRUE(tree.AddMetric(step, 4, m, false, kQuarter - 1).ok());  // INT64_MAX - 2^62
+  const absl::Status passed = tree.AddMetric(step, 4, m, false, kQuarter);
+  EXPECT_EQ(passed.code(), absl::StatusCode::kOutOfRange);
+  EXPECT_EQ(passed.message(),
+            "int64_t metric 'm' of process 4 at node 'step' passed the int64 limit; its sum stays "
+            "at 9223372036854775807");
+  const MetricName low = ParseMetricName("low");
+  ASSERT_TRUE(tree.AddMetric(step, 4, low, false, static_cast<uint64_t>(INT64_MIN + 1)).ok());
+  EXPECT_EQ(tree.AddMetric(step, 4, low, false, static_cast<uint64_t>(int64_t{-2})).message(),
+            "int64_t metric 'low' of process 4 at node 'step' passed the int64 limit; its sum "
+            "stays at -9223372036854775808");
+  store::Batch batch;
+  tree.TakeChangedRows(batch);
+  ASSERT_EQ(batch.metrics.size(), 2u);
+  EXPECT_EQ(batch.metrics[0].int_value, INT64_MAX);
+  EXPECT_EQ(batch.metrics[1].int_value, INT64_MIN);
 }
 
 TEST(CallTreeTest, KernelScopesSumProtonsCycleMetrics) {
