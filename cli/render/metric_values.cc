@@ -1,6 +1,8 @@
 #include "cli/render/metric_values.h"
 
 #include <algorithm>
+#include <cmath>
+#include <limits>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
@@ -16,6 +18,12 @@ constexpr double kNsPerSecond = 1e9;
 
 bool HasGpuTime(const v1::TreeNode& node) { return NodeGpuTimeNs(node).has_value(); }
 
+// At most UINT64_MAX: two counts of 2^63 must not make ROOT's count 0.
+uint64_t SaturatingAdd(uint64_t a, uint64_t b) {
+  uint64_t sum;
+  return __builtin_add_overflow(a, b, &sum) ? std::numeric_limits<uint64_t>::max() : sum;
+}
+
 // ROOT has no count or timing of its own; it shows its direct children's, combined: all their
 // counts, and the timings of the scopes among them.
 v1::TreeNode CombineTimings(const v1::Tree& tree, const std::vector<int>& nodes, Source source) {
@@ -27,15 +35,15 @@ v1::TreeNode CombineTimings(const v1::Tree& tree, const std::vector<int>& nodes,
                                 ? node.duration_ns_min()
                                 : std::min(sum.duration_ns_min(), node.duration_ns_min()));
     sum.set_duration_ns_max(std::max(sum.duration_ns_max(), node.duration_ns_max()));
-    sum.set_count(sum.count() + node.count());
-    sum.set_duration_ns_sum(sum.duration_ns_sum() + node.duration_ns_sum());
+    sum.set_count(SaturatingAdd(sum.count(), node.count()));
+    sum.set_duration_ns_sum(SaturatingAdd(sum.duration_ns_sum(), node.duration_ns_sum()));
   }
   return sum;
 }
 
 // A GPU node's count is its launches: it has no CPU timings.
 MetricValue TimingValue(const MetricColumn& column, const v1::TreeNode& node) {
-  if (column.source == Source::kCount) return MetricValue::Int(static_cast<int64_t>(node.count()));
+  if (column.source == Source::kCount) return MetricValue::Count(node.count());
   if (node.count() == 0 || HasGpuTime(node)) return MetricValue();
   double ns = 0;
   switch (column.source) {
@@ -96,7 +104,7 @@ Values GpuLaunches(const v1::Tree& tree, const TreeShape& shape) {
   Values values(tree.nodes_size());
   for (int i = 0; i < tree.nodes_size(); ++i) {
     if (HasGpuTime(tree.nodes(i))) {
-      values[i] = MetricValue::Int(static_cast<int64_t>(tree.nodes(i).count()));
+      values[i] = MetricValue::Count(tree.nodes(i).count());
     }
   }
   return SumIntoParents(shape, std::move(values));
@@ -189,12 +197,21 @@ std::optional<double> NodeGpuTimeNs(const v1::TreeNode& node) {
   return std::nullopt;
 }
 
+MetricValue MetricValue::Count(uint64_t count) {
+  if (count > static_cast<uint64_t>(std::numeric_limits<int64_t>::max())) {
+    return Double(static_cast<double>(count));
+  }
+  return Int(static_cast<int64_t>(count));
+}
+
 void MetricValue::Add(const MetricValue& other) {
   if (other.kind == Kind::kBlank) return;
+  int64_t sum;
   if (kind == Kind::kBlank) {
     *this = other;
-  } else if (kind == Kind::kInt && other.kind == Kind::kInt) {
-    i = static_cast<int64_t>(static_cast<uint64_t>(i) + static_cast<uint64_t>(other.i));
+  } else if (kind == Kind::kInt && other.kind == Kind::kInt &&
+             !__builtin_add_overflow(i, other.i, &sum)) {
+    i = sum;
   } else {
     *this = Double(AsDouble() + other.AsDouble());
   }
@@ -202,22 +219,25 @@ void MetricValue::Add(const MetricValue& other) {
 
 MetricValue MetricValue::Minus(const MetricValue& other) const {
   if (other.blank()) return *this;
-  MetricValue negated = other.kind == Kind::kInt
-                            ? Int(static_cast<int64_t>(0 - static_cast<uint64_t>(other.i)))
-                            : Double(-other.d);
-  if (blank()) return negated;
-  negated.Add(*this);
-  return negated;
+  const MetricValue minuend = blank() ? Int(0) : *this;
+  int64_t difference;
+  if (minuend.kind == Kind::kInt && other.kind == Kind::kInt &&
+      !__builtin_sub_overflow(minuend.i, other.i, &difference)) {
+    return Int(difference);
+  }
+  return Double(minuend.AsDouble() - other.AsDouble());
 }
 
 std::string MetricValue::Format() const {
+  constexpr double kScientificFrom = 1e15;
   switch (kind) {
     case Kind::kBlank:
       return "";
     case Kind::kInt:
       return absl::StrCat(i);
     case Kind::kDouble:
-      return absl::StrFormat("%.3f", d);
+      return std::fabs(d) >= kScientificFrom ? absl::StrFormat("%.3e", d)
+                                             : absl::StrFormat("%.3f", d);
   }
   return "";
 }

@@ -24,14 +24,18 @@ struct MetricValue {
 
   static MetricValue Int(int64_t v) { return {Kind::kInt, v, 0}; }
   static MetricValue Double(double v) { return {Kind::kDouble, 0, v}; }
+  // A count (uint64): an integer while int64 holds it, else a float, never a negative number.
+  static MetricValue Count(uint64_t count);
   bool blank() const { return kind == Kind::kBlank; }
   double AsDouble() const { return kind == Kind::kInt ? static_cast<double>(i) : d; }
 
-  // Sums as Proton does: integers wrap around like int64, a float makes the sum a float.
+  // Sums as Proton does, a float making the sum a float, except that an integer sum past int64
+  // becomes a float too (where Proton's wraps around): right in sign and size, if not exact.
   void Add(const MetricValue& other);
-  // `this - other`, a blank counting as zero; blank when both are.
+  // `this - other`, a blank counting as zero; blank when both are. Past int64, a float.
   MetricValue Minus(const MetricValue& other) const;
-  // Floats with 3 decimals, integers as integers, blank as "".
+  // Integers as integers, blank as ""; floats with 3 decimals, or from 1e15 on (where a double's
+  // decimals are noise, and 1e308 would take 300 digits) in scientific notation: "1.798e+308".
   std::string Format() const;
 };
 

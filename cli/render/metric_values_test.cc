@@ -1,5 +1,7 @@
 #include "cli/render/metric_values.h"
 
+#include <cstdint>
+#include <limits>
 #include <string>
 #include <vector>
 
@@ -190,6 +192,44 @@ TEST(MetricValuesTest, MinusCountsBlankAsZero) {
   EXPECT_EQ(MetricValue::Int(3).Minus(MetricValue()).Format(), "3");
   EXPECT_EQ(MetricValue::Int(3).Minus(MetricValue::Double(0.5)).Format(), "2.500");
   EXPECT_TRUE(MetricValue().Minus(MetricValue()).blank());
+}
+
+TEST(MetricValuesTest, HugeFloatsPrintInScientificNotation) {
+  EXPECT_EQ(MetricValue::Double(1.7976931348623157e308).Format(), "1.798e+308");
+  EXPECT_EQ(MetricValue::Double(-1e15).Format(), "-1.000e+15");
+  EXPECT_EQ(MetricValue::Double(123'456'789'012.345).Format(), "123456789012.345");
+  EXPECT_EQ(MetricValue::Int(std::numeric_limits<int64_t>::max()).Format(), "9223372036854775807");
+}
+
+// Proton's int64 sums wrap: three user metrics of 2^62 would total -4611686018427387904.
+TEST(MetricValuesTest, IntegerSumsPastInt64BecomeFloatsNotNegative) {
+  v1::Tree tree;
+  testing::AddNode(&tree, 0, 0, "ROOT");
+  testing::AddNode(&tree, 1, 0, "step");
+  for (uint32_t id = 2; id <= 4; ++id) {
+    AddInt(testing::AddNode(&tree, id, 1, "part"), "m", v1::Metric::INCLUSIVE, int64_t{1} << 62);
+  }
+  EXPECT_THAT(Cells(tree, "m"), ElementsAre("1.384e+19", "1.384e+19", "4611686018427387904",
+                                            "4611686018427387904", "4611686018427387904"));
+}
+
+// A count is a uint64: 2^64-1 launches printed as int64 were -1.
+TEST(MetricValuesTest, CountsPastInt64AreNotNegative) {
+  v1::Tree tree;
+  testing::AddNode(&tree, 0, 0, "ROOT");
+  testing::AddNode(&tree, 1, 0, "step", std::numeric_limits<uint64_t>::max());
+  testing::AddNode(&tree, 2, 0, "other", 3);
+  EXPECT_THAT(Cells(tree, "count"), ElementsAre("1.845e+19", "1.845e+19", "3"));
+  EXPECT_EQ(MetricValue::Count(std::numeric_limits<int64_t>::max()).Format(),
+            "9223372036854775807");
+}
+
+TEST(MetricValuesTest, DifferencesPastInt64BecomeFloats) {
+  const int64_t kMin = std::numeric_limits<int64_t>::min();
+  EXPECT_EQ(MetricValue::Int(0).Minus(MetricValue::Int(kMin)).Format(), "9.223e+18");
+  EXPECT_EQ(MetricValue().Minus(MetricValue::Int(kMin)).Format(), "9.223e+18");
+  EXPECT_EQ(MetricValue::Int(kMin).Minus(MetricValue::Int(1)).Format(), "-9.223e+18");
+  EXPECT_EQ(MetricValue::Int(-1).Minus(MetricValue::Int(kMin)).Format(), "9223372036854775807");
 }
 
 }  // namespace
