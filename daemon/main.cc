@@ -10,6 +10,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
+#include <functional>
 #include <memory>
 #include <string>
 
@@ -111,14 +112,18 @@ int ParseFlags(int argc, char** argv, Flags& flags) {
   return -1;
 }
 
-int WaitForTermination() {
+// Waits for SIGINT or SIGTERM, calling `every_second` meanwhile; returns the signal.
+int WaitForTermination(const std::function<void()>& every_second) {
   sigset_t signals;
   sigemptyset(&signals);
   sigaddset(&signals, SIGINT);
   sigaddset(&signals, SIGTERM);
-  int received = 0;
-  sigwait(&signals, &received);
-  return received;
+  const timespec second = {1, 0};
+  for (;;) {
+    const int received = sigtimedwait(&signals, nullptr, &second);
+    if (received > 0) return received;
+    every_second();
+  }
 }
 
 // --detach: forks; the command's own process waits until the daemon reports that it listens
@@ -158,6 +163,61 @@ void WritePidFile(const std::string& path) {
       path, absl::StrCat(getpid(), "\n"), protond::files::ExistingFile::kReplace);
   if (!written.ok()) std::fprintf(stderr, "protond: %s\n", std::string(written.message()).c_str());
 }
+
+// The state directory removed while the daemon runs (`rm -r` of it): SQLite would write on into
+// the unlinked store, and the next start would find no session. The directory is made again and
+// locked, the store written anew there with every session, and the pid file too, loudly. What
+// fails is said once, and tried again the next second.
+class StateDirectoryKeeper {
+ public:
+  StateDirectoryKeeper(const Flags& flags, protond::store::StoreLock& lock,
+                       protond::service::ProtondService& service)
+      : flags_(flags), lock_(lock), service_(service) {}
+
+  void CheckOnce() {
+    if (!service_.StoreWasRemoved()) return;
+    if (!failed_before_) {
+      std::fprintf(stderr,
+                   "protond: the store %s/protond.db was removed while in use; writing it anew "
+                   "there, with every session\n",
+                   flags_.state_dir.c_str());
+    }
+    const absl::Status written = WriteAnew();
+    if (written.ok()) {
+      std::fprintf(stderr, "protond: the store %s/protond.db is written anew\n",
+                   flags_.state_dir.c_str());
+    } else if (written.message() != last_error_) {
+      std::fprintf(stderr, "protond: cannot write the store anew, trying again each second: %s\n",
+                   std::string(written.message()).c_str());
+    }
+    failed_before_ = !written.ok();
+    last_error_ = written.ok() ? "" : std::string(written.message());
+  }
+
+ private:
+  absl::Status WriteAnew() {
+    std::error_code error;
+    std::filesystem::create_directories(flags_.state_dir, error);
+    if (error) {
+      return absl::InternalError(
+          absl::StrCat("cannot create state directory ", flags_.state_dir, ": ", error.message()));
+    }
+    chmod(flags_.state_dir.c_str(), 0700);
+    if (absl::Status locked = lock_.RelockIfRemoved(flags_.state_dir, flags_.socket);
+        !locked.ok()) {
+      return locked;
+    }
+    if (absl::Status written = service_.WriteTheStoreAnew(); !written.ok()) return written;
+    WritePidFile(flags_.state_dir + "/protond.pid");
+    return absl::OkStatus();
+  }
+
+  const Flags& flags_;
+  protond::store::StoreLock& lock_;
+  protond::service::ProtondService& service_;
+  bool failed_before_ = false;
+  std::string last_error_;
+};
 
 }  // namespace
 
@@ -258,7 +318,8 @@ int main(int argc, char** argv) {
     (void)!write(ready_fd, "R", 1);
     close(ready_fd);
   }
-  const int signal_number = WaitForTermination();
+  StateDirectoryKeeper keeper(flags, *store_lock, **service);
+  const int signal_number = WaitForTermination([&keeper] { keeper.CheckOnce(); });
   std::fprintf(stderr, "protond: %s, shutting down\n", strsignal(signal_number));
   if (tcp != nullptr) tcp->Shutdown();
   if (metrics != nullptr) metrics->Shutdown();

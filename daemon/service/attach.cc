@@ -211,6 +211,7 @@ absl::StatusOr<v1::AttachResponse> ProtondService::Attach(const Peer& peer,
         session.row.start_time_unix_ns + static_cast<int64_t>(request.duration_ms()) * 1000000;
   }
   for (ProcessEntry* process : eligible) JoinSession(*process, session);
+  RETURN_IF_ERROR(CommitNewSessionLocked(session.row.session_id));
   v1::ControlCommand start;
   start.mutable_start_recording()->set_session_id(session.row.session_id);
   start.mutable_start_recording()->set_mode(session.row.mode);

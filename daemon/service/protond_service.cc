@@ -155,6 +155,18 @@ absl::Status ProtondService::RunIngestCycle() {
   return RunIngestCycleLocked();
 }
 
+bool ProtondService::StoreWasRemoved() {
+  std::lock_guard<std::mutex> lock(mutex_);
+  return !store_->IsAtItsPath();
+}
+
+absl::Status ProtondService::WriteTheStoreAnew() {
+  std::lock_guard<std::mutex> lock(mutex_);
+  RETURN_IF_ERROR(store_->CopyTo(options_.store_path));
+  ASSIGN_OR_RETURN(store_, store::Store::Open(options_.store_path));
+  return absl::OkStatus();
+}
+
 absl::StatusOr<ProtondService::SessionEntry*> ProtondService::OwnedSession(const Peer& peer,
                                                                            uint64_t session_id) {
   auto it = sessions_.find(session_id);
@@ -290,8 +302,22 @@ absl::StatusOr<v1::Session> ProtondService::StartSession(const Peer& peer, const
       JoinSession(process, session);
     }
   }
-  RETURN_IF_ERROR(RunIngestCycleLocked());
+  RETURN_IF_ERROR(CommitNewSessionLocked(session.row.session_id));
   return ToProto(session);
+}
+
+absl::Status ProtondService::CommitNewSessionLocked(uint64_t session_id) {
+  absl::Status committed = RunIngestCycleLocked();
+  if (committed.ok()) return committed;
+  // No process records into it yet: it goes, as if never started, rather than stay listed as
+  // running with no process until a commit works.
+  const std::string name = sessions_[session_id].row.name;
+  sessions_.erase(session_id);
+  for (auto& [process_id, process] : processes_) {
+    if (process.last_session == session_id) process.last_session = 0;
+  }
+  return absl::Status(committed.code(),
+                      absl::StrCat("cannot start session '", name, "': ", committed.message()));
 }
 
 absl::StatusOr<v1::Session> ProtondService::StopSession(const Peer& peer, uint64_t session_id) {

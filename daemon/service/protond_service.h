@@ -89,6 +89,12 @@ class ProtondService {
 
   // Drains every attached lane and commits. Fails only if the store fails.
   absl::Status RunIngestCycle();
+  // Whether the store's file was removed (an `rm -r` of the state directory) or replaced while
+  // the daemon ran; SQLite would go on writing the unlinked file, unseen by the next start.
+  bool StoreWasRemoved();
+  // Writes what the store holds into a new file at its path (its directory must exist) and goes
+  // on with that one: no session is lost.
+  absl::Status WriteTheStoreAnew();
 
   // What GET /metrics reports (metrics_snapshot.cc): the counters of every session that runs or
   // stopped within kStoppedSessionMetricsFor, of every user (the endpoint has no authentication).
@@ -157,6 +163,9 @@ class ProtondService {
   // A process of a job joins the running session that admits the job's new processes, if any
   // (protonctl start --job --include-new), and is told to record into it.
   void JoinAdmittingSession(ProcessEntry& process);
+  // Commits a session that NewSession made and no process was told of yet; when the store
+  // cannot take it, the session is forgotten and the error says it was not started.
+  absl::Status CommitNewSessionLocked(uint64_t session_id);
   // A running session of `peer`'s, with an empty tree (mutex_ held).
   SessionEntry& NewSession(const Peer& peer, const std::string& name, v1::Session::Data data,
                            const mode::SessionMode& mode);

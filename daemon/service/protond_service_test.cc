@@ -3,7 +3,9 @@
 // commands are never answered here (an answer timeout of 0): no test waits.
 #include "daemon/service/protond_service.h"
 
+#include <signal.h>
 #include <stdlib.h>
+#include <sys/resource.h>
 #include <unistd.h>
 
 #include <chrono>
@@ -14,12 +16,15 @@
 
 #include "absl/strings/str_cat.h"
 #include "common/record/record_format.h"
+#include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "shim/ring/ring_layout.h"
 #include "shim/ring/ring_writer.h"
 
 namespace protond::service {
 namespace {
+
+using ::testing::StartsWith;
 
 class ProtondServiceTest : public ::testing::Test {
  protected:
@@ -73,6 +78,30 @@ class ProtondServiceTest : public ::testing::Test {
   uint64_t process_id_ = 0;  // RegisterSelf's
   std::unique_ptr<ProtondService> service_;
 };
+
+// Issue 27: a session whose start could not be stored (a full disk, a read-only store) stayed
+// listed as running, with no process, forever, and the caller read raw SQL cut mid-statement.
+TEST_F(ProtondServiceTest, ASessionTheStoreCannotTakeIsNotStartedAndTheErrorSaysWhy) {
+  RegisterSelf();
+  signal(SIGXFSZ, SIG_IGN);  // as protond does: a write past the limit fails, it does not kill
+  rlimit room;
+  ASSERT_EQ(getrlimit(RLIMIT_FSIZE, &room), 0);
+  const rlimit full = {1, room.rlim_max};
+  ASSERT_EQ(setrlimit(RLIMIT_FSIZE, &full), 0);
+  absl::StatusOr<v1::Session> refused =
+      service_->StartSession(self_, "first", v1::Session::TREE, "");
+  ASSERT_EQ(setrlimit(RLIMIT_FSIZE, &room), 0);
+  ASSERT_FALSE(refused.ok());
+  EXPECT_THAT(std::string(refused.status().message()),
+              StartsWith(absl::StrCat("cannot start session 'first': store ", folder_,
+                                      "/store.db could not be read or written")));
+  EXPECT_EQ(service_->ListSessions(self_).sessions_size(), 0);
+  absl::StatusOr<v1::Session> started =
+      service_->StartSession(self_, "second", v1::Session::TREE, "");
+  ASSERT_TRUE(started.ok()) << started.status();
+  ASSERT_EQ(service_->ListSessions(self_).sessions_size(), 1);
+  EXPECT_EQ(service_->ListSessions(self_).sessions(0).name(), "second");
+}
 
 // Seen while writing protond_service_fuzzer, and reproduced with its input (a registration,
 // then an attach of this process with duration_ms 10^14) before the fix: the session's end,

@@ -3,8 +3,10 @@
 #include "daemon/store/store.h"
 
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
+#include <cerrno>
 #include <cstring>
 
 #include "absl/strings/str_cat.h"
@@ -80,8 +82,51 @@ absl::StatusOr<std::unique_ptr<Store>> Store::Open(const std::string& path) {
     return absl::Status(error.code(),
                         absl::StrCat("cannot open store ", path, ": ", error.message()));
   }
+  // SQLite opens a file it may not write read-only without a word; every commit would fail.
+  if (sqlite3_db_readonly(db, "main") == 1) {
+    return absl::FailedPreconditionError(
+        absl::StrCat("store ", path,
+                     " is read-only; protond must write it: make it writable by protond's user, "
+                     "or give protond another --state-dir"));
+  }
   RETURN_IF_ERROR(Configure(db, path));
+  struct stat opened;
+  if (stat(path.c_str(), &opened) != 0) {
+    return absl::ErrnoToStatus(errno, absl::StrCat("store ", path, " vanished as it was opened"));
+  }
+  impl->device = opened.st_dev;
+  impl->inode = opened.st_ino;
   return std::unique_ptr<Store>(new Store(std::move(impl)));
+}
+
+bool Store::IsAtItsPath() const {
+  struct stat now;
+  return stat(impl_->connection.path().c_str(), &now) == 0 && now.st_dev == impl_->device &&
+         now.st_ino == impl_->inode;
+}
+
+absl::Status Store::CopyTo(const std::string& path) {
+  sqlite3* copy = nullptr;
+  int rc =
+      sqlite3_open_v2(path.c_str(), &copy,
+                      SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX, nullptr);
+  absl::Status copied;
+  if (rc == SQLITE_OK) {
+    sqlite3_backup* backup = sqlite3_backup_init(copy, "main", impl_->connection.db(), "main");
+    if (backup == nullptr) {
+      copied = internal::SqliteError(copy, sqlite3_errcode(copy), "backup");
+    } else {
+      sqlite3_backup_step(backup, -1);  // all pages at once: the source is this thread's
+      rc = sqlite3_backup_finish(backup);
+      if (rc != SQLITE_OK) copied = internal::SqliteError(copy, rc, "backup");
+    }
+  } else {
+    copied = internal::SqliteError(copy, rc, "open");
+  }
+  sqlite3_close_v2(copy);
+  if (copied.ok()) return copied;
+  return absl::Status(copied.code(),
+                      absl::StrCat("cannot copy the store into ", path, ": ", copied.message()));
 }
 
 Store::Store(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}

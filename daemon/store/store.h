@@ -303,6 +303,14 @@ class Store {
   // committed: the commit itself failed, or the refused row was no session's.
   absl::StatusOr<std::vector<RefusedSession>> CommitBatch(const Batch& batch);
 
+  // Whether the store's path still leads to the file this Store opened: false once the file was
+  // removed (with its state directory, say) or another took its place. SQLite would go on
+  // writing the unlinked file, which the next start of protond never sees.
+  bool IsAtItsPath() const;
+  // Writes the committed database into a new file at `path` (SQLite's online backup): a store
+  // whose file was removed while open is still read through its open connection.
+  absl::Status CopyTo(const std::string& path);
+
   absl::StatusOr<std::vector<SessionRow>> ListSessions();
   absl::StatusOr<std::optional<SessionRow>> GetSession(uint64_t session_id);
   absl::StatusOr<std::vector<SessionProcessRow>> ListSessionProcesses(uint64_t session_id);

@@ -2,10 +2,12 @@
 
 #include <fcntl.h>
 #include <sys/file.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cerrno>
 #include <string>
+#include <utility>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/strip.h"
@@ -51,6 +53,19 @@ absl::StatusOr<StoreLock> StoreLock::Acquire(const std::string& state_dir,
     return absl::ErrnoToStatus(write_errno, absl::StrCat("cannot write ", path));
   }
   return StoreLock(fd);
+}
+
+absl::Status StoreLock::RelockIfRemoved(const std::string& state_dir,
+                                        const std::string& socket_path) {
+  struct stat held, at_path;
+  if (fstat(fd_, &held) == 0 && stat((state_dir + "/protond.lock").c_str(), &at_path) == 0 &&
+      held.st_dev == at_path.st_dev && held.st_ino == at_path.st_ino) {
+    return absl::OkStatus();
+  }
+  absl::StatusOr<StoreLock> again = Acquire(state_dir, socket_path);
+  if (!again.ok()) return again.status();
+  std::swap(fd_, again->fd_);
+  return absl::OkStatus();
 }
 
 StoreLock::~StoreLock() {

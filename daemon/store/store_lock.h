@@ -7,6 +7,7 @@
 
 #include <string>
 
+#include "absl/status/status.h"
 #include "absl/status/statusor.h"
 
 namespace protond::store {
@@ -18,6 +19,11 @@ class StoreLock {
   // The lock file itself stays behind; the lock goes with the process.
   static absl::StatusOr<StoreLock> Acquire(const std::string& state_dir,
                                            const std::string& socket_path);
+
+  // Locks `<state_dir>/protond.lock` anew when the path no longer leads to the file held (the
+  // state directory was removed and made again): a daemon started on the new directory is then
+  // refused as usual. Fails, naming the holder, when another daemon took it first.
+  absl::Status RelockIfRemoved(const std::string& state_dir, const std::string& socket_path);
 
   StoreLock(StoreLock&& other) noexcept : fd_(other.fd_) { other.fd_ = -1; }
   StoreLock& operator=(StoreLock&&) = delete;

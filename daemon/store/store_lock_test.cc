@@ -2,6 +2,7 @@
 
 #include <unistd.h>
 
+#include <filesystem>
 #include <optional>
 #include <string>
 
@@ -47,6 +48,22 @@ TEST(StoreLockTest, TheLockGoesWithItsHolder) {
   ASSERT_TRUE(second.ok()) << second.status();
   EXPECT_EQ(testing::ReadFileBytes(state_dir + "/protond.lock"),
             absl::StrCat(getpid(), " /run/b.sock\n"));
+}
+
+// Issue 27: a state directory removed and made again while the daemon ran held no lock, so a
+// second daemon could open the store written there anew.
+TEST(StoreLockTest, ALockWhoseDirectoryWasRemovedIsTakenAgain) {
+  testing::TempDir dir;
+  const std::string state_dir = dir.path();
+  absl::StatusOr<StoreLock> held = StoreLock::Acquire(state_dir, "/run/a.sock");
+  ASSERT_TRUE(held.ok()) << held.status();
+  EXPECT_TRUE(held->RelockIfRemoved(state_dir, "/run/a.sock").ok());  // still there: kept
+  std::filesystem::remove_all(state_dir);
+  std::filesystem::create_directories(state_dir);
+  ASSERT_TRUE(held->RelockIfRemoved(state_dir, "/run/a.sock").ok());
+  EXPECT_EQ(testing::ReadFileBytes(state_dir + "/protond.lock"),
+            absl::StrCat(getpid(), " /run/a.sock\n"));
+  EXPECT_FALSE(StoreLock::Acquire(state_dir, "/run/b.sock").ok());
 }
 
 }  // namespace

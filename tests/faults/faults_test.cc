@@ -298,8 +298,9 @@ TEST_F(FaultsTest, StopWhileTheDiskIsFullFailsClearlyAndWorksOnceThereIsRoom) {
   ASSERT_EQ(prlimit(daemon_.pid(), RLIMIT_FSIZE, &full, nullptr), 0) << strerror(errno);
   const Completed refused = RunToEnd(stop, dir_);
   EXPECT_NE(refused.exit_code, 0);
-  // "protonctl: sqlite error 778 on DIR/state/protond.db in "COMMIT": disk I/O error"
-  EXPECT_THAT(refused.err, HasSubstr("/state/protond.db")) << refused.err;
+  // "protonctl: store DIR/state/protond.db could not be read or written: a full disk, ..."
+  EXPECT_THAT(refused.err, HasSubstr("/state/protond.db could not be read or written"))
+      << refused.err;
   ASSERT_EQ(kill(daemon_.pid(), 0), 0) << "the daemon exited with its disk full";
   ASSERT_EQ(prlimit(daemon_.pid(), RLIMIT_FSIZE, &room, nullptr), 0) << strerror(errno);
   const Completed stopped = RunToEnd(stop, dir_);

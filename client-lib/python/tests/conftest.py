@@ -20,9 +20,11 @@ class Daemon:
     def __init__(self, directory):
         self.directory = directory
         self.socket = os.path.join(directory, "protond.sock")
-        self.process = subprocess.Popen(
-            [os.path.join(BIN_DIR, "protond"), "--socket", self.socket, "--state-dir",
-             os.path.join(directory, "state")], stderr=subprocess.DEVNULL)
+        self.log = os.path.join(directory, "protond.log")  # appended to by each daemon here
+        with open(self.log, "a") as log:
+            self.process = subprocess.Popen(
+                [os.path.join(BIN_DIR, "protond"), "--socket", self.socket, "--state-dir",
+                 os.path.join(directory, "state")], stderr=log)
         for _ in range(200):
             if os.path.exists(self.socket):
                 return

@@ -1,12 +1,14 @@
 """Issue 27: what one program records never spoils the store for the others. A NaN metric is
 kept (and the sessions after it still record), a scope name over the record limit closes where
-it should, and a second daemon on the same state directory is refused."""
+it should, a second daemon on the same state directory is refused, and a state directory removed
+while the daemon runs is written anew."""
 import os
+import shutil
 import subprocess
 import sys
 import time
 
-from conftest import BIN_DIR, children
+from conftest import BIN_DIR, Daemon, children
 
 
 def protonctl(daemon, *arguments):
@@ -92,3 +94,41 @@ def test_a_second_daemon_on_the_same_state_directory_is_refused(daemon):
     with open(pid_file) as f:
         assert f.read().strip() == str(daemon.process.pid)
     assert protonctl(daemon, "sessions").returncode == 0  # the first one serves on
+
+
+def test_a_removed_state_directory_is_written_anew_with_every_session(daemon):
+    # Before: the daemon wrote on into the unlinked store, and after a restart every session was
+    # gone.
+    record = """
+        import protond.profiler as proton
+        proton.start("{name}")
+        with proton.scope("s"):
+            pass
+        proton.finalize()
+    """
+    assert daemon.run(record.format(name="before")).returncode == 0
+    state_dir = os.path.join(daemon.directory, "state")
+    shutil.rmtree(state_dir)
+    for _ in range(200):
+        with open(daemon.log) as f:
+            if "is written anew" in f.read():
+                break
+        time.sleep(0.025)
+    with open(daemon.log) as f:
+        log = f.read()
+    assert (f"protond: the store {state_dir}/protond.db was removed while in use; writing it anew "
+            "there, with every session\n") in log
+    assert f"protond: the store {state_dir}/protond.db is written anew\n" in log
+    with open(os.path.join(state_dir, "protond.pid")) as f:
+        assert f.read().strip() == str(daemon.process.pid)
+    assert daemon.run(record.format(name="after")).returncode == 0
+
+    daemon.stop()
+    restarted = Daemon(daemon.directory)
+    try:
+        sessions = protonctl(restarted, "sessions")
+    finally:
+        restarted.stop()
+    assert sessions.returncode == 0, sessions.stderr
+    listed = sessions.stdout.split()
+    assert "before" in listed and "after" in listed, sessions.stdout

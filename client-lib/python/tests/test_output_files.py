@@ -28,7 +28,7 @@ def test_an_earlier_profile_is_replaced(daemon):
     assert run.returncode == 0, run.stderr
     root, _ = daemon.hatchet("out")
     assert [child["frame"]["name"] for child in root["children"]] == ["a"]
-    assert sorted(os.listdir(daemon.directory)) == ["out.hatchet", "protond.sock",
+    assert sorted(os.listdir(daemon.directory)) == ["out.hatchet", "protond.log", "protond.sock",
                                                     "protond.sock.lock", "state"]
 
 

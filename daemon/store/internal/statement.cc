@@ -3,14 +3,16 @@
 #include <limits>
 #include <utility>
 
+#include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 
 namespace protond::store::internal {
 namespace {
 
-// Long scripts (the schema) would drown the message; the start names the statement well enough.
-constexpr size_t kMaxSqlInMessage = 160;
+// A statement is named by its start, up to its first parenthesis or line: "INSERT INTO lanes
+// ...", "COMMIT". Long lists of columns and whole schema scripts would drown the message.
+constexpr size_t kMaxSqlInMessage = 60;
 
 absl::StatusCode CodeFor(int rc) {
   switch (rc & 0xff) {  // extended codes keep the primary code in their low byte
@@ -39,8 +41,43 @@ absl::StatusCode CodeFor(int rc) {
   }
 }
 
-absl::string_view Shorten(absl::string_view sql) {
-  return sql.size() <= kMaxSqlInMessage ? sql : sql.substr(0, kMaxSqlInMessage);
+std::string StatementHead(absl::string_view sql) {
+  absl::string_view head = sql.substr(0, sql.find_first_of("(\n"));
+  if (head.size() > kMaxSqlInMessage) {
+    const size_t last_space = head.rfind(' ', kMaxSqlInMessage);
+    head = head.substr(0, last_space == absl::string_view::npos ? kMaxSqlInMessage : last_space);
+  }
+  head = absl::StripTrailingAsciiWhitespace(head);
+  return head.size() < sql.size() ? absl::StrCat(head, " ...") : std::string(head);
+}
+
+// What went wrong with the store, in the words a user acts on; SQLite's own message follows it.
+std::string PlainCause(int rc, const std::string& store, absl::string_view message) {
+  switch (rc & 0xff) {
+    case SQLITE_READONLY:
+      return absl::StrCat(store, " is read-only");
+    case SQLITE_FULL:
+      return absl::StrCat(store, ": its disk is full");
+    case SQLITE_IOERR:
+      return absl::StrCat(store,
+                          " could not be read or written: a full disk, the file size limit, "
+                          "or a failing or removed disk");
+    case SQLITE_CORRUPT:
+    case SQLITE_NOTADB:
+      return absl::StrCat(store, " is corrupt");
+    case SQLITE_BUSY:
+    case SQLITE_LOCKED:
+      return absl::StrCat(store, " is locked by another connection");
+    case SQLITE_CANTOPEN:
+      return absl::StrCat(store, " cannot be opened");
+    case SQLITE_CONSTRAINT:
+    case SQLITE_MISMATCH:
+    case SQLITE_RANGE:
+    case SQLITE_TOOBIG:
+      return absl::StrCat(store, " refused a value");
+    default:
+      return absl::StrCat(store, ": ", message);
+  }
 }
 
 // The one row of a one-shot statement, read by `read`.
@@ -67,9 +104,11 @@ absl::Status SqliteError(sqlite3* db, int rc, absl::string_view what) {
   const char* file = db != nullptr ? sqlite3_db_filename(db, "main") : nullptr;
   const char* message = db != nullptr ? sqlite3_errmsg(db) : sqlite3_errstr(rc);
   // A handle whose open failed has no file name; the caller names the path then.
-  std::string on_file = file != nullptr && *file != '\0' ? absl::StrCat(" on ", file) : "";
-  return absl::Status(CodeFor(rc), absl::StrFormat("sqlite error %d%s in \"%s\": %s", rc, on_file,
-                                                   Shorten(what), message));
+  const std::string store =
+      file != nullptr && *file != '\0' ? absl::StrCat("store ", file) : "the store";
+  return absl::Status(CodeFor(rc), absl::StrFormat("%s (sqlite error %d: %s, in \"%s\")",
+                                                   PlainCause(rc, store, message), rc, message,
+                                                   StatementHead(what)));
 }
 
 absl::Status ExecSql(sqlite3* db, absl::string_view sql) {

@@ -19,8 +19,9 @@
 
 namespace protond::store::internal {
 
-// The error for SQLite result code `rc` on `db` while doing `what` (usually the SQL). Reads
-// sqlite3_errmsg, so call it before any other call on `db`.
+// The error for SQLite result code `rc` on `db` while doing `what` (usually the SQL): the cause
+// in words that name the store ("store PATH is read-only"), then SQLite's code and message and
+// the statement's start. Reads sqlite3_errmsg, so call it before any other call on `db`.
 absl::Status SqliteError(sqlite3* db, int rc, absl::string_view what);
 
 // Runs one or more SQL statements that return no rows the caller needs (pragmas, DDL).

@@ -4,6 +4,7 @@
 #define PROTOND_DAEMON_STORE_INTERNAL_STORE_IMPL_H_
 
 #include <sqlite3.h>
+#include <sys/types.h>
 
 #include <string>
 #include <utility>
@@ -17,6 +18,9 @@ namespace protond::store {
 struct Store::Impl {
   Impl(std::string path, sqlite3* db) : connection(std::move(path), db) {}
   internal::Connection connection;
+  // The file opened, as stat(2) named it then: tells whether the path still leads to it.
+  dev_t device = 0;
+  ino_t inode = 0;
 };
 
 namespace internal {
