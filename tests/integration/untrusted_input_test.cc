@@ -1,10 +1,16 @@
 // Hostile input from a profiled process and from another user: the daemon stays up, isolates
 // what is bad, and keeps everything else.
 #include <pwd.h>
+#include <signal.h>
 #include <unistd.h>
 
 #include <filesystem>
+#include <map>
+#include <string>
+#include <vector>
 
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_split.h"
 #include "client-lib/cpp/client.h"
 #include "common/control/control_channel.h"
 #include "gmock/gmock.h"
@@ -85,7 +91,19 @@ TEST(UntrustedInputTest, RegistrationThatLiesAboutPidOrUidIsRefused) {
   EXPECT_TRUE(client::Client(daemon.socket()).ListSessions().ok());  // still serving
 }
 
-// Creates a throw-away user for the test's lifetime (needs root).
+// What every_call printed, by call: "CODE ROWS MESSAGE".
+std::map<std::string, std::string> AnswersByCall(const std::string& out) {
+  std::map<std::string, std::string> answers;
+  for (absl::string_view line : absl::StrSplit(out, '\n', absl::SkipEmpty())) {
+    const size_t space = line.find(' ');
+    answers[std::string(line.substr(0, space))] = std::string(line.substr(space + 1));
+  }
+  return answers;
+}
+
+// Every call of the API, made by another user about a running trace session of root's and its
+// process, is refused or answers with nothing of it; the same calls by the owner answer in full,
+// which shows that the refusals are not an accident of the setup. Needs root (useradd).
 TEST(UntrustedInputTest, AnotherUserCanNeitherListReadNorStopASession) {
   if (geteuid() != 0) GTEST_SKIP() << "needs root to create a second user with useradd";
   OtherUser other;
@@ -93,26 +111,64 @@ TEST(UntrustedInputTest, AnotherUserCanNeitherListReadNorStopASession) {
   const std::string dir = MakeTempDir();
   Daemon daemon(dir);
   daemon.Start();
-  const std::string protonctl = BinDir() + "/protonctl";
-  ASSERT_EQ(RunToEnd({protonctl, "--socket", daemon.socket(), "run", "--name", "private", "--",
-                      BinDir() + "/sample_workload", "--steps", "1"},
-                     dir)
-                .exit_code,
-            0);
-  // The other user runs a copy of protonctl from the test directory, which it can reach.
-  const std::string copy = dir + "/protonctl";
-  std::filesystem::copy_file(protonctl, copy);
+  const pid_t run = Spawn(
+      {BinDir() + "/protonctl", "--socket", daemon.socket(), "run", "--name", "private", "--data",
+       "trace", "--", BinDir() + "/sample_workload", "--steps", "100000", "--step-ms", "5"},
+      dir);
+  client::Client owner(daemon.socket());
+  uint32_t program = 0;
+  for (int i = 0; i < 200 && program == 0; ++i) {
+    absl::StatusOr<v1::ListProcessesResponse> listed = owner.ListProcesses();
+    if (listed.ok() && listed->processes_size() == 1) program = listed->processes(0).pid();
+    if (program == 0) usleep(25'000);
+  }
+  ASSERT_NE(program, 0u) << "sample_workload did not register";
+  // The other user runs copies from the test directory, which it can reach.
+  const std::string protonctl = dir + "/protonctl", every_call = dir + "/every_call";
+  std::filesystem::copy_file(BinDir() + "/protonctl", protonctl);
+  std::filesystem::copy_file(BinDir() + "/every_call", every_call);
   const ChildOptions as_other{{}, other.uid()};
-  const Completed list = RunToEnd({copy, "--socket", daemon.socket(), "sessions"}, dir, as_other);
+  const std::vector<std::string> calls = {every_call, daemon.socket(), "1",
+                                          std::to_string(program)};
+  const Completed by_other = RunToEnd(calls, dir, as_other);
+  ASSERT_EQ(by_other.exit_code, 0) << by_other.err;
+  const std::map<std::string, std::string> refused = AnswersByCall(by_other.out);
+  const std::string denied = "PERMISSION_DENIED - session 1 belongs to another user";
+  EXPECT_EQ(refused.at("ListSessions"), "OK 0 ");
+  EXPECT_EQ(refused.at("ListProcesses"), "OK 0 ");
+  EXPECT_EQ(refused.at("GetSession"),
+            "NOT_FOUND - session 1 does not exist (see protonctl sessions)");
+  EXPECT_EQ(refused.at("GetTree"), denied);
+  EXPECT_EQ(refused.at("ViewTree"), denied);
+  EXPECT_EQ(refused.at("GetTrace"), denied);
+  EXPECT_EQ(refused.at("FlushSession"), denied);
+  EXPECT_EQ(refused.at("Attach"), "OK 0 ");
+  EXPECT_EQ(refused.at("StopSessionOfProcess"),
+            absl::StrCat("NOT_FOUND - process ", program, " records into no running session"));
+  EXPECT_EQ(refused.at("StopSession"), denied);
+  // protonctl says so too.
+  const Completed list =
+      RunToEnd({protonctl, "--socket", daemon.socket(), "sessions"}, dir, as_other);
   EXPECT_EQ(list.exit_code, 0) << list.err;
   EXPECT_THAT(list.out, ::testing::Not(HasSubstr("private")));
-  const Completed tree = RunToEnd({copy, "--socket", daemon.socket(), "tree", "1"}, dir, as_other);
+  const Completed tree =
+      RunToEnd({protonctl, "--socket", daemon.socket(), "tree", "1"}, dir, as_other);
   EXPECT_EQ(tree.exit_code, 1);
   EXPECT_THAT(tree.err, HasSubstr("session 1 belongs to another user"));
-  const Completed stop =
-      RunToEnd({copy, "--socket", daemon.socket(), "stop", "--session", "1"}, dir, as_other);
-  EXPECT_EQ(stop.exit_code, 1);
-  EXPECT_THAT(stop.err, HasSubstr("session 1 belongs to another user"));
+
+  // The owner, with the same calls: every one answers, and the session was running all along.
+  const Completed by_owner = RunToEnd(calls, dir);
+  ASSERT_EQ(by_owner.exit_code, 0) << by_owner.err;
+  const std::map<std::string, std::string> answered = AnswersByCall(by_owner.out);
+  EXPECT_EQ(answered.at("ListSessions"), "OK 1 ");
+  EXPECT_EQ(answered.at("ListProcesses"), "OK 1 ");
+  for (const char* call : {"GetSession", "GetTree", "ViewTree", "GetTrace", "FlushSession"}) {
+    EXPECT_EQ(answered.at(call), "OK - ") << call;
+  }
+  EXPECT_EQ(answered.at("StopSessionOfProcess"), "OK - ");
+  EXPECT_THAT(owner.ListSessions()->sessions(0).name(), "private");
+  kill(run, SIGTERM);
+  Wait(run, dir);
 }
 
 }  // namespace
