@@ -351,14 +351,15 @@ TEST_F(StoreTest, NewStoreHasTheCurrentSchemaVersionInWalMode) {
 }
 
 TEST_F(StoreTest, RefusesANewerSchemaAndLeavesTheFileUntouched) {
-  testing::ExecOnFile(path_, "CREATE TABLE future (x); PRAGMA user_version = 10;");
+  testing::ExecOnFile(
+      path_,
+      absl::StrCat("CREATE TABLE future (x); PRAGMA user_version = ", kSchemaVersion + 1, ";"));
   const std::string before = testing::ReadFileBytes(path_);
   absl::StatusOr<std::unique_ptr<Store>> store = Store::Open(path_);
   EXPECT_EQ(store.status().code(), absl::StatusCode::kFailedPrecondition);
   EXPECT_EQ(store.status().message(),
-            absl::StrCat("store ", path_,
-                         " has schema version 10, newer than this protond's 9; use a newer "
-                         "protond"));
+            absl::StrCat("store ", path_, " has schema version ", kSchemaVersion + 1,
+                         ", newer than this protond's ", kSchemaVersion, "; use a newer protond"));
   EXPECT_EQ(testing::ReadFileBytes(path_), before);
   EXPECT_EQ(QueryFile(path_, "PRAGMA journal_mode"), "delete");
 }
