@@ -154,7 +154,8 @@ TEST(ProfileCommandsTest, TopOfProtonsFile) {
   absl::StatusOr<std::string> text = RenderTopCommand(NoDaemon(), *args);
   ASSERT_TRUE(text.ok()) << text.status();
   EXPECT_EQ(*text,
-            "device 0: H100 SXM (arch 90, 132 SMs, 5120-bit bus)\n"
+            "device 0 (arch 90, 132 SMs, 5120-bit bus): H100 SXM datasheet peaks FP8 1978.9, "
+            "FP16 989.4, TF32 494.7, FP64 66.9 TFLOP/s, 3350.0 GB/s\n"
             "TIME (ms)  TIME %   COUNT  AVG (us)  TFLOP/s    GB/s  BOUND    % OF PEAK  NAME\n"
             "  200.000    64.5     700   285.714    494.7   335.0  compute       50.0  "
             "nvjet_sm90_hsh_256x128_64x4_1x2_h_bz_coopA_NNT\n"

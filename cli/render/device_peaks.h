@@ -1,10 +1,12 @@
-// Peak FLOP/s per data width and peak memory bandwidth of current NVIDIA data-center GPUs (public
-// datasheet figures), and the roofline bounds they put on a kernel: what `util`, `protonctl top`
-// and the roofline verdict are measured against. Pure functions; no I/O.
+// Peak FLOP/s per data width and peak memory bandwidth of NVIDIA GPUs (public datasheet figures,
+// or computed from the device info), and the roofline bounds they put on a kernel: what `util`,
+// `protonctl top` and the roofline verdict are measured against. Pure functions; no I/O.
 #ifndef PROTOND_CLI_RENDER_DEVICE_PEAKS_H_
 #define PROTOND_CLI_RENDER_DEVICE_PEAKS_H_
 
 #include <array>
+#include <optional>
+#include <string>
 
 #include "absl/strings/string_view.h"
 #include "protond.pb.h"
@@ -15,21 +17,26 @@ namespace protond::cli {
 inline constexpr std::array<int, 4> kFlopsWidths = {8, 16, 32, 64};
 
 struct DevicePeaks {
-  absl::string_view model;  // "H100 SXM"
+  // Where the figures come from: a datasheet row ("H100 SXM") or, for a device the table lacks,
+  // how they were computed ("computed for sm_90: 132 SMs at 1980 MHz, 6016-bit bus at 3201 MHz").
+  std::string source;
   // Dense tensor-core FLOP/s, by kFlopsWidths: FP8, FP16/BF16, TF32 and FP64 (what Triton's dot
   // runs on for each width).
   std::array<double, 4> flops_per_s;
   double bytes_per_s;  // device memory bandwidth
 };
 
-// The table's row for `device`, by compute capability, SM count and memory bus width; nullptr
-// for a GPU the table does not know. Clock rates do not choose or scale a row: the datasheet
-// peaks already assume the boost clock the device reports.
-const DevicePeaks* FindDevicePeaks(const v1::Device& device);
+// The peaks of `device`. First a datasheet row, found by the device's name ("NVIDIA H200"), or,
+// for a device info without a name, by compute capability, SM count and memory bus width. Then,
+// for a GPU the table lacks, figures computed as Proton's viewer does: the SMs times the clock
+// CUDA reports times the architecture's dense tensor FLOPs per SM per clock, and twice the memory
+// clock times the bus width; an upper bound, since tensor work runs below the top boost clock.
+// Nothing for an architecture without per-SM rates here, or a device info without its clocks.
+std::optional<DevicePeaks> FindDevicePeaks(const v1::Device& device);
 
 // The peaks of the device a GPU node ran on: its "device_id" metric, looked up in the tree's
-// devices. nullptr when the node has no device id or the device is not in the table.
-const DevicePeaks* FindNodePeaks(const v1::Tree& tree, const v1::TreeNode& node);
+// devices. Nothing when the node has no device id or the device's peaks are not known.
+std::optional<DevicePeaks> FindNodePeaks(const v1::Tree& tree, const v1::TreeNode& node);
 
 // The least time a node's work needs on a device: its flops of each width at that width's peak
 // (summed), and its bytes at the memory bandwidth. The larger bound is the roofline's limit.

@@ -135,8 +135,8 @@ Values UtilValues(const v1::Tree& tree) {
   for (int i = 0; i < tree.nodes_size(); ++i) {
     const v1::TreeNode& node = tree.nodes(i);
     const MetricValue time_ns = OwnValue(node, kGpuTimeMetric);
-    const DevicePeaks* peaks = FindNodePeaks(tree, node);
-    if (time_ns.blank() || time_ns.AsDouble() <= 0 || peaks == nullptr) continue;
+    const std::optional<DevicePeaks> peaks = FindNodePeaks(tree, node);
+    if (time_ns.blank() || time_ns.AsDouble() <= 0 || !peaks.has_value()) continue;
     const double limit_s = NodeRooflineBounds(*peaks, node).limit_s();
     values[i] = MetricValue::Double(limit_s / (time_ns.AsDouble() / kNsPerSecond));
   }

@@ -96,7 +96,7 @@ TEST(MetricValuesTest, UtilIsTheRooflineLimitOverTheTime) {
 
 TEST(MetricValuesTest, UtilIsBlankOnAnUnknownDevice) {
   v1::Tree tree = H100Tree();
-  tree.mutable_devices(0)->set_num_sms(100);
+  tree.mutable_devices(0)->set_arch(75);  // no table row, no per-SM rates to compute with
   EXPECT_THAT(Cells(tree, "util"), ElementsAre("", "", "", "", "", "", "", ""));
 }
 

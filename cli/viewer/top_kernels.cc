@@ -51,7 +51,7 @@ void AddWork(const v1::Tree& tree, const v1::TreeNode& node, double time_ns, Ker
       kernel->has_bytes = true;
     }
   }
-  if (const DevicePeaks* peaks = FindNodePeaks(tree, node)) {
+  if (const std::optional<DevicePeaks> peaks = FindNodePeaks(tree, node)) {
     kernel->bounds.Add(NodeRooflineBounds(*peaks, node));
     kernel->judged = true;
   }
@@ -89,14 +89,23 @@ std::vector<std::string> Row(const Kernel& kernel, double total_ns, KernelNames 
           KernelName(kernel.name, names)};
 }
 
+// Which peaks the verdicts use, each device on a line.
 std::string DeviceLines(const v1::Tree& tree) {
   std::string out;
   for (const v1::Device& device : tree.devices()) {
-    const DevicePeaks* peaks = FindDevicePeaks(device);
+    absl::StrAppendFormat(&out, "device %u (arch %u, %u SMs, %u-bit bus): ", device.device_id(),
+                          device.arch(), device.num_sms(), device.bus_width_bits());
+    const std::optional<DevicePeaks> peaks = FindDevicePeaks(device);
+    if (!peaks.has_value()) {
+      absl::StrAppend(&out,
+                      "no roofline verdict: not in the peak table, and its peaks cannot be "
+                      "computed (no per-SM rates for the arch, or no clocks)\n");
+      continue;
+    }
     absl::StrAppendFormat(
-        &out, "device %u: %s (arch %u, %u SMs, %u-bit bus)\n", device.device_id(),
-        peaks != nullptr ? std::string(peaks->model) : "not in the peak table: no roofline verdict",
-        device.arch(), device.num_sms(), device.bus_width_bits());
+        &out, "%s peaks FP8 %.1f, FP16 %.1f, TF32 %.1f, FP64 %.1f TFLOP/s, %.1f GB/s\n",
+        peaks->source, peaks->flops_per_s[0] / 1e12, peaks->flops_per_s[1] / 1e12,
+        peaks->flops_per_s[2] / 1e12, peaks->flops_per_s[3] / 1e12, peaks->bytes_per_s / 1e9);
   }
   return out.empty() ? "no device info: no roofline verdict\n" : out;
 }

@@ -36,7 +36,8 @@ TEST(TopKernelsTest, HeaviestFirstWithRooflineVerdicts) {
       RenderTopKernels(H100Profile(), kDefaultTopKernels, KernelNames::kShort);
   ASSERT_TRUE(text.ok()) << text.status();
   EXPECT_EQ(*text,
-            "device 0: H100 SXM (arch 90, 132 SMs, 5120-bit bus)\n"
+            "device 0 (arch 90, 132 SMs, 5120-bit bus): H100 SXM datasheet peaks FP8 1978.9, "
+            "FP16 989.4, TF32 494.7, FP64 66.9 TFLOP/s, 3350.0 GB/s\n"
             "TIME (ms)  TIME %   COUNT  AVG (us)  TFLOP/s    GB/s  BOUND    % OF PEAK  NAME\n"
             "  200.000    66.7     700   285.714    494.7   335.0  compute       50.0  nvjet\n"
             "   70.000    23.3  140000     0.500        -  2392.9  memory        71.4  copy\n"
@@ -64,13 +65,29 @@ TEST(TopKernelsTest, LimitAndMangledNames) {
   EXPECT_EQ(text->find("add_one"), std::string::npos) << *text;
 }
 
-TEST(TopKernelsTest, UnknownDeviceHasNoVerdict) {
+// Issue 26: the H200 (a bus width no row had) got no verdict. A device the table lacks gets
+// peaks computed from its clocks, and the line says so.
+TEST(TopKernelsTest, ADeviceTheTableLacksIsJudgedByComputedPeaks) {
   v1::Tree tree = H100Profile();
   tree.mutable_devices(0)->set_num_sms(80);
   absl::StatusOr<std::string> text = RenderTopKernels(tree, 1, KernelNames::kShort);
   ASSERT_TRUE(text.ok()) << text.status();
   EXPECT_EQ(*text,
-            "device 0: not in the peak table: no roofline verdict (arch 90, 80 SMs, 5120-bit bus)\n"
+            "device 0 (arch 90, 80 SMs, 5120-bit bus): computed from its clocks (1980 MHz, memory "
+            "2619 MHz) peaks FP8 1297.6, FP16 648.8, TF32 324.4, FP64 40.6 TFLOP/s, 3352.3 GB/s\n"
+            "TIME (ms)  TIME %  COUNT  AVG (us)  TFLOP/s   GB/s  BOUND    % OF PEAK  NAME\n"
+            "  200.000    66.7    700   285.714    494.7  335.0  compute       76.2  nvjet\n");
+}
+
+TEST(TopKernelsTest, UnknownDeviceHasNoVerdict) {
+  v1::Tree tree = H100Profile();
+  tree.mutable_devices(0)->set_arch(75);
+  absl::StatusOr<std::string> text = RenderTopKernels(tree, 1, KernelNames::kShort);
+  ASSERT_TRUE(text.ok()) << text.status();
+  EXPECT_EQ(*text,
+            "device 0 (arch 75, 132 SMs, 5120-bit bus): no roofline verdict: not in the peak "
+            "table, and its peaks cannot be computed (no per-SM rates for the arch, or no "
+            "clocks)\n"
             "TIME (ms)  TIME %  COUNT  AVG (us)  TFLOP/s   GB/s  BOUND  % OF PEAK  NAME\n"
             "  200.000    66.7    700   285.714    494.7  335.0  -              -  nvjet\n");
 }
