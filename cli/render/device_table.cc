@@ -17,7 +17,8 @@ constexpr TableColumn kColumns[] = {{"PID", true},
                                     {"CLOCK (MHz)", true},
                                     {"MEMORY CLOCK (MHz)", true},
                                     {"BUS (bits)", true},
-                                    {"MEMORY (GiB)", true}};
+                                    {"MEMORY (GiB)", true},
+                                    {"USE", false}};
 
 constexpr double kBytesPerGiB = 1024.0 * 1024.0 * 1024.0;
 
@@ -30,7 +31,8 @@ std::vector<std::string> DeviceRow(const v1::Device& device) {
           FormatMhz(device.clock_rate_khz()),
           FormatMhz(device.memory_clock_rate_khz()),
           absl::StrCat(device.bus_width_bits()),
-          absl::StrFormat("%.1f", static_cast<double>(device.memory_bytes()) / kBytesPerGiB)};
+          absl::StrFormat("%.1f", static_cast<double>(device.memory_bytes()) / kBytesPerGiB),
+          device.used() ? "ran work" : "visible only"};
 }
 
 }  // namespace

@@ -12,7 +12,8 @@ namespace protond::cli {
 
 // A header line, then one line per process and device, as the tree lists them: PID, DEVICE (the
 // CUDA ordinal), NAME, ARCH ("sm_90"), SMS, CLOCK (MHz), MEMORY CLOCK (MHz), BUS (bits), MEMORY
-// (GiB, one decimal). With no devices, one line that says so about `session_id`.
+// (GiB, one decimal), USE ("ran work", or "visible only" for a device the process saw but ran
+// nothing on). With no devices, one line that says so about `session_id`.
 std::string RenderDeviceTable(uint64_t session_id,
                               const google::protobuf::RepeatedPtrField<v1::Device>& devices);
 

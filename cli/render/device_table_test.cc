@@ -31,15 +31,17 @@ TEST(DeviceTableTest, OneLinePerProcessAndDevice) {
   // 85097971712 bytes are 79.25 GiB.
   *tree.add_devices() =
       Device(977, 0, "NVIDIA A100-SXM4-80GB", 80, 108, 1410000, 1593000, 5120, 85097971712);
+  tree.mutable_devices(0)->set_used(true);
+  tree.mutable_devices(2)->set_used(true);
   EXPECT_EQ(RenderDeviceTable(3, tree.devices()),
             " PID  DEVICE  NAME                   ARCH   SMS  CLOCK (MHz)  MEMORY CLOCK (MHz)  "
-            "BUS (bits)  MEMORY (GiB)\n"
+            "BUS (bits)  MEMORY (GiB)  USE\n"
             "4242       0  NVIDIA H100 80GB HBM3  sm_90  132         1980                2619  "
-            "      5120          79.2\n"
+            "      5120          79.2  ran work\n"
             "4242       1  NVIDIA H100 80GB HBM3  sm_90  132         1980                2619  "
-            "      5120          79.2\n"
+            "      5120          79.2  visible only\n"
             " 977       0  NVIDIA A100-SXM4-80GB  sm_80  108         1410                1593  "
-            "      5120          79.3\n");
+            "      5120          79.3  ran work\n");
 }
 
 TEST(DeviceTableTest, UnknownNameAndArchShowADash) {
@@ -47,9 +49,9 @@ TEST(DeviceTableTest, UnknownNameAndArchShowADash) {
   *tree.add_devices() = Device(7, 2, "", 0, 0, 0, 0, 0, 0);
   EXPECT_EQ(RenderDeviceTable(3, tree.devices()),
             "PID  DEVICE  NAME  ARCH  SMS  CLOCK (MHz)  MEMORY CLOCK (MHz)  BUS (bits)  "
-            "MEMORY (GiB)\n"
+            "MEMORY (GiB)  USE\n"
             "  7       2  -     -       0            0                   0           0  "
-            "         0.0\n");
+            "         0.0  visible only\n");
 }
 
 TEST(DeviceTableTest, NoDevicesSaysSo) {

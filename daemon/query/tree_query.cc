@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "absl/container/flat_hash_map.h"
+#include "absl/container/flat_hash_set.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/string_view.h"
 
@@ -72,9 +73,23 @@ void Emit(const std::vector<MergedNode>& nodes, uint32_t index, v1::Tree& tree) 
   for (uint32_t child : node.children) Emit(nodes, child, tree);
 }
 
-void AddDevice(const store::SessionDevice& stored, v1::Tree& tree) {
+// The devices that a session's processes ran work on, by (process, device): the "device_id"
+// property that each GPU activity node carries, in the rows of the process that contributed it.
+absl::flat_hash_set<std::pair<uint64_t, int64_t>> DevicesRunOn(const store::StoredTree& stored) {
+  absl::flat_hash_set<std::pair<uint64_t, int64_t>> used;
+  for (const store::MetricRow& row : stored.metrics) {
+    if (row.name == "device_id" && row.aggregation == store::MetricAggregation::kProperty &&
+        !row.is_double) {
+      used.emplace(row.process_id, row.int_value);
+    }
+  }
+  return used;
+}
+
+void AddDevice(const store::SessionDevice& stored, bool used, v1::Tree& tree) {
   const store::DeviceRow& row = stored.device;
   v1::Device* device = tree.add_devices();
+  device->set_used(used);
   device->set_process_id(row.process_id);
   device->set_pid(stored.pid);
   device->set_device_id(row.device_id);
@@ -150,7 +165,10 @@ v1::Tree BuildTree(const store::StoredTree& stored, bool instructions) {
   if (instructions) SortInstructions(nodes);
   v1::Tree tree;
   Emit(nodes, 0, tree);
-  for (const store::SessionDevice& device : stored.devices) AddDevice(device, tree);
+  const absl::flat_hash_set<std::pair<uint64_t, int64_t>> used = DevicesRunOn(stored);
+  for (const store::SessionDevice& device : stored.devices) {
+    AddDevice(device, used.contains({device.device.process_id, device.device.device_id}), tree);
+  }
   return tree;
 }
 

@@ -71,6 +71,26 @@ TEST(TreeQueryTest, DevicesComeWithTheTreeInStoredOrder) {
   EXPECT_EQ(tree.devices(1).name(), "NVIDIA A100-SXM4-80GB");
 }
 
+// Issue 26: each rank of a 2-GPU DDP job listed both GPUs, though it used one. A device is used
+// by a process when that process's GPU work carries its id.
+TEST(TreeQueryTest, ADeviceIsUsedByTheProcessesThatRanWorkOnIt) {
+  store::StoredTree stored;
+  stored.nodes = {{1, 1, 0, "kernel"}};
+  stored.metrics = {{1, 1, 10, "device_id", store::MetricAggregation::kProperty, false, 0, 0},
+                    {1, 1, 11, "device_id", store::MetricAggregation::kProperty, false, 1, 0},
+                    {1, 1, 11, "time (ns)", store::MetricAggregation::kInclusive, false, 0, 0}};
+  stored.devices = {{4242, {10, 0, "H200", 90, 132, 0, 0, 0, 0}},
+                    {4242, {10, 1, "H200", 90, 132, 0, 0, 0, 0}},
+                    {4243, {11, 0, "H200", 90, 132, 0, 0, 0, 0}},
+                    {4243, {11, 1, "H200", 90, 132, 0, 0, 0, 0}}};
+  const v1::Tree tree = BuildTree(stored, false);
+  ASSERT_EQ(tree.devices_size(), 4);
+  EXPECT_TRUE(tree.devices(0).used());   // rank 0 on device 0
+  EXPECT_FALSE(tree.devices(1).used());  // it only saw device 1
+  EXPECT_FALSE(tree.devices(2).used());
+  EXPECT_TRUE(tree.devices(3).used());  // rank 1 on device 1
+}
+
 TEST(TreeQueryTest, Malicious_OrphanRowsAreSkipped) {
   store::StoredTree stored;
   stored.nodes = {{1, 5, 4, "orphan"}};

@@ -67,13 +67,13 @@ TEST_F(DevicesTest, DevicesAProcessWroteAreStoredAndListed) {
   EXPECT_EQ(devices.out,
             RightAligned("PID", width) +
                 "  DEVICE  NAME                   ARCH   SMS  CLOCK (MHz)  MEMORY CLOCK (MHz)  "
-                "BUS (bits)  MEMORY (GiB)\n" +
+                "BUS (bits)  MEMORY (GiB)  USE\n" +
                 RightAligned(std::to_string(pid), width) +
                 "       0  NVIDIA H100 80GB HBM3  sm_90  132         1980                2619  "
-                "      5120          79.2\n" +
+                "      5120          79.2  visible only\n" +
                 RightAligned(std::to_string(pid), width) +
                 "       1  NVIDIA A100-SXM4-80GB  sm_80  108         1410                1593  "
-                "      5120          79.3\n");
+                "      5120          79.3  visible only\n");  // it ran no GPU work
 }
 
 TEST_F(DevicesTest, NoDevicesIsSaidAndBadSessionsAreRefusedAsByTree) {
