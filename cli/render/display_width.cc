@@ -4,6 +4,8 @@
 #include <cstdint>
 #include <iterator>
 
+#include "common/text/utf8.h"
+
 namespace protond::cli {
 namespace {
 
@@ -52,36 +54,13 @@ size_t CodePointWidth(uint32_t code_point) {
   return InRanges(kWideRanges, code_point) ? 2 : 1;
 }
 
-// Decodes the UTF-8 character at the start of `text` into `code_point`; returns its length, or 0
-// when it is not well-formed (overlong, a surrogate, past U+10FFFF, cut short).
-size_t DecodeUtf8(absl::string_view text, uint32_t* code_point) {
-  const auto lead = static_cast<unsigned char>(text[0]);
-  const size_t length = lead < 0x80   ? 1
-                        : lead < 0xc2 ? 0
-                        : lead < 0xe0 ? 2
-                        : lead < 0xf0 ? 3
-                        : lead < 0xf5 ? 4
-                                      : 0;
-  if (length == 0 || length > text.size()) return 0;
-  *code_point = length == 1 ? lead : lead & (0x7f >> length);
-  for (size_t i = 1; i < length; ++i) {
-    const auto next = static_cast<unsigned char>(text[i]);
-    if ((next & 0xc0) != 0x80) return 0;
-    *code_point = (*code_point << 6) | (next & 0x3f);
-  }
-  constexpr uint32_t kLeastOfLength[] = {0, 0, 0x80, 0x800, 0x10000};
-  const bool surrogate = *code_point >= 0xd800 && *code_point <= 0xdfff;
-  if (*code_point < kLeastOfLength[length] || surrogate || *code_point > 0x10ffff) return 0;
-  return length;
-}
-
 }  // namespace
 
 size_t DisplayWidth(absl::string_view text) {
   size_t width = 0;
   while (!text.empty()) {
     uint32_t code_point;
-    const size_t length = DecodeUtf8(text, &code_point);
+    const size_t length = text::DecodeUtf8(text, &code_point);
     width += length == 0 ? 1 : CodePointWidth(code_point);
     text.remove_prefix(length == 0 ? 1 : length);
   }

@@ -7,8 +7,8 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/string_view.h"
-#include "cli/render/printable_text.h"
 #include "cli/render/text_table.h"
+#include "common/text/printable_text.h"
 
 namespace protond::cli {
 namespace {
@@ -61,7 +61,7 @@ std::string RenderSessionTable(const google::protobuf::RepeatedPtrField<v1::Sess
 std::string RenderSessionProblems(const v1::Session& session) {
   std::string out;
   for (const std::string& problem : session.problems()) {
-    absl::StrAppend(&out, "  problem: ", PrintableText(problem), "\n");
+    absl::StrAppend(&out, "  problem: ", text::PrintableText(problem), "\n");
   }
   return out;
 }

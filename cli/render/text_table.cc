@@ -4,7 +4,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "cli/render/display_width.h"
-#include "cli/render/printable_text.h"
+#include "common/text/printable_text.h"
 
 namespace protond::cli {
 namespace {
@@ -31,7 +31,7 @@ std::string RenderTextTable(std::span<const TableColumn> columns,
                             const std::vector<Row>& unescaped_rows) {
   std::vector<Row> rows = unescaped_rows;
   for (Row& row : rows) {
-    for (std::string& cell : row) cell = PrintableText(cell);
+    for (std::string& cell : row) cell = text::PrintableText(cell);
   }
   Row header;
   std::vector<size_t> widths;

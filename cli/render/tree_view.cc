@@ -7,8 +7,8 @@
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
 #include "cli/render/colour_bands.h"
-#include "cli/render/printable_text.h"
 #include "common/status/status_macros.h"
+#include "common/text/printable_text.h"
 
 namespace protond::cli {
 namespace {
@@ -43,7 +43,7 @@ void AppendSubtree(const View& view, int node, const std::string& glyphs,
                    const std::string& child_glyphs, std::string* out) {
   if (view.shape.depth[node] >= view.depth) return;
   AppendCells(view, node, out);
-  absl::StrAppend(out, glyphs, PrintableText(view.tree.nodes(node).name()), "\n");
+  absl::StrAppend(out, glyphs, text::PrintableText(view.tree.nodes(node).name()), "\n");
   const std::vector<int>& children = view.shape.children[node];
   for (size_t k = 0; k < children.size(); ++k) {
     const bool last = k + 1 == children.size();

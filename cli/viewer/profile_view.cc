@@ -9,11 +9,11 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "cli/render/metric_values.h"
-#include "cli/render/printable_text.h"
 #include "cli/render/tree_shape.h"
 #include "cli/viewer/frame_filter.h"
 #include "cli/viewer/tree_diff.h"
 #include "common/status/status_macros.h"
+#include "common/text/printable_text.h"
 
 namespace protond::cli {
 namespace {
@@ -97,7 +97,7 @@ std::string SortedFrames(const TreeValues& shown, const MetricColumn& first) {
                    [&](int a, int b) { return values[a].AsDouble() > values[b].AsDouble(); });
   std::string out = absl::StrCat("Sorted kernels by metric ", first.header, "\n");
   for (int i : order) {
-    std::string name = PrintableText(shown.tree.nodes(i).name());
+    std::string name = text::PrintableText(shown.tree.nodes(i).name());
     if (name.size() > kSortedNameWidth) name = name.substr(0, kSortedNameWidth) + "...";
     const std::string value = values[i].kind == MetricValue::Kind::kInt
                                   ? absl::StrCat(values[i].i)

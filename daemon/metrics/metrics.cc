@@ -1,44 +1,16 @@
 #include "daemon/metrics/metrics.h"
 
 #include <algorithm>
-#include <string_view>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "absl/strings/string_view.h"
+#include "common/text/utf8.h"
 
 namespace protond::metrics {
 namespace {
 
 constexpr char kReplacementCharacter[] = "\xEF\xBF\xBD";  // U+FFFD
-
-// The length of the valid UTF-8 sequence at the start of `text`, or 0 if it does not start with
-// one (a stray continuation byte, a truncated sequence, an overlong form, a surrogate, or a code
-// point past U+10FFFF).
-size_t Utf8SequenceLength(std::string_view text) {
-  const auto byte = [&text](size_t i) { return static_cast<unsigned char>(text[i]); };
-  const unsigned char lead = byte(0);
-  if (lead < 0x80) return 1;
-  size_t length = 0;
-  uint32_t code_point = 0;
-  if ((lead & 0xE0) == 0xC0) {
-    length = 2, code_point = lead & 0x1F;
-  } else if ((lead & 0xF0) == 0xE0) {
-    length = 3, code_point = lead & 0x0F;
-  } else if ((lead & 0xF8) == 0xF0) {
-    length = 4, code_point = lead & 0x07;
-  } else {
-    return 0;
-  }
-  if (text.size() < length) return 0;
-  for (size_t i = 1; i < length; ++i) {
-    if ((byte(i) & 0xC0) != 0x80) return 0;
-    code_point = (code_point << 6) | (byte(i) & 0x3F);
-  }
-  constexpr uint32_t kSmallestOfLength[] = {0, 0, 0x80, 0x800, 0x10000};
-  const bool surrogate = code_point >= 0xD800 && code_point <= 0xDFFF;
-  if (code_point < kSmallestOfLength[length] || surrogate || code_point > 0x10FFFF) return 0;
-  return length;
-}
 
 // A sample value: integers exactly, other values with enough digits to read back the same double.
 std::string Value(double value) { return absl::StrFormat("%.17g", value); }
@@ -84,9 +56,10 @@ void LatencyHistogram::Observe(std::chrono::nanoseconds duration) {
 
 std::string EscapeLabelValue(const std::string& value_untrusted) {
   std::string out;
-  std::string_view rest = value_untrusted;
+  absl::string_view rest = value_untrusted;
   while (!rest.empty()) {
-    const size_t length = Utf8SequenceLength(rest);
+    uint32_t code_point;
+    const size_t length = text::DecodeUtf8(rest, &code_point);
     if (length == 0) {
       out += kReplacementCharacter;
       rest.remove_prefix(1);
@@ -98,7 +71,7 @@ std::string EscapeLabelValue(const std::string& value_untrusted) {
     } else if (rest[0] == '\n') {
       out += "\\n";
     } else {
-      out.append(rest.substr(0, length));
+      out.append(rest.data(), length);
     }
     rest.remove_prefix(length);
   }

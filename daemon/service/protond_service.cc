@@ -10,8 +10,8 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
-#include "cli/render/printable_text.h"
 #include "common/status/status_macros.h"
+#include "common/text/printable_text.h"
 #include "daemon/query/trace_query.h"
 #include "daemon/query/tree_query.h"
 #include "daemon/service/internal/proc_stat.h"
@@ -253,8 +253,8 @@ absl::Status CheckNewSession(const std::string& name, v1::Session::Data data) {
   }
   // A name is printed in tables and messages as it is: one that moves a terminal's cursor or
   // breaks a line is refused rather than stored.
-  if (const size_t at = cli::FindControlCharacter(name); at != absl::string_view::npos) {
-    return absl::InvalidArgumentError(absl::StrCat("session name '", cli::PrintableText(name),
+  if (const size_t at = text::FindControlCharacter(name); at != absl::string_view::npos) {
+    return absl::InvalidArgumentError(absl::StrCat("session name '", text::PrintableText(name),
                                                    "' has a control character at byte ", at,
                                                    "; use printable text"));
   }

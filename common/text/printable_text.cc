@@ -1,8 +1,8 @@
-#include "cli/render/printable_text.h"
+#include "common/text/printable_text.h"
 
 #include "absl/strings/str_format.h"
 
-namespace protond::cli {
+namespace protond::text {
 namespace {
 
 // A control character found in text: its UTF-8 length (0 for none) and its code point.
@@ -63,4 +63,4 @@ std::string PrintableText(absl::string_view text) {
   return out;
 }
 
-}  // namespace protond::cli
+}  // namespace protond::text

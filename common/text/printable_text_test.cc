@@ -1,10 +1,10 @@
-#include "cli/render/printable_text.h"
+#include "common/text/printable_text.h"
 
 #include <string>
 
 #include "gtest/gtest.h"
 
-namespace protond::cli {
+namespace protond::text {
 namespace {
 
 TEST(PrintableTextTest, ControlCharactersBecomeVisibleEscapes) {
@@ -46,4 +46,4 @@ TEST(PrintableTextTest, FindControlCharacterNamesTheFirst) {
 }
 
 }  // namespace
-}  // namespace protond::cli
+}  // namespace protond::text
