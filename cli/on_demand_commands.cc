@@ -5,6 +5,7 @@
 #include "absl/strings/str_cat.h"
 #include "cli/profile_commands.h"
 #include "common/mode/session_mode.h"
+#include "common/text/session_name.h"
 
 namespace protond::cli {
 namespace {
@@ -62,7 +63,10 @@ absl::StatusOr<StartArgs> ParseStartArgs(const std::vector<std::string>& args) {
     } else if (arg == "--job") {
       request.set_job(args[++i]);
     } else if (arg == "--name") {
-      request.set_name(args[++i]);
+      if (absl::Status name = text::CheckSessionName(args[++i]); !name.ok()) {
+        return Bad(absl::StrCat("--name: ", name.message()));
+      }
+      request.set_name(args[i]);
     } else if (arg == "--duration") {
       absl::StatusOr<uint64_t> ms = ParseDurationMs(args[++i]);
       if (!ms.ok()) return ms.status();

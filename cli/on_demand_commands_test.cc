@@ -73,6 +73,10 @@ TEST(OnDemandCommandsTest, BadStartArgumentsSayWhatIsWrong) {
        "--mode: pcsampling interval must be a positive integer (cycles between samples), not "
        "'-5'"},
       {{"--pid", "1", "--mode"}, "unexpected argument '--mode' (it needs a value)"},
+      {{"--pid", "1", "--name", "\xc3("},
+       "--name: session name has invalid UTF-8 at byte 0 (0xc3); use UTF-8 text"},
+      {{"--job", "j", "--name", "a\nb"},
+       "--name: session name 'a\\x0ab' has a control character at byte 1; use printable text"},
   };
   for (const auto& [args, message] : cases) {
     absl::StatusOr<StartArgs> start = ParseStartArgs(args);

@@ -17,6 +17,7 @@
 #include "client-lib/cpp/client.h"
 #include "client-lib/cpp/daemon_paths.h"
 #include "common/mode/session_mode.h"
+#include "common/text/session_name.h"
 #include "shim/control/daemon_autostart.h"
 
 namespace protond::cli {
@@ -170,6 +171,9 @@ absl::StatusOr<RunOptions> ParseRunArgs(const std::vector<std::string>& args) {
       return options;
     } else if (args[i] == "--name" && has_value) {
       options.session_name = args[++i];
+      if (absl::Status name = text::CheckSessionName(options.session_name); !name.ok()) {
+        return absl::InvalidArgumentError(absl::StrCat("--name: ", name.message()));
+      }
     } else if (args[i] == "--as-proton") {
       options.as_proton = true;
     } else if (args[i] == "--data" && has_value) {

@@ -77,6 +77,15 @@ TEST(RunCommandTest, BadArgumentsSayWhatIsWrong) {
       {{"--bogus", "env"}, "unknown option '--bogus'"},
       {{"-x", "--", "env"}, "unknown option '-x'"},
       {{"--name"}, "--name needs a value"},
+      // Refused here, before the program runs: protond refused these only after protonctl had
+      // decided to run the program unprofiled, and a name that is not UTF-8 cannot be sent.
+      {{"--name", "bad\xff", "--", "env"},
+       "--name: session name has invalid UTF-8 at byte 3 (0xff); use UTF-8 text"},
+      {{"--name", "bad\x1b[2J", "env"},
+       "--name: session name 'bad\\x1b[2J' has a control character at byte 3; use printable "
+       "text"},
+      {{"--name", std::string(257, 'x'), "env"},
+       "--name: session name is 257 bytes, more than 256"},
   };
   for (const auto& [args, message] : cases) {
     absl::StatusOr<RunOptions> run = ParseRunArgs(args);

@@ -4,6 +4,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "common/status/status_macros.h"
+#include "common/text/session_name.h"
 #include "grpcpp/create_channel.h"
 #include "grpcpp/security/credentials.h"
 
@@ -96,6 +97,7 @@ absl::StatusOr<Response> Client::Call(Stub* stub,
 
 absl::StatusOr<v1::Session> Client::StartSession(const std::string& name, v1::Session::Data data,
                                                  const std::string& mode) {
+  RETURN_IF_ERROR(text::CheckSessionName(name));
   v1::StartSessionRequest request;
   request.set_name(name);
   request.set_data(data);
@@ -116,6 +118,7 @@ absl::StatusOr<v1::Session> Client::StopSessionOfProcess(uint32_t pid) {
 }
 
 absl::StatusOr<v1::AttachResponse> Client::Attach(const v1::AttachRequest& request) {
+  RETURN_IF_ERROR(text::CheckSessionName(request.name()));
   return Call(sessions_.get(), &v1::Sessions::Stub::Attach, request);
 }
 

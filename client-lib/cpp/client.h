@@ -46,6 +46,8 @@ class Client {
   const Endpoint& endpoint() const { return endpoint_; }
 
   // `mode`: Proton's (common/mode/session_mode.h), "" for none; the daemon refuses a bad one.
+  // A `name` that common/text/session_name.h refuses is refused before anything is sent (one
+  // that is not UTF-8 could not be); Attach checks its request's name alike.
   absl::StatusOr<v1::Session> StartSession(const std::string& name,
                                            v1::Session::Data data = v1::Session::TREE,
                                            const std::string& mode = "");

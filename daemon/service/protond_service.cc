@@ -11,17 +11,12 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "common/status/status_macros.h"
-#include "common/text/printable_text.h"
+#include "common/text/session_name.h"
 #include "daemon/query/trace_query.h"
 #include "daemon/query/tree_query.h"
 #include "daemon/service/internal/proc_stat.h"
 
 namespace protond::service {
-namespace {
-
-constexpr size_t kMaxSessionNameBytes = 256;
-
-}  // namespace
 
 int64_t NowUnixNs() {
   return std::chrono::duration_cast<std::chrono::nanoseconds>(
@@ -247,17 +242,7 @@ v1::Session ProtondService::ToProto(const SessionEntry& session) const {
 }
 
 absl::Status CheckNewSession(const std::string& name, v1::Session::Data data) {
-  if (name.size() > kMaxSessionNameBytes) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("session name is ", name.size(), " bytes, more than ", kMaxSessionNameBytes));
-  }
-  // A name is printed in tables and messages as it is: one that moves a terminal's cursor or
-  // breaks a line is refused rather than stored.
-  if (const size_t at = text::FindControlCharacter(name); at != absl::string_view::npos) {
-    return absl::InvalidArgumentError(absl::StrCat("session name '", text::PrintableText(name),
-                                                   "' has a control character at byte ", at,
-                                                   "; use printable text"));
-  }
+  RETURN_IF_ERROR(text::CheckSessionName(name));
   if (data != v1::Session::DATA_UNSPECIFIED && !v1::Session::Data_IsValid(data)) {
     return absl::InvalidArgumentError(
         absl::StrCat("unknown session data ", static_cast<int>(data), " (known: 1 tree, 2 trace)"));

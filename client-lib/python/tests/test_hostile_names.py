@@ -62,7 +62,53 @@ def test_a_megabyte_name_is_cut_to_the_record_limit(daemon):
 
 def test_a_session_name_with_control_characters_is_refused(daemon):
     start = protonctl(daemon, "start", "--pid", str(os.getpid()), "--name", "bad" + ESCAPE)
-    assert start.returncode != 0
-    assert start.stderr == ("protonctl: session name 'bad\\x1b]0;owned\\x07\\x1b[2J' has a "
-                            "control character at byte 3; use printable text\n")
+    assert start.returncode == 2
+    assert start.stderr.startswith("protonctl: start: --name: session name 'bad\\x1b]0;owned"
+                                   "\\x07\\x1b[2J' has a control character at byte 3; use "
+                                   "printable text\nusage: protonctl [GLOBAL OPTIONS] COMMAND ...\n  start ")
     assert protonctl(daemon, "sessions").stdout.count("\n") <= 1  # nothing was started
+
+
+def protonctl_bytes(daemon, *arguments):
+    """protonctl with arguments that need not be UTF-8 (bytes), its output as bytes."""
+    return subprocess.run([os.path.join(BIN_DIR, "protonctl").encode(), b"--socket",
+                           daemon.socket.encode()] + list(arguments), capture_output=True,
+                          cwd=daemon.directory)
+
+
+# A name that is not UTF-8 gave a protobuf log line and "protonctl: " with nothing after it; one
+# with a control character was refused by protond, after which `run` ran the program unprofiled.
+def test_a_bad_session_name_stops_run_and_start_before_anything_runs(daemon):
+    marker = os.path.join(daemon.directory, "the-program-ran")
+    not_utf8 = (b"protonctl: run: --name: session name has invalid UTF-8 at byte 3 (0xff); use "
+                b"UTF-8 text\nusage: protonctl [GLOBAL OPTIONS] COMMAND ...\n  run ")
+    for name, message in ((b"bad\xff", not_utf8),
+                          (b"bad\x1b[2J", b"protonctl: run: --name: session name 'bad\\x1b[2J' "
+                                           b"has a control character at byte 3")):
+        run = protonctl_bytes(daemon, b"run", b"--name", name, b"--", b"touch", marker.encode())
+        assert run.returncode == 2
+        assert run.stderr.startswith(message), run.stderr
+        assert not os.path.exists(marker)
+    start = protonctl_bytes(daemon, b"start", b"--pid", str(os.getpid()).encode(), b"--name",
+                            b"\xc3(")
+    assert start.returncode == 2
+    assert start.stderr.startswith(b"protonctl: start: --name: session name has invalid UTF-8 "
+                                   b"at byte 0 (0xc3); use UTF-8 text\n"), start.stderr
+    assert protonctl(daemon, "sessions").stdout.count("\n") <= 1  # nothing was started
+
+
+def test_a_session_name_that_is_not_utf8_leaves_the_program_running_unprofiled(daemon):
+    """A str that holds a byte of a file name that was not UTF-8 (os.fsdecode gives U+DCFF for
+    0xff): start() raised UnicodeEncodeError, ending the program."""
+    run = daemon.run("""
+        import protond.profiler as proton
+        print("id", proton.start("bad\\udcff"))
+        with proton.scope("work"):
+            pass
+        proton.finalize()
+        print("done")
+    """)
+    assert run.returncode == 0, run.stderr
+    assert run.stdout.splitlines() == ["id None", "done"]
+    assert run.stderr == ("protond.profiler: profiling is off: session name has invalid UTF-8 at "
+                          "byte 3 (0xff); use UTF-8 text\n")

@@ -185,8 +185,11 @@ def start(name=None, *, context="shadow", data="tree", backend=None, mode=None, 
     daemon_id = ctypes.c_uint64(inherited)
     if inherited:
         _note_inherited_mode(name, mode)
+    # A name from bytes that were not UTF-8 (os.fsdecode's U+DCxx) goes as those bytes, for the
+    # shim to refuse by name, rather than raising here and ending the program.
     result = _shim.OK if inherited else lib.protond_session_start_with_mode(
-        name.encode(), data.encode(), mode.encode(), ctypes.byref(daemon_id))
+        name.encode("utf-8", "surrogateescape"), data.encode(), mode.encode(),
+        ctypes.byref(daemon_id))
     if result == _shim.ERR_INVALID_ARGUMENT:  # name and data are fine (above): the mode's options
         raise ValueError(_shim.last_error())
     if result != _shim.OK:
