@@ -1,21 +1,42 @@
 #include "client-lib/cpp/client.h"
 
-#include <sys/stat.h>
-
 #include "absl/strings/str_cat.h"
+#include "client-lib/cpp/socket_probe.h"
 #include "common/status/status_macros.h"
 #include "common/text/session_name.h"
 #include "grpcpp/create_channel.h"
 #include "grpcpp/security/credentials.h"
 
 namespace protond::client {
+namespace {
+
+// How long a call waits for a daemon that accepts connections at its socket but does not answer
+// them: one stopped, or too busy for a moment (the kernel queues the connection meanwhile).
+constexpr std::chrono::milliseconds kSilentDaemonWait = std::chrono::seconds(5);
+
+// UnavailableError for a call that got no answer at the unix socket `socket_path`, by what is
+// there: a daemon that accepts but does not answer, or none (and then how to start one).
+absl::Status SilentSocketError(const std::string& socket_path) {
+  const SocketProbe probe = ProbeSocket(socket_path);
+  std::string message = DescribeSilentSocket(socket_path, probe);
+  if (probe.NoDaemon()) {
+    absl::StrAppend(&message, "; start one with: protond --socket ", socket_path,
+                    " --state-dir DIR (or set PROTOND_SOCKET / --socket to the daemon you use)");
+  }
+  return absl::UnavailableError(message);
+}
+
+}  // namespace
 
 std::shared_ptr<grpc::Channel> Connect(const Endpoint& endpoint) {
   grpc::ChannelArguments args;
   // Reconnect promptly after a daemon restart instead of backing off for up to two minutes.
   args.SetInt(GRPC_ARG_INITIAL_RECONNECT_BACKOFF_MS, 100);
-  args.SetInt(GRPC_ARG_MIN_RECONNECT_BACKOFF_MS, 100);
   args.SetInt(GRPC_ARG_MAX_RECONNECT_BACKOFF_MS, 1000);
+  // gRPC's name for how long one connection attempt, connect() and the daemon's HTTP/2 greeting,
+  // may take. At 100 ms a daemon that was busy or stopped for a moment was reported absent; a
+  // socket that nobody listens on still fails at once.
+  args.SetInt(GRPC_ARG_MIN_RECONNECT_BACKOFF_MS, static_cast<int>(kSilentDaemonWait.count()));
   // A tree answer grows with the profile's frames (10k nodes are 0.5 MB, 80k pass gRPC's default
   // limit of 4 MB); the daemon is trusted to send what the profile holds.
   args.SetMaxReceiveMessageSize(-1);
@@ -33,22 +54,12 @@ std::shared_ptr<grpc::Channel> Connect(const Endpoint& endpoint) {
 
 absl::Status FromGrpc(const grpc::Status& status, const Endpoint& endpoint) {
   const auto code = static_cast<absl::StatusCode>(status.error_code());
-  const std::string& socket_path = endpoint.socket_path;
   if (status.error_code() == grpc::StatusCode::UNAVAILABLE && !endpoint.host.empty()) {
     return absl::UnavailableError(absl::StrCat(
         "protond at ", endpoint.host, " does not answer (", status.error_message(),
         "); check that it runs with --listen there, and that ",
         endpoint.insecure ? "it was started with --insecure"
                           : "its certificate is signed by --tls-ca and names that host"));
-  }
-  if (status.error_code() == grpc::StatusCode::UNAVAILABLE) {
-    struct stat st;
-    const bool exists = stat(socket_path.c_str(), &st) == 0;
-    return absl::UnavailableError(
-        absl::StrCat(exists ? "protond at " : "no protond is listening at ", socket_path,
-                     exists ? " does not answer (" + status.error_message() + ")" : "",
-                     "; start one with: protond --socket ", socket_path,
-                     " --state-dir DIR (or set PROTOND_SOCKET / --socket to the daemon you use)"));
   }
   if (status.error_code() == grpc::StatusCode::DEADLINE_EXCEEDED) {
     return absl::DeadlineExceededError(
@@ -82,16 +93,39 @@ void Client::Prepare(grpc::ClientContext& context) const {
   if (!endpoint_.token.empty()) context.AddMetadata("authorization", "Bearer " + endpoint_.token);
 }
 
+bool Client::ReachedDaemon() const { return channel_->GetState(false) == GRPC_CHANNEL_READY; }
+
+bool Client::WaitForSilentDaemon(const grpc::Status& status,
+                                 std::chrono::system_clock::time_point give_up) const {
+  return status.error_code() == grpc::StatusCode::UNAVAILABLE && endpoint_.host.empty() &&
+         !ReachedDaemon() && ProbeSocket(endpoint_.socket_path).Accepts() &&
+         channel_->WaitForConnected(give_up);
+}
+
+absl::Status Client::Failed(const grpc::Status& status) const {
+  const bool unanswered = status.error_code() == grpc::StatusCode::UNAVAILABLE ||
+                          status.error_code() == grpc::StatusCode::DEADLINE_EXCEEDED;
+  if (unanswered && endpoint_.host.empty() && !ReachedDaemon()) {
+    return SilentSocketError(endpoint_.socket_path);
+  }
+  return FromGrpc(status, endpoint_);
+}
+
 template <typename Stub, typename Request, typename Response>
 absl::StatusOr<Response> Client::Call(Stub* stub,
                                       grpc::Status (Stub::*method)(grpc::ClientContext*,
                                                                    const Request&, Response*),
                                       const Request& request) const {
-  grpc::ClientContext context;
-  Prepare(context);
+  const auto give_up = std::chrono::system_clock::now() + kSilentDaemonWait;
   Response response;
-  grpc::Status status = (stub->*method)(&context, request, &response);
-  if (!status.ok()) return FromGrpc(status, endpoint_);
+  const auto call = [&] {
+    grpc::ClientContext context;
+    Prepare(context);
+    return (stub->*method)(&context, request, &response);
+  };
+  grpc::Status status = call();
+  if (WaitForSilentDaemon(status, give_up)) status = call();
+  if (!status.ok()) return Failed(status);
   return response;
 }
 
@@ -165,21 +199,29 @@ absl::StatusOr<std::string> Client::ViewTree(uint64_t session_id, const std::str
   return std::move(*view.mutable_text());
 }
 
-absl::StatusOr<v1::Trace> Client::GetTrace(uint64_t session_id, const TraceProgress& on_chunk) {
+grpc::Status Client::ReadTrace(uint64_t session_id, const TraceProgress& on_chunk,
+                               v1::Trace& trace) const {
   v1::GetTraceRequest request;
   request.set_session_id(session_id);
   grpc::ClientContext context;
   Prepare(context);
   std::unique_ptr<grpc::ClientReader<v1::Trace>> reader = query_->GetTrace(&context, request);
-  v1::Trace trace;
+  trace.Clear();
   v1::Trace chunk;
   while (reader->Read(&chunk)) {
     trace.MergeFrom(chunk);
     if (on_chunk)
       on_chunk(trace.scope_events_size() + trace.gpu_events_size(), trace.event_count());
   }
-  grpc::Status status = reader->Finish();
-  if (!status.ok()) return FromGrpc(status, endpoint_);
+  return reader->Finish();
+}
+
+absl::StatusOr<v1::Trace> Client::GetTrace(uint64_t session_id, const TraceProgress& on_chunk) {
+  const auto give_up = std::chrono::system_clock::now() + kSilentDaemonWait;
+  v1::Trace trace;
+  grpc::Status status = ReadTrace(session_id, on_chunk, trace);
+  if (WaitForSilentDaemon(status, give_up)) status = ReadTrace(session_id, on_chunk, trace);
+  if (!status.ok()) return Failed(status);
   return trace;
 }
 

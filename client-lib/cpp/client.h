@@ -1,7 +1,8 @@
 // A C++ client of protond's gRPC API, over its unix socket or over TCP to a remote protond
-// (`protond --listen`), used by protonctl, the shim and schedulers. Each call has a deadline;
-// errors are absl::Status with a message a user can act on (for example, no daemon at the socket
-// path and how to start one).
+// (`protond --listen`), used by protonctl, the shim and schedulers. Each call has a deadline; a
+// daemon that accepts at its socket but does not answer (stopped, or busy) gets up to 5 s of it.
+// Errors are absl::Status with a message a user can act on (for example, no daemon at the socket
+// path and how to start one, or the pid of the one that does not answer).
 #ifndef PROTOND_CLIENT_LIB_CPP_CLIENT_H_
 #define PROTOND_CLIENT_LIB_CPP_CLIENT_H_
 
@@ -32,7 +33,7 @@ struct Endpoint {
 // A channel to the daemon at `endpoint`.
 std::shared_ptr<grpc::Channel> Connect(const Endpoint& endpoint);
 
-// Turns a failed RPC into a Status; UNAVAILABLE names the daemon and what to check.
+// Turns a failed RPC into a Status; UNAVAILABLE from a remote daemon names it and what to check.
 absl::Status FromGrpc(const grpc::Status& status, const Endpoint& endpoint);
 
 class Client {
@@ -82,6 +83,20 @@ class Client {
 
   // A call's context: its deadline, and the token for a remote daemon.
   void Prepare(grpc::ClientContext& context) const;
+
+  // Whether the channel is connected: a failed call then had its answer from the daemon.
+  bool ReachedDaemon() const;
+  // For a call that failed with `status` before it reached a daemon at the unix socket, while
+  // something accepts there (a daemon stopped or busy for a moment, or its backlog full): waits
+  // until `give_up` for the channel to connect, and says whether to make the call again.
+  bool WaitForSilentDaemon(const grpc::Status& status,
+                           std::chrono::system_clock::time_point give_up) const;
+  // A failed call's Status; one that never reached the daemon at the unix socket names what is
+  // there: a daemon that does not answer, or none and how to start one.
+  absl::Status Failed(const grpc::Status& status) const;
+  // One GetTrace stream, its chunks merged into `trace` (cleared first).
+  grpc::Status ReadTrace(uint64_t session_id, const TraceProgress& on_chunk,
+                         v1::Trace& trace) const;
 
   Endpoint endpoint_;
   std::chrono::milliseconds deadline_;

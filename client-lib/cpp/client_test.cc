@@ -2,12 +2,18 @@
 #include "client-lib/cpp/client.h"
 
 #include <stdlib.h>
+#include <sys/socket.h>
+#include <sys/un.h>
+#include <unistd.h>
 
+#include <chrono>
+#include <cstring>
 #include <filesystem>
 #include <memory>
 #include <string>
 
 #include "absl/strings/str_cat.h"
+#include "gmock/gmock.h"
 #include "grpcpp/security/server_credentials.h"
 #include "grpcpp/server.h"
 #include "grpcpp/server_builder.h"
@@ -15,6 +21,18 @@
 
 namespace protond::client {
 namespace {
+
+using ::testing::StartsWith;
+
+// A unix socket bound at `path`, not yet listening; the test closes it.
+int BindUnixSocket(const std::string& path) {
+  sockaddr_un address{};
+  address.sun_family = AF_UNIX;
+  std::strncpy(address.sun_path, path.c_str(), sizeof(address.sun_path) - 1);
+  const int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  EXPECT_EQ(bind(fd, reinterpret_cast<const sockaddr*>(&address), sizeof(address)), 0) << path;
+  return fd;
+}
 
 // Answers every GetTree with ROOT and `nodes` children named with `name_bytes` characters each.
 class FakeQuery : public v1::Query::Service {
@@ -77,9 +95,36 @@ TEST_F(ClientTest, NoDaemonIsNamedWithHowToStartOne) {
   Client client(folder_ + "/absent.sock", std::chrono::milliseconds(500));
   EXPECT_EQ(client.GetTree(1).status().ToString(),
             absl::StrCat("UNAVAILABLE: no protond is listening at ", folder_,
-                         "/absent.sock; start one with: protond --socket ", folder_,
+                         "/absent.sock (No such file or directory); start one with: protond "
+                         "--socket ",
+                         folder_,
                          "/absent.sock --state-dir DIR (or set PROTOND_SOCKET / --socket to the "
                          "daemon you use)"));
+}
+
+// A socket file left by a daemon that died: nobody listens, and that is said at once.
+TEST_F(ClientTest, AStaleSocketIsNamedAsNoDaemon) {
+  const std::string socket = folder_ + "/stale.sock";
+  const int fd = BindUnixSocket(socket);
+  close(fd);
+  Client client(socket);
+  const auto began = std::chrono::steady_clock::now();
+  EXPECT_THAT(std::string(client.ListSessions().status().message()),
+              StartsWith("no protond is listening at " + socket + " (Connection refused); start"));
+  EXPECT_LT(std::chrono::steady_clock::now() - began, std::chrono::seconds(1));
+}
+
+// Something accepts connections and never answers (as a stopped daemon does: the kernel queues
+// the connection): it is named, with its pid, as not answering; "start one" would be wrong.
+TEST_F(ClientTest, ASocketThatAcceptsButNeverAnswersIsNamedWithItsPid) {
+  const std::string socket = folder_ + "/silent.sock";
+  const int fd = BindUnixSocket(socket);
+  ASSERT_EQ(listen(fd, 16), 0);
+  Client client(socket, std::chrono::milliseconds(500));
+  EXPECT_EQ(client.ListSessions().status().ToString(),
+            absl::StrCat("UNAVAILABLE: protond (pid ", getpid(), ") at ", socket,
+                         " is not answering (stopped or overloaded)"));
+  close(fd);
 }
 
 }  // namespace

@@ -13,6 +13,7 @@
 #include "client-lib/cpp/chrome_trace.h"
 #include "client-lib/cpp/client.h"
 #include "client-lib/cpp/hatchet.h"
+#include "client-lib/cpp/socket_probe.h"
 #include "common/files/output_file.h"
 #include "common/status/status_macros.h"
 #include "protond/shim.h"
@@ -113,8 +114,10 @@ absl::StatusOr<client::Client> RegisteredClient(ProtondControl* control, bool ma
   }
   if (!registration.WaitRegistered(std::chrono::seconds(3))) {
     const std::string refusal = registration.refusal();
-    return absl::UnavailableError(refusal.empty() ? "no protond answers at " + socket_path
-                                                  : refusal);
+    return absl::UnavailableError(
+        refusal.empty()
+            ? client::DescribeSilentSocket(socket_path, client::ProbeSocket(socket_path))
+            : refusal);
   }
   return client::Client(socket_path, std::chrono::seconds(30));
 }

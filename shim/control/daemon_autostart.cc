@@ -19,8 +19,8 @@
 
 #include "absl/strings/str_cat.h"
 #include "client-lib/cpp/daemon_paths.h"
+#include "client-lib/cpp/socket_probe.h"
 #include "common/status/status_macros.h"
-#include "shim/control/socket_probe.h"
 #include "shim/loading/sibling_library.h"
 
 extern char** environ;
@@ -107,7 +107,7 @@ std::optional<int> WaitForExit(pid_t pid, Clock::duration timeout) {
 
 bool AnswersWithin(const std::string& socket_path, Clock::duration timeout) {
   const auto deadline = Clock::now() + timeout;
-  while (ProbeSocket(socket_path) != 0) {
+  while (!client::ProbeSocket(socket_path).Accepts()) {
     if (Clock::now() >= deadline) return false;
     std::this_thread::sleep_for(kPollInterval);
   }
@@ -164,10 +164,9 @@ absl::Status StartDaemon(const std::string& socket_path) {
 }
 
 absl::StatusOr<bool> EnsureDaemon(const std::string& socket_path, bool may_start) {
-  const int probe = ProbeSocket(socket_path);
-  if (!NoDaemonAt(probe)) return false;
-  const std::string no_daemon =
-      absl::StrCat("no protond answers at ", socket_path, " (", std::strerror(probe), ")");
+  const client::SocketProbe probe = client::ProbeSocket(socket_path);
+  if (!probe.NoDaemon()) return false;
+  const std::string no_daemon = client::DescribeSilentSocket(socket_path, probe);
   if (!may_start) return absl::UnavailableError(no_daemon);
   if (!AutostartEnabled()) {
     return absl::UnavailableError(no_daemon + "; PROTOND_AUTOSTART=0, so none was started");

@@ -29,7 +29,7 @@ absl::Status StartDaemon(const std::string& socket_path);
 
 // For a session start at `socket_path`: true when a daemon was started there (`may_start` and
 // PROTOND_AUTOSTART allowing), false when something already answers (a slow daemon is still a
-// daemon), else Unavailable saying that no protond answers and why none was started.
+// daemon), else Unavailable saying that no protond is listening and why none was started.
 absl::StatusOr<bool> EnsureDaemon(const std::string& socket_path, bool may_start);
 
 }  // namespace protond::shim

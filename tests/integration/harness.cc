@@ -114,6 +114,18 @@ int Daemon::LoggedPort(const std::string& label) const {
   return absl::SimpleAtoi(log.substr(begin, log.find('\n', begin) - begin), &port) ? port : 0;
 }
 
+void StopDetachedDaemon(pid_t pid) {
+  ASSERT_GT(pid, 0);  // kill(0) or kill(-1) would signal the test's own processes
+  ASSERT_EQ(kill(pid, SIGTERM), 0);
+  for (int i = 0; i < 1000; ++i) {
+    std::ifstream stat("/proc/" + std::to_string(pid) + "/stat");
+    std::string pid_field, command, state;
+    if (!(stat >> pid_field >> command >> state) || state == "Z") return;
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  ADD_FAILURE() << "protond " << pid << " did not exit within 10 s of SIGTERM";
+}
+
 uint64_t SampleWorkloadRecords(int steps, int threads, int loads) {
   return 5 + 9 * static_cast<uint64_t>(steps) +
          static_cast<uint64_t>(threads) * (4 + 3 * static_cast<uint64_t>(loads));

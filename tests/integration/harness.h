@@ -60,6 +60,10 @@ class Daemon {
   pid_t pid_ = -1;
 };
 
+// Stops a daemon that is not this test's child (a detached one, an autostarted one) with SIGTERM
+// and waits until it has exited.
+void StopDetachedDaemon(pid_t pid);
+
 // A second user, made with useradd for a test that runs as root and removed after it.
 class OtherUser {
  public:

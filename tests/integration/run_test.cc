@@ -293,18 +293,6 @@ TEST_F(RunTest, ASecondDaemonForTheSocketExitsAtOnceWithoutTouchingAStore) {
   EXPECT_TRUE(client::Client(daemon_.socket()).ListSessions().ok());
 }
 
-// Stops a daemon that is not this test's child (a detached one) and waits until it has exited.
-void StopDetachedDaemon(pid_t pid) {
-  ASSERT_EQ(kill(pid, SIGTERM), 0);
-  for (int i = 0; i < 1000; ++i) {
-    std::ifstream stat("/proc/" + std::to_string(pid) + "/stat");
-    std::string pid_field, command, state;
-    if (!(stat >> pid_field >> command >> state) || state == "Z") return;
-    std::this_thread::sleep_for(std::chrono::milliseconds(10));
-  }
-  ADD_FAILURE() << "protond " << pid << " did not exit within 10 s of SIGTERM";
-}
-
 TEST(DetachTest, ReturnsOnceTheDaemonListensAndLeavesItRunning) {
   const std::string dir = MakeTempDir();
   const std::string socket = dir + "/run/protond.sock";
@@ -332,7 +320,7 @@ TEST(NoDaemonTest, ProgramRunsAndExitsZero) {
                                   BinDir() + "/sample_workload", "--steps", "2"},
                                  dir, {{{"PROTOND_AUTOSTART", "0"}}});
   EXPECT_EQ(run.exit_code, 0) << run.err;
-  EXPECT_THAT(run.err, HasSubstr("no protond answers at " + socket +
+  EXPECT_THAT(run.err, HasSubstr("no protond is listening at " + socket +
                                  " (No such file or directory); PROTOND_AUTOSTART=0, so none was "
                                  "started\nprotonctl: running "));
   EXPECT_THAT(run.out, HasSubstr("sample_workload: 2 steps"));
@@ -348,7 +336,7 @@ TEST(NoDaemonTest, ProgramRunsAndExitsZero) {
   EXPECT_LT(std::chrono::steady_clock::now() - before, std::chrono::seconds(2));
   EXPECT_EQ(in_process.exit_code, 0);
   EXPECT_THAT(in_process.out,
-              HasSubstr("start failed: no protond answers at " + socket +
+              HasSubstr("start failed: no protond is listening at " + socket +
                         " (No such file or directory); PROTOND_AUTOSTART=0, so none was started"));
 }
 

@@ -83,7 +83,7 @@ def test_with_autostart_off_start_fails_fast_with_one_warning(autostart):
     session, (first_ms, second_ms) = start_result(run)
     assert session == "None"
     assert first_ms < 500 and second_ms < 100  # 3000 each, before they failed fast
-    assert run.stderr == (f"protond.profiler: profiling is off: no protond answers at "
+    assert run.stderr == (f"protond.profiler: profiling is off: no protond is listening at "
                           f"{autostart.socket} (No such file or directory); PROTOND_AUTOSTART=0, "
                           "so none was started\n")
     assert autostart.daemons() == []
@@ -107,8 +107,9 @@ def test_a_daemon_that_does_not_answer_yet_gets_its_deadline(autostart):
     session, (first_ms, second_ms) = start_result(run)
     assert session == "None"
     assert first_ms >= 2900 and second_ms >= 2900
-    assert run.stderr.count("\n") == 1
-    assert f"profiling is off: no protond answers at {autostart.socket}" in run.stderr
+    # Named as a daemon that does not answer (this test's process listens), not as absent.
+    assert run.stderr == (f"protond.profiler: profiling is off: protond (pid {os.getpid()}) at "
+                          f"{autostart.socket} is not answering (stopped or overloaded)\n")
     assert autostart.daemons() == []
 
 
@@ -122,7 +123,7 @@ def test_when_the_daemon_cannot_be_started_the_warning_says_why(autostart):
                         env={"PROTOND_SHIM": os.path.join(lonely, "libprotond_shim.so")})
     session, _ = start_result(run)
     assert session == "None"
-    assert run.stderr == (f"protond.profiler: profiling is off: no protond answers at "
+    assert run.stderr == (f"protond.profiler: profiling is off: no protond is listening at "
                           f"{autostart.socket} (No such file or directory), and starting one "
                           f"failed: cannot run {lonely}/protond: No such file or directory\n")
     assert processes_mentioning(autostart.socket) == []

@@ -223,7 +223,7 @@ def test_without_a_daemon_the_program_runs_unprofiled(daemon):
     """, env={"PROTOND_SOCKET": daemon.directory + "/nobody.sock"})
     assert run.returncode == 0, run.stderr
     assert run.stdout.splitlines() == ["id None", "working"]
-    assert "protond.profiler: profiling is off: no protond answers at" in run.stderr
+    assert "protond.profiler: profiling is off: no protond is listening at" in run.stderr
 
 
 def test_triton_proton_disable_turns_it_off(daemon):
