@@ -15,7 +15,6 @@
 #include "absl/status/statusor.h"
 #include "absl/strings/str_cat.h"
 #include "client-lib/cpp/client.h"
-#include "client-lib/cpp/daemon_paths.h"
 #include "common/mode/session_mode.h"
 #include "common/text/session_name.h"
 #include "shim/control/daemon_autostart.h"
@@ -127,17 +126,13 @@ uint64_t StartSession(const RunOptions& options, client::Client& client, const s
                                ? std::filesystem::path(options.argv[0]).filename().string()
                                : options.session_name;
   // As a program's own session start does: with no daemon at the socket, start one.
-  absl::StatusOr<bool> started = shim::EnsureDaemon(options.socket_path, /*may_start=*/true);
+  absl::StatusOr<std::string> started = shim::EnsureDaemon(options.socket_path, /*may_start=*/true);
   if (!started.ok()) {
     std::fprintf(stderr, "protonctl: %s\nprotonctl: running %s without profiling\n",
                  std::string(started.status().message()).c_str(), options.argv[0].c_str());
     return 0;
   }
-  if (*started) {
-    std::fprintf(stderr, "protonctl: started protond at %s (its store and log: %s)\n",
-                 options.socket_path.c_str(),
-                 client::StateDirForSocket(options.socket_path).c_str());
-  }
+  if (!started->empty()) std::fprintf(stderr, "protonctl: %s\n", started->c_str());
   absl::StatusOr<v1::Session> session = client.StartSession(
       name, options.trace ? v1::Session::TRACE : v1::Session::TREE, options.mode);
   if (!session.ok()) {

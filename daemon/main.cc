@@ -268,6 +268,12 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "protond: %s\n", std::string(store_lock.status().message()).c_str());
     return 1;
   }
+  // The store is this daemon's now: a daemon autostarted at the socket after this one keeps it.
+  if (absl::Status recorded = lock->Record(flags.state_dir); !recorded.ok()) {
+    std::fprintf(stderr,
+                 "protond: %s; a daemon autostarted at %s after this one may not find this store\n",
+                 std::string(recorded.message()).c_str(), flags.socket.c_str());
+  }
   auto service = protond::service::ProtondService::Create(
       {flags.state_dir + "/protond.db", std::chrono::milliseconds(flags.commit_interval_ms)});
   if (!service.ok()) {

@@ -3,6 +3,8 @@
 #ifndef PROTOND_CLIENT_LIB_CPP_DAEMON_PATHS_H_
 #define PROTOND_CLIENT_LIB_CPP_DAEMON_PATHS_H_
 
+#include <sys/types.h>
+
 #include <string>
 
 namespace protond::client {
@@ -17,10 +19,19 @@ struct DaemonPaths {
 // $XDG_STATE_HOME/protond (or ~/.local/state/protond).
 DaemonPaths DefaultDaemonPaths();
 
-// The state directory of a daemon started for `socket` (the shim's autostart): the default one
-// for the default socket; for any other, `<socket>.state` beside it, so that two daemons never
-// share a store.
+// The state directory of a daemon started for `socket` (the shim's autostart): the one the last
+// daemon at `socket` recorded in its lock file, so that its sessions are found again; with none
+// recorded (or a lock file that is not this user's), the default one for the default socket and
+// `<socket>.state` beside any other, so that two daemons never share a store.
 std::string StateDirForSocket(const std::string& socket);
+
+// `<socket>.lock`: the file the daemon serving `socket` holds locked for its life, and records
+// itself in (SocketLockRecord). It stays behind when the daemon ends.
+std::string SocketLockPath(const std::string& socket);
+
+// What the daemon of process `pid` writes into its socket's lock file: "<pid> <state_dir>\n", the
+// state directory absolute.
+std::string SocketLockRecord(pid_t pid, const std::string& absolute_state_dir);
 
 // The socket a client uses: `flag_value` if set, else $PROTOND_SOCKET, else the default.
 std::string ResolveSocketPath(const std::string& flag_value);

@@ -8,6 +8,7 @@
 #include <filesystem>
 
 #include "absl/strings/str_cat.h"
+#include "client-lib/cpp/daemon_paths.h"
 
 namespace protond::server {
 
@@ -19,7 +20,7 @@ absl::StatusOr<SocketLock> SocketLock::Acquire(const std::string& socket_path) {
     return absl::FailedPreconditionError(
         absl::StrCat("cannot create the socket directory ", dir.string(), ": ", error.message()));
   }
-  const std::string path = socket_path + ".lock";
+  const std::string path = client::SocketLockPath(socket_path);
   // O_NOFOLLOW: a link planted at the name would have root create or lock its target.
   const int fd = open(path.c_str(), O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600);
   if (fd < 0 && errno == ELOOP) {
@@ -36,7 +37,23 @@ absl::StatusOr<SocketLock> SocketLock::Acquire(const std::string& socket_path) {
     }
     return absl::ErrnoToStatus(lock_errno, absl::StrCat("cannot lock ", path));
   }
-  return SocketLock(fd);
+  return SocketLock(fd, path);
+}
+
+absl::Status SocketLock::Record(const std::string& state_dir) const {
+  std::error_code error;
+  const std::filesystem::path absolute = std::filesystem::absolute(state_dir, error);
+  if (error) {
+    return absl::InternalError(
+        absl::StrCat("cannot tell where ", state_dir, " is: ", error.message()));
+  }
+  const std::string record =
+      client::SocketLockRecord(getpid(), absolute.lexically_normal().string());
+  if (ftruncate(fd_, 0) != 0 ||
+      pwrite(fd_, record.data(), record.size(), 0) != static_cast<ssize_t>(record.size())) {
+    return absl::ErrnoToStatus(errno, absl::StrCat("cannot write ", path_));
+  }
+  return absl::OkStatus();
 }
 
 SocketLock::~SocketLock() {

@@ -109,8 +109,12 @@ absl::StatusOr<client::Client> RegisteredClient(ProtondControl* control, bool ma
   Registration& registration = control->registration;
   const std::string& socket_path = registration.socket_path();
   if (!registration.registered()) {
-    ASSIGN_OR_RETURN(const bool started, EnsureDaemon(socket_path, may_start_daemon));
-    if (started) registration.RetryNow();
+    ASSIGN_OR_RETURN(const std::string started, EnsureDaemon(socket_path, may_start_daemon));
+    if (!started.empty()) {
+      // As protonctl run says it: the program's user learns where the daemon and its store are.
+      std::fprintf(stderr, "protond: %s\n", started.c_str());
+      registration.RetryNow();
+    }
   }
   if (!registration.WaitRegistered(std::chrono::seconds(3))) {
     const std::string refusal = registration.refusal();

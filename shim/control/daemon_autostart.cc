@@ -130,7 +130,7 @@ bool AutostartEnabled() {
   return value == nullptr || std::string_view(value) != "0";
 }
 
-absl::Status StartDaemon(const std::string& socket_path) {
+absl::StatusOr<std::string> StartDaemon(const std::string& socket_path) {
   // Beside this code's own file, never a bare name: posix_spawn would take that from the working
   // directory, which runs whatever ./protond it holds.
   const std::string binary = SiblingLibraryPath("protond");
@@ -149,9 +149,12 @@ absl::Status StartDaemon(const std::string& socket_path) {
       const pid_t pid,
       SpawnDetached({binary, "--detach", "--socket", socket_path, "--state-dir", state_dir}, log));
   const std::optional<int> status = WaitForExit(pid, kReadyTimeout);
-  if (status == 0) return absl::OkStatus();
+  if (status == 0) {
+    return absl::StrCat("started protond at ", socket_path, " (its store and log: ", state_dir,
+                        ")");
+  }
   // Another process may have started the daemon first: this one then gave up on the lock.
-  if (AnswersWithin(socket_path, kWinnerTimeout)) return absl::OkStatus();
+  if (AnswersWithin(socket_path, kWinnerTimeout)) return "";
   if (!status.has_value()) {
     return absl::UnavailableError(absl::StrCat(binary, " did not start listening within ",
                                                kReadyTimeout / std::chrono::seconds(1),
@@ -163,19 +166,20 @@ absl::Status StartDaemon(const std::string& socket_path) {
                                              " (its log: ", log, ")"));
 }
 
-absl::StatusOr<bool> EnsureDaemon(const std::string& socket_path, bool may_start) {
+absl::StatusOr<std::string> EnsureDaemon(const std::string& socket_path, bool may_start) {
   const client::SocketProbe probe = client::ProbeSocket(socket_path);
-  if (!probe.NoDaemon()) return false;
+  if (!probe.NoDaemon()) return "";
   const std::string no_daemon = client::DescribeSilentSocket(socket_path, probe);
   if (!may_start) return absl::UnavailableError(no_daemon);
   if (!AutostartEnabled()) {
     return absl::UnavailableError(no_daemon + "; PROTOND_AUTOSTART=0, so none was started");
   }
-  if (absl::Status started = StartDaemon(socket_path); !started.ok()) {
+  absl::StatusOr<std::string> started = StartDaemon(socket_path);
+  if (!started.ok()) {
     return absl::UnavailableError(
-        absl::StrCat(no_daemon, ", and starting one failed: ", started.message()));
+        absl::StrCat(no_daemon, ", and starting one failed: ", started.status().message()));
   }
-  return true;
+  return started;
 }
 
 }  // namespace protond::shim

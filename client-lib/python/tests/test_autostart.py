@@ -4,6 +4,8 @@ import json
 import os
 import shutil
 import socket
+import subprocess
+import time
 
 from conftest import BIN_DIR, children, processes_mentioning
 
@@ -20,7 +22,9 @@ def test_start_autostarts_a_daemon_that_outlives_the_program(autostart):
     run = autostart.run(PROGRAM)
     assert run.returncode == 0, run.stderr
     assert run.stdout.splitlines() == ["id 0"]
-    assert run.stderr == ""
+    # As protonctl run says it (it said nothing): where the daemon is, and its store.
+    assert run.stderr == (f"protond: started protond at {autostart.socket} (its store and log: "
+                          f"{autostart.state_dir})\n")
     with open(os.path.join(autostart.directory, "auto.hatchet")) as f:
         root, _ = json.load(f)
     assert children(root)["work"]["metrics"] == {"n": 3}
@@ -40,6 +44,30 @@ def test_start_autostarts_a_daemon_that_outlives_the_program(autostart):
     again = autostart.run(PROGRAM)
     assert again.returncode == 0, again.stderr
     assert autostart.daemons() == [pid]
+
+
+def test_a_daemon_started_after_a_killed_one_keeps_its_store(autostart):
+    """The user's own `protond --socket S --state-dir D` was SIGKILLed: the daemon start()
+    started then kept its store in S.state, and the user's sessions seemed gone."""
+    by_hand_store = os.path.join(autostart.directory, "by-hand")
+    by_hand = subprocess.Popen([os.path.join(BIN_DIR, "protond"), "--socket", autostart.socket,
+                                "--state-dir", by_hand_store], stderr=subprocess.DEVNULL)
+    for _ in range(200):
+        if autostart.protonctl("sessions").returncode == 0:
+            break
+        time.sleep(0.025)
+    before = autostart.run(PROGRAM.replace('"auto"', '"before"'))
+    assert before.returncode == 0, before.stderr
+    by_hand.kill()
+    by_hand.wait()
+
+    run = autostart.run(PROGRAM)
+    assert run.returncode == 0, run.stderr
+    assert run.stderr == (f"protond: started protond at {autostart.socket} (its store and log: "
+                          f"{by_hand_store})\n")
+    sessions = autostart.protonctl("sessions")
+    assert "before" in sessions.stdout and "auto" in sessions.stdout, sessions.stdout
+    assert not os.path.exists(autostart.state_dir)
 
 
 def test_programs_autostarting_at_once_end_with_one_daemon(autostart):
@@ -150,7 +178,7 @@ def test_a_shim_loaded_by_a_relative_name_starts_the_protond_beside_it(autostart
     """, env={"PROTOND_SHIM": "./libprotond_shim.so"})
     assert run.returncode == 0, run.stderr
     assert run.stdout.splitlines() == ["id 0"]
-    assert run.stderr == ""
+    assert run.stderr.startswith("protond: started protond at ")
     assert not os.path.exists(marker)
     assert len(autostart.daemons()) == 1
     assert os.path.exists(os.path.join(work, "relative.hatchet"))
