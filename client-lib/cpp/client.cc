@@ -1,5 +1,7 @@
 #include "client-lib/cpp/client.h"
 
+#include <algorithm>
+
 #include "absl/strings/str_cat.h"
 #include "client-lib/cpp/socket_probe.h"
 #include "common/status/status_macros.h"
@@ -116,7 +118,7 @@ absl::StatusOr<Response> Client::Call(Stub* stub,
                                       grpc::Status (Stub::*method)(grpc::ClientContext*,
                                                                    const Request&, Response*),
                                       const Request& request) const {
-  const auto give_up = std::chrono::system_clock::now() + kSilentDaemonWait;
+  const auto give_up = std::chrono::system_clock::now() + std::min(deadline_, kSilentDaemonWait);
   Response response;
   const auto call = [&] {
     grpc::ClientContext context;
@@ -217,7 +219,7 @@ grpc::Status Client::ReadTrace(uint64_t session_id, const TraceProgress& on_chun
 }
 
 absl::StatusOr<v1::Trace> Client::GetTrace(uint64_t session_id, const TraceProgress& on_chunk) {
-  const auto give_up = std::chrono::system_clock::now() + kSilentDaemonWait;
+  const auto give_up = std::chrono::system_clock::now() + std::min(deadline_, kSilentDaemonWait);
   v1::Trace trace;
   grpc::Status status = ReadTrace(session_id, on_chunk, trace);
   if (WaitForSilentDaemon(status, give_up)) status = ReadTrace(session_id, on_chunk, trace);
