@@ -180,8 +180,14 @@ bool HoldCupti() {
 int main(int argc, char** argv) {
   if (argc > 1 && std::strcmp(argv[1], "--hold-cupti") == 0 && !HoldCupti()) return 1;
   int devices = 0;
-  if (cudaGetDeviceCount(&devices) != cudaSuccess || devices == 0) {
-    std::fprintf(stderr, "sample_gpu_workload: no CUDA device is usable here\n");
+  const cudaError_t counted = cudaGetDeviceCount(&devices);
+  if (counted != cudaSuccess || devices == 0) {
+    // The error's name, for the GPU tests' skip (or failure) message: a broken driver reads
+    // differently from a machine without a GPU.
+    std::fprintf(
+        stderr, "sample_gpu_workload: no CUDA device is usable here: cudaGetDeviceCount: %s (%s)\n",
+        cudaGetErrorName(counted),
+        counted != cudaSuccess ? cudaGetErrorString(counted) : "0 devices");
     return 2;
   }
   Buffers buffers;

@@ -1,6 +1,6 @@
 // protonctl run on real CUDA work (ctest label gpu): sample_gpu_workload under the shim, its tree
 // checked kernel by kernel and its devices listed. Skips, saying so, where no CUDA device is
-// usable.
+// usable (fails there under PROTOND_REQUIRE_GPU=1: tests/gpu/gpu_required.h).
 #include <cstdio>
 #include <set>
 #include <string>
@@ -8,6 +8,7 @@
 #include "client-lib/cpp/client.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "tests/gpu/gpu_required.h"
 #include "tests/integration/harness.h"
 
 namespace protond::testing {
@@ -24,7 +25,7 @@ class GpuRunTest : public ::testing::Test {
   void SetUp() override {
     // The workload alone, unprofiled: whether there is a GPU, and the checksum to compare with.
     reference_ = RunToEnd({BinDir() + "/sample_gpu_workload"}, dir_);
-    if (reference_.exit_code == 2) GTEST_SKIP() << "no CUDA device: " << reference_.err;
+    if (reference_.exit_code == 2) PROTOND_SKIP_WITHOUT_GPU(reference_.err);
     ASSERT_EQ(reference_.exit_code, 0) << reference_.err;
     daemon_.Start();
   }

@@ -5,7 +5,8 @@
 // the launch (one "loop" per recording warp, one "load" and "compute" per 32 elements it
 // handles), regions inside "loop" that take at most its cycles, and no decoding problem. In a
 // trace session every warp's intervals must be there, each inside its launch's CUPTI time, and
-// the Chrome trace must show a lane per warp. Skips, saying so, where no CUDA device is usable.
+// the Chrome trace must show a lane per warp. Skips, saying so, where no CUDA device is usable
+// (fails there under PROTOND_REQUIRE_GPU=1).
 #include <algorithm>
 #include <cstdio>
 #include <map>
@@ -19,6 +20,7 @@
 #include "client-lib/cpp/client.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "tests/gpu/gpu_required.h"
 #include "tests/integration/harness.h"
 
 namespace protond::testing {
@@ -52,7 +54,7 @@ void CheckScopes(const std::string& variant, int recording_warps) {
   const std::string dir = MakeTempDir();
   const std::string kernel = BinDir() + "/kernels/two_regions/" + variant;
   if (const std::string why = WhyNoDevice(kernel, dir); !why.empty()) {
-    GTEST_SKIP() << "no CUDA device: " << why;
+    PROTOND_SKIP_WITHOUT_GPU(why);
   }
   Daemon daemon(dir);
   daemon.Start();
@@ -108,7 +110,7 @@ TEST(InstrumentationGpuTest, TheTraceShowsEveryWarpInsideItsLaunch) {
   const std::string dir = MakeTempDir();
   const std::string kernel = BinDir() + "/kernels/two_regions/instrumented";
   if (const std::string why = WhyNoDevice(kernel, dir); !why.empty()) {
-    GTEST_SKIP() << "no CUDA device: " << why;
+    PROTOND_SKIP_WITHOUT_GPU(why);
   }
   Daemon daemon(dir);
   daemon.Start();

@@ -29,9 +29,11 @@ constexpr unsigned kThreadsPerWarp = 32;
 
 void Check(CUresult result, const char* what) {
   if (result == CUDA_SUCCESS) return;
-  const char* text = nullptr;
+  const char *name = nullptr, *text = nullptr;
+  cuGetErrorName(result, &name);
   cuGetErrorString(result, &text);
-  std::fprintf(stderr, "instrumented_workload: %s: %s\n", what, text ? text : "unknown error");
+  std::fprintf(stderr, "instrumented_workload: %s: %s (%s)\n", what, name ? name : "unknown error",
+               text ? text : "no description");
   std::exit(result == CUDA_ERROR_NO_DEVICE || result == CUDA_ERROR_NOT_INITIALIZED ? 2 : 1);
 }
 

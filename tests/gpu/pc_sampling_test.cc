@@ -2,7 +2,7 @@
 // information, under `protonctl run --mode pcsampling`. Its memory-bound kernel must show
 // memory-dependency stalls on the line of its load, its arithmetic kernel must not, each under
 // its own scope and kernel although they ran concurrently, and every line's counts must add up.
-// Skips, saying so, where no CUDA device is usable.
+// Skips, saying so, where no CUDA device is usable (fails there under PROTOND_REQUIRE_GPU=1).
 #include <cstdio>
 #include <map>
 #include <string>
@@ -10,6 +10,7 @@
 #include "client-lib/cpp/client.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "tests/gpu/gpu_required.h"
 #include "tests/integration/harness.h"
 
 namespace protond::testing {
@@ -56,7 +57,7 @@ class PcSamplingTest : public ::testing::Test {
  protected:
   void SetUp() override {
     const Completed probe = RunToEnd({BinDir() + "/stall_workload", "0"}, dir_);
-    if (probe.exit_code == 2) GTEST_SKIP() << "no CUDA device: " << probe.err;
+    if (probe.exit_code == 2) PROTOND_SKIP_WITHOUT_GPU(probe.err);
     ASSERT_EQ(probe.exit_code, 0) << probe.err;
     daemon_.Start();
   }

@@ -57,8 +57,13 @@ extern "C" __global__ void spin(float* data, unsigned steps) {
 int main(int argc, char** argv) {
   const double seconds = argc > 1 ? std::atof(argv[1]) : 2.0;
   int devices = 0;
-  if (cudaGetDeviceCount(&devices) != cudaSuccess || devices == 0) {
-    std::fprintf(stderr, "stall_workload: no CUDA device is usable\n");
+  const cudaError_t counted = cudaGetDeviceCount(&devices);
+  if (counted != cudaSuccess || devices == 0) {
+    // The error's name, for the GPU tests' skip (or failure) message: a broken driver reads
+    // differently from a machine without a GPU.
+    std::fprintf(stderr, "stall_workload: no CUDA device is usable: cudaGetDeviceCount: %s (%s)\n",
+                 cudaGetErrorName(counted),
+                 counted != cudaSuccess ? cudaGetErrorString(counted) : "0 devices");
     return 2;
   }
   std::printf("stall_workload: chase line %d, spin line %d\n", kChaseLine, kSpinLine);
