@@ -7,10 +7,14 @@ and gives it flops16 and bytes, and a forward and backward pass (autograd's thre
 each, the same counts and user metrics, and kernel times within 5%. cpu_time values are compared
 by presence only (they are host time, different in every run).
 
+The kernels the program launches (EXPECTED) must be in both files: two empty files do not agree.
+
 Usage (on a GPU machine with Triton, from a bundle made by scripts/bundle.sh):
     tests/gpu/compare_python_api.py BUNDLE_DIR [shadow|python [KEEP_DIR]]
+    tests/gpu/compare_python_api.py --files THEIRS.hatchet OURS.hatchet [shadow|python]
 (the second argument is start()'s context; with "python" the paths are Python frames; with
-KEEP_DIR, both files are copied there, as theirs.hatchet and ours.hatchet).
+KEEP_DIR, both files are copied there, as theirs.hatchet and ours.hatchet; --files compares
+files kept before).
 Exit code 0 when the files agree; the comparison is printed either way.
 """
 import json
@@ -21,9 +25,23 @@ import sys
 import tempfile
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "bench"))
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import hatchet_check  # noqa: E402
 from gpu_common import protond, write_program  # noqa: E402
 
 TIME_TOLERANCE = 0.05
+
+# The kernels of the program's 20 steps, in each context (tests/gpu/hatchet_check.py's rules):
+# add_one x3 and the renamed matmul (under its state) in triton, a matmul (one kernel or more) and
+# a mul in torch, the model's forward and backward in autograd (4 kernels a pass at least). In
+# the shadow context backward's kernels sit in the scope around backward(); in the Python
+# context autograd's threads have no frames, so their kernels sit under ROOT.
+EXPECTED = {
+    "shadow": ["model/step/triton/add_one=60", "**/matmul_2048x2048x2048=20",
+               "model/step/torch/~mul=20", "model/step/torch/*>=40",
+               "model/step/autograd/**>=160"],
+    "python": ["**/add_one=60", "**/matmul_2048x2048x2048=20", "*>=80"],
+}
 
 PROGRAM = r'''
 import sys, torch
@@ -132,7 +150,36 @@ def report(problems):
     return 1 if problems else 0
 
 
+def lacking(theirs_path, ours_path, rules):
+    """What either file lacks by `rules` (tests/gpu/hatchet_check.py), one line each; an empty
+    file lacks everything. ProfileError for a file that cannot be read."""
+    return [problem for side, path in (("Proton's file", theirs_path),
+                                       ("protond's file", ours_path))
+            for problem in hatchet_check.failures(
+                hatchet_check.launches(hatchet_check.load(path)), rules, side)]
+
+
+def check_files(theirs_path, ours_path, context):
+    """The differences between the two files, and what either lacks of EXPECTED."""
+    try:
+        problems = lacking(theirs_path, ours_path, EXPECTED[context])
+    except hatchet_check.ProfileError as error:
+        return [str(error)]
+    theirs, their_root, their_devices = flatten(theirs_path, context)
+    ours, our_root, our_devices = flatten(ours_path, context)
+    problems += compare(theirs, ours)
+    if their_root != our_root:
+        problems.append(f"ROOT metrics {their_root} (Proton) vs {our_root} (protond)")
+    if their_devices != our_devices:
+        problems.append(f"device_info {their_devices} (Proton) vs {our_devices} (protond)")
+    print(json.dumps({"proton": theirs, "protond": ours}, indent=1, sort_keys=True)[:6000])
+    return problems
+
+
 def main():
+    if len(sys.argv) > 3 and sys.argv[1] == "--files":
+        context = sys.argv[4] if len(sys.argv) > 4 else "shadow"
+        return report(check_files(sys.argv[2], sys.argv[3], context))
     bundle = os.path.abspath(sys.argv[1] if len(sys.argv) > 1 else "bundle")
     context = sys.argv[2] if len(sys.argv) > 2 else "shadow"
     work = tempfile.mkdtemp()
@@ -146,15 +193,7 @@ def main():
     if len(sys.argv) > 3:
         for name in ("theirs", "ours"):
             shutil.copy(f"{work}/{name}.hatchet", sys.argv[3])
-    theirs, their_root, their_devices = flatten(f"{work}/theirs.hatchet", context)
-    ours, our_root, our_devices = flatten(f"{work}/ours.hatchet", context)
-    problems = compare(theirs, ours)
-    if their_root != our_root:
-        problems.append(f"ROOT metrics {their_root} (Proton) vs {our_root} (protond)")
-    if their_devices != our_devices:
-        problems.append(f"device_info {their_devices} (Proton) vs {our_devices} (protond)")
-    print(json.dumps({"proton": theirs, "protond": ours}, indent=1, sort_keys=True)[:6000])
-    return report(problems)
+    return report(check_files(f"{work}/theirs.hatchet", f"{work}/ours.hatchet", context))
 
 
 if __name__ == "__main__":

@@ -6,8 +6,12 @@ finalizes "a", does more work, and finalizes "b". (No scope spans a start or an 
 have the same paths, counts and metric names under both profilers, and kernel times within 5%:
 each session holds the kernels of its own window, and nothing else.
 
+The kernels of each window (EXPECTED) must be in both profilers' files, and none of the other
+windows': two empty files do not agree.
+
 Usage (on a GPU machine with Triton, from a bundle made by scripts/bundle.sh):
     tests/gpu/sessions_compare.py BUNDLE_DIR
+    tests/gpu/sessions_compare.py --files DIR  (theirs_a.hatchet ... ours_b.hatchet kept before)
 Exit code 0 when the files agree; the comparison is printed either way.
 """
 import json
@@ -18,8 +22,20 @@ import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "bench"))
-from compare_python_api import compare, flatten, report  # noqa: E402
+import hatchet_check  # noqa: E402
+from compare_python_api import compare, flatten, lacking, report  # noqa: E402
 from gpu_common import protond, write_program  # noqa: E402
+
+# What each session recorded (tests/gpu/hatchet_check.py's rules): "a" from its start to its
+# finalize, less the time it was deactivated (b_only); "b" from its start to the end. The torch
+# kernels are x.mul_ (PyTorch's MulFunctor).
+EXPECTED = {
+    "a": ["a_only/add_one=5", "both/add_one=7", "both/~mul=7", "both/*=14",
+          "both_again/~mul=4", "both_again/*=4", "b_only/**=0", "after_a/**=0", "*=0"],
+    "b": ["both/add_one=7", "both/~mul=7", "both/*=14", "b_only/add_one=3", "b_only/*=3",
+          "both_again/~mul=4", "both_again/*=4", "after_a/add_one=2", "after_a/*=2",
+          "a_only/**=0", "*=0"],
+}
 
 PROGRAM = r'''
 import sys, torch
@@ -65,7 +81,31 @@ print(prefix, "ids", a, b)
 '''
 
 
+def check_files(work):
+    """The differences between the profilers' files of each session in `work`, and what they
+    lack of EXPECTED."""
+    problems = []
+    for session in ("a", "b"):
+        theirs_path, ours_path = (f"{work}/{who}_{session}.hatchet" for who in ("theirs", "ours"))
+        try:
+            problems += [f"session {session}: {p}"
+                         for p in lacking(theirs_path, ours_path, EXPECTED[session])]
+        except hatchet_check.ProfileError as error:
+            problems.append(f"session {session}: {error}")
+            continue
+        theirs, their_root, _ = flatten(theirs_path, "shadow")
+        ours, our_root, _ = flatten(ours_path, "shadow")
+        print(f"== session {session}")
+        print(json.dumps({"proton": theirs, "protond": ours}, indent=1, sort_keys=True)[:4000])
+        problems += [f"session {session}: {p}" for p in compare(theirs, ours)]
+        if their_root != our_root:
+            problems.append(f"session {session}: ROOT {their_root} (Proton) vs {our_root}")
+    return problems
+
+
 def main():
+    if len(sys.argv) > 2 and sys.argv[1] == "--files":
+        return report(check_files(sys.argv[2]))
     bundle = os.path.abspath(sys.argv[1] if len(sys.argv) > 1 else "bundle")
     work = tempfile.mkdtemp()
     program = write_program(work, PROGRAM)
@@ -74,16 +114,7 @@ def main():
         env = dict(os.environ, PYTHONPATH=f"{bundle}/python", PROTOND_SOCKET=socket)
         subprocess.run([sys.executable, program, "protond", "ours"], check=True, cwd=work,
                        env=env)
-    problems = []
-    for session in ("a", "b"):
-        theirs, their_root, _ = flatten(f"{work}/theirs_{session}.hatchet", "shadow")
-        ours, our_root, _ = flatten(f"{work}/ours_{session}.hatchet", "shadow")
-        print(f"== session {session}")
-        print(json.dumps({"proton": theirs, "protond": ours}, indent=1, sort_keys=True)[:4000])
-        problems += [f"session {session}: {p}" for p in compare(theirs, ours)]
-        if their_root != our_root:
-            problems.append(f"session {session}: ROOT {their_root} (Proton) vs {our_root}")
-    return report(problems)
+    return report(check_files(work))
 
 
 if __name__ == "__main__":
