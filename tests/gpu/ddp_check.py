@@ -5,7 +5,8 @@ scopes, with `import protond.profiler as proton`, start() ... finalize() per ran
 under `protonctl run` (one session for the job, one per rank from start()).
 
 Checks: both ranks' .hatchet files hold the same number of kernel launches under train/step, more
-than zero, NCCL's included; every session is stopped with 0 records dropped. Prints what
+than zero, NCCL's all-reduces and cuBLAS's matrix multiplications among them in every step;
+every session is stopped with 0 records dropped. Prints what
 finalize() cost each rank, and `protonctl tree` of the job's session. Exit code 0 when every check
 passes.
 
@@ -24,7 +25,12 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."
 from gpu_common import protond  # noqa: E402
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import hatchet_check  # noqa: E402
 from training_check import launches_under, session_failures, verdict  # noqa: E402
+
+# Each of the 10 steps all-reduces the gradients (NCCL's kernels) and multiplies matrices
+# (cuBLAS's): tests/gpu/hatchet_check.py's rules.
+EXPECTED = ["train/step/**/~nccl>=10", "train/step/**/~gemm|nvjet|xmma|cutlass>=10"]
 
 PROGRAM = r'''
 import json, os, sys, time, torch
@@ -87,8 +93,10 @@ def main():
                 print(f"rank {rank}: finalize {json.loads(result)['finalize_ms']:.1f} ms")
         launches = []
         for path in sorted(glob.glob(os.path.join(work, "rank*.hatchet"))):
-            with open(path) as f:
-                launches.append(launches_under(json.load(f)[0], [], ["ROOT", "train", "step"]))
+            tree = hatchet_check.load(path)
+            launches.append(launches_under(tree, [], ["ROOT", "train", "step"]))
+            failures += hatchet_check.failures(hatchet_check.launches(tree), EXPECTED,
+                                               os.path.basename(path))
         print(f"kernel launches under train/step per rank: {launches}")
         if len(launches) != 2 or launches[0] != launches[1] or launches[0] == 0:
             failures.append(f"the ranks' files disagree or are missing: {launches}")

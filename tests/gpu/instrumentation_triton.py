@@ -141,8 +141,10 @@ def main():
         for metric in ("cycles", "normalized_cycles"):
             if t.get(metric) != o.get(metric):
                 failures.append(f"{name} {metric}: Proton {t.get(metric)}, protond {o.get(metric)}")
-    if not theirs:
-        failures.append("Proton's tree has no scopes under kern")
+    for side, scopes in (("Proton", theirs), ("protond", ours)):
+        missing = {"outer", "load"} - set(scopes)
+        if missing:
+            failures.append(f"{side}'s tree has no scope {' or '.join(sorted(missing))} under kern")
     failures += timeline_failures(os.path.join(work, "ours_trace.chrome_trace"))
     for failure in failures:
         print("FAIL:", failure)

@@ -17,6 +17,8 @@ import sys
 import tempfile
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "bench"))
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import hatchet_check  # noqa: E402
 from gpu_common import protond, write_program  # noqa: E402
 
 PROGRAM = r'''
@@ -107,7 +109,10 @@ def main():
     print("protond's heaviest lines:")
     for name, metrics in top(lines):
         print(f"  {metrics['num_samples']} samples  {name}")
-    failures = []
+    # The 200 launches, each sampled (tests/gpu/hatchet_check.py's rule).
+    failures = hatchet_check.failures(
+        hatchet_check.launches(hatchet_check.load(os.path.join(work, "ours.hatchet"))),
+        ["chasing/chase=200"], "protond's file")
     total = sum(m["num_samples"] for m in lines.values())
     chase = {name: m for name, m in lines.items() if name.endswith(f":{chase_line}@chase")}
     if not chase:

@@ -5,9 +5,11 @@ trained with AdamW, eagerly and under torch.compile, 20 steps in scopes, with de
 activate() around an evaluation every 5 steps, then finalize().
 
 Checks, for each mode: protond's .hatchet file holds as many kernel launches under train/step as
-Proton's (the last ones, delivered after the stop, included), and none of the evaluation's; the
-daemon's session is stopped with 0 records dropped. Prints what deactivate() and finalize() cost
-the program with each profiler, median [min-max]. Exit code 0 when every check passes.
+Proton's (the last ones, delivered after the stop, included), and none of the evaluation's; both
+files hold the matrix multiplications of the 20 steps (cuBLAS's kernels: gemm, nvjet, xmma or
+cutlass in their names); the daemon's session is stopped with 0 records dropped. Prints what
+deactivate() and finalize() cost the program with each profiler, median [min-max]. Exit code 0
+when every check passes.
 
 Usage (on the GPU machine, from a bundle made by scripts/bundle.sh):
     tests/gpu/training_check.py BUNDLE_DIR [eager,compile]
@@ -20,7 +22,13 @@ import sys
 import tempfile
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "bench"))
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import hatchet_check  # noqa: E402
 from gpu_common import protond  # noqa: E402
+
+# In each of the 20 steps, forward and backward multiply matrices (tests/gpu/hatchet_check.py's
+# rule); torch.compile leaves them to cuBLAS too.
+EXPECTED = ["train/step/**/~gemm|nvjet|xmma|cutlass>=20"]
 
 PROGRAM = r'''
 import json, sys, time, torch
@@ -111,8 +119,8 @@ def run(bundle, socket, work, api, mode):
     if done.returncode != 0 or not lines:
         raise RuntimeError(f"{api} {mode} failed:\n{done.stderr[-3000:]}")
     result = json.loads(lines[0][7:])
-    with open(name + ".hatchet") as f:
-        tree = json.load(f)[0]
+    tree = hatchet_check.load(name + ".hatchet")
+    result["profile"] = hatchet_check.launches(tree)
     result["by_name"] = kernel_counts(tree, [], ["ROOT", "train", "step"], {})
     result["launches"] = sum(result["by_name"].values())
     result["anywhere"] = launches_under(tree, [], ["ROOT"])
@@ -169,6 +177,9 @@ def main():
                 failures.append(f"{mode}: protond has {ours['launches']} launches under "
                                 f"train/step, Proton {theirs['launches']}")
                 print("\n".join(count_differences(theirs["by_name"], ours["by_name"])))
+            for side, result in (("Proton", theirs), ("protond", ours)):
+                failures += hatchet_check.failures(result["profile"], EXPECTED,
+                                                   f"{mode}: {side}'s file")
             if ours["anywhere"] != ours["launches"]:
                 failures.append(f"{mode}: protond has {ours['anywhere'] - ours['launches']} "
                                 "launches outside train/step (the evaluation's?)")
