@@ -1,25 +1,25 @@
 #!/usr/bin/env bash
 # Runs the bundle (scripts/bundle.sh) on a machine without the build tools, such as the GPU
 # machine: the demo flow, the shim loaded by dlopen from Python and preloaded into PyTorch, and the
-# CPU benchmarks. Usage: tests/device/smoke.sh [BUNDLE_DIR]
+# CPU benchmarks. Needs no GPU. Every step is checked; the exit code is 1 when any failed
+# (tests/device/lib.sh). Usage: tests/device/smoke.sh [BUNDLE_DIR]
 set -uo pipefail
-bundle=$(cd "${1:-bundle}" && pwd)
-work=$(mktemp -d)
-socket=$work/protond.sock
-ctl=("$bundle/bin/protonctl" --socket "$socket")
-"$bundle/bin/protond" --socket "$socket" --state-dir "$work/state" 2>"$work/protond.log" &
-daemon=$!
-trap 'kill $daemon; wait $daemon; echo "== protond log"; cat "$work/protond.log"; rm -rf "$work"' EXIT
-for _ in $(seq 50); do [ -S "$socket" ] && break; sleep 0.1; done
+# shellcheck source-path=SCRIPTDIR source=lib.sh
+source "$(dirname "$0")/lib.sh"
+device_setup "${1:-bundle}"
+start_daemon
 
 echo "== host: $(uname -r), $(. /etc/os-release && echo "$PRETTY_NAME"), $(nproc) cpus"
 nvidia-smi -L 2>/dev/null || echo "no GPU"
 echo "== sample workload under protonctl run"
-"${ctl[@]}" run --name sample -- "$bundle/bin/sample_workload"
-"${ctl[@]}" tree 1 -m cpu_time/ms,count,flops,bytes
+check "sample_workload under protonctl run" \
+  "${ctl[@]}" run --name sample -- "$bundle/bin/sample_workload"
+find_session sample
+check "tree of sample" "${ctl[@]}" tree "$session" -m cpu_time/ms,count,flops,bytes
 
 echo "== Python: the shim by dlopen (ctypes), a session started from inside the process"
-PROTOND_SOCKET=$socket python3 - "$bundle/bin/libprotond_shim.so" <<'PY'
+check "the shim by ctypes" env PROTOND_SOCKET="$socket" \
+  python3 - "$bundle/bin/libprotond_shim.so" <<'PY'
 import ctypes, sys
 shim = ctypes.CDLL(sys.argv[1])
 session = ctypes.c_uint64(0)
@@ -29,24 +29,29 @@ for i in range(1000):
     shim.protond_scope_enter(b"py_step")
     shim.protond_metric_int64(b"items", ctypes.c_int64(2))
     shim.protond_scope_exit(b"py_step")
-print("flush rc", shim.protond_flush(), "stop rc", shim.protond_session_stop(session))
+codes = (rc, shim.protond_flush(), shim.protond_session_stop(session))
+print("start, flush and stop rc", codes)
+assert codes == (0, 0, 0), "a call failed"
 PY
-"${ctl[@]}" tree 2 -m count,items
+find_session python-ctypes
+check_output "tree of python-ctypes" "$work/ctypes.txt" "${ctl[@]}" tree "$session" -m count,items
+# 1000 py_step scopes of 2 items each.
+expect_line "python-ctypes' scopes" "$work/ctypes.txt" "^ *1000 +2000  .*─ py_step$"
 
 echo "== PyTorch with the shim preloaded (symbol clashes would show here)"
-"${ctl[@]}" run --name torch -- python3 -c \
+check "PyTorch with the shim preloaded" "${ctl[@]}" run --name torch -- python3 -c \
   "import torch; x = torch.ones(1024, device='cuda' if torch.cuda.is_available() else 'cpu'); print('torch', torch.__version__, 'cuda', torch.cuda.is_available(), float(x.sum()))"
-"${ctl[@]}" sessions
+check "sessions" "${ctl[@]}" sessions
 
 echo "== start-up cost of the shim (median of 20 runs of /bin/true, ms)"
-python3 - "$bundle/bin/libprotond_shim.so" "$socket" <<'PY'
+check "start-up cost" python3 - "$bundle/bin/libprotond_shim.so" "$socket" <<'PY'
 import os, subprocess, sys, time
 def median_ms(extra):
     env = dict(os.environ, **extra)
     samples = []
     for _ in range(20):
         t0 = time.perf_counter()
-        subprocess.run(["/bin/true"], env=env)
+        subprocess.run(["/bin/true"], env=env, check=True)
         samples.append(time.perf_counter() - t0)
     samples.sort()
     return 1000 * samples[len(samples) // 2]
@@ -54,5 +59,13 @@ print("no shim %.2f, shim %.2f" % (median_ms({}), median_ms({"LD_PRELOAD": sys.a
 PY
 
 echo "== benchmarks"
-"$bundle/bin/protond_scope_benchmark" --benchmark_repetitions=5 --benchmark_report_aggregates_only 2>&1 | grep -E "median|cv"
-"$bundle/bin/protond_ingest_benchmark" --benchmark_repetitions=5 --benchmark_report_aggregates_only 2>&1 | grep -E "median|cv"
+# The medians and spreads only; the exit code is the benchmark's (pipefail), or grep's if it
+# printed neither.
+# shellcheck disable=SC2317  # called through check
+benchmark() {
+  "$bundle/bin/$1" --benchmark_repetitions=5 --benchmark_report_aggregates_only 2>&1 |
+    grep -E "median|cv"
+}
+check "protond_scope_benchmark" benchmark protond_scope_benchmark
+check "protond_ingest_benchmark" benchmark protond_ingest_benchmark
+finish

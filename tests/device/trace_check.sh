@@ -1,18 +1,15 @@
 #!/usr/bin/env bash
 # GPU check of proton.start(data="trace") with a bundle (scripts/bundle.sh) on the GPU machine: a
 # torch op and a Triton kernel (launch hook) in scopes, finalize() writes trace.chrome_trace; the
-# script prints its lanes, kernel events and launch flows, and checks them (exit status 1 if not).
+# script prints its lanes, kernel events and launch flows, and checks them. The exit code is 1
+# when any check failed (tests/device/lib.sh).
 # Usage: tests/device/trace_check.sh [BUNDLE_DIR]
 set -uo pipefail
-bundle=$(cd "${1:-bundle}" && pwd)
-work=$(mktemp -d)
-socket=$work/protond.sock
-nvidia-smi -L 2>/dev/null || echo "no GPU"
-
-"$bundle/bin/protond" --socket "$socket" --state-dir "$work/state" 2>"$work/protond.log" &
-daemon=$!
-trap 'kill $daemon; wait $daemon; echo "== protond log"; tail -20 "$work/protond.log"; rm -rf "$work"' EXIT
-for _ in $(seq 50); do [ -S "$socket" ] && break; sleep 0.1; done
+# shellcheck source-path=SCRIPTDIR source=lib.sh
+source "$(dirname "$0")/lib.sh"
+device_setup "${1:-bundle}"
+nvidia-smi -L 2>/dev/null || fail "nvidia-smi lists no GPU"
+start_daemon
 
 echo "== data=\"trace\": torch add_ x5 under w_torch, Triton add_one x3 under w_triton"
 # Triton's @jit reads its kernel's source: the program must be a file.
@@ -43,7 +40,7 @@ with proton.scope("w_triton"):
         add_one[(64,)](x, x.numel(), BLOCK=1024)
     torch.cuda.synchronize()
 proton.finalize()
-print("result", float(x[0]), "(expect 10.0: 1, +1 before the session, +5, +3)")
+print("result", float(x[0]), "(expected 10.0: 1, +1 before the session, +5, +3)")
 
 trace = json.load(open("trace.chrome_trace"))
 events = trace["traceEvents"]
@@ -68,6 +65,8 @@ for flow_id, pair in sorted(flows.items()):
 by_scope = {name: [k for k in kernels if k["args"]["call_stack"][1] == name]
             for name in ("w_torch", "w_triton")}
 problems = []
+if float(x[0]) != 10.0:
+    problems.append(f"result {float(x[0])}, expected 10.0")
 if len(by_scope["w_torch"]) != 5:
     problems.append(f"{len(by_scope['w_torch'])} kernels under w_torch, expected 5")
 if [k["name"] for k in by_scope["w_triton"]] != ["add_one"] * 3:
@@ -87,4 +86,6 @@ if len(kernels) != 8:
 print("CHECK", "OK" if not problems else "FAILED: " + "; ".join(problems))
 raise SystemExit(1 if problems else 0)
 PY
-(cd "$work" && PYTHONPATH=$bundle/python PROTOND_SOCKET=$socket python3 trace_program.py)
+check "data=\"trace\"" in_dir "$work" env PYTHONPATH="$bundle/python" PROTOND_SOCKET="$socket" \
+  python3 trace_program.py
+finish
