@@ -34,7 +34,7 @@ expect_line "top --stalls" "$work/top.txt" \
   "^ *[0-9]+ +[0-9.]+ +[0-9]+  long_scoreboard [0-9]+%.*stall_workload\.cu:${chase_line:-?}@chase$"
 check "tree" "${ctl[@]}" tree "$session" -m num_samples,stalled_long_scoreboard,time/ms -d 4
 expect_tree "stall_workload's kernels" "$session" "memory/chase>=1" "math/spin>=1"
-echo "== the same with its SASS instructions (tree -f sass), the load line's top 8"
+echo "== the same with its SASS instructions (tree -f sass -i chase)"
 check_output "tree -f sass" "$work/sass.txt" \
   "${ctl[@]}" tree "$session" -f sass -m num_samples,stalled_long_scoreboard -d 5 -i chase
 # Instructions are named by their offsets ("0x0170  LDG.E ..."; offsets only without nvdisasm).
