@@ -26,13 +26,13 @@
 #include "cli/run_command.h"
 #include "cli/usage.h"
 #include "client-lib/cpp/client.h"
-#include "client-lib/cpp/daemon_paths.h"
+#include "common/paths/daemon_paths.h"
 
 namespace protond::cli {
 namespace {
 
 int Usage(FILE* out, int code) {
-  std::fputs(ProtonctlUsage(client::DefaultDaemonPaths().socket).c_str(), out);
+  std::fputs(ProtonctlUsage(paths::DefaultDaemonPaths().socket).c_str(), out);
   return code;
 }
 
@@ -306,7 +306,7 @@ int Main(int argc, char** argv) {
   const std::vector<std::string> args(argv + i + 1, argv + argc);
   if (command != "run" && AsksForHelp(args)) return CommandHelp(command);
   if (!hostlist.empty()) return OnHosts(hostlist, remote, command, args);
-  const std::string socket = client::ResolveSocketPath(socket_flag);
+  const std::string socket = paths::ResolveSocketPath(socket_flag);
   absl::StatusOr<client::Endpoint> endpoint = ResolveEndpoint(remote, socket);
   if (!endpoint.ok()) return BadUsage(std::string(endpoint.status().message()));
   if (command == "run") {

@@ -16,8 +16,8 @@
 
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
-#include "client-lib/cpp/daemon_paths.h"
 #include "common/files/output_file.h"
+#include "common/paths/daemon_paths.h"
 #include "daemon/metrics/metrics.h"
 #include "daemon/metrics/metrics_server.h"
 #include "daemon/server/socket_lock.h"
@@ -56,14 +56,14 @@ struct Flags {
 };
 
 int Usage(FILE* out, int code) {
-  const auto defaults = protond::client::DefaultDaemonPaths();
+  const auto defaults = protond::paths::DefaultDaemonPaths();
   std::fprintf(out, kUsage, defaults.socket.c_str(), defaults.state_dir.c_str());
   return code;
 }
 
 // Returns an exit code, or -1 to go on.
 int ParseFlags(int argc, char** argv, Flags& flags) {
-  const auto defaults = protond::client::DefaultDaemonPaths();
+  const auto defaults = protond::paths::DefaultDaemonPaths();
   flags.socket = defaults.socket;
   flags.state_dir = defaults.state_dir;
   for (int i = 1; i < argc; ++i) {

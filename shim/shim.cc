@@ -23,8 +23,8 @@
 #include <string_view>
 #include <vector>
 
-#include "client-lib/cpp/daemon_paths.h"
 #include "common/mode/session_mode.h"
+#include "common/paths/daemon_paths.h"
 #include "common/record/instrumentation_blob.h"
 #include "shim/control/control_loader.h"
 #include "shim/gpu/gpu_tracing.h"
@@ -45,8 +45,8 @@ extern const ProtondControlCommands kPushedCommands;
 struct Shim {
   Shim(ring::WritableRegion r, uint64_t session_id)
       : region(std::move(r)),
-        control(ControlTarget{client::ResolveSocketPath(""), region.fd(), region.bytes(),
-                              session_id, &kPushedCommands}) {}
+        control(ControlTarget{paths::ResolveSocketPath(""), region.fd(), region.bytes(), session_id,
+                              &kPushedCommands}) {}
   ring::WritableRegion region;
   Recorder recorder{&region};
   ControlLoader control;

@@ -8,7 +8,7 @@
 #include <filesystem>
 
 #include "absl/strings/str_cat.h"
-#include "client-lib/cpp/daemon_paths.h"
+#include "common/paths/daemon_paths.h"
 
 namespace protond::server {
 
@@ -20,7 +20,7 @@ absl::StatusOr<SocketLock> SocketLock::Acquire(const std::string& socket_path) {
     return absl::FailedPreconditionError(
         absl::StrCat("cannot create the socket directory ", dir.string(), ": ", error.message()));
   }
-  const std::string path = client::SocketLockPath(socket_path);
+  const std::string path = paths::SocketLockPath(socket_path);
   // O_NOFOLLOW: a link planted at the name would have root create or lock its target.
   const int fd = open(path.c_str(), O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600);
   if (fd < 0 && errno == ELOOP) {
@@ -48,7 +48,7 @@ absl::Status SocketLock::Record(const std::string& state_dir) const {
         absl::StrCat("cannot tell where ", state_dir, " is: ", error.message()));
   }
   const std::string record =
-      client::SocketLockRecord(getpid(), absolute.lexically_normal().string());
+      paths::SocketLockRecord(getpid(), absolute.lexically_normal().string());
   if (ftruncate(fd_, 0) != 0 ||
       pwrite(fd_, record.data(), record.size(), 0) != static_cast<ssize_t>(record.size())) {
     return absl::ErrnoToStatus(errno, absl::StrCat("cannot write ", path_));

@@ -20,9 +20,9 @@ class SocketLock {
   // is a symbolic link (never followed). The lock file itself stays behind.
   static absl::StatusOr<SocketLock> Acquire(const std::string& socket_path);
 
-  // Writes client::SocketLockRecord (this process's pid and `state_dir`, made absolute) into the
+  // Writes paths::SocketLockRecord (this process's pid and `state_dir`, made absolute) into the
   // lock file, replacing an earlier daemon's. It stays there after this daemon ends, so that a
-  // daemon autostarted at the socket keeps this one's store (client::StateDirForSocket).
+  // daemon autostarted at the socket keeps this one's store (paths::StateDirForSocket).
   absl::Status Record(const std::string& state_dir) const;
 
   SocketLock(SocketLock&& other) noexcept : fd_(other.fd_), path_(std::move(other.path_)) {

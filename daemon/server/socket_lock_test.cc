@@ -8,7 +8,7 @@
 #include <sstream>
 #include <string>
 
-#include "client-lib/cpp/daemon_paths.h"
+#include "common/paths/daemon_paths.h"
 #include "gtest/gtest.h"
 
 namespace protond::server {
@@ -44,18 +44,18 @@ TEST(SocketLockTest, TheRecordedStoreIsTheOneAutostartKeeps) {
   ASSERT_NE(mkdtemp(pattern), nullptr);
   const std::string dir = pattern;
   const std::string socket = dir + "/protond.sock";
-  EXPECT_EQ(client::StateDirForSocket(socket), socket + ".state");  // nothing recorded yet
+  EXPECT_EQ(paths::StateDirForSocket(socket), socket + ".state");  // nothing recorded yet
   {
     const absl::StatusOr<SocketLock> lock = SocketLock::Acquire(socket);
     ASSERT_TRUE(lock.ok()) << lock.status();
     ASSERT_TRUE(lock->Record(dir + "/old/../state").ok());
     EXPECT_EQ(Contents(socket + ".lock"), std::to_string(getpid()) + " " + dir + "/state\n");
   }
-  EXPECT_EQ(client::StateDirForSocket(socket), dir + "/state");
+  EXPECT_EQ(paths::StateDirForSocket(socket), dir + "/state");
   // Another user's file is not trusted: whoever may write beside the socket could plant one.
   if (geteuid() == 0) {
     ASSERT_EQ(chown((socket + ".lock").c_str(), 65534, 65534), 0);
-    EXPECT_EQ(client::StateDirForSocket(socket), socket + ".state");
+    EXPECT_EQ(paths::StateDirForSocket(socket), socket + ".state");
   }
   std::filesystem::remove_all(dir);
 }

@@ -18,8 +18,8 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
-#include "client-lib/cpp/daemon_paths.h"
 #include "client-lib/cpp/socket_probe.h"
+#include "common/paths/daemon_paths.h"
 #include "common/status/status_macros.h"
 #include "shim/loading/sibling_library.h"
 
@@ -137,7 +137,7 @@ absl::StatusOr<std::string> StartDaemon(const std::string& socket_path) {
   if (!binary.starts_with('/')) {
     return absl::UnavailableError("cannot find protond: where this program is is not known");
   }
-  const std::string state_dir = client::StateDirForSocket(socket_path);
+  const std::string state_dir = paths::StateDirForSocket(socket_path);
   std::error_code error;
   std::filesystem::create_directories(state_dir, error);
   if (error) {

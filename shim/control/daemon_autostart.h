@@ -2,7 +2,7 @@
 // (PROTOND_AUTOSTART, on unless "0"). The daemon is the `protond` beside the control library, or
 // beside protonctl's /proc/self/exe (a bundle's bin/, or the build's bin/), never one found
 // relative to the working directory; started detached: in a session of its own, its store in
-// client::StateDirForSocket(socket) (the one the socket's last daemon kept, so that its sessions
+// paths::StateDirForSocket(socket) (the one the socket's last daemon kept, so that its sessions
 // are still found), its output appended to protond.log there. It outlives the
 // program, so that `protonctl sessions` and `protonctl tree` find the session later. Two
 // processes autostarting at once end with one daemon: the daemon locks its socket

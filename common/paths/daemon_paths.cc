@@ -1,4 +1,4 @@
-#include "client-lib/cpp/daemon_paths.h"
+#include "common/paths/daemon_paths.h"
 
 #include <fcntl.h>
 #include <pwd.h>
@@ -7,7 +7,7 @@
 
 #include <cstdlib>
 
-namespace protond::client {
+namespace protond::paths {
 namespace {
 
 std::string EnvOr(const char* name, const std::string& fallback) {
@@ -76,4 +76,4 @@ std::string ResolveSocketPath(const std::string& flag_value) {
   return EnvOr("PROTOND_SOCKET", DefaultDaemonPaths().socket);
 }
 
-}  // namespace protond::client
+}  // namespace protond::paths

@@ -1,13 +1,13 @@
 // Where a protond listens and keeps its store, by default and as overridden. protond, protonctl
 // and the shim all resolve paths here, so they agree without configuration.
-#ifndef PROTOND_CLIENT_LIB_CPP_DAEMON_PATHS_H_
-#define PROTOND_CLIENT_LIB_CPP_DAEMON_PATHS_H_
+#ifndef PROTOND_COMMON_PATHS_DAEMON_PATHS_H_
+#define PROTOND_COMMON_PATHS_DAEMON_PATHS_H_
 
 #include <sys/types.h>
 
 #include <string>
 
-namespace protond::client {
+namespace protond::paths {
 
 struct DaemonPaths {
   std::string socket;     // the unix socket file
@@ -36,6 +36,6 @@ std::string SocketLockRecord(pid_t pid, const std::string& absolute_state_dir);
 // The socket a client uses: `flag_value` if set, else $PROTOND_SOCKET, else the default.
 std::string ResolveSocketPath(const std::string& flag_value);
 
-}  // namespace protond::client
+}  // namespace protond::paths
 
-#endif  // PROTOND_CLIENT_LIB_CPP_DAEMON_PATHS_H_
+#endif  // PROTOND_COMMON_PATHS_DAEMON_PATHS_H_
