@@ -22,7 +22,8 @@ namespace protond::cli {
 //   placeholders themselves are not kept.
 // - device_info["CUDA"][id] a Device (arch "90" -> 90). Other device types are left out: the
 //   peak table knows NVIDIA GPUs only.
-// Scopes carry no CPU count or duration: Hatchet files do not have them.
+// Scopes carry no CPU count or duration: Hatchet files do not have them. A tree that goes
+// deeper than kMaxTreeDepth levels below ROOT (common/tree/tree_depth.h) is refused.
 absl::StatusOr<v1::Tree> ParseHatchet(std::string_view json_untrusted);
 
 // ParseHatchet of the file at `path`; errors start with the path.

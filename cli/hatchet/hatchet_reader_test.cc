@@ -9,6 +9,7 @@
 
 #include "client-lib/cpp/hatchet.h"
 #include "client-lib/cpp/test_trees.h"
+#include "common/tree/tree_depth.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 
@@ -204,17 +205,49 @@ TEST(HatchetReaderTest, BadDeviceInfoIsAnError) {
   EXPECT_EQ(tree->devices_size(), 0);
 }
 
-// A file's nesting depth must not exhaust the reader's stack.
-TEST(HatchetReaderTest, DeepTreeIsRead) {
-  constexpr int kDepth = 50000;
+// ROOT and `levels` scopes below it, each inside the one before.
+std::string Chain(int levels) {
   std::string json = "[";
-  for (int i = 0; i < kDepth; ++i) json += R"({"frame": {"name": "f"}, "children": [)";
-  for (int i = 0; i < kDepth; ++i) json += "]}";
-  json += "]";
-  absl::StatusOr<v1::Tree> tree = ParseHatchet(json);
+  for (int i = 0; i <= levels; ++i) json += R"({"frame": {"name": "f"}, "children": [)";
+  for (int i = 0; i <= levels; ++i) json += "]}";
+  return json + "]";
+}
+
+TEST(HatchetReaderTest, ATreeAsDeepAsTheLimitIsRead) {
+  absl::StatusOr<v1::Tree> tree = ParseHatchet(Chain(kMaxTreeDepth));
   ASSERT_TRUE(tree.ok()) << tree.status();
-  EXPECT_EQ(tree->nodes_size(), kDepth);
-  EXPECT_EQ(tree->nodes(kDepth - 1).parent_id(), static_cast<uint32_t>(kDepth - 2));
+  EXPECT_EQ(tree->nodes_size(), kMaxTreeDepth + 1);
+  EXPECT_EQ(tree->nodes(kMaxTreeDepth).parent_id(), static_cast<uint32_t>(kMaxTreeDepth - 1));
+}
+
+// Before (issue 27): any depth was read, in time that grew with the square of the depth (every
+// node spelled out its JSON pointer), and the exports then recursed as deep and crashed.
+TEST(HatchetReaderTest, ATreeDeeperThanTheLimitIsRefused) {
+  const std::string refused =
+      "INVALID_ARGUMENT: the tree goes deeper than 4096 levels below ROOT, the most protonctl "
+      "reads";
+  EXPECT_EQ(Error(Chain(kMaxTreeDepth + 1)), refused);
+  EXPECT_EQ(Error(Chain(100000)), refused);
+}
+
+TEST(HatchetReaderTest, AnErrorDeepInTheTreeNamesItsJsonPointer) {
+  EXPECT_EQ(Error(R"([{"frame": {"name": "R"}, "children": [{"frame": {"name": "a"}},
+                     {"frame": {"name": "b"}, "children": [{"frame": {"name": "c"},
+                     "metrics": {"count": "x"}}]}]}])"),
+            "INVALID_ARGUMENT: /0/children/1/children/0/metrics/count: count must be an integer "
+            ">= 0, not \"x\"");
+}
+
+// A value nested deeper than any tree may be is named by its type: printing it would recurse.
+TEST(HatchetReaderTest, ADeeplyNestedValueIsNamedNotPrinted) {
+  const std::string nested = std::string(100000, '[') + std::string(100000, ']');
+  EXPECT_EQ(Error(R"([{"frame": {"name": "R"}, "metrics": {"count": )" + nested + "}}]"),
+            "INVALID_ARGUMENT: /0/metrics/count: count must be an integer >= 0, not an array");
+  EXPECT_EQ(Error(R"([{"frame": {"name": "R"}, "metrics": {"device_id": )" + nested + "}}]"),
+            "INVALID_ARGUMENT: /0/metrics/device_id: a device id must be a number or a string of "
+            "digits, not an array");
+  EXPECT_EQ(Error(R"([{"frame": {"name": "R"}}, {"CUDA": {"0": {"arch": )" + nested + "}}}]"),
+            "INVALID_ARGUMENT: /1/CUDA/0/arch: must be an integer >= 0, not an array");
 }
 
 TEST(HatchetReaderTest, MissingFileNamesThePath) {
