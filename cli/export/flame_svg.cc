@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <vector>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
@@ -148,26 +149,50 @@ struct Layout {
   int max_depth;
 };
 
-void AppendFrame(const Layout& layout, int node, int depth, double x, std::string* out) {
+// A frame and where it goes: its left edge as a fraction of ROOT's width.
+struct Placed {
+  int node;
+  double x;
+};
+
+void AppendFrame(const Layout& layout, Placed frame, double w, std::string* out) {
   const FlameGraph& graph = layout.graph;
-  const double w = graph.total[node] / layout.root_total;
-  if (w * kGraphWidthPx < kMinFrameWidthPx) return;
-  const double x_px = kMarginPx + x * kGraphWidthPx;
+  const int depth = graph.shape.depth[frame.node];
+  const double x_px = kMarginPx + frame.x * kGraphWidthPx;
   const double y_px = kTopPx + (layout.max_depth - depth) * kFrameHeightPx;
-  const std::string& name = graph.names[node];
+  const std::string& name = graph.names[frame.node];
   absl::StrAppendFormat(
       out,
       "<g class=\"frame\" data-x=\"%.10g\" data-w=\"%.10g\" data-d=\"%d\" data-name=\"%s\">"
       "<title>%s: %s %s (%.2f%%)</title><rect x=\"%.2f\" y=\"%.2f\" width=\"%.2f\" "
       "height=\"%.2f\" rx=\"2\" fill=\"%s\"/><text x=\"%.2f\" y=\"%.2f\">%s</text></g>\n",
-      x, w, depth, XmlEscape(name), XmlEscape(name), FormatValue(graph.total[node]),
+      frame.x, w, depth, XmlEscape(name), XmlEscape(name), FormatValue(graph.total[frame.node]),
       XmlEscape(graph.metric), 100 * w, x_px, y_px, std::max(0.0, w * kGraphWidthPx - 0.5),
       kFrameHeightPx - 1, Colour(name), x_px + 3, y_px + 11.5,
       XmlEscape(Label(name, w * kGraphWidthPx)));
-  double child_x = x;
-  for (int child : graph.shape.children[node]) {
-    AppendFrame(layout, child, depth + 1, child_x, out);
-    child_x += graph.total[child] / layout.root_total;
+}
+
+// Pre-order with an explicit stack, so that a tree's depth does not decide protonctl's. A frame
+// too narrow to draw is left out with everything above it.
+void AppendFrames(const Layout& layout, std::string* out) {
+  const FlameGraph& graph = layout.graph;
+  std::vector<Placed> to_draw = {{0, 0}};
+  while (!to_draw.empty()) {
+    const Placed frame = to_draw.back();
+    to_draw.pop_back();
+    const double w = graph.total[frame.node] / layout.root_total;
+    if (w * kGraphWidthPx < kMinFrameWidthPx) continue;
+    AppendFrame(layout, frame, w, out);
+    // Children side by side from the frame's left edge, pushed last first so the first is drawn
+    // first.
+    const std::vector<int>& children = graph.shape.children[frame.node];
+    const size_t first = to_draw.size();
+    double child_x = frame.x;
+    for (int child : children) {
+      to_draw.push_back({child, child_x});
+      child_x += graph.total[child] / layout.root_total;
+    }
+    std::reverse(to_draw.begin() + first, to_draw.end());
   }
 }
 
@@ -190,7 +215,7 @@ std::string RenderFlameSvg(const FlameGraph& graph) {
       kWidthPx, height_px, kWidthPx, height_px, kMarginPx, kGraphWidthPx, kCharWidthPx, kStyle,
       kWidthPx / 2, XmlEscape(graph.metric), kMarginPx, kMarginPx, height_px - 10);
   if (!graph.total.empty() && graph.total[0] > 0) {
-    AppendFrame({graph, graph.total[0], max_depth}, 0, 0, 0, &out);
+    AppendFrames({graph, graph.total[0], max_depth}, &out);
   }
   absl::StrAppend(&out, "<script><![CDATA[", kScript, "]]></script>\n</svg>\n");
   return out;

@@ -65,5 +65,20 @@ TEST(FlameSvgTest, FramesNarrowerThanATenthOfAPixelAreLeftOut) {
   EXPECT_THAT(svg, Not(HasSubstr("data-name=\"tiny\"")));
 }
 
+// Before (issue 27): a frame was a level of recursion, and 25,000 levels crashed protonctl.
+TEST(FlameSvgTest, ADeepChainHasAFramePerLevel) {
+  constexpr int kLevels = 100000;
+  const std::string svg = Svg(testing::DeepChain(kLevels));
+  size_t frames = 0;
+  for (size_t at = svg.find("<g class=\"frame\""); at != std::string::npos;
+       at = svg.find("<g class=\"frame\"", at + 1)) {
+    ++frames;
+  }
+  EXPECT_EQ(frames, kLevels + 1u);
+  // The kernel sits on the top row, every level above ROOT's.
+  EXPECT_THAT(svg, HasSubstr("data-d=\"100000\" data-name=\"k\"><title>k: 5 time (ns) "
+                             "(100.00%)</title><rect x=\"10.00\" y=\"36.00\""));
+}
+
 }  // namespace
 }  // namespace protond::cli

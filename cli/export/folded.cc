@@ -16,21 +16,31 @@ std::string FoldedName(std::string name) {
   return name;
 }
 
-void AppendStacks(const FlameGraph& graph, int node, const std::string& parent_stack,
-                  std::string* out) {
-  const std::string stack = node == 0
-                                ? FoldedName(graph.names[0])
-                                : absl::StrCat(parent_stack, ";", FoldedName(graph.names[node]));
-  const long long value = std::llround(graph.self[node]);
-  if (value != 0) absl::StrAppend(out, stack, " ", value, "\n");
-  for (int child : graph.shape.children[node]) AppendStacks(graph, child, stack, out);
+// Pre-order with an explicit stack, so that a tree's depth does not decide protonctl's.
+void AppendStacks(const FlameGraph& graph, std::string* out) {
+  std::string path;                // "ROOT;a;b": the frames from ROOT to the node visited
+  std::vector<size_t> path_bytes;  // by depth: how much of `path` reaches that depth's frame
+  std::vector<int> to_visit = {0};
+  while (!to_visit.empty()) {
+    const int node = to_visit.back();
+    to_visit.pop_back();
+    const size_t depth = graph.shape.depth[node];
+    path.resize(depth == 0 ? 0 : path_bytes[depth - 1]);
+    absl::StrAppend(&path, depth == 0 ? "" : ";", FoldedName(graph.names[node]));
+    path_bytes.resize(depth + 1);
+    path_bytes[depth] = path.size();
+    const long long value = std::llround(graph.self[node]);
+    if (value != 0) absl::StrAppend(out, path, " ", value, "\n");
+    const std::vector<int>& children = graph.shape.children[node];
+    to_visit.insert(to_visit.end(), children.rbegin(), children.rend());
+  }
 }
 
 }  // namespace
 
 std::string RenderFolded(const FlameGraph& graph) {
   std::string out;
-  if (!graph.names.empty()) AppendStacks(graph, 0, "", &out);
+  if (!graph.names.empty()) AppendStacks(graph, &out);
   return out;
 }
 

@@ -33,5 +33,13 @@ TEST(FoldedTest, SeparatorsInNamesCannotSplitFramesOrLines) {
   EXPECT_EQ(Folded(tree, ""), "ROOT;a:b c 5\n");
 }
 
+// Before (issue 27): a frame was a level of recursion, and 25,000 levels crashed protonctl.
+TEST(FoldedTest, ADeepChainIsOneLineForItsOneOwnValue) {
+  constexpr int kLevels = 100000;
+  std::string stack = "ROOT";
+  for (int i = 1; i < kLevels; ++i) stack += ";s";
+  EXPECT_EQ(Folded(testing::DeepChain(kLevels), ""), stack + ";k 5\n");
+}
+
 }  // namespace
 }  // namespace protond::cli

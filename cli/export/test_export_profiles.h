@@ -38,6 +38,16 @@ inline v1::Tree ExportTree() {
   return tree;
 }
 
+// ROOT, then `levels` - 1 scopes "s" each inside the one before, then kernel "k" (1 launch,
+// 5 ns) in the innermost: a chain `levels` deep whose only own time is the kernel's.
+inline v1::Tree DeepChain(int levels) {
+  v1::Tree tree;
+  AddNode(&tree, 0, 0, "ROOT");
+  for (int i = 1; i < levels; ++i) AddNode(&tree, i, i - 1, "s", 1);
+  AddKernel(&tree, levels, levels - 1, "k", 1, 5);
+  return tree;
+}
+
 // The tree's scope instances and launches one by one, on thread 100 and stream 7: train over
 // [500, 9500] ns, step over [900, 4500] and [4800, 6500]; a launch every 1000 ns from 1000 ns:
 // matmul took 100, 200, 150 and 150 ns, add_one 40 and 60 ns under step and 50 ns under train;
