@@ -38,17 +38,32 @@ void AppendCells(const View& view, int node, std::string* out) {
 }
 
 // hatchet's layout: a child's line starts with "├─ " ("└─ " for the last one), and the lines
-// below it continue its parent's rail with "│  " ("   " below the last one).
-void AppendSubtree(const View& view, int node, const std::string& glyphs,
-                   const std::string& child_glyphs, std::string* out) {
-  if (view.shape.depth[node] >= view.depth) return;
-  AppendCells(view, node, out);
-  absl::StrAppend(out, glyphs, text::PrintableText(view.tree.nodes(node).name()), "\n");
-  const std::vector<int>& children = view.shape.children[node];
-  for (size_t k = 0; k < children.size(); ++k) {
-    const bool last = k + 1 == children.size();
-    AppendSubtree(view, children[k], child_glyphs + (last ? "└─ " : "├─ "),
-                  child_glyphs + (last ? "   " : "│  "), out);
+// below it continue its parent's rail with "│  " ("   " below the last one). Pre-order with an
+// explicit stack, so that a tree's depth does not decide protonctl's (or protond's) stack depth.
+void AppendSubtrees(const View& view, std::string* out) {
+  struct Visit {
+    int node;
+    bool last;  // among its parent's children
+  };
+  std::string rails;                // the rails of the visited node's ancestors
+  std::vector<size_t> rails_bytes;  // by depth: how much of `rails` a node's children start with
+  std::vector<Visit> to_visit = {{0, true}};
+  while (!to_visit.empty()) {
+    const Visit visit = to_visit.back();
+    to_visit.pop_back();
+    const int depth = view.shape.depth[visit.node];
+    if (depth >= view.depth) continue;
+    rails.resize(depth == 0 ? 0 : rails_bytes[depth - 1]);
+    AppendCells(view, visit.node, out);
+    absl::StrAppend(out, rails, depth == 0 ? "" : (visit.last ? "└─ " : "├─ "),
+                    text::PrintableText(view.tree.nodes(visit.node).name()), "\n");
+    if (depth > 0) rails += visit.last ? "   " : "│  ";
+    rails_bytes.resize(depth + 1);
+    rails_bytes[depth] = rails.size();
+    const std::vector<int>& children = view.shape.children[visit.node];
+    for (size_t k = children.size(); k-- > 0;) {
+      to_visit.push_back({children[k], k + 1 == children.size()});
+    }
   }
 }
 
@@ -92,7 +107,7 @@ std::string RenderTreeValues(const v1::Tree& tree, const TreeShape& shape,
     view.first_values = &values[0];
   }
   std::string out = HeaderLine(columns, view.widths);
-  if (tree.nodes_size() > 0) AppendSubtree(view, 0, "", "", &out);
+  if (tree.nodes_size() > 0) AppendSubtrees(view, &out);
   if (view.colour.has_value()) absl::StrAppend(&out, RenderLegend(columns[0].header, *view.colour));
   return out;
 }

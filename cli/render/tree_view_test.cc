@@ -4,8 +4,11 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_split.h"
 #include "cli/render/colour_bands.h"
 #include "client-lib/cpp/test_trees.h"
+#include "common/tree/test_small_stack.h"
+#include "common/tree/tree_depth.h"
 #include "gtest/gtest.h"
 
 namespace protond::cli {
@@ -161,6 +164,27 @@ TEST(TreeViewTest, DuplicateIdIsAnError) {
   v1::Tree tree = SampleTree();
   tree.mutable_nodes(4)->set_id(11);
   EXPECT_EQ(RenderTree(tree, {}).status().message(), "tree node id 11 appears more than once");
+}
+
+// Before (issue 27): a node was a level of recursion, on protonctl's stack and, for a view that
+// protond renders, on a thread of the daemon. A tree as deep as the limit, with a branch at the
+// bottom, on a stack far too small for that: the glyphs carry each rail down to the last level.
+TEST(TreeViewTest, ATreeAsDeepAsTheLimitPrintsWithoutRecursion) {
+  v1::Tree tree;
+  testing::AddNode(&tree, 0, 0, "ROOT");
+  for (int i = 1; i < kMaxTreeDepth; ++i) testing::AddNode(&tree, i, i - 1, "s", 1);
+  testing::AddNode(&tree, kMaxTreeDepth, kMaxTreeDepth - 1, "a", 1);
+  testing::AddNode(&tree, kMaxTreeDepth + 1, kMaxTreeDepth - 2, "b", 1);
+  std::string text;
+  ASSERT_TRUE(testing::RunOnSmallStack([&] { text = Render(tree, "count", kMaxTreeDepth + 1); }));
+  std::vector<std::string> lines = absl::StrSplit(text, '\n');
+  ASSERT_EQ(lines.size(), kMaxTreeDepth + 4u);  // the header, the nodes, "" after the last
+  // The rails of the levels between ROOT and the last "s".
+  std::string rails;
+  for (int i = 2; i < kMaxTreeDepth; ++i) rails += "   ";
+  EXPECT_EQ(lines[kMaxTreeDepth], absl::StrCat("    1  ", rails, "├─ s"));
+  EXPECT_EQ(lines[kMaxTreeDepth + 1], absl::StrCat("    1  ", rails, "│  └─ a"));
+  EXPECT_EQ(lines[kMaxTreeDepth + 2], absl::StrCat("    1  ", rails, "└─ b"));
 }
 
 }  // namespace
