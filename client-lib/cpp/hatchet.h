@@ -2,7 +2,9 @@
 // proton-viewer and hatchet read, so a profile taken by protond opens wherever a Proton profile
 // does. The layout is the one Triton 3.6's Proton writes: a leading newline, the JSON with 4-space
 // indentation, sorted keys and non-ASCII escaped, and a closing newline (PROTON_COMPAT.md);
-// tests/gpu/compare_python_api.py checks the content against Proton's own file.
+// tests/gpu/compare_python_api.py checks the content against Proton's own file. A tree more than
+// 64 levels deep is written without indentation or line breaks (compact JSON), in bytes that grow
+// with the tree: indented, they would grow with the square of its depth.
 #ifndef PROTOND_CLIENT_LIB_CPP_HATCHET_H_
 #define PROTOND_CLIENT_LIB_CPP_HATCHET_H_
 

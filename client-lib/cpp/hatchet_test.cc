@@ -1,6 +1,8 @@
 #include "client-lib/cpp/hatchet.h"
 
 #include "client-lib/cpp/test_trees.h"
+#include "common/tree/test_small_stack.h"
+#include "common/tree/tree_depth.h"
 #include "gtest/gtest.h"
 
 namespace protond::client {
@@ -135,6 +137,43 @@ TEST(RenderHatchet, ANodeWhoseParentIsMissingIsLeftOut) {
   AddNode(&tree, 0, 0, "ROOT");
   AddNode(&tree, 5, 9, "orphan");
   EXPECT_EQ(RenderHatchet(tree).find("orphan"), std::string::npos);
+}
+
+// ROOT, then `levels` scopes "s", each inside the one before.
+v1::Tree Chain(int levels) {
+  v1::Tree tree;
+  AddNode(&tree, 0, 0, "ROOT");
+  for (int i = 1; i <= levels; ++i) AddNode(&tree, i, i - 1, "s");
+  return tree;
+}
+
+// Chain(levels) as RenderHatchet writes it compact.
+std::string CompactChain(int levels) {
+  std::string text = "\n[";
+  for (int i = 0; i < levels; ++i) text += R"({"children":[)";
+  text += R"({"children":[],"frame":{"name":"s","type":"function"},"metrics":{}})";
+  for (int i = 1; i < levels; ++i)
+    text += R"(],"frame":{"name":"s","type":"function"},"metrics":{}})";
+  return text + R"(],"frame":{"name":"ROOT","type":"function"},"metrics":{}},{}])" + "\n";
+}
+
+// A tree deeper than Proton's layout is written for is written compact: indented, every line of a
+// node at depth d would start with 8 d spaces. Before (issue 27): a 10,000-level tree came to
+// 5.6 GB; a 1,000-level one to 56 MB.
+TEST(RenderHatchet, ADeepTreeIsWrittenCompactInBytesProportionalToIt) {
+  EXPECT_EQ(RenderHatchet(Chain(2)).substr(0, 20), "\n[\n    {\n        \"ch");  // Proton's
+  const std::string text = RenderHatchet(Chain(1000));
+  EXPECT_EQ(text.size(), CompactChain(1000).size());
+  EXPECT_TRUE(text == CompactChain(1000));
+}
+
+// Before (issue 27): nlohmann's serializer recursed two levels a node, and 25,000 levels crashed
+// protonctl export --format hatchet.
+TEST(RenderHatchet, ATreeAsDeepAsTheLimitIsWrittenWithoutRecursion) {
+  const v1::Tree tree = Chain(kMaxTreeDepth);
+  std::string text;
+  ASSERT_TRUE(testing::RunOnSmallStack([&] { text = RenderHatchet(tree); }));
+  EXPECT_TRUE(text == CompactChain(kMaxTreeDepth));
 }
 
 }  // namespace
