@@ -50,8 +50,7 @@ v1::Metric::Aggregation ToProto(store::MetricAggregation aggregation) {
   return v1::Metric::AGGREGATION_UNSPECIFIED;
 }
 
-void Emit(const std::vector<MergedNode>& nodes, uint32_t index, v1::Tree& tree) {
-  const MergedNode& node = nodes[index];
+void Emit(const MergedNode& node, v1::Tree& tree) {
   v1::TreeNode* out = tree.add_nodes();
   out->set_id(node.row.node_id);
   out->set_parent_id(node.row.parent_id);
@@ -70,7 +69,18 @@ void Emit(const std::vector<MergedNode>& nodes, uint32_t index, v1::Tree& tree) 
       metric->set_int_value(row.int_value);
     }
   }
-  for (uint32_t child : node.children) Emit(nodes, child, tree);
+}
+
+// Pre-order from ROOT with an explicit stack: a tree's depth must not decide the stack depth of
+// the thread that answers.
+void EmitPreOrder(const std::vector<MergedNode>& nodes, v1::Tree& tree) {
+  std::vector<uint32_t> to_emit = {0};
+  while (!to_emit.empty()) {
+    const MergedNode& node = nodes[to_emit.back()];
+    to_emit.pop_back();
+    Emit(node, tree);
+    to_emit.insert(to_emit.end(), node.children.rbegin(), node.children.rend());
+  }
 }
 
 // The devices that a session's processes ran work on, by (process, device): the "device_id"
@@ -164,7 +174,7 @@ v1::Tree BuildTree(const store::StoredTree& stored, bool instructions) {
   }
   if (instructions) SortInstructions(nodes);
   v1::Tree tree;
-  Emit(nodes, 0, tree);
+  EmitPreOrder(nodes, tree);
   const absl::flat_hash_set<std::pair<uint64_t, int64_t>> used = DevicesRunOn(stored);
   for (const store::SessionDevice& device : stored.devices) {
     AddDevice(device, used.contains({device.device.process_id, device.device.device_id}), tree);

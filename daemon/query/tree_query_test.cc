@@ -1,5 +1,7 @@
 #include "daemon/query/tree_query.h"
 
+#include "common/tree/test_small_stack.h"
+#include "common/tree/tree_depth.h"
 #include "gtest/gtest.h"
 
 namespace protond::query {
@@ -27,6 +29,20 @@ TEST(TreeQueryTest, MergesProcessesAndEmitsPreOrder) {
   ASSERT_EQ(tree.nodes(1).metrics_size(), 1);
   EXPECT_EQ(tree.nodes(1).metrics(0).int_value(), 7);
   EXPECT_EQ(tree.nodes(3).metrics(0).aggregation(), v1::Metric::PROPERTY);
+}
+
+// Before (issue 27): a node was a level of recursion, on the thread that answered the query.
+TEST(TreeQueryTest, ATreeAsDeepAsTheLimitIsBuiltWithoutRecursion) {
+  store::StoredTree stored;
+  for (uint32_t id = 1; id <= kMaxTreeDepth; ++id) stored.nodes.push_back({1, id, id - 1, "s"});
+  stored.nodes.push_back({1, kMaxTreeDepth + 1, 1, "t"});  // beside the chain, after it
+  v1::Tree tree;
+  ASSERT_TRUE(testing::RunOnSmallStack([&] { tree = BuildTree(stored, false); }));
+  ASSERT_EQ(tree.nodes_size(), kMaxTreeDepth + 2);
+  EXPECT_EQ(tree.nodes(kMaxTreeDepth).id(), static_cast<uint32_t>(kMaxTreeDepth));
+  EXPECT_EQ(tree.nodes(kMaxTreeDepth).parent_id(), kMaxTreeDepth - 1u);
+  EXPECT_EQ(tree.nodes(kMaxTreeDepth + 1).name(), "t");
+  EXPECT_EQ(tree.nodes(kMaxTreeDepth + 1).parent_id(), 1u);
 }
 
 TEST(TreeQueryTest, KeepingProcessesGivesTheirPartOnly) {
