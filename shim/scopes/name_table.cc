@@ -14,7 +14,7 @@ std::string_view CutName(std::string_view name, size_t max_bytes) {
 }
 
 NameTable::NameTable() {
-  contexts_.push_back({record::kRootContextId, "ROOT"});
+  contexts_.push_back({record::kRootContextId, "ROOT", 0});
   names_.push_back({record::NameClass::kState, ""});
 }
 
@@ -27,8 +27,8 @@ uint32_t NameTable::InternContext(uint32_t parent_id, std::string_view name, boo
   std::lock_guard<std::mutex> lock(mutex_);
   auto [it, inserted] = context_ids_.try_emplace(std::move(key), contexts_.size());
   if (inserted) {
-    contexts_.push_back(
-        {parent_id, std::string(cut), launch_frame, cut.size() < name.size() ? name.size() : 0});
+    contexts_.push_back({parent_id, std::string(cut), contexts_[parent_id].depth + 1, launch_frame,
+                         cut.size() < name.size() ? name.size() : 0});
   }
   return it->second;
 }

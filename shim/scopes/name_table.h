@@ -23,7 +23,8 @@ std::string_view CutName(std::string_view name, size_t max_bytes = record::kMaxN
 
 struct ContextEntry {
   uint32_t parent_id;
-  std::string name;  // its address is stable for the life of the table
+  std::string name;    // its address is stable for the life of the table
+  uint32_t depth = 0;  // levels below ROOT: ROOT is 0, a scope entered at ROOT 1
   // A launch frame stands for the kernel launched from it (Proton's launch hook): GPU work
   // attributed to it is the node `name` under the parent, and metrics given meanwhile land there.
   bool launch_frame = false;

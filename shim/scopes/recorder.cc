@@ -15,6 +15,7 @@
 #include "common/record/cubin_blob.h"
 #include "common/record/instrumentation_blob.h"
 #include "common/record/record_format.h"
+#include "common/tree/tree_depth.h"
 #include "shim/scopes/thread_recorder.h"
 
 namespace protond::shim {
@@ -97,6 +98,7 @@ bool PrepareLane(ring::WritableRegion& region, uint32_t tid, SlotLane& l, uint64
     const auto begin = record::MakeSessionBegin(session);
     if (!l.lane.TryAppend(&begin, sizeof(begin))) return l.lane.CountDropped(), false;
     l.session = session;
+    l.told_too_deep = false;
   }
   return true;
 }
@@ -110,17 +112,44 @@ bool AppendCutNotice(SlotLane& l, const ContextEntry& entry) {
   return l.lane.TryAppend(buffer, record::EncodeNotice(text, buffer));
 }
 
-bool DefineContext(NameTable& names, SlotLane& l, uint32_t context_id) {
-  if (context_id == record::kRootContextId) return true;
-  GrowTo(l.context_defined, context_id);
-  if (l.context_defined[context_id]) return true;
-  const ContextEntry* entry = names.Context(context_id);
-  if (!DefineContext(names, l, entry->parent_id)) return false;
+bool IsDefined(const SlotLane& l, uint32_t context_id) {
+  return context_id == record::kRootContextId ||
+         (context_id < l.context_defined.size() && l.context_defined[context_id]);
+}
+
+// Says once to the lane's session that scopes nested past kMaxTreeDepth are left out.
+void NoteTooDeep(SlotLane& l) {
+  if (l.told_too_deep) return;
+  static const std::string text = "scopes nested deeper than " + std::to_string(kMaxTreeDepth) +
+                                  " levels are left out; their records count as dropped";
   uint8_t buffer[record::kMaxRecordBytes];
-  const size_t size = record::EncodeContextDef(context_id, entry->parent_id, entry->name, buffer);
-  if (!l.lane.TryAppend(buffer, size)) return false;
-  if (entry->uncut_name_bytes != 0 && !AppendCutNotice(l, *entry)) return false;
-  l.context_defined[context_id] = true;
+  l.told_too_deep = l.lane.TryAppend(buffer, record::EncodeNotice(text, buffer));
+}
+
+// Defines `context_id` in the lane after the ancestors the lane lacks, outermost first: a lane
+// claimed or a session started while the thread is deep needs them all at once. A loop, not a
+// recursion, as each level writes a record of up to kMaxRecordBytes from a buffer on the stack.
+// A context deeper than kMaxTreeDepth is never defined: what refers to it is dropped.
+bool DefineContext(NameTable& names, ThreadRecorder& t, SlotLane& l, uint32_t context_id) {
+  if (IsDefined(l, context_id)) return true;
+  if (names.Context(context_id)->depth > static_cast<uint32_t>(kMaxTreeDepth)) {
+    NoteTooDeep(l);
+    return false;
+  }
+  std::vector<uint32_t>& undefined = t.undefined_contexts;
+  undefined.clear();
+  for (uint32_t id = context_id; !IsDefined(l, id); id = names.Context(id)->parent_id) {
+    undefined.push_back(id);
+  }
+  uint8_t buffer[record::kMaxRecordBytes];
+  for (auto id = undefined.rbegin(); id != undefined.rend(); ++id) {
+    const ContextEntry* entry = names.Context(*id);
+    const size_t size = record::EncodeContextDef(*id, entry->parent_id, entry->name, buffer);
+    if (!l.lane.TryAppend(buffer, size)) return false;
+    if (entry->uncut_name_bytes != 0 && !AppendCutNotice(l, *entry)) return false;
+    GrowTo(l.context_defined, *id);
+    l.context_defined[*id] = true;
+  }
   return true;
 }
 
@@ -147,7 +176,7 @@ protond_result WriteRecord(Recorder& recorder, ThreadRecorder& t, uint32_t slot,
                            const Record& record) {
   SlotLane& l = t.lanes[slot];
   if (!PrepareLane(*recorder.region(), t.tid, l, session)) return PROTOND_DROPPED;
-  bool defined = DefineContext(recorder.names(), l, context_id);
+  bool defined = DefineContext(recorder.names(), t, l, context_id);
   for (const NameRef& name : names) {
     defined =
         defined && (name.id == 0 || DefineName(recorder.names(), l, name.id, name.name_class));
@@ -580,7 +609,7 @@ protond_result Recorder::WriteInstrumentationBuffer(const char* kernel_name,
   return ForEachSession(slot_mask_, [&](uint32_t slot, uint64_t session) {
     SlotLane& l = t.lanes[slot];
     if (!PrepareLane(*region_, t.tid, l, session)) return PROTOND_DROPPED;
-    if (!DefineContext(names_, l, header.context_id) ||
+    if (!DefineContext(names_, t, l, header.context_id) ||
         !DefineName(names_, l, header.kernel_name_id, NameClass::kKernel)) {
       l.lane.CountDropped();
       return PROTOND_DROPPED;

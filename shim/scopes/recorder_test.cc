@@ -12,6 +12,7 @@
 #include "common/record/instrumentation_blob.h"
 #include "common/record/record_decoder.h"
 #include "common/record/test_records.h"
+#include "common/tree/tree_depth.h"
 #include "gtest/gtest.h"
 #include "shim/ring/ring_reader.h"
 
@@ -243,6 +244,67 @@ TEST(RecorderTest, ANameIsCutAtACharactersStart) {
   EXPECT_EQ(records[2].name, std::string(record::kMaxNameBytes - 1, 'x'));
   EXPECT_EQ(records[3].name, "scope name of 4099 bytes cut to its first 4095 bytes: '" +
                                  std::string(40, 'x') + "...'");
+}
+
+// Before (issue 27): every scope was recorded, however deep; the daemon dropped those past 4096
+// levels without a word (and took seconds over them, stalling every client), and a lane that had
+// to catch up on definitions recursed once per missing ancestor, crashing the program.
+TEST(RecorderTest, ScopesNestedDeeperThanTheLimitAreLeftOutCountedAndSaidOnce) {
+  auto region = ring::WritableRegion::Create({1, 1u << 20});
+  ASSERT_TRUE(region.ok());
+  Recorder recorder(&*region);
+  recorder.StartRecording(5);
+  OnNewThread([&] {
+    for (int depth = 1; depth <= kMaxTreeDepth + 2; ++depth) {
+      EXPECT_EQ(recorder.EnterScope("s"), depth <= kMaxTreeDepth ? PROTOND_OK : PROTOND_DROPPED);
+    }
+    EXPECT_EQ(recorder.AddInt64Metric("m", 1), PROTOND_DROPPED);
+    for (int depth = kMaxTreeDepth + 2; depth >= 1; --depth) {
+      EXPECT_EQ(recorder.ExitScope("s"), depth <= kMaxTreeDepth ? PROTOND_OK : PROTOND_DROPPED);
+    }
+    EXPECT_EQ(recorder.EnterScope("next"), PROTOND_OK);
+    EXPECT_EQ(recorder.ExitScope("next"), PROTOND_OK);
+  });
+  std::vector<uint8_t> bytes;
+  const auto records = ReadLane(*region, 0, bytes);
+  std::vector<std::string> notices;
+  int definitions = 0;
+  for (const record::Record& r : records) {
+    if (r.kind == Kind::kNotice) notices.emplace_back(r.name);
+    if (r.kind == Kind::kContextDef) ++definitions;
+  }
+  EXPECT_EQ(notices, std::vector<std::string>{"scopes nested deeper than 4096 levels are left "
+                                              "out; their records count as dropped"});
+  EXPECT_EQ(definitions, kMaxTreeDepth + 1);  // "s" at each level, and "next"
+  EXPECT_EQ(records.back().kind, Kind::kScopeExit);
+  EXPECT_EQ(ring::LaneHeaderAt(region->base(), 0)->dropped_records.load(), 5u);
+}
+
+// A session that starts while the thread is deep: its lane defines every level at the next record,
+// outermost first, without a level of recursion (and a record-sized buffer) each.
+TEST(RecorderTest, ALaneCatchesUpOnDefinitionsAsDeepAsTheLimit) {
+  auto region = ring::WritableRegion::Create({1, 1u << 20});
+  ASSERT_TRUE(region.ok());
+  Recorder recorder(&*region);
+  OnNewThread([&] {
+    for (int depth = 1; depth < kMaxTreeDepth; ++depth) {
+      EXPECT_EQ(recorder.EnterScope("s"), PROTOND_INACTIVE);
+    }
+    recorder.StartRecording(5);
+    EXPECT_EQ(recorder.EnterScope("last"), PROTOND_OK);
+  });
+  std::vector<uint8_t> bytes;
+  const auto records = ReadLane(*region, 0, bytes);
+  ASSERT_EQ(records.size(), kMaxTreeDepth + 3u);  // ThreadBegin, SessionBegin, the definitions
+  uint32_t parent = record::kRootContextId;
+  for (int depth = 1; depth <= kMaxTreeDepth; ++depth) {
+    const record::Record& definition = records[depth + 1];
+    ASSERT_EQ(definition.kind, Kind::kContextDef);
+    EXPECT_EQ(definition.ref_id, parent);
+    parent = definition.aux;
+  }
+  EXPECT_EQ(records[kMaxTreeDepth + 1].name, "last");
+  EXPECT_EQ(records.back().kind, Kind::kScopeEnter);
 }
 
 TEST(RecorderTest, DeviceInfoThatDoesNotFitIsCountedAsDropped) {

@@ -37,6 +37,7 @@ struct SlotLane {
   std::vector<bool> name_defined;     // per name id
   bool announced = false;             // ThreadBegin written since the lane was claimed
   bool stalled = false;               // a wait for room timed out; no more waits until room appears
+  bool told_too_deep = false;         // the session was told that deeper scopes are left out
 };
 
 struct ContextCacheEntry {
@@ -72,6 +73,9 @@ struct ThreadRecorder {
   SessionsBySlot state_dropped_in{};
   ContextCacheEntry cache[kCacheSize];
   NameCacheEntry name_cache[kNameCacheSize];
+  // The ancestors of a context that a lane has not defined yet, innermost first: scratch, kept
+  // so that catching up allocates only the first time a thread is that deep.
+  std::vector<uint32_t> undefined_contexts;
   std::string last_error;
 };
 
