@@ -5,6 +5,7 @@
 #include <limits>
 
 #include "absl/strings/str_cat.h"
+#include "common/tree/tree_depth.h"
 
 namespace protond::aggregate {
 namespace {
@@ -51,11 +52,22 @@ CallTree::CallTree(uint64_t session_id) : session_id_(session_id) {
   nodes_.push_back({kRootNodeId, "ROOT"});
 }
 
-uint32_t CallTree::Child(uint32_t parent, std::string_view name, store::NodeKind kind,
-                         uint64_t cubin_crc) {
+std::optional<uint32_t> CallTree::Child(uint32_t parent, std::string_view name,
+                                        store::NodeKind kind, uint64_t cubin_crc) {
+  auto known = children_.find(std::make_tuple(parent, std::string(name), cubin_crc));
+  if (known != children_.end()) return known->second;
+  if (nodes_[parent].depth >= static_cast<uint32_t>(kMaxTreeDepth)) return std::nullopt;
+  return Intern(parent, name, kind, cubin_crc);
+}
+
+uint32_t CallTree::Intern(uint32_t parent, std::string_view name, store::NodeKind kind,
+                          uint64_t cubin_crc) {
   auto [it, inserted] = children_.try_emplace({parent, std::string(name), cubin_crc},
                                               static_cast<uint32_t>(nodes_.size()));
-  if (inserted) nodes_.push_back({parent, std::string(name), kind, cubin_crc});
+  if (!inserted) return it->second;
+  // A damaged store may name a parent that does not exist: nothing goes under its children.
+  const uint32_t depth = parent < nodes_.size() ? nodes_[parent].depth + 1 : kMaxTreeDepth;
+  nodes_.push_back({parent, std::string(name), kind, cubin_crc, depth});
   return it->second;
 }
 
@@ -195,7 +207,7 @@ void CallTree::TakeChangedRows(store::Batch& batch) {
 void CallTree::Load(const store::StoredTree& stored) {
   for (const store::NodeRow& row : stored.nodes) {
     // Stored ids are dense and parents come first, so interning reproduces them.
-    const uint32_t id = Child(row.parent_id, row.name, row.kind, row.cubin_crc);
+    const uint32_t id = Intern(row.parent_id, row.name, row.kind, row.cubin_crc);
     if (id != row.node_id) nodes_[id].name = row.name;  // keeps going on a damaged store
   }
   first_unsaved_node_ = nodes_.size();

@@ -6,6 +6,7 @@
 #define PROTOND_DAEMON_AGGREGATE_CALL_TREE_H_
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <tuple>
@@ -50,10 +51,13 @@ class CallTree {
  public:
   explicit CallTree(uint64_t session_id);
 
-  // The node `name` under `parent`, created (of `kind`) if new. Instructions of different cubins
-  // (`cubin_crc`, 0 when not known) are different nodes of the same name.
-  uint32_t Child(uint32_t parent, std::string_view name,
-                 store::NodeKind kind = store::NodeKind::kFrame, uint64_t cubin_crc = 0);
+  // The node `name` under `parent`, created (of `kind`) if new; nullopt when a new one would be
+  // deeper than kMaxTreeDepth levels below ROOT (common/tree/tree_depth.h): it is not made.
+  // Instructions of different cubins (`cubin_crc`, 0 when not known) are different nodes of the
+  // same name.
+  std::optional<uint32_t> Child(uint32_t parent, std::string_view name,
+                                store::NodeKind kind = store::NodeKind::kFrame,
+                                uint64_t cubin_crc = 0);
 
   // One completed scope instance of `process_id` at `node`.
   void AddScope(uint32_t node, uint64_t process_id, uint64_t duration_ns);
@@ -86,7 +90,8 @@ class CallTree {
   // Appends the rows of everything changed since the last call to `batch`, as absolute values.
   void TakeChangedRows(store::Batch& batch);
 
-  // Rebuilds the tree from the store (after a daemon restart); nothing is marked changed.
+  // Rebuilds the tree from the store (after a daemon restart); nothing is marked changed. Stored
+  // nodes load whatever their depth (a store may predate the limit).
   void Load(const store::StoredTree& stored);
 
   size_t node_count() const { return nodes_.size(); }
@@ -97,6 +102,7 @@ class CallTree {
     std::string name;
     store::NodeKind kind = store::NodeKind::kFrame;
     uint64_t cubin_crc = 0;
+    uint32_t depth = 0;  // levels below ROOT
   };
   struct ProcessPart {
     std::vector<NodeStats> stats;  // indexed by node id
@@ -122,6 +128,8 @@ class CallTree {
     bool is_double;
   };
 
+  // Child, whatever the depth.
+  uint32_t Intern(uint32_t parent, std::string_view name, store::NodeKind kind, uint64_t cubin_crc);
   ProcessPart& Part(uint64_t process_id);
   // The process's stats at `node`, marked changed.
   NodeStats& ChangeStats(uint32_t node, uint64_t process_id);

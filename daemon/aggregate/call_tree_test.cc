@@ -2,7 +2,9 @@
 
 #include <cstdint>
 #include <cstring>
+#include <optional>
 
+#include "common/tree/tree_depth.h"
 #include "gtest/gtest.h"
 
 namespace protond::aggregate {
@@ -41,7 +43,7 @@ TEST(ParseStallReasonTest, MapsCuptisNamesOntoProtonsMetrics) {
 
 TEST(CallTreeTest, ScopesAggregateCountSumMinMax) {
   CallTree tree(1);
-  const uint32_t a = tree.Child(kRootNodeId, "a");
+  const uint32_t a = *tree.Child(kRootNodeId, "a");
   EXPECT_EQ(tree.Child(kRootNodeId, "a"), a);
   tree.AddScope(a, 9, 30);
   tree.AddScope(a, 9, 10);
@@ -62,7 +64,7 @@ TEST(CallTreeTest, ScopesAggregateCountSumMinMax) {
 
 TEST(CallTreeTest, MetricsFollowProtonSemantics) {
   CallTree tree(1);
-  const uint32_t a = tree.Child(kRootNodeId, "a");
+  const uint32_t a = *tree.Child(kRootNodeId, "a");
   ASSERT_TRUE(tree.AddMetric(a, 1, ParseMetricName("flops"), false, 5).ok());
   ASSERT_TRUE(tree.AddMetric(a, 1, ParseMetricName("flops"), false, 7).ok());
   ASSERT_TRUE(tree.AddMetric(a, 1, ParseMetricName("batch (pty)"), false, 3).ok());
@@ -85,7 +87,7 @@ TEST(CallTreeTest, MetricsFollowProtonSemantics) {
 // 3 x 2^62 wrapped around to -2^62 before; a sum stops at the limit and says so.
 TEST(CallTreeTest, AnInt64SumStaysAtTheLimitAndSaysSo) {
   CallTree tree(1);
-  const uint32_t step = tree.Child(kRootNodeId, "step");
+  const uint32_t step = *tree.Child(kRootNodeId, "step");
   const uint64_t kQuarter = uint64_t{1} << 62;
   const MetricName m = ParseMetricName("m");
   ASSERT_TRUE(tree.AddMetric(step, 4, m, false, kQuarter).ok());
@@ -109,7 +111,7 @@ TEST(CallTreeTest, AnInt64SumStaysAtTheLimitAndSaysSo) {
 
 TEST(CallTreeTest, KernelScopesSumProtonsCycleMetrics) {
   CallTree tree(1);
-  const uint32_t scope = tree.Child(tree.Child(kRootNodeId, "kernel"), "loop");
+  const uint32_t scope = *tree.Child(*tree.Child(kRootNodeId, "kernel"), "loop");
   ASSERT_TRUE(tree.AddKernelScope(scope, 1, 8, 4000, 125.0, 0).ok());
   ASSERT_TRUE(tree.AddKernelScope(scope, 1, 8, 2000, 62.5, 0).ok());
   store::Batch batch;
@@ -126,7 +128,7 @@ TEST(CallTreeTest, KernelScopesSumProtonsCycleMetrics) {
 
 TEST(CallTreeTest, LoadResumesFromStoredRows) {
   CallTree first(1);
-  const uint32_t b = first.Child(first.Child(kRootNodeId, "a"), "b");
+  const uint32_t b = *first.Child(*first.Child(kRootNodeId, "a"), "b");
   first.AddScope(b, 2, 100);
   ASSERT_TRUE(first.AddMetric(b, 2, ParseMetricName("bytes"), false, 8).ok());
   store::Batch saved;
@@ -134,7 +136,7 @@ TEST(CallTreeTest, LoadResumesFromStoredRows) {
 
   CallTree second(1);
   second.Load({saved.nodes, saved.node_stats, saved.metrics, {}});
-  EXPECT_EQ(second.Child(second.Child(kRootNodeId, "a"), "b"), b);
+  EXPECT_EQ(second.Child(*second.Child(kRootNodeId, "a"), "b"), b);
   second.AddScope(b, 2, 50);
   ASSERT_TRUE(second.AddMetric(b, 2, ParseMetricName("bytes"), false, 2).ok());
   store::Batch batch;
@@ -149,9 +151,9 @@ TEST(CallTreeTest, LoadResumesFromStoredRows) {
 
 TEST(CallTreeTest, InstructionsOfDifferentCubinsStayApartAcrossALoad) {
   CallTree first(1);
-  const uint32_t line = first.Child(kRootNodeId, "k.py:3@kernel");
-  const uint32_t of_a = first.Child(line, "0x0140", store::NodeKind::kInstruction, 0xa);
-  const uint32_t of_b = first.Child(line, "0x0140", store::NodeKind::kInstruction, 0xb);
+  const uint32_t line = *first.Child(kRootNodeId, "k.py:3@kernel");
+  const uint32_t of_a = *first.Child(line, "0x0140", store::NodeKind::kInstruction, 0xa);
+  const uint32_t of_b = *first.Child(line, "0x0140", store::NodeKind::kInstruction, 0xb);
   EXPECT_NE(of_a, of_b);
   EXPECT_EQ(first.Child(line, "0x0140", store::NodeKind::kInstruction, 0xa), of_a);
   store::Batch saved;
@@ -163,6 +165,34 @@ TEST(CallTreeTest, InstructionsOfDifferentCubinsStayApartAcrossALoad) {
   CallTree second(1);
   second.Load({saved.nodes, {}, {}, {}});
   EXPECT_EQ(second.Child(line, "0x0140", store::NodeKind::kInstruction, 0xb), of_b);
+}
+
+// The limit every tree shares (common/tree/tree_depth.h): a node is made at most kMaxTreeDepth
+// levels below ROOT, whatever the decoder asks for.
+TEST(CallTreeTest, NoNodeIsMadeDeeperThanTheLimit) {
+  CallTree tree(1);
+  uint32_t node = kRootNodeId;
+  for (int depth = 1; depth <= kMaxTreeDepth; ++depth) {
+    std::optional<uint32_t> child = tree.Child(node, "s");
+    ASSERT_TRUE(child.has_value()) << "at depth " << depth;
+    node = *child;
+  }
+  EXPECT_EQ(tree.Child(node, "s"), std::nullopt);
+  EXPECT_EQ(tree.Child(node, "kernel", store::NodeKind::kFrame), std::nullopt);
+  EXPECT_EQ(tree.node_count(), kMaxTreeDepth + 1u);
+}
+
+// A store written before the limit may hold deeper nodes: they load with their ids, and nothing
+// is made under them.
+TEST(CallTreeTest, AStoredTreeDeeperThanTheLimitLoadsAsItIs) {
+  store::StoredTree stored;
+  for (uint32_t id = 1; id <= kMaxTreeDepth + 2; ++id) stored.nodes.push_back({1, id, id - 1, "s"});
+  CallTree tree(1);
+  tree.Load(stored);
+  EXPECT_EQ(tree.node_count(), kMaxTreeDepth + 3u);
+  EXPECT_EQ(tree.Child(kMaxTreeDepth + 1, "s"), kMaxTreeDepth + 2u);  // stored, so found
+  EXPECT_EQ(tree.Child(kMaxTreeDepth + 2, "t"), std::nullopt);
+  EXPECT_EQ(tree.Child(kMaxTreeDepth - 1, "t"), kMaxTreeDepth + 3u);
 }
 
 }  // namespace

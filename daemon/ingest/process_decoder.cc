@@ -6,6 +6,7 @@
 #include "absl/strings/str_cat.h"
 #include "common/record/cubin_blob.h"
 #include "common/record/instrumentation_blob.h"
+#include "common/tree/tree_depth.h"
 #include "daemon/instrumentation/circular_buffer.h"
 #include "daemon/instrumentation/timeline.h"
 #include "daemon/instrumentation/triton_host_buffer.h"
@@ -16,8 +17,7 @@ namespace {
 using record::BlobClass;
 using record::Kind;
 
-// A context path deeper than this is treated as a definition cycle.
-constexpr int kMaxContextDepth = 4096;
+constexpr uint32_t kMaxDepth = kMaxTreeDepth;
 
 template <typename T>
 void Append(std::string& out, T value) {
@@ -36,7 +36,7 @@ bool Take(std::string_view& in, T* value) {
 
 std::string DecoderStats::Summary() const {
   std::string summary;
-  auto add = [&summary](uint64_t count, const char* what) {
+  auto add = [&summary](uint64_t count, absl::string_view what) {
     if (count == 0) return;
     absl::StrAppend(&summary, summary.empty() ? "" : ", ", count, " ", what);
   };
@@ -47,6 +47,7 @@ std::string DecoderStats::Summary() const {
   add(abandoned_scopes, "scopes never exited");
   add(reversed_activity, "GPU activities ending before they started");
   add(incomplete_blobs, "instrumentation buffers missing a part");
+  add(too_deep, absl::StrCat("nested deeper than ", kMaxTreeDepth, " levels"));
   return summary;
 }
 
@@ -158,8 +159,7 @@ void ProcessDecoder::Apply(LaneCursor& cursor, const record::Record& r, SessionL
   ++*sink->records;
   switch (r.kind) {
     case Kind::kScopeEnter:
-      cursor.stack.push_back({r.aux, r.value});
-      return;
+      return ApplyEnter(cursor, r);
     case Kind::kScopeExit:
       return ApplyExit(cursor, r, *sink);
     case Kind::kMetric:
@@ -187,7 +187,19 @@ void ProcessDecoder::Apply(LaneCursor& cursor, const record::Record& r, SessionL
 
 void ProcessDecoder::Define(const record::Record& r) {
   if (r.kind == Kind::kContextDef) {
-    auto [it, inserted] = contexts_.try_emplace(r.aux, Context{r.ref_id, std::string(r.name)});
+    // A context comes after its parent, as the shim writes a path, outermost first: so each
+    // one's depth is known, and no definition can close a cycle.
+    uint32_t depth = 1;
+    if (r.ref_id != record::kRootContextId) {
+      auto parent = contexts_.find(r.ref_id);
+      if (parent == contexts_.end()) {
+        stats_.undefined_reference++;
+        return;
+      }
+      depth = parent->second.depth + 1;
+    }
+    auto [it, inserted] =
+        contexts_.try_emplace(r.aux, Context{r.ref_id, std::string(r.name), depth});
     if (inserted) new_contexts_.push_back({process_id_, r.aux, r.ref_id, it->second.name});
     return;
   }
@@ -233,29 +245,66 @@ void ProcessDecoder::DefineDevice(const record::Record& r) {
   changed_devices_.push_back(std::move(row));
 }
 
-bool ProcessDecoder::NodeOf(uint64_t session_id, aggregate::CallTree& tree, uint32_t context_id,
-                            uint32_t* node) {
+std::optional<uint32_t> ProcessDecoder::NodeOf(uint64_t session_id, aggregate::CallTree& tree,
+                                               uint32_t context_id) {
+  if (context_id == record::kRootContextId) return aggregate::kRootNodeId;
+  auto context = contexts_.find(context_id);
+  if (context == contexts_.end()) {
+    stats_.undefined_reference++;
+    return std::nullopt;
+  }
+  if (context->second.depth > kMaxDepth) {
+    stats_.too_deep++;
+    return std::nullopt;
+  }
   std::vector<uint32_t>& cache = sessions_[session_id].contexts;
-  // Walk up to the nearest resolved ancestor, then intern the path back down.
+  // Walk up to the nearest resolved ancestor (at most the context's depth: every context's
+  // parent is defined), then intern the path back down.
   std::vector<uint32_t> path;
   uint32_t id = context_id;
   while (id != record::kRootContextId && (id >= cache.size() || cache[id] == 0)) {
-    auto it = contexts_.find(id);
-    if (it == contexts_.end() || path.size() >= kMaxContextDepth) return false;
     path.push_back(id);
-    id = it->second.parent;
+    id = contexts_.find(id)->second.parent;
   }
-  uint32_t parent_node = id == record::kRootContextId ? aggregate::kRootNodeId : cache[id] - 1;
+  uint32_t node = id == record::kRootContextId ? aggregate::kRootNodeId : cache[id] - 1;
   for (auto step = path.rbegin(); step != path.rend(); ++step) {
-    parent_node = tree.Child(parent_node, contexts_[*step].name);
+    const std::optional<uint32_t> child = ChildOf(tree, node, contexts_.find(*step)->second.name);
+    if (!child.has_value()) return std::nullopt;
+    node = *child;
     if (*step >= cache.size()) cache.resize(*step + 1, 0);
-    cache[*step] = parent_node + 1;
+    cache[*step] = node + 1;
   }
-  *node = parent_node;
-  return true;
+  return node;
+}
+
+std::optional<uint32_t> ProcessDecoder::ChildOf(aggregate::CallTree& tree, uint32_t parent,
+                                                std::string_view name, store::NodeKind kind,
+                                                uint64_t cubin_crc) {
+  std::optional<uint32_t> child = tree.Child(parent, name, kind, cubin_crc);
+  if (!child.has_value()) stats_.too_deep++;
+  return child;
+}
+
+bool ProcessDecoder::TooDeep(uint32_t context_id) const {
+  auto context = contexts_.find(context_id);
+  return context != contexts_.end() && context->second.depth > kMaxDepth;
+}
+
+void ProcessDecoder::ApplyEnter(LaneCursor& cursor, const record::Record& r) {
+  // The open scopes are stored with every commit: a lane keeps no more than a tree has levels.
+  if (cursor.stack.size() >= kMaxDepth) {
+    stats_.too_deep++;
+    return;
+  }
+  cursor.stack.push_back({r.aux, r.value});
 }
 
 void ProcessDecoder::ApplyExit(LaneCursor& cursor, const record::Record& r, SessionSink& sink) {
+  // Its enter was left out, and is not on the stack to be looked for.
+  if (TooDeep(r.aux)) {
+    stats_.too_deep++;
+    return;
+  }
   // Pop to the matching enter: scopes above it lost their exit (a dropped record).
   size_t depth = cursor.stack.size();
   while (depth > 0 && cursor.stack[depth - 1].context_id != r.aux) --depth;
@@ -266,31 +315,28 @@ void ProcessDecoder::ApplyExit(LaneCursor& cursor, const record::Record& r, Sess
   const OpenScope scope = cursor.stack[depth - 1];
   stats_.abandoned_scopes += cursor.stack.size() - depth;
   cursor.stack.resize(depth - 1);
-  uint32_t node;
-  if (!NodeOf(cursor.session_id, *sink.tree, r.aux, &node)) {
-    stats_.undefined_reference++;
-    return;
-  }
+  const std::optional<uint32_t> node = NodeOf(cursor.session_id, *sink.tree, r.aux);
+  if (!node.has_value()) return;
   const uint64_t duration_ns = r.value >= scope.enter_ns ? r.value - scope.enter_ns : 0;
-  sink.tree->AddScope(node, process_id_, duration_ns);
+  sink.tree->AddScope(*node, process_id_, duration_ns);
   if (sink.scope_events != nullptr) {
     sink.scope_events->push_back({cursor.session_id, process_id_, cursor.lane, cursor.read_pos,
-                                  cursor.tid, node, scope.enter_ns, scope.enter_ns + duration_ns});
+                                  cursor.tid, *node, scope.enter_ns, scope.enter_ns + duration_ns});
   }
 }
 
 void ProcessDecoder::ApplyMetric(LaneCursor& cursor, const record::Record& r, SessionSink& sink) {
   auto name = names_.find(r.ref_id);
-  uint32_t node;
   if (name == names_.end() || name->second.name_class == static_cast<int>(NameClass::kState) ||
-      name->second.name_class == static_cast<int>(NameClass::kKernel) ||
-      !NodeOf(cursor.session_id, *sink.tree, r.aux, &node)) {
+      name->second.name_class == static_cast<int>(NameClass::kKernel)) {
     stats_.undefined_reference++;
     return;
   }
+  const std::optional<uint32_t> node = NodeOf(cursor.session_id, *sink.tree, r.aux);
+  if (!node.has_value()) return;
   const bool is_double = r.flags == static_cast<uint8_t>(NameClass::kDoubleMetric);
   absl::Status status =
-      sink.tree->AddMetric(node, process_id_, name->second.metric, is_double, r.value);
+      sink.tree->AddMetric(*node, process_id_, name->second.metric, is_double, r.value);
   if (!status.ok()) ReportProblem(sink, std::string(status.message()));
 }
 
@@ -324,33 +370,40 @@ bool ProcessDecoder::ActivityName(const record::Record& r, std::string_view* nam
 
 void ProcessDecoder::ApplyGpuActivity(LaneCursor& cursor, const record::Record& r,
                                       SessionSink& sink) {
-  uint32_t node;
   std::string_view leaf_name;
-  if (!NodeOf(cursor.session_id, *sink.tree, r.aux, &node) || !ActivityName(r, &leaf_name)) {
+  if (!ActivityName(r, &leaf_name)) {
     stats_.undefined_reference++;
     return;
   }
+  const std::optional<uint32_t> node = NodeOf(cursor.session_id, *sink.tree, r.aux);
+  if (!node.has_value()) return;
   const uint64_t leaf_key = uint64_t{static_cast<uint8_t>(r.kind)} << 32 |
                             (r.kind == Kind::kKernel ? r.activity.name_id : r.flags);
-  const uint32_t leaf = ActivityLeaf(cursor.session_id, *sink.tree, node, leaf_key, leaf_name);
+  const std::optional<uint32_t> leaf =
+      ActivityLeaf(cursor.session_id, *sink.tree, *node, leaf_key, leaf_name);
+  if (!leaf.has_value()) return;
   const record::GpuActivityRecord& a = r.activity;
   if (a.end_ns < a.start_ns) stats_.reversed_activity++;
   const uint64_t duration_ns = a.end_ns >= a.start_ns ? a.end_ns - a.start_ns : 0;
   absl::Status status =
-      sink.tree->AddGpuActivity(leaf, process_id_, duration_ns, a.device_id, a.bytes);
+      sink.tree->AddGpuActivity(*leaf, process_id_, duration_ns, a.device_id, a.bytes);
   if (!status.ok()) ReportProblem(sink, std::string(status.message()));
   if (sink.gpu_events != nullptr) {
-    sink.gpu_events->push_back({cursor.session_id, process_id_, cursor.lane, cursor.read_pos, leaf,
+    sink.gpu_events->push_back({cursor.session_id, process_id_, cursor.lane, cursor.read_pos, *leaf,
                                 static_cast<int>(r.kind), a.start_ns, a.start_ns + duration_ns,
                                 a.device_id, a.stream_id, a.correlation_id});
   }
 }
 
-uint32_t ProcessDecoder::ActivityLeaf(uint64_t session_id, aggregate::CallTree& tree, uint32_t node,
-                                      uint64_t leaf_key, std::string_view leaf_name) {
-  auto [it, inserted] = sessions_[session_id].activities.try_emplace({node, leaf_key}, 0);
-  if (inserted) it->second = tree.Child(node, leaf_name);
-  return it->second;
+std::optional<uint32_t> ProcessDecoder::ActivityLeaf(uint64_t session_id, aggregate::CallTree& tree,
+                                                     uint32_t node, uint64_t leaf_key,
+                                                     std::string_view leaf_name) {
+  auto& leaves = sessions_[session_id].activities;
+  auto known = leaves.find({node, leaf_key});
+  if (known != leaves.end()) return known->second;
+  const std::optional<uint32_t> leaf = ChildOf(tree, node, leaf_name);
+  if (leaf.has_value()) leaves.emplace(std::make_pair(node, leaf_key), *leaf);
+  return leaf;
 }
 
 void ProcessDecoder::ApplyPcSample(LaneCursor& cursor, const record::Record& r, SessionSink& sink) {
@@ -360,26 +413,29 @@ void ProcessDecoder::ApplyPcSample(LaneCursor& cursor, const record::Record& r, 
   const Name* kernel = NameWithClass(sample.kernel_name_id, NameClass::kKernel);
   const Name* line = NameWithClass(sample.line_name_id, NameClass::kSourceLine);
   const Name* reason = NameWithClass(sample.reason_name_id, NameClass::kStallReason);
-  uint32_t node;
-  if (kernel == nullptr || line == nullptr || reason == nullptr ||
-      !NodeOf(cursor.session_id, *sink.tree, r.aux, &node)) {
+  if (kernel == nullptr || line == nullptr || reason == nullptr) {
     stats_.undefined_reference++;
     return;
   }
+  const std::optional<uint32_t> node = NodeOf(cursor.session_id, *sink.tree, r.aux);
+  if (!node.has_value()) return;
   // The same leaf as the kernel's own records: sampled lines hang under the kernel's node.
   const uint64_t leaf_key =
       uint64_t{static_cast<uint8_t>(Kind::kKernel)} << 32 | sample.kernel_name_id;
-  const uint32_t leaf =
-      ActivityLeaf(cursor.session_id, *sink.tree, node, leaf_key, kernel->metric.name);
+  const std::optional<uint32_t> leaf =
+      ActivityLeaf(cursor.session_id, *sink.tree, *node, leaf_key, kernel->metric.name);
+  if (!leaf.has_value()) return;
   // Each instruction under its line, named by its offset in the function as nvdisasm prints it
   // ("0x0290"); trees fold instructions into their line unless asked for them (tree_query.h).
-  const uint32_t line_node = sink.tree->Child(leaf, line->metric.name);
+  const std::optional<uint32_t> line_node = ChildOf(*sink.tree, *leaf, line->metric.name);
+  if (!line_node.has_value()) return;
   // Apart by cubin: Triton compiles one kernel name many ways, each with its own instructions.
-  const uint32_t instruction =
-      sink.tree->Child(line_node, absl::StrCat("0x", absl::Hex(sample.pc_offset, absl::kZeroPad4)),
-                       store::NodeKind::kInstruction, sample.cubin_crc);
+  const std::optional<uint32_t> instruction = ChildOf(
+      *sink.tree, *line_node, absl::StrCat("0x", absl::Hex(sample.pc_offset, absl::kZeroPad4)),
+      store::NodeKind::kInstruction, sample.cubin_crc);
+  if (!instruction.has_value()) return;
   absl::Status status =
-      sink.tree->AddPcSamples(instruction, process_id_, reason->stall, sample.samples);
+      sink.tree->AddPcSamples(*instruction, process_id_, reason->stall, sample.samples);
   if (!status.ok()) ReportProblem(sink, std::string(status.message()));
 }
 
@@ -454,11 +510,12 @@ void ProcessDecoder::ApplyInstrumentationBuffer(LaneCursor& cursor, std::string_
   }
   const record::InstrumentationBufferHeader& header = blob->header;
   const Name* kernel = NameWithClass(header.kernel_name_id, NameClass::kKernel);
-  uint32_t node;
-  if (kernel == nullptr || !NodeOf(cursor.session_id, *sink.tree, header.context_id, &node)) {
+  if (kernel == nullptr) {
     stats_.undefined_reference++;
     return;
   }
+  const std::optional<uint32_t> node = NodeOf(cursor.session_id, *sink.tree, header.context_id);
+  if (!node.has_value()) return;
   absl::StatusOr<instrumentation::DecodedBuffer> decoded = DecodeInstrumentationBlob(*blob);
   if (!decoded.ok()) {
     return ReportProblem(sink, absl::StrCat("instrumentation buffer of ", kernel->metric.name,
@@ -469,21 +526,26 @@ void ProcessDecoder::ApplyInstrumentationBuffer(LaneCursor& cursor, std::string_
   // The kernel's own node: the one its kKernel records (CUPTI) land on too.
   const uint64_t leaf_key =
       uint64_t{static_cast<uint8_t>(Kind::kKernel)} << 32 | header.kernel_name_id;
-  const uint32_t leaf =
-      ActivityLeaf(cursor.session_id, *sink.tree, node, leaf_key, kernel->metric.name);
+  const std::optional<uint32_t> leaf =
+      ActivityLeaf(cursor.session_id, *sink.tree, *node, leaf_key, kernel->metric.name);
+  if (!leaf.has_value()) return;
   absl::Status status;
-  std::vector<uint32_t> place_nodes;  // by index in decoded->scopes
+  // By index in decoded->scopes; nullopt for a place deeper than kMaxTreeDepth (left out).
+  std::vector<std::optional<uint32_t>> place_nodes;
   // In-kernel scopes nest as they ran: each under the scope around it.
   for (const instrumentation::ScopeTotals& scope : decoded->scopes) {
-    uint32_t scope_node = leaf;
-    for (uint32_t scope_id : scope.path) {
-      scope_node = sink.tree->Child(scope_node, scope_id < blob->scope_names.size()
-                                                    ? std::string(blob->scope_names[scope_id])
-                                                    : absl::StrCat("scope ", scope_id));
+    std::optional<uint32_t> scope_node = leaf;
+    for (size_t i = 0; i < scope.path.size() && scope_node.has_value(); ++i) {
+      const uint32_t scope_id = scope.path[i];
+      scope_node =
+          ChildOf(*sink.tree, *scope_node,
+                  scope_id < blob->scope_names.size() ? std::string(blob->scope_names[scope_id])
+                                                      : absl::StrCat("scope ", scope_id));
     }
-    status.Update(sink.tree->AddKernelScope(scope_node, process_id_, scope.count, scope.cycles,
-                                            scope.normalized_cycles, header.device_id));
     place_nodes.push_back(scope_node);
+    if (!scope_node.has_value()) continue;
+    status.Update(sink.tree->AddKernelScope(*scope_node, process_id_, scope.count, scope.cycles,
+                                            scope.normalized_cycles, header.device_id));
   }
   if (!status.ok()) ReportProblem(sink, std::string(status.message()));
   if (sink.kernel_scope_events != nullptr) {
@@ -509,7 +571,7 @@ void ProcessDecoder::ReportKernelProblems(uint64_t session_id, uint32_t kernel_n
 void ProcessDecoder::AddKernelTimeline(const LaneCursor& cursor,
                                        const record::InstrumentationBufferHeader& header,
                                        const instrumentation::DecodedBuffer& decoded,
-                                       std::span<const uint32_t> place_nodes,
+                                       std::span<const std::optional<uint32_t>> place_nodes,
                                        const std::string& kernel_name, SessionSink& sink) {
   if ((header.flags & record::kLaunchKnown) == 0) {
     return ReportProblem(
@@ -533,11 +595,12 @@ void ProcessDecoder::AddKernelTimeline(const LaneCursor& cursor,
   }
   uint32_t seq = 0;
   for (const instrumentation::PlacedInterval& interval : timeline.intervals) {
-    sink.kernel_scope_events->push_back({cursor.session_id, process_id_, cursor.lane,
-                                         cursor.read_pos, seq++, place_nodes[interval.place],
-                                         header.launch_correlation_id, header.device_id,
-                                         interval.sm_id, interval.block_id, interval.warp_id,
-                                         interval.start_ns, interval.end_ns, interval.cycles});
+    const std::optional<uint32_t> node = place_nodes[interval.place];
+    if (!node.has_value()) continue;
+    sink.kernel_scope_events->push_back(
+        {cursor.session_id, process_id_, cursor.lane, cursor.read_pos, seq++, *node,
+         header.launch_correlation_id, header.device_id, interval.sm_id, interval.block_id,
+         interval.warp_id, interval.start_ns, interval.end_ns, interval.cycles});
   }
 }
 
@@ -560,9 +623,46 @@ void ProcessDecoder::TakeChangedRows(store::Batch& batch) {
 
 void ProcessDecoder::Load(const std::vector<store::ContextRow>& contexts,
                           const std::vector<store::NameRow>& names) {
-  for (const auto& row : contexts) contexts_[row.context_id] = {row.parent_context_id, row.name};
+  for (const auto& row : contexts) contexts_[row.context_id] = {row.parent_context_id, row.name, 0};
+  LoadDepths();
   for (const auto& row : names) {
     names_[row.name_id] = MakeName(row.name_class, row.name);
+  }
+}
+
+void ProcessDecoder::LoadDepths() {
+  constexpr uint32_t kUnknown = 0;  // a context's own depth is at least 1
+  constexpr uint32_t kUnrooted = UINT32_MAX;
+  std::vector<uint32_t> path;
+  for (auto& [context_id, context] : contexts_) {
+    path.clear();
+    uint32_t id = context_id;
+    uint32_t depth = 0;  // of `id`, once the walk stops
+    while (id != record::kRootContextId) {
+      auto it = contexts_.find(id);
+      // A missing parent, or a cycle (a path longer than there are contexts).
+      if (it == contexts_.end() || path.size() > contexts_.size()) {
+        depth = kUnrooted;
+        break;
+      }
+      if (it->second.depth != kUnknown) {
+        depth = it->second.depth;
+        break;
+      }
+      path.push_back(id);
+      id = it->second.parent;
+    }
+    for (auto step = path.rbegin(); step != path.rend(); ++step) {
+      if (depth != kUnrooted) ++depth;
+      contexts_.find(*step)->second.depth = depth;
+    }
+  }
+  for (auto it = contexts_.begin(); it != contexts_.end();) {
+    if (it->second.depth == kUnrooted) {
+      contexts_.erase(it++);
+    } else {
+      ++it;
+    }
   }
 }
 

@@ -6,6 +6,7 @@
 #define PROTOND_DAEMON_INGEST_PROCESS_DECODER_H_
 
 #include <cstdint>
+#include <optional>
 #include <span>
 #include <string>
 #include <string_view>
@@ -88,6 +89,9 @@ struct DecoderStats {
                                      // not those open when their session stopped recording)
   uint64_t reversed_activity = 0;    // GPU work that ended before it started (stored as 0 ns)
   uint64_t incomplete_blobs = 0;     // blobs that lost a chunk (a full lane, a daemon restart)
+  // In a context deeper than kMaxTreeDepth, or whose node would be (a kernel under the deepest
+  // scope), and enters past kMaxTreeDepth open scopes on a lane.
+  uint64_t too_deep = 0;
 
   // "3 outside its sessions, 1 of an unknown kind" (only the causes that occurred); "" if none.
   std::string Summary() const;
@@ -119,6 +123,7 @@ class ProcessDecoder {
   struct Context {
     uint32_t parent;
     std::string name;
+    uint32_t depth;  // levels below ROOT, as its node's in a session's tree
   };
   struct Name {
     int name_class;
@@ -145,8 +150,22 @@ class ProcessDecoder {
   void Define(const record::Record& r);
   // Keeps the latest record of each device, whatever session the lane is in.
   void DefineDevice(const record::Record& r);
-  // The session node of `context_id`; false if the context (or an ancestor) is undefined.
-  bool NodeOf(uint64_t session_id, aggregate::CallTree& tree, uint32_t context_id, uint32_t* node);
+  // The session node of `context_id`, or nullopt, counted: the context is undefined or deeper
+  // than kMaxTreeDepth.
+  std::optional<uint32_t> NodeOf(uint64_t session_id, aggregate::CallTree& tree,
+                                 uint32_t context_id);
+  // The node `name` under `parent`, or nullopt, counted, where it would be deeper than
+  // kMaxTreeDepth.
+  std::optional<uint32_t> ChildOf(aggregate::CallTree& tree, uint32_t parent, std::string_view name,
+                                  store::NodeKind kind = store::NodeKind::kFrame,
+                                  uint64_t cubin_crc = 0);
+  // Stored contexts, in id order: each gets its depth by a walk up to an ancestor whose depth is
+  // known. One whose ancestors do not reach ROOT (a store older than the rule that a context
+  // names a defined parent) is left out.
+  void LoadDepths();
+  // Whether `context_id` is defined deeper than kMaxTreeDepth.
+  bool TooDeep(uint32_t context_id) const;
+  void ApplyEnter(LaneCursor& cursor, const record::Record& r);
   void ApplyExit(LaneCursor& cursor, const record::Record& r, SessionSink& sink);
   void ApplyMetric(LaneCursor& cursor, const record::Record& r, SessionSink& sink);
   void ApplyGpuActivity(LaneCursor& cursor, const record::Record& r, SessionSink& sink);
@@ -167,11 +186,13 @@ class ProcessDecoder {
   void AddKernelTimeline(const LaneCursor& cursor,
                          const record::InstrumentationBufferHeader& header,
                          const instrumentation::DecodedBuffer& decoded,
-                         std::span<const uint32_t> place_nodes, const std::string& kernel_name,
-                         SessionSink& sink);
-  // The node of the GPU activity `leaf_name` (keyed by `leaf_key`) under `node`.
-  uint32_t ActivityLeaf(uint64_t session_id, aggregate::CallTree& tree, uint32_t node,
-                        uint64_t leaf_key, std::string_view leaf_name);
+                         std::span<const std::optional<uint32_t>> place_nodes,
+                         const std::string& kernel_name, SessionSink& sink);
+  // The node of the GPU activity `leaf_name` (keyed by `leaf_key`) under `node`, or nullopt
+  // (counted) where it would be deeper than kMaxTreeDepth.
+  std::optional<uint32_t> ActivityLeaf(uint64_t session_id, aggregate::CallTree& tree,
+                                       uint32_t node, uint64_t leaf_key,
+                                       std::string_view leaf_name);
   // The name `name_id` if it is defined with `name_class`, else nullptr.
   const Name* NameWithClass(uint32_t name_id, NameClass name_class) const;
   // The name of the leaf node of a GPU activity; false if it names an undefined kernel name.

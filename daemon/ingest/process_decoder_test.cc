@@ -10,6 +10,7 @@
 #include "common/record/cubin_blob.h"
 #include "common/record/instrumentation_blob.h"
 #include "common/record/test_records.h"
+#include "common/tree/tree_depth.h"
 #include "daemon/instrumentation/buffer_layout.h"
 #include "daemon/instrumentation/internal/test_buffer_builder.h"
 #include "gmock/gmock.h"
@@ -588,6 +589,8 @@ TEST_F(ProcessDecoderTest, Malicious_UndefinedContextAndUnmatchedExitAreCounted)
   EXPECT_EQ(decoder_.stats().undefined_reference, 1u);
 }
 
+// A context is defined after its parent, as the shim writes them: a definition naming a parent
+// not defined yet is refused, so no cycle can form.
 TEST_F(ProcessDecoderTest, Malicious_ContextCycleIsRefused) {
   LaneBytes lane;
   lane.Add(record::MakeSessionBegin(5))
@@ -597,7 +600,78 @@ TEST_F(ProcessDecoderTest, Malicious_ContextCycleIsRefused) {
       .Add(record::MakeTimed(Kind::kScopeExit, 1, 2));
   LaneCursor cursor;
   ASSERT_TRUE(Decode(cursor, lane.span()).ok());
-  EXPECT_EQ(decoder_.stats().undefined_reference, 1u);
+  EXPECT_EQ(decoder_.stats().undefined_reference, 3u);  // both definitions, and the exit
+  EXPECT_TRUE(Rows().contexts.empty());
+}
+
+// What a shim without the depth limit wrote, or a hostile writer: the tree keeps kMaxTreeDepth
+// levels and what lies deeper is counted and said. Before (issue 27): the records past 4096
+// levels were counted as "naming an undefined id", after a walk of 4096 contexts each, which
+// for 100,000 nested scopes held the daemon (and every client) for 9.5 s.
+TEST_F(ProcessDecoderTest, ScopesNestedDeeperThanTheLimitAreLeftOutAndCounted) {
+  constexpr uint32_t kDeepest = kMaxTreeDepth + 3;
+  LaneBytes lane;
+  lane.Add(record::MakeThreadBegin(1))
+      .Add(record::MakeSessionBegin(5))
+      .Name(1, record::NameClass::kKernel, "k")
+      .Name(2, record::NameClass::kInt64Metric, "m");
+  for (uint32_t id = 1; id <= kDeepest; ++id) {
+    lane.Context(id, id - 1, "s").Add(record::MakeTimed(Kind::kScopeEnter, id, id));
+  }
+  lane.Add(record::MakeInt64Metric(kDeepest, 2, 1))
+      .Add(Activity(Kind::kKernel, kMaxTreeDepth, 1, 10, 20))       // its node: 4097 levels down
+      .Add(Activity(Kind::kKernel, kMaxTreeDepth - 1, 1, 10, 20));  // 4096: kept
+  for (uint32_t id = kDeepest; id >= 1; --id) {
+    lane.Add(record::MakeTimed(Kind::kScopeExit, id, 2 * kDeepest - id));
+  }
+  LaneCursor cursor;
+  ASSERT_TRUE(Decode(cursor, lane.span()).ok());
+  EXPECT_TRUE(cursor.stack.empty());
+  EXPECT_EQ(decoder_.stats().too_deep, 8u);  // 3 enters, 3 exits, the metric, a kernel
+  EXPECT_EQ(decoder_.stats().undefined_reference, 0u);
+  EXPECT_EQ(decoder_.stats().unmatched_exit, 0u);
+  EXPECT_EQ(decoder_.stats().Summary(), "8 nested deeper than 4096 levels");
+  const store::Batch rows = Rows();
+  EXPECT_EQ(rows.nodes.size(), kMaxTreeDepth + 1u);  // the scopes, and the one kernel
+  EXPECT_EQ(rows.node_stats.size(), kMaxTreeDepth + 1u);
+  EXPECT_EQ(rows.metrics.size(), 2u);  // the kernel's time and device
+  EXPECT_EQ(rows.contexts.size(), kDeepest);
+}
+
+// A lane's open scopes are at most kMaxTreeDepth deep, whatever a writer enters: the stack is
+// stored with every commit.
+TEST_F(ProcessDecoderTest, Malicious_EntersPastTheLimitAreNotKept) {
+  LaneBytes lane;
+  lane.Add(record::MakeSessionBegin(5)).Context(1, 0, "s");
+  for (int i = 0; i < kMaxTreeDepth + 10; ++i) lane.Add(record::MakeTimed(Kind::kScopeEnter, 1, i));
+  LaneCursor cursor;
+  ASSERT_TRUE(Decode(cursor, lane.span()).ok());
+  EXPECT_EQ(cursor.stack.size(), static_cast<size_t>(kMaxTreeDepth));
+  EXPECT_EQ(decoder_.stats().too_deep, 10u);
+}
+
+// Contexts come back from the store in id order, where a parent may follow its child; one whose
+// parent is not among them is left out, as a definition naming an undefined parent is.
+TEST_F(ProcessDecoderTest, AfterARestartStoredContextsInAnyOrderAreFound) {
+  ProcessDecoder restarted(77);
+  restarted.Load({{77, 2, 9, "b"}, {77, 3, 42, "orphan"}, {77, 9, 0, "a"}}, {});
+  LaneBytes lane;
+  lane.Add(record::MakeSessionBegin(5))
+      .Add(record::MakeTimed(Kind::kScopeEnter, 2, 1))
+      .Add(record::MakeTimed(Kind::kScopeExit, 2, 2))
+      .Add(record::MakeTimed(Kind::kScopeEnter, 3, 3))
+      .Add(record::MakeTimed(Kind::kScopeExit, 3, 4));
+  LaneCursor cursor;
+  ASSERT_TRUE(restarted
+                  .DecodeLane(cursor, lane.span(),
+                              [this](uint64_t session) { return session == 5 ? &sink_ : nullptr; })
+                  .ok());
+  EXPECT_EQ(restarted.stats().undefined_reference, 1u);
+  store::Batch rows;
+  tree_.TakeChangedRows(rows);
+  ASSERT_EQ(rows.nodes.size(), 2u);
+  EXPECT_EQ(rows.nodes[0].name, "a");
+  EXPECT_EQ(rows.nodes[1].name, "b");
 }
 
 TEST_F(ProcessDecoderTest, Malicious_GarbageStopsAtTheBadRecord) {

@@ -2,11 +2,15 @@
 // what is bad, and keeps everything else.
 #include <pwd.h>
 #include <signal.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
+#include <chrono>
 #include <filesystem>
 #include <map>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
@@ -43,6 +47,48 @@ TEST(UntrustedInputTest, GarbageInOneLaneMarksItCorruptAndKeepsTheRest) {
   auto nodes = NodesByPath(*tree);
   EXPECT_EQ(nodes["good"].count(), 10u);
   EXPECT_EQ(MetricValue(nodes["good"], "items"), 10);
+}
+
+// Whether the child `pid` has ended, leaving it to be waited for.
+bool HasEnded(pid_t pid) {
+  siginfo_t info{};
+  return waitid(P_PID, pid, &info, WEXITED | WNOHANG | WNOWAIT) == 0 && info.si_pid == pid;
+}
+
+// What a shim without the depth limit wrote for 100,000 nested scopes (deep_records_workload):
+// the tree keeps 4096 levels, the session says what was left out, and another client is answered
+// all along. Before (issue 27): each record past 4096 levels walked 4096 contexts while protond
+// held its lock, and `sessions` waited 24 s; the records counted as "naming an undefined id".
+TEST(UntrustedInputTest, ScopesNestedPastTheLimitAreCountedWithoutStallingOtherClients) {
+  const std::string dir = MakeTempDir();
+  Daemon daemon(dir);
+  daemon.Start();
+  const pid_t run = Spawn({BinDir() + "/protonctl", "--socket", daemon.socket(), "run", "--",
+                           BinDir() + "/deep_records_workload", "100000"},
+                          dir);
+  client::Client client(daemon.socket());
+  std::chrono::steady_clock::duration slowest{};
+  int answers = 0;
+  while (!HasEnded(run)) {
+    const auto asked = std::chrono::steady_clock::now();
+    answers += client.ListSessions().ok();
+    slowest = std::max(slowest, std::chrono::steady_clock::now() - asked);
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  const Completed completed = Wait(run, dir);
+  ASSERT_EQ(completed.exit_code, 0) << completed.err;
+  EXPECT_GT(answers, 0);
+  // Generous for a loaded machine and sanitizers: answers take milliseconds.
+  EXPECT_LT(slowest, std::chrono::seconds(5));
+  EXPECT_THAT(completed.err, HasSubstr(" skipped records: 191808 nested deeper than 4096 levels"));
+  auto tree = client.GetTree(1);
+  ASSERT_TRUE(tree.ok()) << tree.status();
+  std::map<std::string, v1::TreeNode> nodes = NodesByPath(*tree);
+  std::string deepest = "s";
+  for (int level = 2; level <= 4096; ++level) deepest += "/s";
+  EXPECT_EQ(nodes.size(), 4097u);  // the chain, and "after"
+  EXPECT_EQ(nodes[deepest].count(), 1u);
+  EXPECT_EQ(nodes["after"].count(), 1u);
 }
 
 // Registers on a control connection and returns the daemon's first answer.
