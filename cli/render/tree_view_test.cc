@@ -7,7 +7,7 @@
 #include "absl/strings/str_split.h"
 #include "cli/render/colour_bands.h"
 #include "client-lib/cpp/test_trees.h"
-#include "common/tree/test_small_stack.h"
+#include "common/testing/small_stack.h"
 #include "common/tree/tree_depth.h"
 #include "gtest/gtest.h"
 

@@ -1,7 +1,7 @@
 #include "client-lib/cpp/hatchet.h"
 
 #include "client-lib/cpp/test_trees.h"
-#include "common/tree/test_small_stack.h"
+#include "common/testing/small_stack.h"
 #include "common/tree/tree_depth.h"
 #include "gtest/gtest.h"
 

@@ -1,6 +1,6 @@
 #include "daemon/query/tree_query.h"
 
-#include "common/tree/test_small_stack.h"
+#include "common/testing/small_stack.h"
 #include "common/tree/tree_depth.h"
 #include "gtest/gtest.h"
 

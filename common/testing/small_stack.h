@@ -1,8 +1,8 @@
 // Test-only: runs a function on a thread with a small stack, so that a test can show that a tree
 // walk does not take stack in proportion to the tree's depth: at kMaxTreeDepth levels, a walk
 // that recursed would overflow it even with small frames (and ASan's are not small).
-#ifndef PROTOND_COMMON_TREE_TEST_SMALL_STACK_H_
-#define PROTOND_COMMON_TREE_TEST_SMALL_STACK_H_
+#ifndef PROTOND_COMMON_TESTING_SMALL_STACK_H_
+#define PROTOND_COMMON_TESTING_SMALL_STACK_H_
 
 #include <pthread.h>
 
@@ -32,4 +32,4 @@ inline bool RunOnSmallStack(const std::function<void()>& run) {
 
 }  // namespace protond::testing
 
-#endif  // PROTOND_COMMON_TREE_TEST_SMALL_STACK_H_
+#endif  // PROTOND_COMMON_TESTING_SMALL_STACK_H_
