@@ -48,6 +48,7 @@ std::string DecoderStats::Summary() const {
   add(reversed_activity, "GPU activities ending before they started");
   add(incomplete_blobs, "instrumentation buffers missing a part");
   add(too_deep, absl::StrCat("nested deeper than ", kMaxTreeDepth, " levels"));
+  add(context_id_past_limit, absl::StrCat("defining a context id past ", kMaxContextId));
   return summary;
 }
 
@@ -187,6 +188,10 @@ void ProcessDecoder::Apply(LaneCursor& cursor, const record::Record& r, SessionL
 
 void ProcessDecoder::Define(const record::Record& r) {
   if (r.kind == Kind::kContextDef) {
+    if (r.aux >= kMaxContextId) {
+      stats_.context_id_past_limit++;
+      return;
+    }
     // A context comes after its parent, as the shim writes a path, outermost first: so each
     // one's depth is known, and no definition can close a cycle.
     uint32_t depth = 1;
@@ -623,7 +628,11 @@ void ProcessDecoder::TakeChangedRows(store::Batch& batch) {
 
 void ProcessDecoder::Load(const std::vector<store::ContextRow>& contexts,
                           const std::vector<store::NameRow>& names) {
-  for (const auto& row : contexts) contexts_[row.context_id] = {row.parent_context_id, row.name, 0};
+  for (const auto& row : contexts) {
+    if (row.context_id < kMaxContextId) {
+      contexts_[row.context_id] = {row.parent_context_id, row.name, 0};
+    }
+  }
   LoadDepths();
   for (const auto& row : names) {
     names_[row.name_id] = MakeName(row.name_class, row.name);

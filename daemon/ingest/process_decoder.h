@@ -80,6 +80,10 @@ void ReportProblem(SessionSink& sink, std::string problem);
 void ReplaceProblem(SessionSink& sink, std::string_view prefix, std::string problem);
 
 // Counters of records the decoder skipped, by cause (documented in docs/record-format.md).
+// The shim hands out context ids from 1 up; protond keeps, per session, a table indexed by them
+// (the node of each context), so an id must stay below this: 4M contexts, a 16 MB table at most.
+inline constexpr uint32_t kMaxContextId = 1u << 22;
+
 struct DecoderStats {
   uint64_t unknown_kind = 0;         // a newer shim's record kind
   uint64_t outside_session = 0;      // no session announced, or one this process may not use
@@ -92,6 +96,7 @@ struct DecoderStats {
   // In a context deeper than kMaxTreeDepth, or whose node would be (a kernel under the deepest
   // scope), and enters past kMaxTreeDepth open scopes on a lane.
   uint64_t too_deep = 0;
+  uint64_t context_id_past_limit = 0;  // a context definition whose id is kMaxContextId or more
 
   // "3 outside its sessions, 1 of an unknown kind" (only the causes that occurred); "" if none.
   std::string Summary() const;

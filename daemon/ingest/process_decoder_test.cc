@@ -604,6 +604,31 @@ TEST_F(ProcessDecoderTest, Malicious_ContextCycleIsRefused) {
   EXPECT_TRUE(Rows().contexts.empty());
 }
 
+// Found while fixing issue 27's deep input: each session's context cache is a vector indexed by
+// context id, so a definition with an id near 2^32 made protond allocate 16 GB at the first
+// record in it. The shim hands out ids from 1 up; one past kMaxContextId is refused and counted.
+TEST_F(ProcessDecoderTest, Malicious_AContextIdPastTheLimitIsRefused) {
+  constexpr uint32_t kHuge = 0xfffffff0;
+  LaneBytes lane;
+  lane.Add(record::MakeSessionBegin(5))
+      .Context(kHuge, 0, "far")
+      .Context(kMaxContextId, 0, "just past")
+      .Context(kMaxContextId - 1, 0, "last")
+      .Add(record::MakeTimed(Kind::kScopeEnter, kHuge, 1))
+      .Add(record::MakeTimed(Kind::kScopeExit, kHuge, 2))
+      .Add(record::MakeTimed(Kind::kScopeEnter, kMaxContextId - 1, 3))
+      .Add(record::MakeTimed(Kind::kScopeExit, kMaxContextId - 1, 4));
+  LaneCursor cursor;
+  ASSERT_TRUE(Decode(cursor, lane.span()).ok());
+  EXPECT_EQ(decoder_.stats().context_id_past_limit, 2u);
+  EXPECT_EQ(decoder_.stats().undefined_reference, 1u);  // the scope in "far"
+  const store::Batch rows = Rows();
+  ASSERT_EQ(rows.contexts.size(), 1u);
+  EXPECT_EQ(rows.contexts[0].context_id, kMaxContextId - 1);
+  ASSERT_EQ(rows.nodes.size(), 1u);
+  EXPECT_EQ(rows.nodes[0].name, "last");
+}
+
 // What a shim without the depth limit wrote, or a hostile writer: the tree keeps kMaxTreeDepth
 // levels and what lies deeper is counted and said. Before (issue 27): the records past 4096
 // levels were counted as "naming an undefined id", after a walk of 4096 contexts each, which
