@@ -6,7 +6,8 @@ under `protonctl run` (one session for the job, one per rank from start()).
 
 Checks: both ranks' .hatchet files hold the same number of kernel launches under train/step, more
 than zero, NCCL's all-reduces and cuBLAS's matrix multiplications among them in every step;
-every session is stopped with 0 records dropped. Prints what
+every session is stopped with 0 records dropped; `protonctl devices` shows each rank running work
+on one GPU of its own and seeing the other. Prints what
 finalize() cost each rank, and `protonctl tree` of the job's session. Exit code 0 when every check
 passes.
 
@@ -69,6 +70,23 @@ dist.destroy_process_group()
 '''
 
 
+def device_failures(ctl):
+    """Each rank sees both GPUs and runs work on one, its own (issue 26: both showed as its)."""
+    devices = subprocess.run(ctl + ["devices", "1"], capture_output=True, text=True)
+    print(devices.stdout or devices.stderr)
+    used = {}  # pid: the devices it ran work on
+    for line in devices.stdout.splitlines()[1:]:
+        fields = line.split()
+        if line.endswith("ran work"):
+            used.setdefault(fields[0], []).append(fields[1])
+    if (len(used) != 2 or any(len(ids) != 1 for ids in used.values()) or
+            len({ids[0] for ids in used.values()}) != 2):
+        return [f"protonctl devices: each rank should run work on one GPU of its own: {used}"]
+    if "visible only" not in devices.stdout:
+        return ["protonctl devices: no rank shows the GPU it only saw"]
+    return []
+
+
 def main():
     bundle = os.path.abspath(sys.argv[1] if len(sys.argv) > 1 else "bundle")
     work = tempfile.mkdtemp()
@@ -101,6 +119,7 @@ def main():
         if len(launches) != 2 or launches[0] != launches[1] or launches[0] == 0:
             failures.append(f"the ranks' files disagree or are missing: {launches}")
         failures += session_failures(bundle, socket)
+        failures += device_failures(ctl)
         tree = subprocess.run(ctl + ["tree", "1", "-m", "count", "-d", "2"], capture_output=True,
                               text=True)
         print(tree.stdout[-2000:] or tree.stderr)
