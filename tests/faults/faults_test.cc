@@ -97,6 +97,16 @@ class FaultsTest : public ::testing::Test {
     EXPECT_EQ(session.dropped_records(), 0u);
   }
 
+  // The daemon still runs (reaped if not: a dead child that nobody waited for passes
+  // kill(pid, 0)) and answers a request.
+  void ExpectDaemonUp(const std::string& when) {
+    std::string ended;
+    ASSERT_TRUE(daemon_.StillRunning(&ended)) << "the daemon " << ended << " " << when;
+    const auto sessions = client::Client(daemon_.socket()).ListSessions();
+    ASSERT_TRUE(sessions.ok()) << "the daemon does not answer " << when << ": "
+                               << sessions.status();
+  }
+
   // The store as a kill left it passes integrity_check, checked on a copy of its three files:
   // a connection to the store itself would check the write-ahead log back into the database and
   // delete it at close, so the restart would find a clean file instead of its own crash state.
@@ -278,8 +288,7 @@ TEST_F(FaultsTest, StoreDiskFullKeepsTheDaemonUpAndEveryRecordIsStoredOrCounted)
   const auto full_until = Clock::now() + std::chrono::seconds(full_s);
   while (Clock::now() < full_until) {
     std::this_thread::sleep_for(std::chrono::milliseconds(200));
-    ASSERT_EQ(kill(daemon_.pid(), 0), 0) << "the daemon exited with its disk full";
-    EXPECT_TRUE(client::Client(daemon_.socket()).ListSessions().ok());
+    ASSERT_NO_FATAL_FAILURE(ExpectDaemonUp("with its disk full"));
   }
   ASSERT_EQ(prlimit(daemon_.pid(), RLIMIT_FSIZE, &room, nullptr), 0) << strerror(errno);
   const Completed done = Wait(run, dir_);
@@ -318,7 +327,7 @@ TEST_F(FaultsTest, StopWhileTheDiskIsFullFailsClearlyAndWorksOnceThereIsRoom) {
   // "protonctl: store DIR/state/protond.db could not be read or written: a full disk, ..."
   EXPECT_THAT(refused.err, HasSubstr("/state/protond.db could not be read or written"))
       << refused.err;
-  ASSERT_EQ(kill(daemon_.pid(), 0), 0) << "the daemon exited with its disk full";
+  ASSERT_NO_FATAL_FAILURE(ExpectDaemonUp("after a stop with its disk full"));
   ASSERT_EQ(prlimit(daemon_.pid(), RLIMIT_FSIZE, &room, nullptr), 0) << strerror(errno);
   const Completed stopped = RunToEnd(stop, dir_);
   EXPECT_EQ(stopped.exit_code, 0) << stopped.err;

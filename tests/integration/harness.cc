@@ -8,6 +8,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <cerrno>
 #include <chrono>
 #include <cstdlib>
 #include <cstring>
@@ -104,6 +105,26 @@ void Daemon::Start(const std::vector<std::string>& extra_args) {
 }
 
 void Daemon::Signal(int signal_number) { kill(pid_, signal_number); }
+
+bool Daemon::StillRunning(std::string* how) {
+  if (pid_ <= 0) {
+    *how = "was not running";
+    return false;
+  }
+  int status = 0;
+  const pid_t reaped = waitpid(pid_, &status, WNOHANG);
+  if (reaped == 0) return true;
+  if (reaped < 0) {
+    *how = std::string("cannot be waited for: ") + std::strerror(errno);
+  } else if (WIFEXITED(status)) {
+    *how = "exited with status " + std::to_string(WEXITSTATUS(status));
+  } else {
+    *how = "was killed by signal " + std::to_string(WTERMSIG(status)) + " (" +
+           strsignal(WTERMSIG(status)) + ")";
+  }
+  pid_ = -1;  // reaped: the number may soon be another process's
+  return false;
+}
 
 int Daemon::LoggedPort(const std::string& label) const {
   const std::string log = ReadFile(log_path());

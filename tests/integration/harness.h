@@ -47,6 +47,10 @@ class Daemon {
   void Start(const std::vector<std::string>& extra_args = {});
   void Kill(int signal_number);    // and waits for it to end
   void Signal(int signal_number);  // no waiting: SIGSTOP, SIGCONT
+  // Whether it still runs. waitpid(WNOHANG) reaps it if it has ended, and `how` then says how
+  // ("exited with status 1", "was killed by signal 25"): kill(pid, 0) succeeds on an ended child
+  // that nobody reaped, so it cannot tell.
+  bool StillRunning(std::string* how);
   std::string socket() const { return dir_ + "/protond.sock"; }
   std::string state_dir() const { return dir_ + "/state"; }
   std::string log_path() const { return dir_ + "/protond.log"; }
