@@ -8,11 +8,13 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <chrono>
 #include <cstdlib>
 #include <cstring>
 #include <fstream>
+#include <optional>
 #include <sstream>
 #include <thread>
 
@@ -170,17 +172,86 @@ OtherUser::~OtherUser() {
   if (uid_ != 0) std::system(("userdel " + name_).c_str());
 }
 
+namespace {
+
+using NodesById = std::map<uint32_t, const v1::TreeNode*>;
+
+// The path of `node` below ROOT; nullopt, and a test failure, when one of its parents is not in
+// the tree or the parents go round in a circle.
+std::optional<std::string> PathOf(const NodesById& by_id, const v1::TreeNode& node) {
+  std::string path = node.name();
+  const v1::TreeNode* at = &node;
+  for (size_t up = 0; up < by_id.size(); ++up) {
+    if (at->parent_id() == 0) return path;
+    auto parent = by_id.find(at->parent_id());
+    if (parent == by_id.end()) {
+      ADD_FAILURE() << "node " << node.id() << " (" << path << ") has parent " << at->parent_id()
+                    << ", which is not in the tree";
+      return std::nullopt;
+    }
+    at = parent->second;
+    path = at->name() + "/" + path;
+  }
+  ADD_FAILURE() << "the parents of node " << node.id() << " go round in a circle";
+  return std::nullopt;
+}
+
+// A node's metrics, one line each (name, aggregation, typed value), in a fixed order.
+std::vector<std::string> MetricLines(const v1::TreeNode& node) {
+  std::vector<std::string> lines;
+  for (const v1::Metric& metric : node.metrics()) lines.push_back(metric.ShortDebugString());
+  std::sort(lines.begin(), lines.end());
+  return lines;
+}
+
+const v1::TreeNode* RootOf(const v1::Tree& tree) {
+  for (const v1::TreeNode& node : tree.nodes()) {
+    if (node.id() == 0) return &node;
+  }
+  return nullptr;
+}
+
+}  // namespace
+
 std::map<std::string, v1::TreeNode> NodesByPath(const v1::Tree& tree) {
-  std::map<uint32_t, std::string> path_of = {{0, ""}};
+  NodesById by_id;
+  for (const v1::TreeNode& node : tree.nodes()) {
+    if (!by_id.emplace(node.id(), &node).second) ADD_FAILURE() << "two nodes have id " << node.id();
+  }
   std::map<std::string, v1::TreeNode> by_path;
   for (const v1::TreeNode& node : tree.nodes()) {
     if (node.id() == 0) continue;
-    const std::string& parent = path_of[node.parent_id()];
-    const std::string path = parent.empty() ? node.name() : parent + "/" + node.name();
-    path_of[node.id()] = path;
-    by_path[path] = node;
+    const std::optional<std::string> path = PathOf(by_id, node);
+    if (!path.has_value()) continue;
+    auto [kept, added] = by_path.emplace(*path, node);
+    if (!added) {
+      ADD_FAILURE() << "nodes " << kept->second.id() << " and " << node.id()
+                    << " have the same path " << *path;
+    }
   }
   return by_path;
+}
+
+void ExpectSameTree(const v1::Tree& tree, const v1::Tree& undisturbed) {
+  EXPECT_EQ(tree.nodes_size(), undisturbed.nodes_size());
+  const v1::TreeNode* root = RootOf(tree);
+  const v1::TreeNode* undisturbed_root = RootOf(undisturbed);
+  ASSERT_TRUE(root != nullptr && undisturbed_root != nullptr) << "a tree without ROOT";
+  EXPECT_EQ(MetricLines(*root), MetricLines(*undisturbed_root)) << "ROOT";
+  const std::map<std::string, v1::TreeNode> nodes = NodesByPath(tree);
+  const std::map<std::string, v1::TreeNode> expected = NodesByPath(undisturbed);
+  for (const auto& [path, want] : expected) {
+    auto got = nodes.find(path);
+    if (got == nodes.end()) {
+      ADD_FAILURE() << "no node " << path << ", which the undisturbed tree has";
+      continue;
+    }
+    EXPECT_EQ(got->second.count(), want.count()) << path;
+    EXPECT_EQ(MetricLines(got->second), MetricLines(want)) << path;
+  }
+  for (const auto& [path, node] : nodes) {
+    EXPECT_TRUE(expected.contains(path)) << "node " << path << ", which the undisturbed tree lacks";
+  }
 }
 
 double MetricValue(const v1::TreeNode& node, const std::string& name) {

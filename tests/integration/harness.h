@@ -84,8 +84,14 @@ class OtherUser {
 // main thread 3 (setup) + 2 (train) + 9 per step, each worker 2 (worker) + 2 (state) + 3 per load.
 uint64_t SampleWorkloadRecords(int steps, int threads, int loads);
 
-// A session's tree, by slash-separated path ("train/step/forward"), for exact assertions.
+// A session's tree, by slash-separated path ("train/step/forward"), for exact assertions; ROOT
+// is left out. A path held by two nodes, or a node whose parent is not in the tree, is a test
+// failure (a map would keep one of the two, or file the node under ROOT, without a word).
 std::map<std::string, v1::TreeNode> NodesByPath(const v1::Tree& tree);
+// `tree` has the nodes of `undisturbed` (the same workload's tree where nothing went wrong),
+// path by path, each with the same count and the same metrics: every one, its name, aggregation,
+// type and value. Durations are wall time and differ from run to run: not compared.
+void ExpectSameTree(const v1::Tree& tree, const v1::Tree& undisturbed);
 // The value of metric `name` at `node` (int or double), or -1 if absent.
 double MetricValue(const v1::TreeNode& node, const std::string& name);
 
