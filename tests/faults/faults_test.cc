@@ -30,6 +30,9 @@ using ::testing::HasSubstr;
 using ::testing::IsEmpty;
 using Clock = std::chrono::steady_clock;
 
+// How much longer the program may run with the daemon stopped than without the profiler.
+constexpr std::chrono::milliseconds kStopGrowthLimit{500};
+
 bool LongRun() {
   const char* long_run = std::getenv("PROTOND_FAULTS_LONG");
   return long_run != nullptr && std::string(long_run) == "1";
@@ -180,10 +183,13 @@ TEST_F(FaultsTest, DaemonStoppedForAWhileDelaysNothingAndLosesNothing) {
   const Completed done = RunWithDaemonStopped(workload, stopped_s);
   const auto took = Clock::now() - begin;
   ExpectUnharmed(done, workload);
-  // A program that waited for the daemon would take stopped_s longer; allow half of that for
-  // protonctl run and noise.
-  EXPECT_LT(took, alone + std::chrono::milliseconds(500 * stopped_s))
-      << "alone: " << std::chrono::duration_cast<std::chrono::milliseconds>(alone).count() << " ms";
+  // A program that waited for the daemon would take up to stopped_s longer. protonctl run and the
+  // machine's noise added -45 to 272 ms on the loaded 2-core VM (two busy loops beside the test);
+  // 500 ms is a quarter of the quick stop and a sixtieth of the long one.
+  const auto grew = std::chrono::duration_cast<std::chrono::milliseconds>(took - alone);
+  EXPECT_LT(grew, kStopGrowthLimit)
+      << "alone: " << std::chrono::duration_cast<std::chrono::milliseconds>(alone).count()
+      << " ms; stopped " << stopped_s << " s";
   const v1::Session session = Session1();
   EXPECT_EQ(session.records(), workload.Records());
   EXPECT_EQ(session.dropped_records(), 0u);
