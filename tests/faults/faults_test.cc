@@ -66,6 +66,31 @@ void ExpectUnharmed(const Completed& done, const Workload& workload) {
   EXPECT_THAT(done.out, HasSubstr(workload.ExpectedOutput())) << done.err;
 }
 
+// The daemon's store "disk full": its file size limit (RLIMIT_FSIZE, set from outside with
+// prlimit) lowered to one byte makes every write to the store fail, until Lift() or the end of
+// the scope, so that an assertion that ends a test early still leaves the daemon room to stop.
+class DiskFull {
+ public:
+  explicit DiskFull(const Daemon& daemon) : daemon_(daemon) {
+    const rlimit full{1, RLIM_INFINITY};
+    EXPECT_EQ(prlimit(daemon_.pid(), RLIMIT_FSIZE, &full, nullptr), 0) << strerror(errno);
+  }
+  DiskFull(const DiskFull&) = delete;
+  DiskFull& operator=(const DiskFull&) = delete;
+  ~DiskFull() { Lift(); }
+
+  void Lift() {
+    if (lifted_ || daemon_.pid() <= 0) return;
+    lifted_ = true;
+    const rlimit room{RLIM_INFINITY, RLIM_INFINITY};
+    EXPECT_EQ(prlimit(daemon_.pid(), RLIMIT_FSIZE, &room, nullptr), 0) << strerror(errno);
+  }
+
+ private:
+  const Daemon& daemon_;
+  bool lifted_ = false;
+};
+
 class FaultsTest : public ::testing::Test {
  protected:
   void SetUp() override { daemon_.Start(); }
@@ -295,30 +320,25 @@ TEST_F(FaultsTest, KilledAtRandomPointsAndRestartedEachTimeTheTreeIsTheUndisturb
   ExpectTheUndisturbedTree(workload);
 }
 
-// The daemon's store "disk full": its file size limit (RLIMIT_FSIZE, set from outside with
-// prlimit) lowered to one byte makes every write to the store fail, for `full_s`, then lifted.
-// The daemon stays up and keeps answering; the records wait in the rings, which drop and count
-// what does not fit, and are committed once writes work again.
-TEST_F(FaultsTest, StoreDiskFullKeepsTheDaemonUpAndEveryRecordIsStoredOrCounted) {
+// The daemon's store "disk full" (DiskFull) for `full_s`, then lifted. The daemon stays up and
+// keeps answering; the records wait in the rings (which would drop and count what does not fit;
+// here everything fits) and are committed once writes work again.
+TEST_F(FaultsTest, StoreDiskFullKeepsTheDaemonUpAndEveryRecordIsStored) {
   const int full_s = LongRun() ? 60 : 2;
   const Workload workload{.steps = (full_s + 2) * 50, .step_ms = 20, .threads = 4, .loads = 10};
   const pid_t run = StartRun(workload);
   ASSERT_NO_FATAL_FAILURE(WaitUntilTheProgramJoined());
-  const rlimit full{1, RLIM_INFINITY};
-  const rlimit room{RLIM_INFINITY, RLIM_INFINITY};
-  ASSERT_EQ(prlimit(daemon_.pid(), RLIMIT_FSIZE, &full, nullptr), 0) << strerror(errno);
+  DiskFull disk_full(daemon_);
   const auto full_until = Clock::now() + std::chrono::seconds(full_s);
   while (Clock::now() < full_until) {
     std::this_thread::sleep_for(std::chrono::milliseconds(200));
     ASSERT_NO_FATAL_FAILURE(ExpectDaemonUp("with its disk full"));
   }
-  ASSERT_EQ(prlimit(daemon_.pid(), RLIMIT_FSIZE, &room, nullptr), 0) << strerror(errno);
-  const Completed done = Wait(run, dir_);
-  ExpectUnharmed(done, workload);
-  const v1::Session session = Session1();
-  EXPECT_EQ(session.state(), v1::Session::STOPPED);
-  EXPECT_EQ(session.records() + session.dropped_records(), workload.Records())
-      << session.records() << " stored, " << session.dropped_records() << " dropped";
+  disk_full.Lift();
+  // Nothing is dropped, so that the tree can be compared whole: until commits work again the
+  // main thread's lane keeps all it wrote, 168 bytes a step, 0.5 MiB in the long run's 60 s, and
+  // a lane holds 1 MiB.
+  ExpectEverythingStored(Wait(run, dir_), workload);
   // The line saying the first commit failed is lost here: the limit also stops writes to the
   // daemon's log file, which is its stderr.
   EXPECT_THAT(store::testing::ReadFileBytes(dir_ + "/protond.log"),
@@ -326,8 +346,6 @@ TEST_F(FaultsTest, StoreDiskFullKeepsTheDaemonUpAndEveryRecordIsStoredOrCounted)
   EXPECT_EQ(
       store::testing::QueryFile(daemon_.state_dir() + "/protond.db", "PRAGMA integrity_check"),
       "ok");
-  if (session.dropped_records() > 0) return;  // then some scopes are missing, as counted
-  EXPECT_THAT(session.problems(), IsEmpty());
   ExpectTheUndisturbedTree(workload);
 }
 
@@ -338,18 +356,16 @@ TEST_F(FaultsTest, StopWhileTheDiskIsFullFailsClearlyAndWorksOnceThereIsRoom) {
   const Workload workload{.steps = 200, .step_ms = 20, .threads = 4, .loads = 10};
   const pid_t run = StartRun(workload);
   ASSERT_NO_FATAL_FAILURE(WaitUntilTheProgramJoined());
-  const rlimit full{1, RLIM_INFINITY};
-  const rlimit room{RLIM_INFINITY, RLIM_INFINITY};
   const std::vector<std::string> stop = {
       BinDir() + "/protonctl", "--socket", daemon_.socket(), "stop", "--session", "1"};
-  ASSERT_EQ(prlimit(daemon_.pid(), RLIMIT_FSIZE, &full, nullptr), 0) << strerror(errno);
+  DiskFull disk_full(daemon_);
   const Completed refused = RunToEnd(stop, dir_);
   EXPECT_NE(refused.exit_code, 0);
   // "protonctl: store DIR/state/protond.db could not be read or written: a full disk, ..."
   EXPECT_THAT(refused.err, HasSubstr("/state/protond.db could not be read or written"))
       << refused.err;
   ASSERT_NO_FATAL_FAILURE(ExpectDaemonUp("after a stop with its disk full"));
-  ASSERT_EQ(prlimit(daemon_.pid(), RLIMIT_FSIZE, &room, nullptr), 0) << strerror(errno);
+  disk_full.Lift();
   const Completed stopped = RunToEnd(stop, dir_);
   EXPECT_EQ(stopped.exit_code, 0) << stopped.err;
   EXPECT_EQ(Session1().state(), v1::Session::STOPPED);

@@ -81,7 +81,15 @@ Completed RunToEnd(const std::vector<std::string>& argv, const std::string& dir,
 Daemon::Daemon(std::string dir) : dir_(std::move(dir)) {}
 
 Daemon::~Daemon() {
-  if (pid_ > 0) Kill(SIGTERM);
+  if (pid_ <= 0) return;
+  kill(pid_, SIGTERM);
+  // One that does not end (stopped, or stuck) would hang the test binary until CTest's timeout.
+  for (int i = 0; i < 1000; ++i) {
+    if (waitpid(pid_, nullptr, WNOHANG) == pid_) return;
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  ADD_FAILURE() << "protond " << pid_ << " did not end within 10 s of SIGTERM; killed";
+  Kill(SIGKILL);
 }
 
 void Daemon::Start(const std::vector<std::string>& extra_args) {

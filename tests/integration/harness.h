@@ -41,7 +41,7 @@ Completed RunToEnd(const std::vector<std::string>& argv, const std::string& dir,
 class Daemon {
  public:
   explicit Daemon(std::string dir);
-  ~Daemon();  // SIGTERM and wait
+  ~Daemon();  // SIGTERM and wait; SIGKILL, and a test failure, after 10 s
 
   // Returns once the socket answers; `extra_args` follow --socket and --state-dir.
   void Start(const std::vector<std::string>& extra_args = {});
