@@ -122,8 +122,11 @@ void ProtondService::IngestLoop() {
   while (!stopping_) {
     // A cycle every commit_interval, or sooner when a lane fills: a stop's last GPU buffers
     // (megabytes at once) then pass through a lane in a few cycles, not one per commit_interval.
+    // Never sooner after a failed commit: the lanes stay full until one works, and cycles back
+    // to back would never release mutex_, so no call would be answered, not even SIGTERM's.
     const auto next_cycle = std::chrono::steady_clock::now() + options_.commit_interval;
-    while (!stopping_ && std::chrono::steady_clock::now() < next_cycle && !ALaneFillsLocked()) {
+    while (!stopping_ && std::chrono::steady_clock::now() < next_cycle &&
+           (failed_commits_ > 0 || !ALaneFillsLocked())) {
       stop_.wait_for(lock,
                      std::min<std::chrono::steady_clock::duration>(
                          kFillCheckPeriod, next_cycle - std::chrono::steady_clock::now()),

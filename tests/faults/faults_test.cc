@@ -9,6 +9,7 @@
 #include <atomic>
 #include <cerrno>
 #include <chrono>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
@@ -96,12 +97,12 @@ class FaultsTest : public ::testing::Test {
   void SetUp() override { daemon_.Start(); }
 
   // The workload under `protonctl run` (session 1), started now.
-  pid_t StartRun(const Workload& workload) {
+  pid_t StartRun(const Workload& workload, const ChildOptions& options = {}) {
     std::vector<std::string> argv = {
         BinDir() + "/protonctl", "--socket", daemon_.socket(), "run", "--name", "faults", "--"};
     const std::vector<std::string> args = workload.Args();
     argv.insert(argv.end(), args.begin(), args.end());
-    return Spawn(argv, dir_);
+    return Spawn(argv, dir_, options);
   }
 
   // The workload, with the daemon stopped (SIGSTOP) from 300 ms after its start for `stopped_s`.
@@ -158,13 +159,42 @@ class FaultsTest : public ::testing::Test {
   }
 
   // The daemon still runs (reaped if not: a dead child that nobody waited for passes
-  // kill(pid, 0)) and answers a request.
+  // kill(pid, 0)) and answers a request within 2 s (it takes milliseconds).
   void ExpectDaemonUp(const std::string& when) {
     std::string ended;
     ASSERT_TRUE(daemon_.StillRunning(&ended)) << "the daemon " << ended << " " << when;
-    const auto sessions = client::Client(daemon_.socket()).ListSessions();
+    const auto sessions = client::Client(daemon_.socket(), std::chrono::seconds(2)).ListSessions();
     ASSERT_TRUE(sessions.ok()) << "the daemon does not answer " << when << ": "
                                << sessions.status();
+  }
+
+  // The store's disk full (DiskFull) for `how_long`; the daemon is checked to be up and answering
+  // every 200 ms meanwhile. Returns how long it was full.
+  std::chrono::milliseconds FillTheDiskFor(std::chrono::seconds how_long) {
+    const auto began = Clock::now();
+    DiskFull disk_full(daemon_);
+    while (Clock::now() < began + how_long) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(200));
+      ExpectDaemonUp("with its disk full");
+      if (::testing::Test::HasFatalFailure()) break;
+    }
+    disk_full.Lift();
+    return std::chrono::duration_cast<std::chrono::milliseconds>(Clock::now() - began);
+  }
+
+  // The daemon logged that commits work again after failing for `full`, and tried them every
+  // 100 ms meanwhile, not more often: at most one failure per 100 ms, and one cycle begun on
+  // either side of the period.
+  void ExpectCommitsRetriedEvery100Ms(std::chrono::milliseconds full) {
+    const std::string log = ReadFile(daemon_.log_path());
+    const size_t at = log.find("protond: commits work again, after ");
+    int failed = 0;
+    ASSERT_TRUE(
+        at != std::string::npos &&
+        std::sscanf(log.c_str() + at, "protond: commits work again, after %d failed", &failed) == 1)
+        << log;
+    EXPECT_GE(failed, 1);
+    EXPECT_LE(failed, full.count() / 100 + 2) << "commits failed in " << full.count() << " ms";
   }
 
   // The store as a kill left it passes integrity_check, checked on a copy of its three files:
@@ -328,25 +358,35 @@ TEST_F(FaultsTest, StoreDiskFullKeepsTheDaemonUpAndEveryRecordIsStored) {
   const Workload workload{.steps = (full_s + 2) * 50, .step_ms = 20, .threads = 4, .loads = 10};
   const pid_t run = StartRun(workload);
   ASSERT_NO_FATAL_FAILURE(WaitUntilTheProgramJoined());
-  DiskFull disk_full(daemon_);
-  const auto full_until = Clock::now() + std::chrono::seconds(full_s);
-  while (Clock::now() < full_until) {
-    std::this_thread::sleep_for(std::chrono::milliseconds(200));
-    ASSERT_NO_FATAL_FAILURE(ExpectDaemonUp("with its disk full"));
-  }
-  disk_full.Lift();
+  const std::chrono::milliseconds full = FillTheDiskFor(std::chrono::seconds(full_s));
+  ASSERT_FALSE(HasFatalFailure());
   // Nothing is dropped, so that the tree can be compared whole: until commits work again the
   // main thread's lane keeps all it wrote, 168 bytes a step, 0.5 MiB in the long run's 60 s, and
   // a lane holds 1 MiB.
   ExpectEverythingStored(Wait(run, dir_), workload);
-  // The line saying the first commit failed is lost here: the limit also stops writes to the
-  // daemon's log file, which is its stderr.
-  EXPECT_THAT(store::testing::ReadFileBytes(dir_ + "/protond.log"),
-              HasSubstr("protond: commits work again, after "));
+  ExpectCommitsRetriedEvery100Ms(full);
   EXPECT_EQ(
       store::testing::QueryFile(daemon_.state_dir() + "/protond.db", "PRAGMA integrity_check"),
       "ok");
   ExpectTheUndisturbedTree(workload);
+}
+
+// The disk full while the program fills its rings (lanes of 4 KiB, which it fills in half a
+// second): the daemon still tries its commit every 100 ms, not back to back as when a lane fills
+// and commits work, so it keeps answering; what did not fit is dropped and counted, exactly.
+TEST_F(FaultsTest, StoreDiskFullWhileTheRingsFillKeepsAnsweringAndCountsEveryDrop) {
+  const Workload workload{.steps = 200, .step_ms = 20, .threads = 4, .loads = 10};
+  const pid_t run = StartRun(workload, {.env = {{"PROTOND_LANE_BYTES", "4096"}}});
+  ASSERT_NO_FATAL_FAILURE(WaitUntilTheProgramJoined());
+  const std::chrono::milliseconds full = FillTheDiskFor(std::chrono::seconds(2));
+  ASSERT_FALSE(HasFatalFailure());
+  ExpectUnharmed(Wait(run, dir_), workload);
+  const v1::Session session = Session1();
+  EXPECT_EQ(session.state(), v1::Session::STOPPED);
+  EXPECT_GT(session.dropped_records(), 0u) << "the rings never filled";
+  EXPECT_EQ(session.records() + session.dropped_records(), workload.Records())
+      << session.records() << " stored, " << session.dropped_records() << " dropped";
+  ExpectCommitsRetriedEvery100Ms(full);
 }
 
 // A stop while the store's disk is full: the stop waits for the program's answer without the
