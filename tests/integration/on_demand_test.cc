@@ -232,17 +232,33 @@ TEST_F(OnDemandTest, ASessionEndsWhenAllItsProcessesHaveExited) {
   EXPECT_GT(StepCount(1), 0u);
 }
 
+// A daemon killed (SIGKILL) and restarted while it records an on-demand session: the session
+// keeps the steps stored before the kill and, once the process has reconnected by itself, goes on
+// recording; then the process can be profiled again.
 TEST_F(OnDemandTest, AfterADaemonRestartProcessesReconnectAndCanBeProfiledAgain) {
-  const pid_t workload = SpawnIdleWorkload(/*steps=*/400, /*step_ms=*/10);
+  const pid_t workload = SpawnIdleWorkload(/*steps=*/2000, /*step_ms=*/10);  // killed at the end
   ASSERT_TRUE(WaitRegistered(workload));
   ASSERT_EQ(Protonctl({"start", "--pid", std::to_string(workload)}).exit_code, 0);
-  std::this_thread::sleep_for(std::chrono::milliseconds(200));
+  // A running session's tree is committed when asked for: these steps are stored.
+  uint64_t before = 0;
+  for (int i = 0; i < 100 && (before = StepCount(1)) < 5; ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  ASSERT_GE(before, 5u);
   daemon_.Kill(SIGKILL);
   daemon_.Start();
+  EXPECT_GE(StepCount(1), before) << "steps stored before the kill were lost";
   ASSERT_TRUE(WaitRegistered(workload));  // by itself, with backoff
+  // After: 30 more steps (300 ms of the program) than were stored before the kill; the few
+  // written between that query and the kill, read again from the ring, cannot make them up.
+  uint64_t after = 0;
+  for (int i = 0; i < 250 && (after = StepCount(1)) < before + 30; ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  EXPECT_GE(after, before + 30) << "the session recorded nothing after the restart";
   const Completed stop = Protonctl({"stop", "--session", "1"});
   EXPECT_EQ(stop.exit_code, 0) << stop.err;
-  EXPECT_GT(StepCount(1), 0u);  // what was stored before the kill, and after
+  EXPECT_GE(StepCount(1), after);
   const Completed again = Protonctl({"start", "--pid", std::to_string(workload)});
   EXPECT_EQ(again.exit_code, 0) << again.out << again.err;
   EXPECT_THAT(again.out, HasSubstr("session 2 "));
