@@ -177,10 +177,16 @@ TEST_F(RunTest, SigkillBetweenCommitsAndRestartGivesTheUndisturbedTree) {
   auto tree = client.GetTree(1);
   ASSERT_TRUE(tree.ok()) << tree.status();
   ExpectSampleTree(*tree, 60);
+  // And every metric, aggregation included, as the same workload gives undisturbed.
+  ASSERT_EQ(RunToEnd(RunArgs({"--steps", "60"}), dir_).exit_code, 0);
+  auto undisturbed = client.GetTree(2);
+  ASSERT_TRUE(undisturbed.ok()) << undisturbed.status();
+  ExpectSameTree(*tree, *undisturbed);
   auto sessions = client.ListSessions();
   ASSERT_TRUE(sessions.ok());
   EXPECT_EQ(sessions->sessions(0).records(), ExpectedRecords(60));
   EXPECT_EQ(sessions->sessions(0).dropped_records(), 0u);
+  EXPECT_TRUE(sessions->sessions(0).problems().empty()) << sessions->sessions(0).problems(0);
 }
 
 // Sessions of one process recording at once, as Proton allows: each gets what was recorded while

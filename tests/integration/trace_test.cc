@@ -20,6 +20,7 @@ namespace protond::testing {
 namespace {
 
 using ::testing::HasSubstr;
+using ::testing::IsEmpty;
 
 class TraceTest : public ::testing::Test {
  protected:
@@ -153,6 +154,8 @@ TEST_F(TraceTest, ProtonctlRefusesAnUnknownData) {
   EXPECT_THAT(run.err, HasSubstr("run: --data is tree or trace, not 'bogus'"));
 }
 
+// Killed mid-run and restarted: each event is kept once, and the tree is the one the same
+// workload gives undisturbed (run again after, without its sleeps), every node and metric.
 TEST_F(TraceTest, SigkillAndRestartKeepEachEventExactlyOnce) {
   const pid_t run = Spawn(RunArgs("trace", {"--steps", "60", "--step-ms", "20"}), dir_);
   std::this_thread::sleep_for(std::chrono::milliseconds(500));  // a few commits have happened
@@ -167,6 +170,20 @@ TEST_F(TraceTest, SigkillAndRestartKeepEachEventExactlyOnce) {
   ASSERT_TRUE(trace.ok()) << trace.status();
   ExpectEventsMatchTheTree(*tree, *trace);
   EXPECT_EQ(trace->scope_events_size(), 1 + 1 + 3 * 60 + 4 * 51);
+
+  ASSERT_EQ(RunToEnd(RunArgs("trace", {"--steps", "60"}), dir_).exit_code, 0);
+  auto sessions = client.ListSessions();
+  ASSERT_TRUE(sessions.ok()) << sessions.status();
+  ASSERT_EQ(sessions->sessions_size(), 2);
+  for (const v1::Session& session : sessions->sessions()) {
+    EXPECT_EQ(session.records(), SampleWorkloadRecords(60, 4, 50)) << "session " << session.id();
+    EXPECT_EQ(session.dropped_records(), 0u) << "session " << session.id();
+    EXPECT_THAT(session.problems(), IsEmpty()) << "session " << session.id();
+  }
+  auto undisturbed = client.GetTree(2);
+  ASSERT_TRUE(undisturbed.ok()) << undisturbed.status();
+  ASSERT_EQ(undisturbed->nodes_size(), 8) << undisturbed->DebugString();  // ROOT and 7 scopes
+  ExpectSameTree(*tree, *undisturbed);
 }
 
 }  // namespace
