@@ -16,6 +16,7 @@
 #include "absl/strings/str_cat.h"
 #include "client-lib/cpp/client.h"
 #include "common/mode/session_mode.h"
+#include "common/text/printable_text.h"
 #include "common/text/session_name.h"
 #include "shim/control/daemon_autostart.h"
 
@@ -233,12 +234,14 @@ int RunCommand(const RunOptions& options) {
   std::fprintf(stderr,
                "protonctl: session %llu (%s): %llu records, %llu dropped; "
                "show it with: protonctl tree %llu\n",
-               static_cast<unsigned long long>(session_id), session->name().c_str(),
+               static_cast<unsigned long long>(session_id),
+               text::PrintableText(session->name()).c_str(),
                static_cast<unsigned long long>(session->records()),
                static_cast<unsigned long long>(session->dropped_records()),
                static_cast<unsigned long long>(session_id));
+  // A problem may quote a name the program chose: shown, not obeyed by the terminal.
   for (const std::string& problem : session->problems()) {
-    std::fprintf(stderr, "protonctl: problem: %s\n", problem.c_str());
+    std::fprintf(stderr, "protonctl: problem: %s\n", text::PrintableText(problem).c_str());
   }
   return exit_code;
 }

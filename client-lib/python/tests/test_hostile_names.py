@@ -2,13 +2,19 @@
 megabyte of text is stored as far as it goes, and every view of it stays one line per frame with
 the control characters shown, not obeyed by the terminal."""
 import csv
+import json
 import os
 import subprocess
+import sys
+import textwrap
 import xml.dom.minidom
 
 from conftest import BIN_DIR
 
 ESCAPE = "\x1b]0;owned\x07\x1b[2J"  # retitle the terminal, clear the screen
+HOSTILE = "a" + ESCAPE + "\nb;c"
+# Its scopes: a name with controls, a megabyte of name, and a name over the record limit that
+# starts with a control character (the session's problem saying it was cut quotes its start).
 PROGRAM = """
     import protond.profiler as proton
     proton.start("names")
@@ -16,8 +22,13 @@ PROGRAM = """
         pass
     with proton.scope("x" * (1 << 20), metrics={"flops": 2}):
         pass
+    with proton.scope("\\x1b[2J" + "y" * 5000, metrics={"flops": 3}):
+        pass
     proton.finalize()
 """
+# A kernel name (in a Hatchet file: a CPU-only test has no kernels of its own) with the same
+# controls, a line break, a comma and a quote.
+KERNEL = "k" + ESCAPE + "\nx,\"y"
 
 
 def protonctl(daemon, *arguments):
@@ -25,9 +36,21 @@ def protonctl(daemon, *arguments):
                           list(arguments), capture_output=True, text=True, cwd=daemon.directory)
 
 
+def frame_names(node):
+    yield node["frame"]["name"]
+    for child in node["children"]:
+        yield from frame_names(child)
+
+
 def test_a_hostile_scope_name_is_one_escaped_line_in_every_view(daemon):
-    run = daemon.run(PROGRAM)
+    # Under protonctl run, whose summary ends with the session's problems.
+    run = daemon.launch([os.path.join(BIN_DIR, "protonctl"), "--socket", daemon.socket, "run",
+                         "--name", "names", "--", sys.executable, "-c", textwrap.dedent(PROGRAM)])
     assert run.returncode == 0, run.stderr
+    assert "\x1b" not in run.stderr and "\x07" not in run.stderr
+    problems = [line for line in run.stderr.splitlines() if line.startswith("protonctl: problem: ")]
+    assert len(problems) == 2, run.stderr  # the two cut names, each on one line
+    assert any("cut to its first 4096 bytes: '\\x1b[2Jyyy" in line for line in problems)
     tree = protonctl(daemon, "tree", "1", "-m", "flops")
     assert tree.returncode == 0, tree.stderr
     lines = tree.stdout.splitlines()
@@ -50,6 +73,38 @@ def test_a_hostile_scope_name_is_one_escaped_line_in_every_view(daemon):
     svg = os.path.join(daemon.directory, "names.svg")
     assert protonctl(daemon, "export", "1", "--format", "svg", "-o", svg).returncode == 0
     xml.dom.minidom.parse(svg)  # well-formed: no control character made it into the XML
+
+    # Hatchet JSON writes them as \\u001b and the like: the name reads back exactly.
+    hatchet = os.path.join(daemon.directory, "exported.hatchet")
+    assert protonctl(daemon, "export", "1", "--format", "hatchet", "-o", hatchet).returncode == 0
+    with open(hatchet, "rb") as f:
+        raw = f.read()
+    assert b"\x1b" not in raw and b"\x07" not in raw and b"\n" + b"b;c" not in raw
+    profile = json.loads(raw)
+    assert HOSTILE in set(frame_names(profile[0]))
+
+    # The kernel views, on a Hatchet file with a kernel of such a name.
+    profile[0]["children"].append({
+        "frame": {"name": KERNEL, "type": "function"}, "children": [],
+        "metrics": {"count": 3, "time (ns)": 300, "device_id": "0", "device_type": "CUDA"}})
+    kernels = os.path.join(daemon.directory, "kernels.hatchet")
+    with open(kernels, "w") as f:
+        json.dump(profile, f)
+    top = protonctl(daemon, "top", kernels)
+    assert top.returncode == 0, top.stderr
+    assert "\x1b" not in top.stdout and "\x07" not in top.stdout
+    kernel_lines = [line for line in top.stdout.splitlines() if "owned" in line]
+    assert len(kernel_lines) == 1, top.stdout
+    assert kernel_lines[0].endswith("k\\x1b]0;owned\\x07\\x1b[2J\\x0ax,\"y")
+
+    # CSV quotes the name (RFC 4180) and keeps it exactly, for a CSV reader to read back.
+    table = os.path.join(daemon.directory, "kernels.csv")
+    exported = protonctl(daemon, "export", kernels, "--format", "csv", "-o", table)
+    assert exported.returncode == 0, exported.stderr
+    with open(table, newline="") as f:
+        rows = list(csv.reader(f))
+    assert rows[0][-1] == "Name"
+    assert [row[-1] for row in rows[1:]] == [KERNEL]
 
 
 def test_a_megabyte_name_is_cut_to_the_record_limit(daemon):
