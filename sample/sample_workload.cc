@@ -5,7 +5,10 @@
 //   train > step           count STEPS, loss = 1/STEPS (a property: the last value)
 //   train > step > forward count STEPS, flops 1000 each;  > backward  count STEPS, flops 2000 each
 //   worker > load          count THREADS*LOADS, bytes 4096 each (inside the state "io")
+// It prints a checksum of what it computed, so that a test can tell a profiled run's results
+// from an unprofiled one's.
 #include <chrono>
+#include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -32,29 +35,51 @@ double Busy(int n) {
   return sum;
 }
 
-void Worker(const Options& options) {
+// FNV-1a over the bits of the values added, in their order: a change in any of them (a rounding
+// mode, a clobbered register or stack slot) changes it.
+class Checksum {
+ public:
+  void Add(uint64_t bits) {
+    for (int byte = 0; byte < 8; ++byte) {
+      hash_ = (hash_ ^ ((bits >> (8 * byte)) & 0xff)) * 0x100000001b3;
+    }
+  }
+  void Add(double value) {
+    uint64_t bits;
+    std::memcpy(&bits, &value, sizeof(bits));
+    Add(bits);
+  }
+  uint64_t value() const { return hash_; }
+
+ private:
+  uint64_t hash_ = 0xcbf29ce484222325;
+};
+
+void Worker(const Options& options, uint64_t* checksum) {
+  Checksum results;
   protond_scope_enter("worker");
   protond_state_enter("io");
   for (int i = 0; i < options.loads; ++i) {
     protond_scope_enter("load");
-    Busy(2000);
+    results.Add(Busy(2000));
     protond_metric_int64("bytes", 4096);
     protond_scope_exit("load");
   }
   protond_state_exit();
   protond_scope_exit("worker");
+  *checksum = results.value();
 }
 
-void Train(const Options& options) {
+void Train(const Options& options, Checksum& results) {
   protond_scope_enter("train");
   for (int step = 0; step < options.steps; ++step) {
     protond_scope_enter("step");
     protond_scope_enter("forward");
-    Busy(20000);
+    results.Add(Busy(20000));
     protond_metric_int64("flops", 1000);
     protond_scope_exit("forward");
     protond_scope_enter("backward");
-    Busy(40000);
+    results.Add(Busy(40000));
     protond_metric_int64("flops", 2000);
     protond_scope_exit("backward");
     protond_metric_double("loss (pty)", 1.0 / (step + 1));
@@ -103,10 +128,17 @@ int main(int argc, char** argv) {
   protond_scope_enter("setup");
   protond_metric_int64("bytes", 1024);
   protond_scope_exit("setup");
+  std::vector<uint64_t> worker_checksums(options.threads);
   std::vector<std::thread> workers;
-  for (int i = 0; i < options.threads; ++i) workers.emplace_back(Worker, std::cref(options));
-  Train(options);
+  for (int i = 0; i < options.threads; ++i) {
+    workers.emplace_back(Worker, std::cref(options), &worker_checksums[i]);
+  }
+  Checksum results;
+  Train(options, results);
   for (std::thread& worker : workers) worker.join();
+  for (uint64_t worker : worker_checksums) results.Add(worker);
+  std::printf("sample_workload: checksum %016llx of its results\n",
+              static_cast<unsigned long long>(results.value()));
   std::printf("sample_workload: %d steps, %d threads x %d loads, session %llu\n", options.steps,
               options.threads, options.loads,
               static_cast<unsigned long long>(protond_current_session()));
