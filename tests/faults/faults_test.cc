@@ -110,10 +110,12 @@ class FaultsTest : public ::testing::Test {
     return Spawn(argv, dir_, options);
   }
 
-  // The workload, with the daemon stopped (SIGSTOP) from 300 ms after its start for `stopped_s`.
+  // The workload, with the daemon stopped (SIGSTOP) for `stopped_s` from when the program has
+  // joined its session (a fixed delay was sometimes too short for protonctl run on a busy
+  // machine, and then protonctl run itself waited for the daemon).
   Completed RunWithDaemonStopped(const Workload& workload, int stopped_s) {
     const pid_t run = StartRun(workload);
-    std::this_thread::sleep_for(std::chrono::milliseconds(300));
+    WaitUntilTheProgramJoined();
     daemon_.Signal(SIGSTOP);
     std::this_thread::sleep_for(std::chrono::seconds(stopped_s));
     daemon_.Signal(SIGCONT);
@@ -121,7 +123,7 @@ class FaultsTest : public ::testing::Test {
   }
 
   void WaitUntilTheProgramJoined() {
-    for (int i = 0; i < 100 && Session1().processes_size() == 0; ++i) {
+    for (int i = 0; i < 250 && Session1().processes_size() == 0; ++i) {
       std::this_thread::sleep_for(std::chrono::milliseconds(20));
     }
     ASSERT_EQ(Session1().processes_size(), 1) << "the program never joined its session";
@@ -342,6 +344,9 @@ TEST_F(FaultsTest, KilledAtRandomPointsAndRestartedEachTimeTheTreeIsTheUndisturb
   SCOPED_TRACE(::testing::Message() << "seed " << seed);
 
   const pid_t run = StartRun(workload);
+  // The kills land in a running session: one before protonctl run had started it would make the
+  // program run unprofiled, as it should, and leave nothing to check.
+  ASSERT_NO_FATAL_FAILURE(WaitUntilTheProgramJoined());
   {
     QueryLoad queries(daemon_.socket(), 1);
     for (int kill = 0; kill < kills; ++kill) {
