@@ -1,5 +1,6 @@
-// The program under faults of the daemon: for each, the program exits 0 with its usual output,
-// and every record it wrote is either stored or counted as dropped (docs/reliability.md).
+// The program under faults of the daemon: for each, the program exits 0 with the output it has
+// without the profiler, and every record it wrote is either stored or counted as dropped
+// (docs/reliability.md).
 // PROTOND_FAULTS_LONG=1 runs the long versions (a daemon stopped for 30 s, rings full for
 // minutes); the default ones take seconds.
 #include <signal.h>
@@ -191,7 +192,8 @@ class FaultsTest : public ::testing::Test {
 
   // The daemon logged that commits work again after failing for `full`, and tried them every
   // 100 ms meanwhile, not more often: at most one failure per 100 ms, and one cycle begun on
-  // either side of the period.
+  // either side of the period. (The line saying the first one failed is lost: the limit also
+  // stops writes to the daemon's log file, its stderr.)
   void ExpectCommitsRetriedEvery100Ms(std::chrono::milliseconds full) {
     const std::string log = ReadFile(daemon_.log_path());
     const size_t at = log.find("protond: commits work again, after ");
