@@ -140,8 +140,9 @@ TEST_F(PcSamplingTest, StallsLandOnTheLinesThatCauseThem) {
   const bool no_nvdisasm =
       with_instructions->notes_size() == 1 &&
       with_instructions->notes(0).find("found no nvdisasm") != std::string::npos;
-  if (!no_nvdisasm)
+  if (!no_nvdisasm) {
     EXPECT_EQ(with_instructions->notes_size(), 0) << with_instructions->DebugString();
+  }
   double instruction_samples = 0;
   bool load_seen = false;
   for (const auto& [name, instruction] : instructions) {
@@ -152,7 +153,9 @@ TEST_F(PcSamplingTest, StallsLandOnTheLinesThatCauseThem) {
     instruction_samples += MetricValue(instruction, "num_samples");
     std::printf("  %s: %.0f samples\n", name.c_str(), MetricValue(instruction, "num_samples"));
   }
-  if (!no_nvdisasm) EXPECT_TRUE(load_seen) << "no global load among the load line's instructions";
+  if (!no_nvdisasm) {
+    EXPECT_TRUE(load_seen) << "no global load among the load line's instructions";
+  }
   EXPECT_EQ(instruction_samples, chase_line_samples);
   std::printf("%s: %zu sampled instructions, %.0f samples%s\n", chase_line_name.c_str(),
               instructions.size(), instruction_samples,
