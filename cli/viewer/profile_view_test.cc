@@ -1,6 +1,7 @@
 #include "cli/viewer/profile_view.h"
 
 #include <string>
+#include <utility>
 
 #include "cli/render/test_profiles.h"
 #include "gtest/gtest.h"
@@ -68,16 +69,21 @@ TEST(ProfileViewTest, HidesMetadataAndEmptyFramesAndShortensCppNames) {
                 "   10.000      10  └─ reduce\n");
 }
 
-TEST(ProfileViewTest, FullNamesShowTheWholeDemangledName) {
-  ViewOptions options = Metrics("time/ms");
-  options.kernel_names = KernelNames::kFull;
-  options.include = "w_torch";
-  EXPECT_EQ(View(Profile(), options),
-            "time (ms)\n"
-            "   70.000  ROOT\n"
-            "   70.000  └─ w_torch\n"
-            "   70.000     └─ " +
-                std::string(kTorchKernelDemangled) + "\n");
+// --full-names shows the whole demangled name, --mangled the driver's.
+TEST(ProfileViewTest, FullNamesAndMangledNamesShowTheWholeName) {
+  for (const auto& [names, shown] :
+       {std::pair<KernelNames, std::string>{KernelNames::kFull, kTorchKernelDemangled},
+        {KernelNames::kMangled, kTorchKernel}}) {
+    ViewOptions options = Metrics("time/ms");
+    options.kernel_names = names;
+    options.include = "w_torch";
+    EXPECT_EQ(View(Profile(), options),
+              "time (ms)\n"
+              "   70.000  ROOT\n"
+              "   70.000  └─ w_torch\n"
+              "   70.000     └─ " +
+                  shown + "\n");
+  }
 }
 
 // Two instantiations of one template are two frames, though their short names are the same: -i
@@ -100,18 +106,6 @@ TEST(ProfileViewTest, KernelsThatShareAShortNameStayApart) {
             "time (ms)\n"
             "    1.000  ROOT\n"
             "    1.000  └─ matmul<...>\n");
-}
-
-TEST(ProfileViewTest, MangledKeepsTheDriversNames) {
-  ViewOptions options = Metrics("time/ms");
-  options.kernel_names = KernelNames::kMangled;
-  options.include = "w_torch";
-  EXPECT_EQ(View(Profile(), options),
-            "time (ms)\n"
-            "   70.000  ROOT\n"
-            "   70.000  └─ w_torch\n"
-            "   70.000     └─ " +
-                std::string(kTorchKernel) + "\n");
 }
 
 // The paths through a match: its ancestors and descendants; sums over what is left.
