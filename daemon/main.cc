@@ -164,6 +164,18 @@ void WritePidFile(const std::string& path) {
   if (!written.ok()) std::fprintf(stderr, "protond: %s\n", std::string(written.message()).c_str());
 }
 
+// The state directory, made if it is missing, for protond's user alone.
+absl::Status MakeStateDirectory(const std::string& state_dir) {
+  std::error_code error;
+  std::filesystem::create_directories(state_dir, error);
+  if (error) {
+    return absl::InternalError(
+        absl::StrCat("cannot create state directory ", state_dir, ": ", error.message()));
+  }
+  chmod(state_dir.c_str(), 0700);
+  return absl::OkStatus();
+}
+
 // The state directory removed while the daemon runs (`rm -r` of it): SQLite would write on into
 // the unlinked store, and the next start would find no session. The directory is made again and
 // locked, the store written anew there with every session, and the pid file too, loudly. What
@@ -176,7 +188,7 @@ class StateDirectoryKeeper {
 
   void CheckOnce() {
     if (!service_.StoreWasRemoved()) return;
-    if (!failed_before_) {
+    if (last_error_.empty()) {
       std::fprintf(stderr,
                    "protond: the store %s/protond.db was removed while in use; writing it anew "
                    "there, with every session\n",
@@ -190,19 +202,12 @@ class StateDirectoryKeeper {
       std::fprintf(stderr, "protond: cannot write the store anew, trying again each second: %s\n",
                    std::string(written.message()).c_str());
     }
-    failed_before_ = !written.ok();
     last_error_ = written.ok() ? "" : std::string(written.message());
   }
 
  private:
   absl::Status WriteAnew() {
-    std::error_code error;
-    std::filesystem::create_directories(flags_.state_dir, error);
-    if (error) {
-      return absl::InternalError(
-          absl::StrCat("cannot create state directory ", flags_.state_dir, ": ", error.message()));
-    }
-    chmod(flags_.state_dir.c_str(), 0700);
+    if (absl::Status made = MakeStateDirectory(flags_.state_dir); !made.ok()) return made;
     if (absl::Status locked = lock_.RelockIfRemoved(flags_.state_dir, flags_.socket);
         !locked.ok()) {
       return locked;
@@ -215,8 +220,7 @@ class StateDirectoryKeeper {
   const Flags& flags_;
   protond::store::StoreLock& lock_;
   protond::service::ProtondService& service_;
-  bool failed_before_ = false;
-  std::string last_error_;
+  std::string last_error_;  // of the last try that failed; "" after one that worked
 };
 
 }  // namespace
@@ -253,14 +257,10 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "protond: %s\n", std::string(lock.status().message()).c_str());
     return 1;
   }
-  std::error_code error;
-  std::filesystem::create_directories(flags.state_dir, error);
-  if (error) {
-    std::fprintf(stderr, "protond: cannot create state directory %s: %s\n", flags.state_dir.c_str(),
-                 error.message().c_str());
+  if (const absl::Status made = MakeStateDirectory(flags.state_dir); !made.ok()) {
+    std::fprintf(stderr, "protond: %s\n", std::string(made.message()).c_str());
     return 1;
   }
-  chmod(flags.state_dir.c_str(), 0700);
   // A second daemon on this store (another socket, same state directory) would hand out the same
   // session ids and overwrite this one's rows; it is refused here, before it opens the store.
   auto store_lock = protond::store::StoreLock::Acquire(flags.state_dir, flags.socket);
