@@ -11,6 +11,7 @@
 #include <algorithm>
 #include <cerrno>
 #include <chrono>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <fstream>
@@ -45,12 +46,23 @@ std::string MakeTempDir() {
   return pattern;
 }
 
+namespace {
+
+// Each child writes its own files: a program left running in the background and the commands
+// run meanwhile must not write over each other's output.
+std::string ChildOutputPath(const std::string& dir, pid_t pid) {
+  return dir + "/child." + std::to_string(pid);
+}
+
+}  // namespace
+
 pid_t Spawn(const std::vector<std::string>& argv, const std::string& dir,
             const ChildOptions& options) {
   const pid_t pid = fork();
   if (pid != 0) return pid;
-  const int out = open((dir + "/child.out").c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-  const int err = open((dir + "/child.err").c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+  const std::string output = ChildOutputPath(dir, getpid());
+  const int out = open((output + ".out").c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+  const int err = open((output + ".err").c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
   dup2(out, 1);
   dup2(err, 2);
   for (const auto& [name, value] : options.env) setenv(name.c_str(), value.c_str(), 1);
@@ -68,8 +80,11 @@ Completed Wait(pid_t pid, const std::string& dir) {
   waitpid(pid, &status, 0);
   Completed done;
   done.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
-  done.out = ReadFile(dir + "/child.out");
-  done.err = ReadFile(dir + "/child.err");
+  const std::string output = ChildOutputPath(dir, pid);
+  done.out = ReadFile(output + ".out");
+  done.err = ReadFile(output + ".err");
+  std::remove((output + ".out").c_str());
+  std::remove((output + ".err").c_str());
   return done;
 }
 
