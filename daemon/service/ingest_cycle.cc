@@ -34,6 +34,7 @@ absl::Status ProtondService::RunIngestCycleLocked() {
     if (!committed.ok()) {
       ++commit_failures_;
       GoBackToTheStoreLocked();
+      PublishLocked();
       return committed.status();
     }
     commit_duration_.Observe(std::chrono::steady_clock::now() - commit_start);
@@ -50,7 +51,9 @@ absl::Status ProtondService::RunIngestCycleLocked() {
     process->region.reset();
     process->row.exited = true;
     process->changed = true;
+    unpublished_processes_.insert(process->row.process_id);
   }
+  PublishLocked();
   return absl::OkStatus();
 }
 
@@ -145,7 +148,8 @@ void ProtondService::ReportProcessProblem(ProcessEntry& process, const std::stri
 }
 
 void ProtondService::GoBackToTheStoreLocked() {
-  kept_tree_.reset();
+  ForgetKeptTree();
+  publish_all_ = true;
   // In place: a stop or an attach waiting for answers (mutex_ released) holds its session.
   absl::StatusOr<std::vector<store::SessionRow>> rows = store_->ListSessions();
   absl::Status reloaded = rows.status();
@@ -199,11 +203,20 @@ void ProtondService::GoBackToTheStoreForRefusedLocked(
   }
 }
 
+void ProtondService::ForgetKeptTree() {
+  absl::MutexLock lock(&kept_mutex_);
+  kept_tree_.reset();
+  ++kept_generation_;
+}
+
 void ProtondService::ForgetKeptTreeIfChanged(const store::Batch& batch) {
+  absl::MutexLock lock(&kept_mutex_);
+  // Devices are stored by process, and a process can be in several sessions: a tree being built
+  // now may miss them.
+  if (!batch.devices.empty()) ++kept_generation_;
   if (!kept_tree_) return;
   const uint64_t id = kept_tree_->session_id;
   auto of_session = [id](const auto& row) { return row.session_id == id; };
-  // Devices are stored by process, and a process can be in several sessions.
   if (!batch.devices.empty() || std::any_of(batch.nodes.begin(), batch.nodes.end(), of_session) ||
       std::any_of(batch.node_stats.begin(), batch.node_stats.end(), of_session) ||
       std::any_of(batch.metrics.begin(), batch.metrics.end(), of_session) ||
@@ -228,6 +241,7 @@ store::Batch ProtondService::CollectChanges() {
     session.gpu_events.clear();
     session.kernel_scope_events.clear();
     if (!session.changed) continue;
+    unpublished_sessions_.insert(session_id);
     batch.sessions.push_back(session.row);
     for (const auto& [process_id, counters] : session.processes) {
       batch.session_processes.push_back(
@@ -237,6 +251,7 @@ store::Batch ProtondService::CollectChanges() {
   }
   for (auto& [process_id, process] : processes_) {
     if (!process.changed) continue;
+    unpublished_processes_.insert(process_id);
     batch.processes.push_back(process.row);
     process.decoder->TakeChangedRows(batch);
     for (uint32_t lane = 0; lane < process.lanes.size(); ++lane) {

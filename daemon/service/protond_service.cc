@@ -46,7 +46,7 @@ absl::StatusOr<std::unique_ptr<ProtondService>> ProtondService::Create(
 }
 
 ProtondService::ProtondService(const ServiceOptions& options, std::unique_ptr<store::Store> store)
-    : options_(options), store_(std::move(store)) {}
+    : options_(options), store_(std::move(store)), readers_(options.store_path) {}
 
 ProtondService::~ProtondService() {
   {
@@ -66,6 +66,7 @@ absl::Status ProtondService::LoadSessions() {
   for (const store::SessionRow& row : rows) {
     RETURN_IF_ERROR(ResetSessionToStore(sessions_[row.session_id], &row));
   }
+  PublishLocked();
   return absl::OkStatus();
 }
 
@@ -162,34 +163,65 @@ absl::Status ProtondService::WriteTheStoreAnew() {
   std::lock_guard<std::mutex> lock(mutex_);
   RETURN_IF_ERROR(store_->CopyTo(options_.store_path));
   ASSIGN_OR_RETURN(store_, store::Store::Open(options_.store_path));
+  readers_.Forget();
   return absl::OkStatus();
 }
 
-absl::StatusOr<ProtondService::SessionEntry*> ProtondService::OwnedSession(const Peer& peer,
-                                                                           uint64_t session_id) {
-  auto it = sessions_.find(session_id);
-  if (it == sessions_.end()) {
-    return absl::NotFoundError(absl::StrCat("session ", session_id, " does not exist"));
-  }
-  if (peer.uid != 0 && it->second.row.uid != peer.uid) {
+namespace {
+
+// Why `peer` may not touch session `session_id` of user `uid`, whether it exists (`found`) and
+// whether its processes are all of the peer's jobs (`in_jobs`); OK when it may.
+absl::Status SessionAccess(const Peer& peer, uint64_t session_id, bool found, uint32_t uid,
+                           bool in_jobs) {
+  if (!found) return absl::NotFoundError(absl::StrCat("session ", session_id, " does not exist"));
+  if (peer.uid != 0 && uid != peer.uid) {
     return absl::PermissionDeniedError(
         absl::StrCat("session ", session_id, " belongs to another user"));
   }
-  if (!MayTouch(peer, it->second)) {
+  if (!in_jobs) {
     return absl::PermissionDeniedError(absl::StrCat(
         "session ", session_id, " has processes outside the jobs this token may touch (",
         absl::StrJoin(peer.jobs, ", "), ")"));
   }
-  return &it->second;
+  return absl::OkStatus();
 }
-
-namespace {
 
 bool InJobs(const Peer& peer, const std::string& job) {
   return peer.jobs.empty() || std::find(peer.jobs.begin(), peer.jobs.end(), job) != peer.jobs.end();
 }
 
 }  // namespace
+
+absl::StatusOr<ProtondService::SessionEntry*> ProtondService::OwnedSession(const Peer& peer,
+                                                                           uint64_t session_id) {
+  auto it = sessions_.find(session_id);
+  const bool found = it != sessions_.end();
+  RETURN_IF_ERROR(SessionAccess(peer, session_id, found, found ? it->second.row.uid : 0,
+                                found && MayTouch(peer, it->second)));
+  return &it->second;
+}
+
+absl::StatusOr<std::shared_ptr<const ProtondService::PublishedSession>>
+ProtondService::PublishedSessionOf(const Peer& peer, uint64_t session_id) {
+  const std::shared_ptr<const PublishedSessions> published = Published();
+  auto it = std::lower_bound(published->begin(), published->end(), session_id,
+                             [](const auto& entry, uint64_t id) { return entry->proto.id() < id; });
+  const bool found = it != published->end() && (*it)->proto.id() == session_id;
+  RETURN_IF_ERROR(SessionAccess(peer, session_id, found, found ? (*it)->proto.uid() : 0,
+                                found && MayTouch(peer, **it)));
+  return *it;
+}
+
+bool ProtondService::MayTouch(const Peer& peer, const PublishedSession& session) {
+  if (peer.uid != 0 && session.proto.uid() != peer.uid) return false;
+  if (peer.jobs.empty()) return true;
+  if (session.member_jobs.empty() && session.members_known) {
+    return !session.proto.job().empty() && InJobs(peer, session.proto.job());
+  }
+  return session.members_known &&
+         std::all_of(session.member_jobs.begin(), session.member_jobs.end(),
+                     [&](const std::string& job) { return InJobs(peer, job); });
+}
 
 bool ProtondService::MayTouch(const Peer& peer, const ProcessEntry& process) const {
   return (peer.uid == 0 || process.row.uid == peer.uid) && InJobs(peer, process.row.job.name());
@@ -242,6 +274,47 @@ v1::Session ProtondService::ToProto(const SessionEntry& session) const {
   out.set_dropped_records(dropped);
   for (const std::string& problem : session.row.problems) out.add_problems(problem);
   return out;
+}
+
+void ProtondService::PublishLocked() {
+  const std::shared_ptr<const PublishedSessions> before = Published();
+  auto now = std::make_shared<PublishedSessions>();
+  now->reserve(sessions_.size());
+  auto old = before->begin();
+  for (const auto& [session_id, session] : sessions_) {
+    while (old != before->end() && (*old)->proto.id() < session_id) ++old;
+    bool unchanged = !publish_all_ && old != before->end() && (*old)->proto.id() == session_id &&
+                     session.row.state != store::SessionState::kRunning &&
+                     !unpublished_sessions_.contains(session_id);
+    for (auto member = session.processes.begin(); unchanged && member != session.processes.end();
+         ++member) {
+      unchanged = !unpublished_processes_.contains(member->first);
+    }
+    if (unchanged) {
+      now->push_back(*old);
+      continue;
+    }
+    auto published = std::make_shared<PublishedSession>();
+    published->proto = ToProto(session);
+    published->clock_offset_ns = session.row.clock_offset_ns;
+    for (const auto& [process_id, counters] : session.processes) {
+      auto process = processes_.find(process_id);
+      published->members_known = published->members_known && process != processes_.end();
+      if (process != processes_.end()) published->member_jobs.push_back(process->second.row.job.name());
+    }
+    now->push_back(std::move(published));
+  }
+  unpublished_sessions_.clear();
+  unpublished_processes_.clear();
+  publish_all_ = false;
+  absl::MutexLock lock(&published_mutex_);
+  published_ = std::move(now);
+}
+
+std::shared_ptr<const ProtondService::PublishedSessions> ProtondService::Published() {
+  absl::MutexLock lock(&published_mutex_);
+  if (published_ == nullptr) published_ = std::make_shared<const PublishedSessions>();
+  return published_;
 }
 
 absl::Status CheckNewSession(const std::string& name, v1::Session::Data data) {
@@ -304,6 +377,7 @@ absl::Status ProtondService::CommitNewSessionLocked(uint64_t session_id) {
   for (auto& [process_id, process] : processes_) {
     if (process.last_session == session_id) process.last_session = 0;
   }
+  PublishLocked();
   return absl::Status(committed.code(),
                       absl::StrCat("cannot start session '", name, "': ", committed.message()));
 }
@@ -356,20 +430,18 @@ absl::StatusOr<v1::Session> ProtondService::FlushSession(const Peer& peer, uint6
 }
 
 v1::ListSessionsResponse ProtondService::ListSessions(const Peer& peer) {
-  std::lock_guard<std::mutex> lock(mutex_);
   v1::ListSessionsResponse response;
-  for (const auto& [id, session] : sessions_) {
-    if (MayTouch(peer, session)) *response.add_sessions() = ToProto(session);
+  for (const auto& session : *Published()) {
+    if (MayTouch(peer, *session)) *response.add_sessions() = session->proto;
   }
   return response;
 }
 
 absl::StatusOr<v1::Tree> ProtondService::GetTree(const Peer& peer, uint64_t session_id,
                                                  const std::string& rank, bool instructions) {
-  std::unique_lock<std::mutex> lock(mutex_);
-  ASSIGN_OR_RETURN(SessionEntry * session, OwnedSession(peer, session_id));
+  ASSIGN_OR_RETURN(const auto session, PublishedSessionOf(peer, session_id));
   ASSIGN_OR_RETURN(const std::shared_ptr<const v1::Tree> tree,
-                   TreeOf(lock, *session, rank, instructions));
+                   TreeOf(*session, rank, instructions));
   return *tree;
 }
 
@@ -377,19 +449,19 @@ absl::StatusOr<std::string> ProtondService::ViewTree(const Peer& peer,
                                                      const v1::ViewTreeRequest& request) {
   ASSIGN_OR_RETURN(const cli::ViewOptions options, cli::ViewOptionsFromProto(request.options()));
   const std::string view_key = request.options().SerializeAsString();
-  std::shared_ptr<const v1::Tree> tree;
+  ASSIGN_OR_RETURN(const auto session, PublishedSessionOf(peer, request.session_id()));
+  ASSIGN_OR_RETURN(const std::shared_ptr<const v1::Tree> tree,
+                   TreeOf(*session, request.rank(),
+                          request.options().format() == v1::ViewOptions::SASS));
   {
-    std::unique_lock<std::mutex> lock(mutex_);
-    ASSIGN_OR_RETURN(SessionEntry * session, OwnedSession(peer, request.session_id()));
-    ASSIGN_OR_RETURN(tree, TreeOf(lock, *session, request.rank(),
-                                  request.options().format() == v1::ViewOptions::SASS));
+    absl::MutexLock lock(&kept_mutex_);
     if (kept_tree_ && kept_tree_->tree == tree && kept_tree_->view_key == view_key) {
       return kept_tree_->view_text;
     }
   }
-  // Rendered without the mutex: the tree is shared and never changed, and ingest goes on.
+  // Rendered without a lock: the tree is shared and never changed.
   ASSIGN_OR_RETURN(std::string text, cli::RenderProfile(*tree, options));
-  std::lock_guard<std::mutex> lock(mutex_);
+  absl::MutexLock lock(&kept_mutex_);
   if (kept_tree_ && kept_tree_->tree == tree) {
     kept_tree_->view_key = view_key;
     kept_tree_->view_text = text;
@@ -398,50 +470,56 @@ absl::StatusOr<std::string> ProtondService::ViewTree(const Peer& peer,
 }
 
 absl::StatusOr<std::shared_ptr<const v1::Tree>> ProtondService::TreeOf(
-    std::unique_lock<std::mutex>& lock, SessionEntry& session, const std::string& rank,
-    bool instructions) {
-  const uint64_t session_id = session.row.session_id;
-  const bool running = session.row.state == store::SessionState::kRunning;
+    const PublishedSession& session, const std::string& rank, bool instructions) {
+  const uint64_t session_id = session.proto.id();
+  const bool running = session.proto.state() == v1::Session::RUNNING;
   const auto now = std::chrono::steady_clock::now();
-  if (!running && kept_tree_ && kept_tree_->session_id == session_id && kept_tree_->rank == rank &&
-      kept_tree_->instructions == instructions) {
-    kept_tree_->last_asked = now;
-    return kept_tree_->tree;
+  uint64_t generation;
+  {
+    absl::MutexLock lock(&kept_mutex_);
+    if (!running && kept_tree_ && kept_tree_->session_id == session_id &&
+        kept_tree_->rank == rank && kept_tree_->instructions == instructions) {
+      kept_tree_->last_asked = now;
+      return kept_tree_->tree;
+    }
+    generation = kept_generation_;
   }
-  if (running) RETURN_IF_ERROR(RunIngestCycleLocked());
-  ASSIGN_OR_RETURN(store::StoredTree stored, store_->LoadTree(session_id));
+  ASSIGN_OR_RETURN(query::StoreReaders::Lease reader, readers_.Take());
+  ASSIGN_OR_RETURN(store::StoredTree stored, reader->LoadTree(session_id));
   if (!rank.empty()) {
-    ASSIGN_OR_RETURN(const std::vector<uint64_t> processes, ProcessesOfRank(session_id, rank));
+    ASSIGN_OR_RETURN(const std::vector<uint64_t> processes,
+                     ProcessesOfRank(*reader, session_id, rank));
     query::KeepProcesses(processes, stored);
   }
   std::vector<std::string> notes;
   if (instructions) {
     std::vector<query::CubinWork> work = instruction_texts_.Missing(stored);
     for (query::CubinWork& item : work) {
-      ASSIGN_OR_RETURN(item.cubin, store_->LoadCubin(item.crc));
+      ASSIGN_OR_RETURN(item.cubin, reader->LoadCubin(item.crc));
     }
-    // nvdisasm may take seconds on a large cubin: ingest goes on meanwhile.
-    lock.unlock();
-    instruction_texts_.Learn(work);
-    lock.lock();
+    instruction_texts_.Learn(work);  // nvdisasm may take seconds on a large cubin
     notes = instruction_texts_.Name(stored);
   }
   v1::Tree built = query::BuildTree(stored, instructions);
   for (std::string& note : notes) built.add_notes(std::move(note));
   auto tree = std::make_shared<const v1::Tree>(std::move(built));
-  if (!running) kept_tree_ = KeptTree{session_id, rank, instructions, tree, "", "", now};
+  absl::MutexLock lock(&kept_mutex_);
+  if (!running && generation == kept_generation_) {
+    kept_tree_ = KeptTree{session_id, rank, instructions, tree, "", "", now};
+  }
   return tree;
 }
 
-absl::StatusOr<std::vector<uint64_t>> ProtondService::ProcessesOfRank(uint64_t session_id,
+absl::StatusOr<std::vector<uint64_t>> ProtondService::ProcessesOfRank(store::Store& store,
+                                                                      uint64_t session_id,
                                                                       const std::string& rank) {
   ASSIGN_OR_RETURN(const std::vector<store::SessionProcessRow> members,
-                   store_->ListSessionProcesses(session_id));
+                   store.ListSessionProcesses(session_id));
   std::vector<uint64_t> matching;
   std::set<std::string> ranks;
   for (const store::SessionProcessRow& member : members) {
     ASSIGN_OR_RETURN(const std::optional<store::ProcessRow> process,
-                     store_->GetProcess(member.process_id));
+                     store.GetProcess(member.process_id));
     if (!process) continue;
     if (process->job.rank == rank) matching.push_back(member.process_id);
     if (!process->job.rank.empty()) ranks.insert(process->job.rank);
@@ -457,26 +535,17 @@ absl::StatusOr<std::vector<uint64_t>> ProtondService::ProcessesOfRank(uint64_t s
 
 absl::StatusOr<std::vector<v1::Trace>> ProtondService::GetTrace(const Peer& peer,
                                                                 uint64_t session_id) {
-  int64_t clock_offset_ns;
-  {
-    std::lock_guard<std::mutex> lock(mutex_);
-    ASSIGN_OR_RETURN(SessionEntry * session, OwnedSession(peer, session_id));
-    if (session->row.data != store::SessionData::kTrace) {
-      return absl::FailedPreconditionError(absl::StrCat(
-          "session ", session_id, " (", session->row.name,
-          ") was not started with data=\"trace\": it keeps its call tree only, not the events a "
-          "Chrome trace needs"));
-    }
-    if (session->row.state == store::SessionState::kRunning) {
-      RETURN_IF_ERROR(RunIngestCycleLocked());
-    }
-    clock_offset_ns = session->row.clock_offset_ns;
+  ASSIGN_OR_RETURN(const auto session, PublishedSessionOf(peer, session_id));
+  if (session->proto.data() != v1::Session::TRACE) {
+    return absl::FailedPreconditionError(absl::StrCat(
+        "session ", session_id, " (", session->proto.name(),
+        ") was not started with data=\"trace\": it keeps its call tree only, not the events a "
+        "Chrome trace needs"));
   }
-  // A trace may hold millions of events: read them on a connection of this call's own, without
-  // the mutex, so the ingest cycle goes on meanwhile (what is committed is there to read).
-  ASSIGN_OR_RETURN(std::unique_ptr<store::Store> reader, store::Store::Open(options_.store_path));
+  // A trace may hold millions of events: read on a connection of the query's own, as committed.
+  ASSIGN_OR_RETURN(query::StoreReaders::Lease reader, readers_.Take());
   ASSIGN_OR_RETURN(store::StoredTrace stored, reader->LoadTrace(session_id));
-  return query::BuildTraceChunks(stored, clock_offset_ns);
+  return query::BuildTraceChunks(stored, session->clock_offset_ns);
 }
 
 }  // namespace protond::service

@@ -4,6 +4,9 @@
 //
 // Threads: every public method may be called from any gRPC thread; one mutex guards the state.
 // RunIngestCycle runs on the ingest thread every commit interval and inline for flush and stop.
+// The queries (ListSessions, GetTree, ViewTree, GetTrace) do not wait for it: they read what the
+// last cycle published (the sessions as protonctl lists them) and the store as last committed,
+// on connections of their own.
 #ifndef PROTOND_DAEMON_SERVICE_PROTOND_SERVICE_H_
 #define PROTOND_DAEMON_SERVICE_PROTOND_SERVICE_H_
 
@@ -15,17 +18,21 @@
 #include <memory>
 #include <mutex>
 #include <optional>
+#include <set>
 #include <string>
 #include <thread>
 #include <vector>
 
+#include "absl/base/thread_annotations.h"
 #include "absl/status/statusor.h"
+#include "absl/synchronization/mutex.h"
 #include "cli/viewer/profile_view.h"
 #include "common/mode/session_mode.h"
 #include "daemon/aggregate/call_tree.h"
 #include "daemon/ingest/process_decoder.h"
 #include "daemon/metrics/metrics.h"
 #include "daemon/query/instruction_text.h"
+#include "daemon/query/store_readers.h"
 #include "daemon/store/store.h"
 #include "protond.pb.h"
 #include "shim/ring/ring_reader.h"
@@ -144,6 +151,16 @@ class ProtondService {
     std::deque<v1::ControlCommand> outbox;  // pushed commands its connection has not sent yet
   };
 
+  // A session as queries see it, between two cycles: what the last one published.
+  struct PublishedSession {
+    v1::Session proto;  // as ListSessions answers it
+    // The job of each member (for a job-limited token); false when one is not known.
+    std::vector<std::string> member_jobs;
+    bool members_known = true;
+    int64_t clock_offset_ns = 0;  // a trace session's (SessionRow.clock_offset_ns)
+  };
+  using PublishedSessions = std::vector<std::shared_ptr<const PublishedSession>>;  // by id
+
   ProtondService(const ServiceOptions& options, std::unique_ptr<store::Store> store);
   absl::Status LoadSessions();
   void IngestLoop();
@@ -156,7 +173,14 @@ class ProtondService {
   // for root, and within the jobs of a job-limited token.
   bool MayTouch(const Peer& peer, const ProcessEntry& process) const;
   bool MayTouch(const Peer& peer, const SessionEntry& session) const;
+  static bool MayTouch(const Peer& peer, const PublishedSession& session);
   v1::Session ToProto(const SessionEntry& session) const;
+  // Publishes, for the queries, the sessions that changed since the last time (mutex_ held).
+  void PublishLocked();
+  std::shared_ptr<const PublishedSessions> Published();
+  // The published session `session_id` if `peer` may see it; errors as OwnedSession's.
+  absl::StatusOr<std::shared_ptr<const PublishedSession>> PublishedSessionOf(const Peer& peer,
+                                                                             uint64_t session_id);
   absl::StatusOr<uint64_t> AttachProcess(const Peer& peer, const v1::RegisterRequest& request,
                                          ring::RegionReader region, uint64_t start_ticks);
   void JoinSession(ProcessEntry& process, SessionEntry& session);
@@ -172,8 +196,9 @@ class ProtondService {
   v1::Job JobToProto(const ProcessEntry& process) const;
 
   // The session's processes whose RANK is `rank`, from the store; NotFound naming its ranks.
-  absl::StatusOr<std::vector<uint64_t>> ProcessesOfRank(uint64_t session_id,
-                                                        const std::string& rank);
+  static absl::StatusOr<std::vector<uint64_t>> ProcessesOfRank(store::Store& store,
+                                                               uint64_t session_id,
+                                                               const std::string& rank);
   // On demand (attach.cc, mutex_ held through `lock`).
   // Why `pid` cannot join a session of `peer`'s ("" when it can), and its entry if registered.
   std::string RefusalFor(const Peer& peer, uint32_t pid, ProcessEntry** process);
@@ -203,12 +228,9 @@ class ProtondService {
   void ReportProcessProblem(ProcessEntry& process, const std::string& subject,
                             const std::string& detail);
   store::Batch CollectChanges();
-  // The session's tree (mutex_ held): the kept one, or built from the store (after an ingest
-  // cycle, for a running session) and kept when the session has stopped.
-  // `lock` holds mutex_; with `instructions` it is let go while nvdisasm runs, so `session` is
-  // not used after that.
-  absl::StatusOr<std::shared_ptr<const v1::Tree>> TreeOf(std::unique_lock<std::mutex>& lock,
-                                                         SessionEntry& session,
+  // The session's tree, without mutex_: the kept one, or built from the store as last committed
+  // and kept when the session has stopped.
+  absl::StatusOr<std::shared_ptr<const v1::Tree>> TreeOf(const PublishedSession& session,
                                                          const std::string& rank,
                                                          bool instructions);
   // The session as `stored` has it (its row, counters and, while it runs, its tree), or, without
@@ -227,8 +249,9 @@ class ProtondService {
   // The process's decoder and lane cursors as `stored` has them, or at the start without it.
   absl::Status ResumeFromStore(ProcessEntry& process, uint32_t lane_count,
                                const store::StoredProcess* stored);
-  // Forgets the kept tree when `batch` changes what it was built from (mutex_ held).
+  // Forgets the kept tree when `batch` changes what it was built from.
   void ForgetKeptTreeIfChanged(const store::Batch& batch);
+  void ForgetKeptTree();
 
   const ServiceOptions options_;
   std::mutex mutex_;
@@ -237,6 +260,14 @@ class ProtondService {
   uint64_t next_process_id_ = 1;
   std::map<uint64_t, SessionEntry> sessions_;
   std::map<uint64_t, ProcessEntry> processes_;
+  // What changed since the last PublishLocked (mutex_ held): these sessions, the sessions of these
+  // processes, or (publish_all_) anything.
+  std::set<uint64_t> unpublished_sessions_;
+  std::set<uint64_t> unpublished_processes_;
+  bool publish_all_ = true;
+  absl::Mutex published_mutex_;
+  std::shared_ptr<const PublishedSessions> published_ ABSL_GUARDED_BY(published_mutex_);
+  query::StoreReaders readers_;
   // The last tree answered for a stopped session, which does not change: a viewer asks for the
   // same one again and again (tree, then tree -m ..., then export), and building it from the store
   // is most of an answer's cost. One tree at most, with its last view, forgotten after
@@ -250,7 +281,11 @@ class ProtondService {
     std::string view_text;
     std::chrono::steady_clock::time_point last_asked;
   };
-  std::optional<KeptTree> kept_tree_;
+  absl::Mutex kept_mutex_;  // after mutex_ where both are held
+  std::optional<KeptTree> kept_tree_ ABSL_GUARDED_BY(kept_mutex_);
+  // Counts the commits that changed what a stopped session's tree is built from (devices): a tree
+  // built meanwhile is not kept.
+  uint64_t kept_generation_ ABSL_GUARDED_BY(kept_mutex_) = 0;
   static constexpr std::chrono::seconds kKeepTreeFor{60};
   query::InstructionTexts instruction_texts_;
   // The cubins that pcsampling sessions received since the last commit.
