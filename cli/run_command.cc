@@ -8,14 +8,16 @@
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
-#include <cstring>
 #include <filesystem>
+#include <optional>
+#include <string_view>
 #include <thread>
 
 #include "absl/status/statusor.h"
 #include "absl/strings/str_cat.h"
 #include "client-lib/cpp/client.h"
 #include "common/mode/session_mode.h"
+#include "common/process/spawn.h"
 #include "common/text/printable_text.h"
 #include "common/text/session_name.h"
 #include "shim/control/daemon_autostart.h"
@@ -61,36 +63,43 @@ absl::StatusOr<std::string> FindPythonPackage() {
   return folder.string();
 }
 
-void PrependToEnv(const char* name, const std::string& value) {
-  const char* old = std::getenv(name);
-  setenv(name, old != nullptr && *old != '\0' ? (value + ":" + old).c_str() : value.c_str(), 1);
+void Prepend(process::Environment& environment, std::string_view name, const std::string& value) {
+  const std::optional<std::string_view> old = environment.Get(name);
+  environment.Set(name, old.has_value() && !old->empty() ? value + ":" + std::string(*old) : value);
 }
 
-[[noreturn]] void ExecProgram(const RunOptions& options, const std::string& shim,
-                              uint64_t session_id, const std::string& python_package) {
+// protonctl's environment, with the shim preloaded into the session when there is one.
+process::Environment ProgramEnvironment(const RunOptions& options, const std::string& shim,
+                                        uint64_t session_id, const std::string& python_package) {
+  process::Environment environment = process::Environment::OfThisProcess();
   if (session_id != 0) {
-    PrependToEnv("LD_PRELOAD", shim);
-    setenv("PROTOND_SOCKET", options.socket_path.c_str(), 1);
-    setenv("PROTOND_SESSION", std::to_string(session_id).c_str(), 1);
+    Prepend(environment, "LD_PRELOAD", shim);
+    environment.Set("PROTOND_SOCKET", options.socket_path);
+    environment.Set("PROTOND_SESSION", std::to_string(session_id));
     // Always set, so that a run inside another run does not pass the outer mode on.
-    setenv("PROTOND_SESSION_MODE", options.mode.c_str(), 1);
+    environment.Set("PROTOND_SESSION_MODE", options.mode);
   }
   if (options.as_proton) {
     // sitecustomize.py there aliases triton.profiler to protond.profiler, which loads the shim
     // protonctl preloaded (the same file, so the same library) to find this session.
-    PrependToEnv("PYTHONPATH", python_package);
-    PrependToEnv("PYTHONPATH", python_package + "/protond/as_proton");
-    if (!shim.empty()) setenv("PROTOND_SHIM", shim.c_str(), 1);
+    Prepend(environment, "PYTHONPATH", python_package);
+    Prepend(environment, "PYTHONPATH", python_package + "/protond/as_proton");
+    if (!shim.empty()) environment.Set("PROTOND_SHIM", shim);
     // As with Proton, what the script does before its proton.start() is not recorded: start()
     // resumes the session.
-    if (session_id != 0) setenv("PROTOND_SESSION_PAUSED", "1", 1);
+    if (session_id != 0) environment.Set("PROTOND_SESSION_PAUSED", "1");
   }
-  std::vector<char*> argv;
-  for (const std::string& arg : options.argv) argv.push_back(const_cast<char*>(arg.c_str()));
-  argv.push_back(nullptr);
-  execvp(argv[0], argv.data());
-  std::fprintf(stderr, "protonctl: cannot run %s: %s\n", argv[0], std::strerror(errno));
-  _exit(127);
+  return environment;
+}
+
+// The program as a shell would run it (found in PATH, with protonctl's descriptors and signal
+// handling), in the environment above.
+absl::StatusOr<pid_t> StartProgram(const RunOptions& options, const std::string& shim,
+                                   uint64_t session_id, const std::string& python_package) {
+  process::SpawnOptions spawn;
+  spawn.search_path = true;
+  spawn.environment = ProgramEnvironment(options, shim, session_id, python_package);
+  return process::Spawn(options.argv, spawn);
 }
 
 int WaitForChild(pid_t child) {
@@ -212,17 +221,18 @@ int RunCommand(const RunOptions& options) {
   client::Client client(options.socket_path, std::chrono::seconds(10));
   const std::string shim = FindShim();
   const uint64_t session_id = StartSession(options, client, shim);
-  const pid_t child = fork();
-  if (child < 0) {
-    std::fprintf(stderr, "protonctl: fork failed: %s\n", std::strerror(errno));
-    return 1;
+  const absl::StatusOr<pid_t> child = StartProgram(options, shim, session_id, python_package);
+  // As a shell says it: a program that cannot run exits 127, and the session still stops.
+  int exit_code = 127;
+  if (child.ok()) {
+    g_child = *child;
+    signal(SIGINT, ForwardSignal);
+    signal(SIGTERM, ForwardSignal);
+    signal(SIGQUIT, ForwardSignal);
+    exit_code = WaitForChild(*child);
+  } else {
+    std::fprintf(stderr, "protonctl: %s\n", std::string(child.status().message()).c_str());
   }
-  if (child == 0) ExecProgram(options, shim, session_id, python_package);
-  g_child = child;
-  signal(SIGINT, ForwardSignal);
-  signal(SIGTERM, ForwardSignal);
-  signal(SIGQUIT, ForwardSignal);
-  const int exit_code = WaitForChild(child);
   if (session_id == 0) return exit_code;
   absl::StatusOr<v1::Session> session = StopWithRetry(client, session_id);
   if (!session.ok()) {

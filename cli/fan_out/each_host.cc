@@ -9,6 +9,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "common/process/spawn.h"
 
 namespace protond::cli {
 namespace {
@@ -30,17 +31,15 @@ HostRun Start(const std::string& self, const std::string& host,
   std::vector<std::string> argv = {self, "--host", host};
   argv.insert(argv.end(), remote_flags.begin(), remote_flags.end());
   argv.insert(argv.end(), args.begin(), args.end());
-  std::vector<char*> pointers;
-  for (std::string& arg : argv) pointers.push_back(arg.data());
-  pointers.push_back(nullptr);
-  run.pid = fork();
-  if (run.pid == 0) {
-    dup2(run.output_fd, STDOUT_FILENO);
-    dup2(run.output_fd, STDERR_FILENO);
-    execv(self.c_str(), pointers.data());
-    _exit(127);
+  process::SpawnOptions options;
+  options.stdout_fd = run.output_fd;
+  options.stderr_fd = run.output_fd;
+  const absl::StatusOr<pid_t> pid = process::Spawn(argv, options);
+  if (pid.ok()) {
+    run.pid = *pid;
+  } else {
+    run.failure = "cannot start protonctl for it";
   }
-  if (run.pid < 0) run.failure = "cannot start protonctl for it";
   return run;
 }
 

@@ -3,7 +3,6 @@
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
-#include <spawn.h>
 #include <stdlib.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -17,10 +16,9 @@
 #include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
+#include "common/process/spawn.h"
 #include "common/status/status_macros.h"
 #include "daemon/sass/sass_text.h"
-
-extern char** environ;
 
 namespace protond::sass {
 namespace {
@@ -99,30 +97,13 @@ absl::Status MakePipe(OwnedFd& read_end, OwnedFd& write_end) {
 // (the daemon blocks SIGTERM and ignores SIGPIPE, which nvdisasm would inherit).
 absl::StatusOr<pid_t> Spawn(const std::string& nvdisasm, const std::string& cubin_path,
                             int stdout_fd, int stderr_fd) {
-  posix_spawn_file_actions_t actions;
-  posix_spawn_file_actions_init(&actions);
-  posix_spawn_file_actions_addopen(&actions, STDIN_FILENO, "/dev/null", O_RDONLY, 0);
-  posix_spawn_file_actions_adddup2(&actions, stdout_fd, STDOUT_FILENO);
-  posix_spawn_file_actions_adddup2(&actions, stderr_fd, STDERR_FILENO);
-  posix_spawn_file_actions_addclosefrom_np(&actions, STDERR_FILENO + 1);
-  posix_spawnattr_t attributes;
-  posix_spawnattr_init(&attributes);
-  sigset_t signals;
-  sigemptyset(&signals);
-  posix_spawnattr_setsigmask(&attributes, &signals);
-  sigfillset(&signals);
-  posix_spawnattr_setsigdefault(&attributes, &signals);
-  posix_spawnattr_setflags(&attributes, POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF);
-  std::string program = nvdisasm;
-  std::string flag = "-c";
-  std::string file = cubin_path;
-  char* argv[] = {program.data(), flag.data(), file.data(), nullptr};
-  pid_t pid = -1;
-  const int error = posix_spawn(&pid, program.c_str(), &actions, &attributes, argv, environ);
-  posix_spawnattr_destroy(&attributes);
-  posix_spawn_file_actions_destroy(&actions);
-  if (error != 0) return absl::ErrnoToStatus(error, "cannot run " + nvdisasm);
-  return pid;
+  process::SpawnOptions options;
+  options.stdin_from_dev_null = true;
+  options.stdout_fd = stdout_fd;
+  options.stderr_fd = stderr_fd;
+  options.close_other_fds = true;
+  options.default_signals = true;
+  return process::Spawn({nvdisasm, "-c", cubin_path}, options);
 }
 
 // Appends what `fd` has to `text`; closes `fd` at the end of the stream.

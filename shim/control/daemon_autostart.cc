@@ -1,15 +1,11 @@
 #include "shim/control/daemon_autostart.h"
 
-#include <fcntl.h>
-#include <signal.h>
-#include <spawn.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <cerrno>
 #include <chrono>
 #include <cstdlib>
-#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <optional>
@@ -20,10 +16,9 @@
 #include "absl/strings/str_cat.h"
 #include "client-lib/cpp/socket_probe.h"
 #include "common/paths/daemon_paths.h"
+#include "common/process/spawn.h"
 #include "common/status/status_macros.h"
 #include "shim/loading/sibling_library.h"
-
-extern char** environ;
 
 namespace protond::shim {
 namespace {
@@ -35,55 +30,28 @@ constexpr auto kWinnerTimeout = std::chrono::seconds(2);  // another process's d
 constexpr auto kPollInterval = std::chrono::milliseconds(5);
 
 // The daemon must not profile itself: no preloaded shim, no injection, no session.
-std::vector<std::string> DaemonEnvironment() {
-  constexpr std::string_view kDropped[] = {
-      "LD_PRELOAD=", "CUDA_INJECTION64_PATH=", "NVTX_INJECTION64_PATH=", "PROTOND_SESSION=",
-      "PROTOND_DISABLE="};
-  std::vector<std::string> environment;
-  for (char** entry = environ; *entry != nullptr; ++entry) {
-    const std::string_view variable(*entry);
-    bool dropped = false;
-    for (std::string_view prefix : kDropped) dropped = dropped || variable.starts_with(prefix);
-    if (!dropped) environment.emplace_back(variable);
+process::Environment DaemonEnvironment() {
+  process::Environment environment = process::Environment::OfThisProcess();
+  for (const char* name : {"LD_PRELOAD", "CUDA_INJECTION64_PATH", "NVTX_INJECTION64_PATH",
+                           "PROTOND_SESSION", "PROTOND_DISABLE"}) {
+    environment.Unset(name);
   }
-  environment.emplace_back("PROTOND_DISABLE=1");
+  environment.Set("PROTOND_DISABLE", "1");
   return environment;
-}
-
-std::vector<char*> Pointers(std::vector<std::string>& strings) {
-  std::vector<char*> pointers;
-  for (std::string& s : strings) pointers.push_back(s.data());
-  pointers.push_back(nullptr);
-  return pointers;
 }
 
 // Runs `argv` with stdin from /dev/null, stdout and stderr appended to `log`, no other
 // descriptor of this process, default signal handling and a session of its own.
-absl::StatusOr<pid_t> SpawnDetached(std::vector<std::string> argv, const std::string& log) {
-  posix_spawn_file_actions_t actions;
-  posix_spawn_file_actions_init(&actions);
-  posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0);
-  posix_spawn_file_actions_addopen(&actions, 1, log.c_str(), O_WRONLY | O_CREAT | O_APPEND, 0600);
-  posix_spawn_file_actions_adddup2(&actions, 1, 2);
-  posix_spawn_file_actions_addclosefrom_np(&actions, 3);
-  posix_spawnattr_t attributes;
-  posix_spawnattr_init(&attributes);
-  sigset_t signals;
-  sigemptyset(&signals);
-  posix_spawnattr_setsigmask(&attributes, &signals);
-  sigfillset(&signals);
-  posix_spawnattr_setsigdefault(&attributes, &signals);
-  posix_spawnattr_setflags(&attributes,
-                           POSIX_SPAWN_SETSID | POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF);
-  std::vector<std::string> environment = DaemonEnvironment();
-  pid_t pid = -1;
-  const int error = posix_spawn(&pid, argv[0].c_str(), &actions, &attributes, Pointers(argv).data(),
-                                Pointers(environment).data());
-  posix_spawnattr_destroy(&attributes);
-  posix_spawn_file_actions_destroy(&actions);
-  if (error != 0) {
-    return absl::UnavailableError(absl::StrCat("cannot run ", argv[0], ": ", strerror(error)));
-  }
+absl::StatusOr<pid_t> SpawnDetached(const std::vector<std::string>& argv, const std::string& log) {
+  process::SpawnOptions options;
+  options.stdin_from_dev_null = true;
+  options.output_file = log;
+  options.close_other_fds = true;
+  options.default_signals = true;
+  options.new_session = true;
+  options.environment = DaemonEnvironment();
+  absl::StatusOr<pid_t> pid = process::Spawn(argv, options);
+  if (!pid.ok()) return absl::UnavailableError(pid.status().message());
   return pid;
 }
 
