@@ -15,12 +15,12 @@
 
 #include "absl/status/statusor.h"
 #include "absl/strings/str_cat.h"
+#include "client-lib/control/daemon_autostart.h"
 #include "client-lib/cpp/client.h"
 #include "common/mode/session_mode.h"
 #include "common/process/spawn.h"
 #include "common/text/printable_text.h"
 #include "common/text/session_name.h"
-#include "shim/control/daemon_autostart.h"
 
 namespace protond::cli {
 namespace {
@@ -136,7 +136,8 @@ uint64_t StartSession(const RunOptions& options, client::Client& client, const s
                                ? std::filesystem::path(options.argv[0]).filename().string()
                                : options.session_name;
   // As a program's own session start does: with no daemon at the socket, start one.
-  absl::StatusOr<std::string> started = shim::EnsureDaemon(options.socket_path, /*may_start=*/true);
+  absl::StatusOr<std::string> started =
+      client::EnsureDaemon(options.socket_path, /*may_start=*/true);
   if (!started.ok()) {
     std::fprintf(stderr, "protonctl: %s\nprotonctl: running %s without profiling\n",
                  std::string(started.status().message()).c_str(), options.argv[0].c_str());

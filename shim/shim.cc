@@ -25,10 +25,10 @@
 
 #include "common/mode/session_mode.h"
 #include "common/paths/daemon_paths.h"
+#include "common/paths/own_path.h"
 #include "common/record/instrumentation_blob.h"
 #include "shim/control/control_loader.h"
 #include "shim/gpu/gpu_tracing.h"
-#include "shim/loading/sibling_library.h"
 #ifdef PROTOND_HAS_NVTX
 #include "shim/nvtx/nvtx_ranges.h"
 #endif
@@ -235,7 +235,7 @@ void WaitForDaemonAtExit() {
   // kept. setenv races with getenv on other threads, so only a shim loaded at start-up (preloaded
   // or linked: no thread yet) sets them; one loaded later by dlopen relies on libcuda being
   // loaded, and records no NVTX ranges.
-  const std::string self = OwnLibraryPath();
+  const std::string self = paths::OwnLibraryPath();
   if (__libc_single_threaded && !self.empty()) {
     setenv("CUDA_INJECTION64_PATH", self.c_str(), /*overwrite=*/0);
 #ifdef PROTOND_HAS_NVTX

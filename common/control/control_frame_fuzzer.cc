@@ -1,7 +1,8 @@
 // Reads arbitrary bytes as a control connection's stream, frame after frame, into the messages
 // each end reads: the daemon a RegisterRequest and then CommandResults (daemon/server/
-// control_connection.cc), the shim ControlCommands (shim/control/registration.cc). ReadFrame must
-// answer a message, the end of the stream or an error, and never crash or read out of bounds.
+// control_connection.cc), the process ControlCommands (client-lib/control/registration.cc).
+// ReadFrame must answer a message, the end of the stream or an error, and never crash or read out
+// of bounds.
 //
 // The bytes go through a socketpair, the daemon's transport, written by a second thread so that a
 // frame larger than the socket's buffer does not block the writer.

@@ -7,6 +7,7 @@
 #include <cstdlib>
 #include <cstring>
 
+#include "common/paths/own_path.h"
 #include "shim/loading/sibling_library.h"
 
 namespace protond::shim {
@@ -177,7 +178,7 @@ void GpuTracing::WarnIfInjectionIsElsewhere() {
   const char* injection = std::getenv("CUDA_INJECTION64_PATH");
   if (warned_injection_ || injection == nullptr || *injection == '\0') return;
   char* injected = realpath(injection, nullptr);
-  char* self = realpath(OwnLibraryPath().c_str(), nullptr);
+  char* self = realpath(paths::OwnLibraryPath().c_str(), nullptr);
   const bool elsewhere = injected == nullptr || self == nullptr || std::strcmp(injected, self) != 0;
   std::free(injected);
   std::free(self);

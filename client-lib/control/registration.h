@@ -1,13 +1,13 @@
-// The shim's control channel: a background thread that registers the process with protond
-// (pid, uid, the region's memfd, command line, job) on a control connection
-// (common/control/control_channel.h) and keeps it open, blocked in one read, reconnecting with
-// backoff when the daemon goes away. Commands the daemon pushes on it (start or stop recording)
-// are carried out on that thread and answered at once. It uses no gRPC, so an idle process runs
-// no gRPC thread.
+// A profiled process's control channel (in libprotond_control.so, which the shim loads): a
+// background thread that registers the process with protond (pid, uid, the region's memfd,
+// command line, job) on a control connection (common/control/control_channel.h) and keeps it
+// open, blocked in one read, reconnecting with backoff when the daemon goes away. Commands the
+// daemon pushes on it (start or stop recording) are carried out on that thread and answered at
+// once. It uses no gRPC, so an idle process runs no gRPC thread.
 // Application threads never wait on it, except at exit, for a bounded time, so that a short
 // program's records reach the daemon.
-#ifndef PROTOND_SHIM_CONTROL_REGISTRATION_H_
-#define PROTOND_SHIM_CONTROL_REGISTRATION_H_
+#ifndef PROTOND_CLIENT_LIB_CONTROL_REGISTRATION_H_
+#define PROTOND_CLIENT_LIB_CONTROL_REGISTRATION_H_
 
 #include <chrono>
 #include <condition_variable>
@@ -20,7 +20,7 @@
 
 #include "protond.pb.h"
 
-namespace protond::shim {
+namespace protond::client {
 
 // Carries out one pushed command; the result's ids are filled in by the caller.
 using CommandHandler = std::function<v1::CommandResult(const v1::ControlCommand&)>;
@@ -66,6 +66,6 @@ class Registration {
   std::thread thread_;
 };
 
-}  // namespace protond::shim
+}  // namespace protond::client
 
-#endif  // PROTOND_SHIM_CONTROL_REGISTRATION_H_
+#endif  // PROTOND_CLIENT_LIB_CONTROL_REGISTRATION_H_

@@ -10,6 +10,8 @@
 #include <string_view>
 
 #include "absl/strings/str_cat.h"
+#include "client-lib/control/daemon_autostart.h"
+#include "client-lib/control/registration.h"
 #include "client-lib/cpp/chrome_trace.h"
 #include "client-lib/cpp/client.h"
 #include "client-lib/cpp/hatchet.h"
@@ -18,14 +20,12 @@
 #include "common/status/status_macros.h"
 #include "protond/shim.h"
 #include "shim/control/control_api.h"
-#include "shim/control/daemon_autostart.h"
-#include "shim/control/registration.h"
 
 struct ProtondControl {
-  protond::shim::Registration registration;
+  protond::client::Registration registration;
 };
 
-namespace protond::shim {
+namespace protond::client {
 namespace {
 
 constexpr size_t kMaxJobValueBytes = 256;
@@ -212,9 +212,9 @@ constexpr ProtondControlApi kApi = {kControlApiVersion, Start,       WaitRegiste
                                     StartSession,       StopSession, FlushSession,   ExportSession};
 
 }  // namespace
-}  // namespace protond::shim
+}  // namespace protond::client
 
 extern "C" __attribute__((visibility("default"))) const ProtondControlApi*
 protond_control_api_v5() {
-  return &protond::shim::kApi;
+  return &protond::client::kApi;
 }

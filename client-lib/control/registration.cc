@@ -1,11 +1,11 @@
-#include "shim/control/registration.h"
+#include "client-lib/control/registration.h"
 
 #include <sys/socket.h>
 #include <unistd.h>
 
 #include "common/control/control_channel.h"
 
-namespace protond::shim {
+namespace protond::client {
 namespace {
 
 constexpr auto kFirstBackoff = std::chrono::milliseconds(100);
@@ -132,4 +132,4 @@ void Registration::SleepBackoff(std::chrono::milliseconds delay) {
   retry_now_ = false;
 }
 
-}  // namespace protond::shim
+}  // namespace protond::client

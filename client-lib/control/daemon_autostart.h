@@ -10,15 +10,15 @@
 //
 // Called on the application thread that starts the session; posix_spawn, so that a
 // multi-threaded program forks nothing but the new process.
-#ifndef PROTOND_SHIM_CONTROL_DAEMON_AUTOSTART_H_
-#define PROTOND_SHIM_CONTROL_DAEMON_AUTOSTART_H_
+#ifndef PROTOND_CLIENT_LIB_CONTROL_DAEMON_AUTOSTART_H_
+#define PROTOND_CLIENT_LIB_CONTROL_DAEMON_AUTOSTART_H_
 
 #include <string>
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 
-namespace protond::shim {
+namespace protond::client {
 
 // Whether PROTOND_AUTOSTART allows starting a daemon (anything but "0").
 bool AutostartEnabled();
@@ -35,6 +35,6 @@ absl::StatusOr<std::string> StartDaemon(const std::string& socket_path);
 // was started.
 absl::StatusOr<std::string> EnsureDaemon(const std::string& socket_path, bool may_start);
 
-}  // namespace protond::shim
+}  // namespace protond::client
 
-#endif  // PROTOND_SHIM_CONTROL_DAEMON_AUTOSTART_H_
+#endif  // PROTOND_CLIENT_LIB_CONTROL_DAEMON_AUTOSTART_H_

@@ -1,4 +1,4 @@
-#include "shim/control/daemon_autostart.h"
+#include "client-lib/control/daemon_autostart.h"
 
 #include <sys/wait.h>
 #include <unistd.h>
@@ -16,11 +16,11 @@
 #include "absl/strings/str_cat.h"
 #include "client-lib/cpp/socket_probe.h"
 #include "common/paths/daemon_paths.h"
+#include "common/paths/own_path.h"
 #include "common/process/spawn.h"
 #include "common/status/status_macros.h"
-#include "shim/loading/sibling_library.h"
 
-namespace protond::shim {
+namespace protond::client {
 namespace {
 
 using Clock = std::chrono::steady_clock;
@@ -101,7 +101,7 @@ bool AutostartEnabled() {
 absl::StatusOr<std::string> StartDaemon(const std::string& socket_path) {
   // Beside this code's own file, never a bare name: posix_spawn would take that from the working
   // directory, which runs whatever ./protond it holds.
-  const std::string binary = SiblingLibraryPath("protond");
+  const std::string binary = paths::SiblingLibraryPath("protond");
   if (!binary.starts_with('/')) {
     return absl::UnavailableError("cannot find protond: where this program is is not known");
   }
@@ -150,4 +150,4 @@ absl::StatusOr<std::string> EnsureDaemon(const std::string& socket_path, bool ma
   return started;
 }
 
-}  // namespace protond::shim
+}  // namespace protond::client
