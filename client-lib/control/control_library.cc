@@ -19,7 +19,7 @@
 #include "common/files/output_file.h"
 #include "common/status/status_macros.h"
 #include "protond/shim.h"
-#include "shim/control/control_api.h"
+#include "protond/control_api.h"
 
 struct ProtondControl {
   protond::client::Registration registration;

@@ -12,7 +12,7 @@
 #include <string>
 #include <thread>
 
-#include "shim/control/control_api.h"
+#include "protond/control_api.h"
 
 namespace protond::shim {
 

@@ -3,8 +3,8 @@
 // library with dlopen from a background thread, so that a process pays for gRPC only when it
 // lives long enough to need it, never on its own threads at start-up. Both libraries come from one
 // build; kControlApiVersion guards against mixing builds.
-#ifndef PROTOND_SHIM_CONTROL_CONTROL_API_H_
-#define PROTOND_SHIM_CONTROL_CONTROL_API_H_
+#ifndef PROTOND_CONTROL_API_H_
+#define PROTOND_CONTROL_API_H_
 
 #include <stddef.h>
 #include <stdint.h>
@@ -54,4 +54,4 @@ struct ProtondControlApi {
 
 }  // extern "C"
 
-#endif  // PROTOND_SHIM_CONTROL_CONTROL_API_H_
+#endif  // PROTOND_CONTROL_API_H_
