@@ -8,11 +8,13 @@ RATE scope pairs per second per thread, 0 for as fast as the shim takes them) ru
 preloaded, and once all have registered, SESSIONS sessions are attached to them in equal groups
 (`protonctl start --pid ... --duration SECONDS`; a start that fails is printed and the run goes
 on). Every 5 s the daemon's resident memory is sampled (its own, and the pages of the programs'
-rings it has read) and both commands are timed. Loss is what the shim counted as dropped (exact: see
+rings it has read); every QUERY_EVERY seconds (default 5) both commands are timed. With
+--wide-tree, bench/wide_tree_workload first records a 10,222-node tree under `protonctl run` and
+lives on, and `protonctl tree` of that running session is timed too. Loss is what the shim counted as dropped (exact: see
 docs/reliability.md); the goal is zero.
 
 Usage: bench/load.py BIN_DIR [--processes 64] [--threads 8] [--sessions 16] [--seconds 600]
-                     [--rate 0] [--lane-bytes N]
+                     [--rate 0] [--lane-bytes N] [--query-every 5] [--wide-tree]
 Exit code 1 when a command fails or records were dropped.
 """
 import argparse
@@ -78,8 +80,28 @@ def sessions_table(ctl):
 
 def summary(values):
     values = sorted(values)
-    return (f"median {statistics.median(values):7.1f}  p90 {values[int(0.9 * (len(values) - 1))]:7.1f}"
-            f"  max {values[-1]:7.1f}")
+    def at(share):
+        return values[int(share * (len(values) - 1))]
+    return (f"median {statistics.median(values):7.1f}  p90 {at(0.9):7.1f}  p99 {at(0.99):7.1f}"
+            f"  max {values[-1]:7.1f}  ({len(values)} samples)")
+
+
+def start_wide_tree(ctl, bin_dir, hold_s):
+    """`protonctl run` of wide_tree_workload, once it has recorded its tree; and its session id."""
+    wide = subprocess.Popen(ctl + ["run", "--name", "wide", "--",
+                                   os.path.join(bin_dir, "wide_tree_workload"), "20", "10", "50",
+                                   "2", str(hold_s)],
+                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    for line in wide.stdout:
+        if "wide_tree_workload:" in line:
+            break
+    else:
+        sys.exit(f"wide_tree_workload ended before its tree was recorded (exit {wide.wait()})")
+    listing = subprocess.run(ctl + ["sessions"], capture_output=True, text=True, check=True)
+    for line in listing.stdout.splitlines()[1:]:
+        if line.split()[1:2] == ["wide"]:
+            return wide, int(line.split()[0])
+    sys.exit(f"no session named wide in:\n{listing.stdout}")
 
 
 def main():
@@ -91,6 +113,8 @@ def main():
     parser.add_argument("--seconds", type=int, default=600)
     parser.add_argument("--rate", type=int, default=0)
     parser.add_argument("--lane-bytes", type=int, default=0, help="PROTOND_LANE_BYTES (0: default)")
+    parser.add_argument("--query-every", type=float, default=SAMPLE_EVERY_S)
+    parser.add_argument("--wide-tree", action="store_true")
     args = parser.parse_args()
     bin_dir = os.path.abspath(args.bin_dir)
     protonctl = os.path.join(bin_dir, "protonctl")
@@ -103,6 +127,8 @@ def main():
             env["PROTOND_LANE_BYTES"] = str(args.lane_bytes)
         # The programs outlive the sessions, however long attaching takes, and are ended with
         # SIGTERM once the sessions are over.
+        wide, wide_session = (start_wide_tree(ctl, bin_dir, args.seconds + 3600)
+                              if args.wide_tree else (None, None))
         workloads = [subprocess.Popen([os.path.join(bin_dir, "load_workload"), str(args.threads),
                                        str(args.seconds + 3600), str(args.rate)],
                                       env=env, stdout=subprocess.PIPE, text=True)
@@ -128,18 +154,27 @@ def main():
                     print(f"session load{s}: {started.stdout}{started.stderr}".strip())
                     failed_starts += 1
             began = time.time()
-            started = [session_id for session_id, _, _ in sessions_table(ctl)]
+            started = [session_id for session_id, _, _ in sessions_table(ctl)
+                       if session_id != wide_session]
             if not started:
                 sys.exit("no session could be started")
-            memory, sessions_ms, tree_ms = [], [], []
+            memory, sessions_ms, tree_ms, wide_ms = [], [], [], []
+            next_memory = time.time()
             while time.time() - began < args.seconds + 2:
-                time.sleep(SAMPLE_EVERY_S)
-                memory.append(resident_mb(daemon.pid))
+                time.sleep(args.query_every)
+                if time.time() >= next_memory:
+                    memory.append(resident_mb(daemon.pid))
+                    next_memory += SAMPLE_EVERY_S
                 sessions_ms.append(timed_ms(ctl + ["sessions"]))
                 tree_ms.append(timed_ms(ctl + ["tree", str(started[len(tree_ms) % len(started)])]))
-            rows = sessions_table(ctl)
+                if wide:
+                    wide_ms.append(timed_ms(ctl + ["tree", str(wide_session)]))
+            rows = [row for row in sessions_table(ctl) if row[0] != wide_session]
         finally:
             pairs = 0
+            if wide:
+                wide.terminate()
+                wide.communicate()
             for workload in workloads:
                 workload.terminate()
             for workload in workloads:
@@ -165,6 +200,8 @@ def main():
     print(f"protonctl start ms:    {summary(attach_ms)} ({failed_starts} failed)")
     print(f"protonctl sessions ms: {summary(sessions_ms)}")
     print(f"protonctl tree ms:     {summary(tree_ms)}")
+    if wide_ms:
+        print(f"protonctl tree ms, running session of 10,222 nodes: {summary(wide_ms)}")
     return 1 if dropped else 0
 
 

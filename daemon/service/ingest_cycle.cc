@@ -5,6 +5,7 @@
 #include <chrono>
 #include <cstdio>
 #include <iterator>
+#include <set>
 
 #include "absl/strings/str_cat.h"
 #include "common/status/status_macros.h"
@@ -40,7 +41,7 @@ absl::Status ProtondService::RunIngestCycleLocked() {
     commit_duration_.Observe(std::chrono::steady_clock::now() - commit_start);
     GoBackToTheStoreForRefusedLocked(*committed);
   }
-  ForgetKeptTreeIfChanged(batch);
+  ForgetKeptTreesChangedBy(batch);
   for (auto& [id, process] : processes_) {
     if (!process.region) continue;
     for (uint32_t lane = 0; lane < process.lanes.size(); ++lane) {
@@ -148,7 +149,7 @@ void ProtondService::ReportProcessProblem(ProcessEntry& process, const std::stri
 }
 
 void ProtondService::GoBackToTheStoreLocked() {
-  ForgetKeptTree();
+  kept_trees_.ForgetAll();
   publish_all_ = true;
   // In place: a stop or an attach waiting for answers (mutex_ released) holds its session.
   absl::StatusOr<std::vector<store::SessionRow>> rows = store_->ListSessions();
@@ -203,26 +204,14 @@ void ProtondService::GoBackToTheStoreForRefusedLocked(
   }
 }
 
-void ProtondService::ForgetKeptTree() {
-  absl::MutexLock lock(&kept_mutex_);
-  kept_tree_.reset();
-  ++kept_generation_;
-}
-
-void ProtondService::ForgetKeptTreeIfChanged(const store::Batch& batch) {
-  absl::MutexLock lock(&kept_mutex_);
-  // Devices are stored by process, and a process can be in several sessions: a tree being built
-  // now may miss them.
-  if (!batch.devices.empty()) ++kept_generation_;
-  if (!kept_tree_) return;
-  const uint64_t id = kept_tree_->session_id;
-  auto of_session = [id](const auto& row) { return row.session_id == id; };
-  if (!batch.devices.empty() || std::any_of(batch.nodes.begin(), batch.nodes.end(), of_session) ||
-      std::any_of(batch.node_stats.begin(), batch.node_stats.end(), of_session) ||
-      std::any_of(batch.metrics.begin(), batch.metrics.end(), of_session) ||
-      std::chrono::steady_clock::now() - kept_tree_->last_asked > kKeepTreeFor) {
-    kept_tree_.reset();
-  }
+void ProtondService::ForgetKeptTreesChangedBy(const store::Batch& batch) {
+  std::set<uint64_t> sessions;
+  for (const auto& row : batch.nodes) sessions.insert(row.session_id);
+  for (const auto& row : batch.node_stats) sessions.insert(row.session_id);
+  for (const auto& row : batch.metrics) sessions.insert(row.session_id);
+  // Devices are stored by process, and cubins (the instructions' text) by CRC: any session's.
+  kept_trees_.Committed(sessions, !batch.devices.empty() || !batch.cubins.empty(),
+                        std::chrono::steady_clock::now());
 }
 
 store::Batch ProtondService::CollectChanges() {

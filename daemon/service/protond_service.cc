@@ -453,37 +453,20 @@ absl::StatusOr<std::string> ProtondService::ViewTree(const Peer& peer,
   ASSIGN_OR_RETURN(const std::shared_ptr<const v1::Tree> tree,
                    TreeOf(*session, request.rank(),
                           request.options().format() == v1::ViewOptions::SASS));
-  {
-    absl::MutexLock lock(&kept_mutex_);
-    if (kept_tree_ && kept_tree_->tree == tree && kept_tree_->view_key == view_key) {
-      return kept_tree_->view_text;
-    }
-  }
+  if (std::optional<std::string> kept = kept_trees_.View(tree, view_key)) return *kept;
   // Rendered without a lock: the tree is shared and never changed.
   ASSIGN_OR_RETURN(std::string text, cli::RenderProfile(*tree, options));
-  absl::MutexLock lock(&kept_mutex_);
-  if (kept_tree_ && kept_tree_->tree == tree) {
-    kept_tree_->view_key = view_key;
-    kept_tree_->view_text = text;
-  }
+  kept_trees_.KeepView(tree, view_key, text);
   return text;
 }
 
 absl::StatusOr<std::shared_ptr<const v1::Tree>> ProtondService::TreeOf(
     const PublishedSession& session, const std::string& rank, bool instructions) {
   const uint64_t session_id = session.proto.id();
-  const bool running = session.proto.state() == v1::Session::RUNNING;
-  const auto now = std::chrono::steady_clock::now();
-  uint64_t generation;
-  {
-    absl::MutexLock lock(&kept_mutex_);
-    if (!running && kept_tree_ && kept_tree_->session_id == session_id &&
-        kept_tree_->rank == rank && kept_tree_->instructions == instructions) {
-      kept_tree_->last_asked = now;
-      return kept_tree_->tree;
-    }
-    generation = kept_generation_;
-  }
+  const query::KeptTrees::Question question{session_id, rank, instructions};
+  const query::KeptTrees::Found kept =
+      kept_trees_.Find(question, std::chrono::steady_clock::now());
+  if (kept.tree != nullptr) return kept.tree;
   ASSIGN_OR_RETURN(query::StoreReaders::Lease reader, readers_.Take());
   ASSIGN_OR_RETURN(store::StoredTree stored, reader->LoadTree(session_id));
   if (!rank.empty()) {
@@ -503,10 +486,7 @@ absl::StatusOr<std::shared_ptr<const v1::Tree>> ProtondService::TreeOf(
   v1::Tree built = query::BuildTree(stored, instructions);
   for (std::string& note : notes) built.add_notes(std::move(note));
   auto tree = std::make_shared<const v1::Tree>(std::move(built));
-  absl::MutexLock lock(&kept_mutex_);
-  if (!running && generation == kept_generation_) {
-    kept_tree_ = KeptTree{session_id, rank, instructions, tree, "", "", now};
-  }
+  kept_trees_.Keep(question, kept.ticket, tree, std::chrono::steady_clock::now());
   return tree;
 }
 

@@ -32,6 +32,7 @@
 #include "daemon/ingest/process_decoder.h"
 #include "daemon/metrics/metrics.h"
 #include "daemon/query/instruction_text.h"
+#include "daemon/query/kept_trees.h"
 #include "daemon/query/store_readers.h"
 #include "daemon/store/store.h"
 #include "protond.pb.h"
@@ -249,9 +250,8 @@ class ProtondService {
   // The process's decoder and lane cursors as `stored` has them, or at the start without it.
   absl::Status ResumeFromStore(ProcessEntry& process, uint32_t lane_count,
                                const store::StoredProcess* stored);
-  // Forgets the kept tree when `batch` changes what it was built from.
-  void ForgetKeptTreeIfChanged(const store::Batch& batch);
-  void ForgetKeptTree();
+  // Tells kept_trees_ which sessions' trees `batch` changed.
+  void ForgetKeptTreesChangedBy(const store::Batch& batch);
 
   const ServiceOptions options_;
   std::mutex mutex_;
@@ -268,25 +268,10 @@ class ProtondService {
   absl::Mutex published_mutex_;
   std::shared_ptr<const PublishedSessions> published_ ABSL_GUARDED_BY(published_mutex_);
   query::StoreReaders readers_;
-  // The last tree answered for a stopped session, which does not change: a viewer asks for the
-  // same one again and again (tree, then tree -m ..., then export), and building it from the store
-  // is most of an answer's cost. One tree at most, with its last view, forgotten after
-  // kKeepTreeFor without a query.
-  struct KeptTree {
-    uint64_t session_id = 0;
-    std::string rank;
-    bool instructions = false;
-    std::shared_ptr<const v1::Tree> tree;
-    std::string view_key;  // the serialized options of view_text; "" for none
-    std::string view_text;
-    std::chrono::steady_clock::time_point last_asked;
-  };
-  absl::Mutex kept_mutex_;  // after mutex_ where both are held
-  std::optional<KeptTree> kept_tree_ ABSL_GUARDED_BY(kept_mutex_);
-  // Counts the commits that changed what a stopped session's tree is built from (devices): a tree
-  // built meanwhile is not kept.
-  uint64_t kept_generation_ ABSL_GUARDED_BY(kept_mutex_) = 0;
+  // Trees answered, kept for the next queries: a few, each forgotten after kKeepTreeFor unasked.
+  static constexpr size_t kKeptTrees = 8;
   static constexpr std::chrono::seconds kKeepTreeFor{60};
+  query::KeptTrees kept_trees_{kKeptTrees, kKeepTreeFor};
   query::InstructionTexts instruction_texts_;
   // The cubins that pcsampling sessions received since the last commit.
   std::vector<store::CubinRow> cubins_to_store_;

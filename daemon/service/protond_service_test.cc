@@ -4,12 +4,15 @@
 #include "daemon/service/protond_service.h"
 
 #include <signal.h>
+#include <sqlite3.h>
 #include <stdlib.h>
 #include <sys/resource.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <chrono>
 #include <filesystem>
+#include <future>
 #include <memory>
 #include <string>
 #include <thread>
@@ -151,6 +154,48 @@ TEST_F(ProtondServiceTest, ALaneMoreThanHalfFullIsDrainedWithoutWaitingForTheInt
     std::this_thread::sleep_for(std::chrono::milliseconds(5));
   }
   EXPECT_EQ(header->read_pos.load(), header->write_pos.load());
+}
+
+// The queries read what the last cycle published and the store as committed: they answer while
+// a cycle waits for the store (here another connection holds its write lock; a long commit or a
+// slow disk is the same for them), and the cycle goes on once it can.
+TEST_F(ProtondServiceTest, QueriesAnswerWhileTheIngestCycleWaitsForTheStore) {
+  RegisterSelf();
+  absl::StatusOr<v1::Session> done = service_->StartSession(self_, "done");
+  ASSERT_TRUE(done.ok()) << done.status();
+  ASSERT_TRUE(service_->StopSession(self_, done->id()).ok());
+  absl::StatusOr<v1::Session> running = service_->StartSession(self_, "running");
+  ASSERT_TRUE(running.ok()) << running.status();
+
+  sqlite3* blocker = nullptr;
+  ASSERT_EQ(sqlite3_open((folder_ + "/store.db").c_str(), &blocker), SQLITE_OK);
+  ASSERT_EQ(sqlite3_exec(blocker, "BEGIN IMMEDIATE", nullptr, nullptr, nullptr), SQLITE_OK);
+  // Records in the lane give the next cycle something to commit.
+  ring::LaneWriter lane = region_->ClaimLane(static_cast<uint32_t>(gettid()));
+  ASSERT_TRUE(lane.valid());
+  const record::Header thread = record::MakeThreadBegin(static_cast<uint32_t>(gettid()));
+  const auto begin = record::MakeSessionBegin(running->id());
+  ASSERT_TRUE(lane.TryWrite(&thread, sizeof(thread)));
+  ASSERT_TRUE(lane.TryWrite(&begin, sizeof(begin)));
+  std::atomic<bool> flushed = false;
+  auto flush = std::async(std::launch::async, [&] {
+    absl::Status status = service_->FlushSession(self_, running->id()).status();
+    flushed = true;
+    return status;
+  });
+  // The flush takes the service's lock at once and holds it until the store lets its commit
+  // through (SQLite's busy timeout is 5 s): queries that waited for that lock would answer only
+  // after the flush.
+  std::this_thread::sleep_for(std::chrono::milliseconds(300));
+  const v1::ListSessionsResponse sessions = service_->ListSessions(self_);
+  ASSERT_EQ(sessions.sessions_size(), 2);
+  EXPECT_EQ(sessions.sessions(1).state(), v1::Session::RUNNING);
+  EXPECT_TRUE(service_->GetTree(self_, done->id()).ok());
+  EXPECT_TRUE(service_->GetTree(self_, running->id()).ok());
+  EXPECT_FALSE(flushed) << "the queries waited for the cycle";
+  ASSERT_EQ(sqlite3_exec(blocker, "ROLLBACK", nullptr, nullptr, nullptr), SQLITE_OK);
+  sqlite3_close(blocker);
+  EXPECT_TRUE(flush.get().ok());
 }
 
 // A stopped session's tree is kept for the next query: the kept one must answer only the same
