@@ -1,6 +1,7 @@
 // What protond tells Prometheus: a snapshot of its counters (taken by ProtondService under its
 // mutex) and the text exposition format 0.0.4 that `GET /metrics` answers with
-// (metrics_server.h serves it). Pure data and a pure function: no locks, no I/O.
+// (metrics_server.h serves it), written by prometheus-cpp's TextSerializer from the snapshot.
+// Pure data and a pure function: no locks, no I/O.
 #ifndef PROTOND_DAEMON_METRICS_METRICS_H_
 #define PROTOND_DAEMON_METRICS_METRICS_H_
 
@@ -52,11 +53,13 @@ struct Snapshot {
 
 // The snapshot in the text exposition format 0.0.4: HELP and TYPE lines, then the samples, each
 // metric family once, label values escaped (and invalid UTF-8 replaced) as the format requires.
+// Values are the format's float64: counts are exact up to 2^53.
 std::string RenderText(const Snapshot& snapshot);
 
-// A label value as the format writes it between its quotes: backslash, double quote and line feed
-// escaped, each byte that is not part of valid UTF-8 replaced by U+FFFD.
-std::string EscapeLabelValue(const std::string& value_untrusted);
+// `value_untrusted` with each byte that is not part of valid UTF-8 replaced by U+FFFD, as the
+// format wants its label values (the serializer escapes backslash, double quote and line feed,
+// but passes bytes through as they are).
+std::string ReplaceInvalidUtf8(const std::string& value_untrusted);
 
 }  // namespace protond::metrics
 

@@ -24,17 +24,17 @@ TEST(LatencyHistogramTest, ABoundBelongsToItsOwnBucket) {
   EXPECT_EQ(histogram.count(), 4u);
 }
 
-TEST(EscapeLabelValueTest, EscapesWhatTheFormatNeedsAndReplacesInvalidUtf8) {
-  EXPECT_EQ(EscapeLabelValue("plain name"), "plain name");
-  EXPECT_EQ(EscapeLabelValue("a\"b\\c\nd"), "a\\\"b\\\\c\\nd");
-  EXPECT_EQ(EscapeLabelValue("caf\xC3\xA9 \xE2\x82\xAC \xF0\x9F\x94\xA5"),
+TEST(ReplaceInvalidUtf8Test, KeepsValidUtf8AndReplacesEachInvalidByte) {
+  EXPECT_EQ(ReplaceInvalidUtf8("plain name"), "plain name");
+  EXPECT_EQ(ReplaceInvalidUtf8("a\"b\\c\nd"), "a\"b\\c\nd");  // the serializer escapes these
+  EXPECT_EQ(ReplaceInvalidUtf8("caf\xC3\xA9 \xE2\x82\xAC \xF0\x9F\x94\xA5"),
             "caf\xC3\xA9 \xE2\x82\xAC \xF0\x9F\x94\xA5");
   // A stray continuation byte, a truncated sequence, an overlong '/', a surrogate, past U+10FFFF.
-  EXPECT_EQ(EscapeLabelValue("x\x80y"), "x\xEF\xBF\xBDy");
-  EXPECT_EQ(EscapeLabelValue("\xE2\x82"), "\xEF\xBF\xBD\xEF\xBF\xBD");
-  EXPECT_EQ(EscapeLabelValue("\xC0\xAF"), "\xEF\xBF\xBD\xEF\xBF\xBD");
-  EXPECT_EQ(EscapeLabelValue("\xED\xA0\x80"), "\xEF\xBF\xBD\xEF\xBF\xBD\xEF\xBF\xBD");
-  EXPECT_EQ(EscapeLabelValue("\xF4\x90\x80\x80"),
+  EXPECT_EQ(ReplaceInvalidUtf8("x\x80y"), "x\xEF\xBF\xBDy");
+  EXPECT_EQ(ReplaceInvalidUtf8("\xE2\x82"), "\xEF\xBF\xBD\xEF\xBF\xBD");
+  EXPECT_EQ(ReplaceInvalidUtf8("\xC0\xAF"), "\xEF\xBF\xBD\xEF\xBF\xBD");
+  EXPECT_EQ(ReplaceInvalidUtf8("\xED\xA0\x80"), "\xEF\xBF\xBD\xEF\xBF\xBD\xEF\xBF\xBD");
+  EXPECT_EQ(ReplaceInvalidUtf8("\xF4\x90\x80\x80"),
             "\xEF\xBF\xBD\xEF\xBF\xBD\xEF\xBF\xBD\xEF\xBF\xBD");
 }
 
@@ -59,6 +59,8 @@ protond_store_size_bytes 0
 protond_commit_failures_total 0
 # HELP protond_commit_duration_seconds Time of each successful commit of the ingest cycle to the store.
 # TYPE protond_commit_duration_seconds histogram
+protond_commit_duration_seconds_count 0
+protond_commit_duration_seconds_sum 0
 protond_commit_duration_seconds_bucket{le="0.0005"} 0
 protond_commit_duration_seconds_bucket{le="0.001"} 0
 protond_commit_duration_seconds_bucket{le="0.0025"} 0
@@ -73,8 +75,6 @@ protond_commit_duration_seconds_bucket{le="1"} 0
 protond_commit_duration_seconds_bucket{le="2.5"} 0
 protond_commit_duration_seconds_bucket{le="5"} 0
 protond_commit_duration_seconds_bucket{le="+Inf"} 0
-protond_commit_duration_seconds_sum 0
-protond_commit_duration_seconds_count 0
 )");
 }
 
@@ -82,7 +82,7 @@ TEST(RenderTextTest, SessionsAndCommits) {
   Snapshot snapshot;
   snapshot.processes_connected = 3;
   snapshot.sessions_running = 1;
-  snapshot.sessions = {{1, "warmup", 1234, 0}, {7, "say \"hi\"\\\n", 18446744073709551615u, 5}};
+  snapshot.sessions = {{1, "warmup", 1234, 0}, {7, "say \"hi\"\\\n\xFF", 9007199254740992u, 5}};
   snapshot.store_bytes = 4096 * 25;
   snapshot.commit_failures = 2;
   // Durations whose seconds are exact in binary, so that the sum is too.
@@ -99,16 +99,18 @@ TEST(RenderTextTest, SessionsAndCommits) {
   EXPECT_EQ(section("protond_sessions_running 1", "#"), "protond_sessions_running 1\n");
   EXPECT_EQ(section("protond_session_records_total{", "#"),
             "protond_session_records_total{session=\"1\",name=\"warmup\"} 1234\n"
-            "protond_session_records_total{session=\"7\",name=\"say \\\"hi\\\"\\\\\\n\"} "
-            "18446744073709551615\n");
+            "protond_session_records_total{session=\"7\","
+            "name=\"say \\\"hi\\\"\\\\\\n\xEF\xBF\xBD\"} 9007199254740992\n");
   EXPECT_EQ(section("protond_session_dropped_records_total{", "#"),
             "protond_session_dropped_records_total{session=\"1\",name=\"warmup\"} 0\n"
-            "protond_session_dropped_records_total{session=\"7\",name=\"say \\\"hi\\\"\\\\\\n\"} "
-            "5\n");
+            "protond_session_dropped_records_total{session=\"7\","
+            "name=\"say \\\"hi\\\"\\\\\\n\xEF\xBF\xBD\"} 5\n");
   EXPECT_EQ(section("protond_store_size_bytes 1", "#"), "protond_store_size_bytes 102400\n");
   EXPECT_EQ(section("protond_commit_failures_total 2", "#"), "protond_commit_failures_total 2\n");
-  EXPECT_EQ(section("protond_commit_duration_seconds_bucket", "\n\n"),
-            R"(protond_commit_duration_seconds_bucket{le="0.0005"} 0
+  EXPECT_EQ(section("protond_commit_duration_seconds_count", "\n\n"),
+            R"(protond_commit_duration_seconds_count 4
+protond_commit_duration_seconds_sum 8.751953125
+protond_commit_duration_seconds_bucket{le="0.0005"} 0
 protond_commit_duration_seconds_bucket{le="0.001"} 0
 protond_commit_duration_seconds_bucket{le="0.0025"} 1
 protond_commit_duration_seconds_bucket{le="0.005"} 1
@@ -122,8 +124,6 @@ protond_commit_duration_seconds_bucket{le="1"} 3
 protond_commit_duration_seconds_bucket{le="2.5"} 3
 protond_commit_duration_seconds_bucket{le="5"} 3
 protond_commit_duration_seconds_bucket{le="+Inf"} 4
-protond_commit_duration_seconds_sum 8.751953125
-protond_commit_duration_seconds_count 4
 )");
 }
 
