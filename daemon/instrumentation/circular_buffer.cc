@@ -9,15 +9,13 @@
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 #include "common/status/status_macros.h"
-#include "daemon/instrumentation/buffer_layout.h"
 #include "daemon/instrumentation/internal/warp_ring.h"
+#include "mlir-instrument/buffer/buffer_layout.h"
 
 namespace protond::instrumentation {
 namespace {
 
-uint64_t MetadataBytes(const BufferLayout& layout) {
-  return kBlockHeaderBytes + uint64_t{kWriteIndexBytes} * layout.num_warps;
-}
+uint64_t MetadataBytes(const BufferLayout& layout) { return IndexedHeaderBytes(layout.num_warps); }
 
 uint64_t ProfiledWarpCount(const BufferLayout& layout) {
   return layout.profiled_warps.empty() ? layout.num_warps : layout.profiled_warps.size();

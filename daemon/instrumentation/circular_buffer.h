@@ -1,5 +1,6 @@
-// Decodes the device buffer of an instrumented kernel (buffer_layout.h: Proton's circular layout)
-// into per-warp scope intervals and per-scope totals with Proton's metrics. The bytes are
+// Decodes the device buffer of an instrumented kernel (Proton's circular layout, defined in
+// mlir-instrument/buffer/buffer_layout.h) into per-warp scope intervals and per-scope totals
+// with Proton's metrics. The bytes are
 // untrusted: every read is bounds-checked, a malformed layout is an error naming the block and
 // the value, and soft problems (lost records, unmatched records, clock wraps) are counted in
 // DecodeProblems, never fatal. Pure functions: any thread, no shared state.

@@ -3,10 +3,10 @@
 #include <span>
 #include <vector>
 
-#include "daemon/instrumentation/buffer_layout.h"
 #include "daemon/instrumentation/circular_buffer.h"
 #include "daemon/instrumentation/internal/test_buffer_builder.h"
 #include "gtest/gtest.h"
+#include "mlir-instrument/buffer/buffer_layout.h"
 
 namespace protond::instrumentation {
 namespace {

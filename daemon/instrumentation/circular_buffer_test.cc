@@ -2,10 +2,10 @@
 
 #include <cstdint>
 
-#include "daemon/instrumentation/buffer_layout.h"
 #include "daemon/instrumentation/internal/test_buffer_builder.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "mlir-instrument/buffer/buffer_layout.h"
 
 namespace protond::instrumentation {
 namespace {

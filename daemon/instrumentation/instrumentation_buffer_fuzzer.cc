@@ -6,9 +6,9 @@
 #include <span>
 #include <string>
 
-#include "daemon/instrumentation/buffer_layout.h"
 #include "daemon/instrumentation/circular_buffer.h"
 #include "daemon/instrumentation/triton_host_buffer.h"
+#include "mlir-instrument/buffer/buffer_layout.h"
 
 namespace {
 

@@ -5,7 +5,7 @@
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 #include "common/status/status_macros.h"
-#include "daemon/instrumentation/buffer_layout.h"
+#include "mlir-instrument/buffer/buffer_layout.h"
 
 namespace protond::instrumentation {
 namespace {

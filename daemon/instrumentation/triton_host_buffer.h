@@ -11,7 +11,7 @@
 //   32           36        40
 //   +------------+---------+--------------------------+-----------------------------------+
 //   | scratch    | uid num | uid vec (uid num x u32)  | payload: the device buffer        |
-//   | mem size   |         | the profiled warps       | (buffer_layout.h), payload size   |
+//   | mem size   |         | the profiled warps       | (buffer/buffer_layout.h), payload |
 //   +------------+---------+--------------------------+-----------------------------------+
 //
 // All u32, little-endian. header size = 40 + 4 * uid num = payload offset; device type 1 is

@@ -9,8 +9,8 @@
 #include <string>
 #include <vector>
 
-#include "daemon/instrumentation/buffer_layout.h"
 #include "daemon/instrumentation/circular_buffer.h"
+#include "mlir-instrument/buffer/buffer_layout.h"
 
 namespace protond::instrumentation::internal {
 
@@ -21,9 +21,7 @@ class TestBufferBuilder {
   TestBufferBuilder(uint32_t num_blocks, uint32_t num_warps, uint32_t data_bytes,
                     std::vector<uint32_t> profiled_warps = {})
       : num_warps_(num_warps), data_bytes_(data_bytes), profiled_warps_(std::move(profiled_warps)) {
-    const size_t metadata = kBlockHeaderBytes + kWriteIndexBytes * num_warps;
-    block_bytes_ =
-        (metadata + data_bytes + kBlockAlignment - 1) / kBlockAlignment * kBlockAlignment;
+    block_bytes_ = BlockBytes(data_bytes, num_warps);
     bytes_.assign(size_t{num_blocks} * block_bytes_, 0);
     for (uint32_t block = 0; block < num_blocks; ++block) {
       Put32(block, kPreambleOffset, kProfiledPreamble);
@@ -84,8 +82,7 @@ class TestBufferBuilder {
     uint32_t index;
     std::memcpy(&index, &bytes_[size_t{block} * block_bytes_ + index_offset], sizeof(index));
     const size_t position = index * kWordBytes % ring_bytes;  // as the device: index mod ring
-    const size_t offset =
-        kBlockHeaderBytes + kWriteIndexBytes * num_warps_ + RingSlot(warp) * ring_bytes + position;
+    const size_t offset = IndexedHeaderBytes(num_warps_) + RingSlot(warp) * ring_bytes + position;
     EncodeRecord(record, &bytes_[size_t{block} * block_bytes_ + offset]);
     Put32(block, index_offset, index + kRecordBytes / kWordBytes);
   }

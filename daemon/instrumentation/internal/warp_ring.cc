@@ -4,7 +4,7 @@
 #include <array>
 #include <vector>
 
-#include "daemon/instrumentation/buffer_layout.h"
+#include "mlir-instrument/buffer/buffer_layout.h"
 
 namespace protond::instrumentation::internal {
 namespace {

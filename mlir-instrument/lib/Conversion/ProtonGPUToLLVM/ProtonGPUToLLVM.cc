@@ -1,17 +1,7 @@
 // --convert-protongpu-to-llvm: the proton_gpu ops as LLVM/NVVM code that writes Proton's circular
-// buffer layout. One CTA's block of the profile buffer:
-//
-//   byte 0    +------------------------------------------------------------+
-//             | w0 0xDEADBEEF | w1 linear block id | w2 SM id | w3 capacity |  header: 10 u32
-//   byte 16   | w4-5 init time (ns) | w6-7 pre-finalize | w8-9 post-finalize |  (little-endian)
-//   byte 40   +------------------------------------------------------------+
-//             | write index of warp 0 | warp 1 | ... | warp num_warps-1      |  u32 words written
-//   40+4*nw   +------------------------------------------------------------+
-//             | ring of profiled warp 0: 8-byte records                      |  data_bytes in all,
-//             | ring of profiled warp 1 ...                                  |  split evenly
-//             +------------------------------------------------------------+  padded to 128 bytes
-//
-// A record: word0 = end << 31 | scope id << 23 | async << 22 | clock[42:32]; word1 = clock[31:0].
+// buffer layout, one block per CTA: a header of 10 u32 words, one write index per warp, then the
+// rings of the profiled warps (mlir-instrument/buffer/buffer_layout.h draws it and defines every
+// offset and bit used here; protond's decoder reads the buffer with the same definitions).
 // Only lane 0 of a profiled warp writes (its segment pointer is null on every other thread).
 // With buffer-type=shared the rings are in shared memory until finalize copies them to the block.
 #include "DeviceEmitter.h"
@@ -30,10 +20,8 @@ namespace {
 using namespace protongpu;
 
 constexpr int64_t kWarpSize = 32;
-// Byte offsets of the header words.
-constexpr int64_t kPreambleOffset = 0, kBlockIdOffset = 4, kSmIdOffset = 8, kCapacityOffset = 12,
-                  kInitTimeOffset = 16, kPreFinalizeOffset = 24, kPostFinalizeOffset = 32;
-static_assert(kPostFinalizeOffset + 8 == kHeaderBytes, "the header is 10 words");
+// A write index counts u32 words: each record advances it by this many.
+constexpr int64_t kRecordWords = buffer::kRecordBytes / buffer::kWordBytes;
 
 Value isZero(DeviceEmitter &e, Value value) {
   return e.builder().create<LLVM::ICmpOp>(value.getLoc(), LLVM::ICmpPredicate::eq, value, e.i32(0));
@@ -65,11 +53,12 @@ struct InitializeLowering : OpConversionPattern<InitializeOp> {
     DeviceEmitter e(rewriter, op.getLoc());
     Value block = adaptor.getBlock();
     e.ifThen(isZero(e, e.linearThreadId()), [&] {
-      e.store(e.i32(static_cast<int32_t>(kPreamble)), block, kPreambleOffset);
-      e.store(e.linearBlockId(), block, kBlockIdOffset);
-      e.store(e.smId(), block, kSmIdOffset);
-      e.store(e.i32(op.getDataBytes()), block, kCapacityOffset);
-      e.store(e.globalTimerNs(), block, kInitTimeOffset);
+      e.store(e.i32(static_cast<int32_t>(buffer::kProfiledPreamble)), block,
+              buffer::kPreambleOffset);
+      e.store(e.linearBlockId(), block, buffer::kBlockIdOffset);
+      e.store(e.smId(), block, buffer::kSmIdOffset);
+      e.store(e.i32(op.getDataBytes()), block, buffer::kDataBytesOffset);
+      e.store(e.globalTimerNs(), block, buffer::kInitTimeOffset);
     });
     rewriter.eraseOp(op);
     return success();
@@ -107,7 +96,7 @@ struct SegmentAllocLowering : OpConversionPattern<SegmentAllocOp> {
     if (op.getType().getShared()) {
       segment = e.byteOffset(getSharedRecords(e, op, ringsBytes(op)), ringOffset);
     } else {
-      Value header = e.i32(indexedHeaderBytes(numWarps));
+      Value header = e.i32(buffer::IndexedHeaderBytes(numWarps));
       Value offset = rewriter.create<LLVM::AddOp>(loc, header, ringOffset);
       segment = e.byteOffset(adaptor.getBlock(), offset);
     }
@@ -149,7 +138,8 @@ struct ReadCounterLowering : OpConversionPattern<ReadCounterOp> {
 bool isRecordAligned(Value segment) {
   auto alloc = segment.getDefiningOp<SegmentAllocOp>();
   if (!alloc) return false;
-  return alloc.getType().getShared() || indexedHeaderBytes(alloc.getNumWarps()) % kRecordBytes == 0;
+  return alloc.getType().getShared() ||
+         buffer::IndexedHeaderBytes(alloc.getNumWarps()) % buffer::kRecordBytes == 0;
 }
 
 // Every thread computes the record and its address and advances its private index; only the
@@ -163,25 +153,25 @@ struct CircularStoreLowering : OpConversionPattern<CircularStoreOp> {
     Location loc = op.getLoc();
     DeviceEmitter e(rewriter, loc);
     Value segment = adaptor.getSegment(), indexPtr = adaptor.getIndex();
-    unsigned words = op.getSegment().getType().getBytes() / 4;
-    uint32_t tag = (op.getKind() == proton::RecordKind::end ? 1u << 31 : 0u) |
-                   op.getScopeId() << 23 | (op.getAsync() ? 1u << 22 : 0u);
+    unsigned words = op.getSegment().getType().getBytes() / buffer::kWordBytes;
+    uint32_t tag =
+        buffer::RecordTag(op.getKind() == proton::RecordKind::end, op.getScopeId(), op.getAsync());
     Value counter = adaptor.getCounter();
     Type i32 = rewriter.getI32Type();
     Value writes = isNotNull(e, loc, segment);
     Value index = rewriter.create<LLVM::LoadOp>(loc, i32, indexPtr);
     Value slot = rewriter.create<LLVM::AndOp>(loc, index, e.i32(words - 1));
     Value high = rewriter.create<LLVM::TruncOp>(
-        loc, i32, rewriter.create<LLVM::LShrOp>(loc, counter, e.i64(32)));
+        loc, i32, rewriter.create<LLVM::LShrOp>(loc, counter, e.i64(buffer::kClockLowBits)));
     Value tagBits = e.i32(static_cast<int32_t>(tag));
-    Value clockBits = rewriter.create<LLVM::AndOp>(loc, high, e.i32(0x7FF));
+    Value clockBits = rewriter.create<LLVM::AndOp>(loc, high, e.i32(buffer::kClockHighMask));
     Value word0 = rewriter.create<LLVM::OrOp>(loc, clockBits, tagBits);
     Value word1 = rewriter.create<LLVM::TruncOp>(loc, i32, counter);
     Value first =
         rewriter.create<LLVM::GEPOp>(loc, segment.getType(), i32, segment, ValueRange{slot});
     e.storeWordPairIf(writes, first, word0, word1, isRecordAligned(op.getSegment()));
-    rewriter.create<LLVM::StoreOp>(loc, rewriter.create<LLVM::AddOp>(loc, index, e.i32(2)),
-                                   indexPtr);
+    rewriter.create<LLVM::StoreOp>(
+        loc, rewriter.create<LLVM::AddOp>(loc, index, e.i32(kRecordWords)), indexPtr);
     rewriter.eraseOp(op);
     return success();
   }
@@ -203,8 +193,8 @@ struct FinalizeLowering : OpConversionPattern<FinalizeOp> {
     e.ifThen(isNotNull(e, loc, segment), [&] {
       Value index = rewriter.create<LLVM::LoadOp>(loc, rewriter.getI32Type(), adaptor.getIndex());
       Value warp = rewriter.create<LLVM::UDivOp>(loc, e.linearThreadId(), e.i32(kWarpSize));
-      Value header = e.i32(kHeaderBytes);
-      Value slotOffset = rewriter.create<LLVM::MulOp>(loc, warp, e.i32(4));
+      Value header = e.i32(buffer::kBlockHeaderBytes);
+      Value slotOffset = rewriter.create<LLVM::MulOp>(loc, warp, e.i32(buffer::kWriteIndexBytes));
       Value offset = rewriter.create<LLVM::AddOp>(loc, header, slotOffset);
       rewriter.create<LLVM::StoreOp>(loc, index, e.byteOffset(block, offset));
       if (shared && !barrier) copyOwnRing(e, alloc, block, segment, index);
@@ -212,17 +202,17 @@ struct FinalizeLowering : OpConversionPattern<FinalizeOp> {
     if (barrier) rewriter.create<NVVM::Barrier0Op>(loc);
     if (shared && barrier) {
       e.ifThen(isZero(e, e.linearThreadId()),
-               [&] { e.store(e.globalTimerNs(), block, kPreFinalizeOffset); });
+               [&] { e.store(e.globalTimerNs(), block, buffer::kPreFinalizeTimeOffset); });
       Value rings = getSharedRecords(e, alloc, ringsBytes(alloc));
-      Value data = e.byteOffset(block, indexedHeaderBytes(alloc.getNumWarps()));
-      copyWordsCooperatively(e, rings, data, ringsBytes(alloc) / 4);
+      Value data = e.byteOffset(block, buffer::IndexedHeaderBytes(alloc.getNumWarps()));
+      copyWordsCooperatively(e, rings, data, ringsBytes(alloc) / buffer::kWordBytes);
       rewriter.create<NVVM::Barrier0Op>(loc);
       e.ifThen(isZero(e, e.linearThreadId()),
-               [&] { e.store(e.globalTimerNs(), block, kPostFinalizeOffset); });
+               [&] { e.store(e.globalTimerNs(), block, buffer::kPostFinalizeTimeOffset); });
     } else {
       e.ifThen(isZero(e, e.linearThreadId()), [&] {
-        e.store(e.globalTimerNs(), block, kPreFinalizeOffset);
-        e.store(e.globalTimerNs(), block, kPostFinalizeOffset);
+        e.store(e.globalTimerNs(), block, buffer::kPreFinalizeTimeOffset);
+        e.store(e.globalTimerNs(), block, buffer::kPostFinalizeTimeOffset);
       });
     }
     rewriter.eraseOp(op);
@@ -239,9 +229,9 @@ struct FinalizeLowering : OpConversionPattern<FinalizeOp> {
     Value segmentAddress = b.create<LLVM::PtrToIntOp>(loc, b.getI64Type(), segment);
     Value ringsAddress = b.create<LLVM::PtrToIntOp>(loc, b.getI64Type(), rings);
     Value ringOffset = b.create<LLVM::SubOp>(loc, segmentAddress, ringsAddress);
-    Value header = e.i64(indexedHeaderBytes(alloc.getNumWarps()));
+    Value header = e.i64(buffer::IndexedHeaderBytes(alloc.getNumWarps()));
     Value offset = b.create<LLVM::AddOp>(loc, header, ringOffset);
-    Value ringWords = e.i32(alloc.getType().getBytes() / 4);
+    Value ringWords = e.i32(alloc.getType().getBytes() / buffer::kWordBytes);
     Value wrapped = b.create<LLVM::ICmpOp>(loc, LLVM::ICmpPredicate::uge, index, ringWords);
     Value words = b.create<LLVM::SelectOp>(loc, wrapped, ringWords, index);
     copyWords(e, segment, e.byteOffset(block, offset), words);

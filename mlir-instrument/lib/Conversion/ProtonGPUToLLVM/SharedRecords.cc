@@ -1,6 +1,7 @@
 // The shared-memory side of buffer-type=shared: the array of rings, and the copies out of it.
 #include "SharedRecords.h"
 
+#include "mlir-instrument/buffer/buffer_layout.h"
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/IR/SymbolTable.h"
@@ -10,7 +11,8 @@ namespace mlir::protoninstrument {
 namespace {
 
 constexpr llvm::StringLiteral kSharedRecordsName = "__proton_shared_records";
-constexpr unsigned kRecordAlignBytes = 8;
+// Each record 8-aligned, so that one st.shared.v2.b32 writes it.
+constexpr unsigned kRecordAlignBytes = ::protond::instrumentation::kRecordBytes;
 
 // for (i = first; i < end; i += step) to[i] = from[i], in u32 words.
 void copyLoop(DeviceEmitter &e, Value from, Value to, Value first, Value end, Value step) {

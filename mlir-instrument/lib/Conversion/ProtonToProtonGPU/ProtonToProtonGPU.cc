@@ -141,15 +141,16 @@ class ConvertProtonToProtonGPUPass
     layout.profiledWarps = layout.numWarps / layout.warpStride;
     layout.dataBytes = bufferSize;
     layout.segmentBytes = bufferSize / layout.profiledWarps;
-    if (bufferSize % layout.profiledWarps != 0 || layout.segmentBytes < protongpu::kRecordBytes ||
+    if (bufferSize % layout.profiledWarps != 0 ||
+        layout.segmentBytes < protongpu::buffer::kRecordBytes ||
         !llvm::isPowerOf2_32(layout.segmentBytes)) {
       return module.emitError() << "buffer-size=" << static_cast<unsigned>(bufferSize)
                                 << " split among " << layout.profiledWarps
                                 << " profiled warps must give each a power-of-two ring of at least "
-                                << protongpu::kRecordBytes << " bytes";
+                                << protongpu::buffer::kRecordBytes << " bytes";
     }
-    layout.headerBytes = protongpu::indexedHeaderBytes(layout.numWarps);
-    layout.blockBytes = protongpu::blockBytes(layout.dataBytes, layout.numWarps);
+    layout.headerBytes = protongpu::buffer::IndexedHeaderBytes(layout.numWarps);
+    layout.blockBytes = protongpu::buffer::BlockBytes(layout.dataBytes, layout.numWarps);
     return success();
   }
 

@@ -50,9 +50,9 @@ void SegmentType::print(AsmPrinter &printer) const {
 // The ring position is index & (words - 1): a power of two that holds at least one record.
 LogicalResult SegmentType::verify(function_ref<InFlightDiagnostic()> emitError, unsigned bytes,
                                   bool) {
-  if (bytes < kRecordBytes || !llvm::isPowerOf2_32(bytes)) {
+  if (bytes < buffer::kRecordBytes || !llvm::isPowerOf2_32(bytes)) {
     return emitError() << "a segment holds a power-of-two number of bytes, at least "
-                       << kRecordBytes << " (one record), not " << bytes;
+                       << buffer::kRecordBytes << " (one record), not " << bytes;
   }
   return success();
 }

@@ -4,6 +4,7 @@
 #define PROTONINSTRUMENT_DIALECT_PROTONGPU_IR_PROTONGPU_H
 
 #include "ProtonInstrument/Dialect/Proton/IR/Proton.h"
+#include "mlir-instrument/buffer/buffer_layout.h"
 #include "mlir/Bytecode/BytecodeOpInterface.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/LLVMIR/LLVMTypes.h"
@@ -24,22 +25,8 @@
 
 namespace mlir::protongpu {
 
-/// The block header: 10 u32 words, then one u32 write index per warp.
-constexpr unsigned kHeaderWords = 10;
-constexpr unsigned kHeaderBytes = 4 * kHeaderWords;
-constexpr uint32_t kPreamble = 0xDEADBEEF;
-constexpr unsigned kRecordBytes = 8;
-constexpr unsigned kBlockAlignBytes = 128;
-
-/// Bytes before the data: the header and the write indices.
-constexpr unsigned indexedHeaderBytes(unsigned numWarps) { return kHeaderBytes + 4 * numWarps; }
-
-/// One CTA's block: align_up(data + 40 + 4 * num_warps, 128).
-constexpr unsigned blockBytes(unsigned dataBytes, unsigned numWarps) {
-  unsigned bytes = dataBytes + indexedHeaderBytes(numWarps);
-  return (bytes + kBlockAlignBytes - 1) / kBlockAlignBytes * kBlockAlignBytes;
-}
-static_assert(blockBytes(8192, 4) == 8320, "8192 + 56 rounds up to 65 * 128");
+/// Proton's circular layout, in the header that protond's decoder reads it with (no MLIR there).
+namespace buffer = ::protond::instrumentation;
 
 }  // namespace mlir::protongpu
 

@@ -1,8 +1,10 @@
 // The device buffer of an instrumented kernel (Proton's circular layout, Triton 3.6): what one
-// CTA's block holds and how a record is encoded. The decoder (circular_buffer.h) and the test
-// builder read and write it through these definitions only. Everything is little-endian.
+// CTA's block holds and how a record is encoded. The one definition of the format: the MLIR
+// lowering that writes it (mlir-instrument/lib/Conversion/ProtonGPUToLLVM) and protond's decoder
+// (daemon/instrumentation) both use these constants, and neither spells a number of its own.
+// No MLIR here: the daemon builds without it. Everything is little-endian.
 //
-// One block per CTA, `block_bytes` each (Triton: align_up(40 + 4 * num_warps + data, 128)):
+// One block per CTA, `block_bytes` each (BlockBytes: align_up(40 + 4 * num_warps + data, 128)):
 //
 //   0      4        8      12          16          24               32                40
 //   +------+--------+------+-----------+-----------+----------------+-----------------+
@@ -31,8 +33,8 @@
 //
 // The clock is the SM's cycle counter cut to 43 bits, so it wraps about every 73 minutes at
 // 2 GHz: an end below its start crossed that boundary.
-#ifndef PROTOND_DAEMON_INSTRUMENTATION_BUFFER_LAYOUT_H_
-#define PROTOND_DAEMON_INSTRUMENTATION_BUFFER_LAYOUT_H_
+#ifndef PROTOND_MLIR_INSTRUMENT_BUFFER_BUFFER_LAYOUT_H_
+#define PROTOND_MLIR_INSTRUMENT_BUFFER_BUFFER_LAYOUT_H_
 
 #include <cstddef>
 #include <cstdint>
@@ -42,6 +44,7 @@ namespace protond::instrumentation {
 
 inline constexpr uint32_t kProfiledPreamble = 0xDEADBEEF;
 inline constexpr uint32_t kUnprofiledPreamble = 0;
+inline constexpr size_t kBlockHeaderWords = 10;
 inline constexpr size_t kBlockHeaderBytes = 40;
 inline constexpr size_t kWriteIndexBytes = 4;
 inline constexpr size_t kRecordBytes = 8;
@@ -61,13 +64,28 @@ inline constexpr size_t kInitTimeOffset = 16;
 inline constexpr size_t kPreFinalizeTimeOffset = 24;
 inline constexpr size_t kPostFinalizeTimeOffset = 32;
 static_assert(kPostFinalizeTimeOffset + 8 == kBlockHeaderBytes);
-static_assert(kBlockHeaderBytes % kWordBytes == 0 && kRecordBytes == 2 * kWordBytes);
+static_assert(kBlockHeaderWords * kWordBytes == kBlockHeaderBytes);
+static_assert(kRecordBytes == 2 * kWordBytes && kWriteIndexBytes == kWordBytes);
+
+// Bytes before a block's data: the header and one write index per warp of the CTA.
+constexpr size_t IndexedHeaderBytes(size_t num_warps) {
+  return kBlockHeaderBytes + kWriteIndexBytes * num_warps;
+}
+
+// One CTA's block: the indexed header and `data_bytes`, rounded up to kBlockAlignment.
+constexpr size_t BlockBytes(size_t data_bytes, size_t num_warps) {
+  const size_t bytes = IndexedHeaderBytes(num_warps) + data_bytes;
+  return (bytes + kBlockAlignment - 1) / kBlockAlignment * kBlockAlignment;
+}
+static_assert(BlockBytes(8192, 4) == 8320, "8192 + 56 rounds up to 65 * 128");
 
 inline constexpr uint32_t kEndFlag = 1u << 31;
 inline constexpr int kScopeIdShift = 23;
 inline constexpr uint32_t kScopeIdMask = 0xFFu << kScopeIdShift;
 inline constexpr uint32_t kAsyncFlag = 1u << 22;
 inline constexpr uint32_t kClockHighMask = 0x7FFu;
+inline constexpr int kClockLowBits = 32;  // word 1
+static_assert(kClockBits == kClockLowBits + 11 && kClockHighMask == (1u << 11) - 1);
 static_assert((kScopeIdMask >> kScopeIdShift) + 1 == kMaxScopes);
 
 // One record, decoded (any 8 bytes decode to one: there is nothing to validate).
@@ -93,13 +111,18 @@ inline Record DecodeRecord(const uint8_t* p) {
   return Record{.is_end = (tag & kEndFlag) != 0,
                 .is_async = (tag & kAsyncFlag) != 0,
                 .scope_id = (tag & kScopeIdMask) >> kScopeIdShift,
-                .clock = uint64_t{tag & kClockHighMask} << 32 | LoadU32(p + 4)};
+                .clock = uint64_t{tag & kClockHighMask} << kClockLowBits | LoadU32(p + 4)};
+}
+
+// Word 0 of a record without its clock bits: what the lowering knows before the kernel runs.
+constexpr uint32_t RecordTag(bool is_end, uint32_t scope_id, bool is_async) {
+  return (is_end ? kEndFlag : 0) | (is_async ? kAsyncFlag : 0) |
+         (scope_id << kScopeIdShift & kScopeIdMask);
 }
 
 inline void EncodeRecord(const Record& record, uint8_t* p) {
-  const uint32_t tag = (record.is_end ? kEndFlag : 0) | (record.is_async ? kAsyncFlag : 0) |
-                       (record.scope_id << kScopeIdShift & kScopeIdMask) |
-                       static_cast<uint32_t>(record.clock >> 32 & kClockHighMask);
+  const uint32_t tag = RecordTag(record.is_end, record.scope_id, record.is_async) |
+                       static_cast<uint32_t>(record.clock >> kClockLowBits & kClockHighMask);
   const uint32_t low = static_cast<uint32_t>(record.clock);
   std::memcpy(p, &tag, sizeof(tag));
   std::memcpy(p + 4, &low, sizeof(low));
@@ -107,4 +130,4 @@ inline void EncodeRecord(const Record& record, uint8_t* p) {
 
 }  // namespace protond::instrumentation
 
-#endif  // PROTOND_DAEMON_INSTRUMENTATION_BUFFER_LAYOUT_H_
+#endif  // PROTOND_MLIR_INSTRUMENT_BUFFER_BUFFER_LAYOUT_H_
