@@ -25,10 +25,10 @@
 #include <cstdio>
 #include <string>
 
+#include "common/ring/ring_layout.h"
 #include "daemon/service/protond_service.h"
 #include "google/protobuf/stubs/logging.h"
 #include "protond.pb.h"
-#include "shim/ring/ring_layout.h"
 #include "shim/ring/ring_writer.h"
 
 namespace {

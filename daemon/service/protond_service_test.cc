@@ -19,9 +19,9 @@
 
 #include "absl/strings/str_cat.h"
 #include "common/record/record_format.h"
+#include "common/ring/ring_layout.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
-#include "shim/ring/ring_layout.h"
 #include "shim/ring/ring_writer.h"
 
 namespace protond::service {

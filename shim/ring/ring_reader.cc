@@ -11,7 +11,6 @@
 
 #include "absl/strings/str_cat.h"
 #include "common/record/record_format.h"
-#include "shim/ring/ring_writer.h"
 
 namespace protond::ring {
 namespace {

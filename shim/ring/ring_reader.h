@@ -10,7 +10,7 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
-#include "shim/ring/ring_layout.h"
+#include "common/ring/ring_layout.h"
 
 namespace protond::ring {
 

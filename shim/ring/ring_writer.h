@@ -1,5 +1,6 @@
-// The producer half of the shared-memory region (layout in ring_layout.h): the shim creates the
-// region as a sealed memfd, and each writing thread claims one lane and appends records to it.
+// The producer half of the shared-memory region (layout in common/ring/ring_layout.h): the shim
+// creates the region as a sealed memfd, and each writing thread claims one lane and appends
+// records to it.
 // TryWrite never blocks, never allocates and makes no system call; a record that does not fit is
 // dropped and counted in the lane header.
 #ifndef PROTOND_SHIM_RING_RING_WRITER_H_
@@ -10,17 +11,9 @@
 #include <cstring>
 
 #include "absl/status/statusor.h"
-#include "shim/ring/ring_layout.h"
+#include "common/ring/ring_layout.h"
 
 namespace protond::ring {
-
-struct RegionGeometry {
-  uint32_t lane_count = kDefaultLaneCount;
-  uint32_t lane_data_bytes = kDefaultLaneDataBytes;
-};
-
-// Checks a geometry against the limits the reader enforces; the message names the bad value.
-absl::Status ValidateGeometry(const RegionGeometry& geometry);
 
 // One claimed lane. Only its owner thread may call TryWrite.
 class LaneWriter {

@@ -1,7 +1,7 @@
 // The shared-memory region of one profiled process: a header and N lanes, each a single-producer
 // ring owned by one writing thread. This header is the ABI both sides share; the shim writes
-// records (ring_writer.h) and the daemon reads them (ring_reader.h). Documented in
-// docs/record-format.md.
+// records (shim/ring/ring_writer.h) and the daemon reads them (daemon/ingest/ring_reader.h).
+// Documented in docs/record-format.md.
 //
 //   offset 0                     128                          128 + 128 * N
 //   +----------------------------+----------------------------+--------------------------------+
@@ -18,12 +18,14 @@
 // - Only the daemon writes read_pos, and only after the records up to it are committed to the
 //   store: space is released exactly once.
 // - 0 <= write_pos - read_pos <= lane_data_bytes, both multiples of 8.
-#ifndef PROTOND_SHIM_RING_RING_LAYOUT_H_
-#define PROTOND_SHIM_RING_RING_LAYOUT_H_
+#ifndef PROTOND_COMMON_RING_RING_LAYOUT_H_
+#define PROTOND_COMMON_RING_RING_LAYOUT_H_
 
 #include <atomic>
 #include <cstddef>
 #include <cstdint>
+
+#include "absl/status/status.h"
 
 namespace protond::ring {
 
@@ -34,6 +36,16 @@ inline constexpr uint32_t kDefaultLaneDataBytes = 1u << 20;
 inline constexpr uint32_t kMaxLaneCount = 1024;
 inline constexpr uint32_t kMinLaneDataBytes = 1u << 12;
 inline constexpr uint32_t kMaxLaneDataBytes = 1u << 28;
+
+// How many lanes a region has and how large each lane's data area is.
+struct RegionGeometry {
+  uint32_t lane_count = kDefaultLaneCount;
+  uint32_t lane_data_bytes = kDefaultLaneDataBytes;
+};
+
+// Checks a geometry against the limits above (the writer before creating a region, the reader on
+// every header it attaches to); the message names the bad value.
+absl::Status ValidateGeometry(const RegionGeometry& geometry);
 
 struct alignas(64) RegionHeader {
   uint64_t magic;
@@ -87,4 +99,4 @@ inline uint8_t* LaneDataAt(void* region, uint32_t lane_count, uint32_t lane_data
 
 }  // namespace protond::ring
 
-#endif  // PROTOND_SHIM_RING_RING_LAYOUT_H_
+#endif  // PROTOND_COMMON_RING_RING_LAYOUT_H_
