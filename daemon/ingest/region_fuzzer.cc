@@ -10,7 +10,7 @@
 
 #include "daemon/aggregate/call_tree.h"
 #include "daemon/ingest/process_decoder.h"
-#include "shim/ring/ring_reader.h"
+#include "daemon/ingest/ring_reader.h"
 #include "shim/ring/ring_writer.h"
 
 namespace {

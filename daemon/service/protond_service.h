@@ -30,13 +30,13 @@
 #include "common/mode/session_mode.h"
 #include "daemon/aggregate/call_tree.h"
 #include "daemon/ingest/process_decoder.h"
+#include "daemon/ingest/ring_reader.h"
 #include "daemon/metrics/metrics.h"
 #include "daemon/query/instruction_text.h"
 #include "daemon/query/kept_trees.h"
 #include "daemon/query/store_readers.h"
 #include "daemon/store/store.h"
 #include "protond.pb.h"
-#include "shim/ring/ring_reader.h"
 
 namespace protond::service {
 

@@ -13,8 +13,8 @@
 #include "common/record/record_decoder.h"
 #include "common/record/test_records.h"
 #include "common/tree/tree_depth.h"
+#include "daemon/ingest/ring_reader.h"
 #include "gtest/gtest.h"
-#include "shim/ring/ring_reader.h"
 
 namespace protond::shim {
 namespace {

@@ -1,4 +1,4 @@
-#include "shim/ring/ring_reader.h"
+#include "daemon/ingest/ring_reader.h"
 
 #include <fcntl.h>
 #include <sys/mman.h>

@@ -1,10 +1,10 @@
-// The consumer half of the shared-memory region (layout in ring_layout.h), used by the daemon.
+// The daemon's half of the shared-memory region (layout in common/ring/ring_layout.h).
 // The region belongs to an untrusted process: the reader checks the size, seals and header on
 // attach, snapshots positions into locals before using them, copies records out before anyone
 // decodes them, and reports a lane whose positions are impossible instead of trusting it.
 // One thread (the daemon's ingest thread) uses a RegionReader.
-#ifndef PROTOND_SHIM_RING_RING_READER_H_
-#define PROTOND_SHIM_RING_RING_READER_H_
+#ifndef PROTOND_DAEMON_INGEST_RING_READER_H_
+#define PROTOND_DAEMON_INGEST_RING_READER_H_
 
 #include <cstdint>
 #include <vector>
@@ -56,4 +56,4 @@ class RegionReader {
 
 }  // namespace protond::ring
 
-#endif  // PROTOND_SHIM_RING_RING_READER_H_
+#endif  // PROTOND_DAEMON_INGEST_RING_READER_H_
