@@ -70,6 +70,32 @@ inline std::string QueryFile(const std::string& path, const std::string& sql) {
   return result;
 }
 
+// Every row of `sql` on its own connection to `path`, a line each, its columns joined by '|'
+// (NULL for a null); "<error: ...>" when SQLite fails.
+inline std::string QueryRows(const std::string& path, const std::string& sql) {
+  sqlite3* db = nullptr;
+  std::string result;
+  if (sqlite3_open_v2(path.c_str(), &db, SQLITE_OPEN_READONLY, nullptr) != SQLITE_OK) {
+    result = std::string("<error: ") + sqlite3_errmsg(db) + ">";
+  } else {
+    sqlite3_stmt* stmt = nullptr;
+    int rc = sqlite3_prepare_v2(db, sql.c_str(), -1, &stmt, nullptr);
+    while (rc == SQLITE_OK && (rc = sqlite3_step(stmt)) == SQLITE_ROW) {
+      for (int column = 0; column < sqlite3_column_count(stmt); ++column) {
+        const unsigned char* text = sqlite3_column_text(stmt, column);
+        result += column > 0 ? "|" : "";
+        result += text != nullptr ? reinterpret_cast<const char*>(text) : "NULL";
+      }
+      result += "\n";
+      rc = SQLITE_OK;
+    }
+    if (rc != SQLITE_DONE) result += std::string("<error: ") + sqlite3_errmsg(db) + ">";
+    sqlite3_finalize(stmt);
+  }
+  sqlite3_close(db);
+  return result;
+}
+
 // Runs a script on its own connection to `path` (to build files the Store would refuse).
 inline void ExecOnFile(const std::string& path, const std::string& sql) {
   sqlite3* db = nullptr;
