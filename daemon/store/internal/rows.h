@@ -1,6 +1,6 @@
 // Row plumbing shared by the store's writes (store_commit.cc, store_trace.cc) and reads
-// (store_queries.cc, store_trace.cc): running one cached statement for many rows, reading rows
-// back, and the node query both the tree and the trace need.
+// (store_queries.cc, store_trace.cc): running one cached statement for many rows, and the node
+// query both the tree and the trace need.
 #ifndef PROTOND_DAEMON_STORE_INTERNAL_ROWS_H_
 #define PROTOND_DAEMON_STORE_INTERNAL_ROWS_H_
 
@@ -15,6 +15,7 @@
 #include "common/status/status_macros.h"
 #include "daemon/store/internal/connection.h"
 #include "daemon/store/internal/statement.h"
+#include "daemon/store/internal/table.h"  // Query, BindId
 #include "daemon/store/store.h"
 
 namespace protond::store::internal {
@@ -34,30 +35,6 @@ absl::Status UpsertAll(Connection& connection, absl::string_view table, absl::st
     }
   }
   return absl::OkStatus();
-}
-
-// Runs the cached statement for `sql` with the parameters `bind` sets, appending the decoded
-// rows to `rows`. `decode` returns a Row or an absl::StatusOr<Row>.
-template <typename Row, typename Bind, typename Decode>
-absl::Status Query(Connection& connection, absl::string_view sql, Bind bind, Decode decode,
-                   std::vector<Row>& rows) {
-  ASSIGN_OR_RETURN(Statement * statement, connection.Prepared(sql));
-  bind(*statement);
-  absl::Status decode_status;
-  RETURN_IF_ERROR(statement->ForEachRow([&](const Statement& result) {
-    if (!decode_status.ok()) return;
-    absl::StatusOr<Row> row = decode(result);
-    if (row.ok()) {
-      rows.push_back(*std::move(row));
-    } else {
-      decode_status = row.status();
-    }
-  }));
-  return decode_status;
-}
-
-inline auto BindId(uint64_t id) {
-  return [id](Statement& statement) { statement.BindUint(1, id); };
 }
 
 inline uint32_t ColumnUint32(const Statement& row, int column) {
