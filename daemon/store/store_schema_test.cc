@@ -1,7 +1,7 @@
 // A store upgraded from the oldest schema has the very tables a fresh store gets: the same
 // columns in the same order, types, defaults, keys, foreign keys, indexes and CHECK constraints.
-// The fresh schema and the upgrades are written apart (schema.sql, internal/migrations.cc), so
-// this is what keeps them from drifting.
+// The fresh schema and the upgrades are written apart (internal/tables.h, internal/migrations.cc),
+// so this is what keeps them from drifting.
 #include <algorithm>
 #include <memory>
 #include <string>

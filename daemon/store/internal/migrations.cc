@@ -6,8 +6,8 @@
 #include "absl/strings/str_format.h"
 #include "common/status/status_macros.h"
 #include "daemon/store/internal/statement.h"
+#include "daemon/store/internal/tables.h"
 #include "daemon/store/internal/transaction.h"
-#include "daemon/store/schema_sql.h"  // generated from schema.sql: kSchemaSql
 #include "daemon/store/store.h"
 
 namespace protond::store::internal {
@@ -15,7 +15,7 @@ namespace {
 
 using Upgrade = absl::Status (*)(sqlite3* db);
 
-// Version 2: the devices table, as in schema.sql.
+// Version 2: the devices table, as version 2 created it.
 absl::Status UpgradeV1ToV2(sqlite3* db) {
   return ExecSql(db,
                  "CREATE TABLE devices ("
@@ -35,7 +35,7 @@ absl::Status UpgradeV1ToV2(sqlite3* db) {
 }
 
 // Version 3: trace sessions. Two columns of sessions (older sessions keep the tree only) and the
-// event tables, as in schema.sql.
+// event tables, as version 3 created them.
 absl::Status UpgradeV2ToV3(sqlite3* db) {
   return ExecSql(db,
                  "ALTER TABLE sessions ADD COLUMN"
@@ -162,8 +162,10 @@ absl::Status UpgradeV8ToV9(sqlite3* db) {
 }
 
 // kUpgrades[v - 1] upgrades schema version v to v + 1, inside MigrateSchema's transaction. A
-// schema change adds its function here and makes the same change in schema.sql, which creates
-// fresh files directly at the newest version.
+// schema change adds its function here and makes the same change in internal/tables.h, whose
+// tables a fresh file gets directly at the newest version. The upgrades spell their tables out
+// rather than taking them from tables.h: what version v created must not change when a later
+// version changes the table. store_schema_test.cc checks that both give the same tables.
 constexpr std::array<Upgrade, kSchemaVersion - 1> kUpgrades = {
     UpgradeV1ToV2, UpgradeV2ToV3, UpgradeV3ToV4, UpgradeV4ToV5,
     UpgradeV5ToV6, UpgradeV6ToV7, UpgradeV7ToV8, UpgradeV8ToV9};
@@ -225,7 +227,7 @@ absl::Status MigrateSchema(sqlite3* db, const std::string& path) {
   RETURN_IF_ERROR(CheckVersions(versions, path));
   if (versions.user_version == kSchemaVersion) return absl::OkStatus();
   if (versions.user_version == 0) {
-    RETURN_IF_ERROR(ExecSql(db, kSchemaSql));
+    RETURN_IF_ERROR(ExecSql(db, SchemaSql()));
   } else {
     for (int64_t version = versions.user_version; version < kSchemaVersion; ++version) {
       RETURN_IF_ERROR(kUpgrades[version - 1](db));

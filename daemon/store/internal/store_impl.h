@@ -6,8 +6,10 @@
 #include <sqlite3.h>
 #include <sys/types.h>
 
+#include <cstdint>
 #include <string>
 #include <utility>
+#include <vector>
 
 #include "absl/status/status.h"
 #include "daemon/store/internal/connection.h"
@@ -24,8 +26,9 @@ struct Store::Impl {
 };
 
 namespace internal {
-// Inserts the batch's trace events (store_trace.cc), inside CommitBatch's transaction.
-absl::Status WriteEvents(Connection& connection, const Batch& batch);
+// Appends a session's nodes in insertion order, parents first (store_queries.cc): the tree and
+// the trace both read them.
+absl::Status ReadNodes(Connection& connection, uint64_t session_id, std::vector<NodeRow>& nodes);
 }  // namespace internal
 
 }  // namespace protond::store
