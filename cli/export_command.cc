@@ -2,16 +2,16 @@
 
 #include "absl/strings/str_cat.h"
 #include "cli/arg_reader.h"
-#include "cli/export/flame_graph.h"
-#include "cli/export/flame_svg.h"
-#include "cli/export/folded.h"
-#include "cli/export/kernel_summary.h"
 #include "cli/profile_commands.h"
 #include "cli/progress_line.h"
 #include "client-lib/cpp/chrome_trace.h"
-#include "client-lib/cpp/hatchet.h"
 #include "common/files/output_file.h"
 #include "common/status/status_macros.h"
+#include "view/export/flame_graph.h"
+#include "view/export/flame_svg.h"
+#include "view/export/folded.h"
+#include "view/export/kernel_summary.h"
+#include "view/hatchet/hatchet_writer.h"
 
 namespace protond::cli {
 namespace {
@@ -46,7 +46,7 @@ absl::Status ParseExportOption(ArgReader& reader, ExportArgs* parsed, bool* has_
   } else if (reader.Is("-m", "--metrics")) {
     ASSIGN_OR_RETURN(parsed->metric, reader.Value());
   } else if (reader.Is("--full-names", "--mangled")) {
-    return ChooseKernelNames(reader.arg(), &parsed->kernel_names);
+    return view::ChooseKernelNames(reader.arg(), &parsed->kernel_names);
   } else {
     return reader.Profile(&parsed->profile);
   }
@@ -123,22 +123,22 @@ absl::StatusOr<ExportArgs> ParseExportArgs(const std::vector<std::string>& args)
 absl::StatusOr<std::string> RenderExport(const ExportArgs& args, const ExportInput& input) {
   switch (args.format) {
     case ExportFormat::kHatchet:
-      return client::RenderHatchet(input.tree);
+      return view::RenderHatchet(input.tree);
     case ExportFormat::kChrome:
       return client::RenderChromeTrace(input.trace);
     case ExportFormat::kFolded: {
-      ASSIGN_OR_RETURN(const FlameGraph graph,
-                       BuildFlameGraph(input.tree, args.metric, args.kernel_names));
-      return RenderFolded(graph);
+      ASSIGN_OR_RETURN(const view::FlameGraph graph,
+                       view::BuildFlameGraph(input.tree, args.metric, args.kernel_names));
+      return view::RenderFolded(graph);
     }
     case ExportFormat::kSvg: {
-      ASSIGN_OR_RETURN(const FlameGraph graph,
-                       BuildFlameGraph(input.tree, args.metric, args.kernel_names));
-      return RenderFlameSvg(graph);
+      ASSIGN_OR_RETURN(const view::FlameGraph graph,
+                       view::BuildFlameGraph(input.tree, args.metric, args.kernel_names));
+      return view::RenderFlameSvg(graph);
     }
     case ExportFormat::kCsv:
-      return RenderKernelSummaryCsv(input.tree, args.kernel_names,
-                                    input.has_trace ? &input.trace : nullptr);
+      return view::RenderKernelSummaryCsv(input.tree, args.kernel_names,
+                                          input.has_trace ? &input.trace : nullptr);
   }
   return absl::InternalError("unknown export format");
 }

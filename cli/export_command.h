@@ -10,9 +10,9 @@
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
-#include "cli/viewer/frame_names.h"
 #include "client-lib/cpp/client.h"
 #include "protond.pb.h"
+#include "view/tree/frame_names.h"
 
 namespace protond::cli {
 
@@ -20,11 +20,12 @@ enum class ExportFormat { kHatchet, kChrome, kFolded, kSvg, kCsv };
 
 struct ExportArgs {
   std::string profile;
-  ExportFormat format = ExportFormat::kHatchet;    // --format, required
-  std::string output;                              // -o, required; "-" is stdout
-  bool force = false;                              // --force: replace an existing regular file
-  std::string metric;                              // -m: folded and svg; empty is their default
-  KernelNames kernel_names = KernelNames::kShort;  // --full-names, --mangled: folded, svg, csv
+  ExportFormat format = ExportFormat::kHatchet;  // --format, required
+  std::string output;                            // -o, required; "-" is stdout
+  bool force = false;                            // --force: replace an existing regular file
+  std::string metric;                            // -m: folded and svg; empty is their default
+  view::KernelNames kernel_names =
+      view::KernelNames::kShort;  // --full-names, --mangled: folded, svg, csv
 };
 
 // `export PROFILE --format F -o FILE [--force] [-m METRIC] [--full-names | --mangled]`;

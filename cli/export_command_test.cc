@@ -6,10 +6,10 @@
 
 #include <fstream>
 
-#include "cli/export/test_export_profiles.h"
-#include "cli/export/test_files.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "view/testing/test_export_profiles.h"
+#include "view/testing/test_files.h"
 
 namespace protond::cli {
 namespace {
@@ -46,7 +46,7 @@ TEST(ExportCommandTest, ParsesEveryOption) {
   EXPECT_EQ(args->output, "out.svg");
   EXPECT_TRUE(args->force);
   EXPECT_EQ(args->metric, "cpu_time/ns");
-  EXPECT_EQ(args->kernel_names, KernelNames::kMangled);
+  EXPECT_EQ(args->kernel_names, view::KernelNames::kMangled);
   args = ParseExportArgs({"--output", "x.csv", "-F", "csv", "p.hatchet"});
   ASSERT_TRUE(args.ok()) << args.status();
   EXPECT_EQ(args->format, ExportFormat::kCsv);

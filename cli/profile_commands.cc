@@ -9,10 +9,10 @@
 #include "absl/strings/str_join.h"
 #include "absl/time/clock.h"
 #include "cli/arg_reader.h"
-#include "cli/hatchet/hatchet_reader.h"
-#include "cli/render/metric_spec.h"
-#include "cli/viewer/top_stalls.h"
 #include "common/status/status_macros.h"
+#include "view/hatchet/hatchet_reader.h"
+#include "view/render/metric_spec.h"
+#include "view/tree/top_stalls.h"
 
 namespace protond::cli {
 namespace {
@@ -28,7 +28,7 @@ absl::StatusOr<int> ParseCount(const std::string& option, const std::string& tex
 }
 
 absl::Status ParseTreeOption(ArgReader& reader, TreeArgs* parsed) {
-  ViewOptions& view = parsed->view;
+  view::ViewOptions& view = parsed->view;
   if (reader.Is("-m", "--metrics")) {
     ASSIGN_OR_RETURN(view.metrics, reader.Value());
   } else if (reader.Is("-d", "--depth")) {
@@ -47,13 +47,13 @@ absl::Status ParseTreeOption(ArgReader& reader, TreeArgs* parsed) {
     ASSIGN_OR_RETURN(view.exclude, reader.Value());
   } else if (reader.Is("-f", "--format")) {
     ASSIGN_OR_RETURN(const std::string format, reader.Value());
-    ASSIGN_OR_RETURN(view.format, ParseFrameFormat(format));
+    ASSIGN_OR_RETURN(view.format, view::ParseFrameFormat(format));
   } else if (reader.Is("--diff", "-diff")) {
     ASSIGN_OR_RETURN(parsed->diff_profile, reader.Value());
   } else if (reader.Is("--print-sorted", "--print_sorted")) {
     view.print_sorted = true;
   } else if (reader.Is("--full-names", "--mangled")) {
-    RETURN_IF_ERROR(ChooseKernelNames(reader.arg(), &view.kernel_names));
+    RETURN_IF_ERROR(view::ChooseKernelNames(reader.arg(), &view.kernel_names));
   } else if (reader.Is("-l", "--list")) {
     parsed->list_metrics = true;
   } else if (reader.Is("--rank")) {
@@ -91,7 +91,7 @@ absl::StatusOr<v1::Tree> LoadProfile(client::Client& client, const std::string& 
   if (!session && !rank.empty()) {
     return Usage(absl::StrCat("--rank needs a session, not the file ", profile));
   }
-  if (!session) return ReadHatchetFile(profile);
+  if (!session) return view::ReadHatchetFile(profile);
   ASSIGN_OR_RETURN(const uint64_t id, ParseSessionId(profile));
   return client.GetTree(id, rank, instructions);
 }
@@ -102,7 +102,7 @@ absl::StatusOr<TreeArgs> ParseTreeArgs(const std::vector<std::string>& args) {
   while (reader.Next()) RETURN_IF_ERROR(ParseTreeOption(reader, &parsed));
   if (!parsed.job.empty()) {
     if (!parsed.profile.empty()) return Usage("tree takes a profile or --job JOB, not both");
-    const ViewOptions defaults;
+    const view::ViewOptions defaults;
     if (!parsed.diff_profile.empty() || parsed.follow || !parsed.rank.empty() ||
         parsed.list_metrics || parsed.view.threshold || !parsed.view.include.empty() ||
         !parsed.view.exclude.empty() || parsed.view.print_sorted ||
@@ -128,18 +128,18 @@ absl::StatusOr<std::string> RenderTreeCommand(client::Client& client, const Tree
   // A session's own view comes rendered by the daemon, which has its tree at hand (protond.proto's
   // ViewTree); a file, a diff, -l and --full-names (ViewOptions has no field for it) are done here.
   if (IsSessionId(args.profile) && args.diff_profile.empty() && !args.list_metrics &&
-      args.view.kernel_names != KernelNames::kFull) {
+      args.view.kernel_names != view::KernelNames::kFull) {
     ASSIGN_OR_RETURN(const uint64_t id, ParseSessionId(args.profile));
-    return client.ViewTree(id, args.rank, ViewOptionsToProto(args.view));
+    return client.ViewTree(id, args.rank, view::ViewOptionsToProto(args.view));
   }
-  const bool instructions = args.view.format == FrameFormat::kSass;
+  const bool instructions = args.view.format == view::FrameFormat::kSass;
   ASSIGN_OR_RETURN(v1::Tree tree, LoadProfile(client, args.profile, args.rank, instructions));
   if (args.list_metrics) {
-    return absl::StrCat(absl::StrJoin(AvailableMetricNames(tree), "\n"), "\n");
+    return absl::StrCat(absl::StrJoin(view::AvailableMetricNames(tree), "\n"), "\n");
   }
-  if (args.diff_profile.empty()) return RenderProfile(std::move(tree), args.view);
+  if (args.diff_profile.empty()) return view::RenderProfile(std::move(tree), args.view);
   ASSIGN_OR_RETURN(const v1::Tree base, LoadProfile(client, args.diff_profile, "", instructions));
-  return RenderProfile(std::move(tree), args.view, &base);
+  return view::RenderProfile(std::move(tree), args.view, &base);
 }
 
 namespace {
@@ -194,7 +194,7 @@ absl::StatusOr<TopArgs> ParseTopArgs(const std::vector<std::string>& args) {
       ASSIGN_OR_RETURN(const std::string limit, reader.Value());
       ASSIGN_OR_RETURN(parsed.limit, ParseCount("-n", limit));
     } else if (reader.Is("--full-names", "--mangled")) {
-      RETURN_IF_ERROR(ChooseKernelNames(reader.arg(), &parsed.kernel_names));
+      RETURN_IF_ERROR(view::ChooseKernelNames(reader.arg(), &parsed.kernel_names));
     } else if (reader.Is("--stalls")) {
       parsed.stalls = true;
     } else {
@@ -207,8 +207,8 @@ absl::StatusOr<TopArgs> ParseTopArgs(const std::vector<std::string>& args) {
 
 absl::StatusOr<std::string> RenderTopCommand(client::Client& client, const TopArgs& args) {
   ASSIGN_OR_RETURN(const v1::Tree tree, LoadProfile(client, args.profile));
-  if (args.stalls) return RenderTopStalls(tree, args.limit);
-  return RenderTopKernels(tree, args.limit, args.kernel_names);
+  if (args.stalls) return view::RenderTopStalls(tree, args.limit);
+  return view::RenderTopKernels(tree, args.limit, args.kernel_names);
 }
 
 }  // namespace protond::cli

@@ -10,10 +10,10 @@
 
 #include "absl/status/statusor.h"
 #include "absl/time/time.h"
-#include "cli/viewer/profile_view.h"
-#include "cli/viewer/top_kernels.h"
 #include "client-lib/cpp/client.h"
 #include "protond.pb.h"
+#include "view/tree/profile_view.h"
+#include "view/tree/top_kernels.h"
 
 namespace protond::cli {
 
@@ -36,7 +36,7 @@ struct TreeArgs {
   std::string job;            // --job: the job's ranks on every node (cli/fan_out/), no profile
   bool list_metrics = false;  // -l
   bool follow = false;        // --follow: redrawn while the session runs
-  ViewOptions view;
+  view::ViewOptions view;
 };
 
 // `tree PROFILE [-m M] [-d N] [-t F] [-i RE | -e RE] [-f FORMAT] [--print-sorted] [--diff OTHER]
@@ -63,8 +63,8 @@ absl::Status FollowTree(client::Client& client, const TreeArgs& args, absl::Dura
 
 struct TopArgs {
   std::string profile;
-  int limit = kDefaultTopKernels;                  // -n
-  KernelNames kernel_names = KernelNames::kShort;  // --full-names, --mangled
+  int limit = view::kDefaultTopKernels;                        // -n
+  view::KernelNames kernel_names = view::KernelNames::kShort;  // --full-names, --mangled
   bool stalls = false;  // the sampled lines with the most stalls, not the kernels
 };
 

@@ -41,9 +41,9 @@ TEST(ProfileCommandsTest, ParsesEveryTreeOption) {
   EXPECT_EQ(args->view.depth, 3);
   EXPECT_EQ(args->view.threshold, 0.5);
   EXPECT_EQ(args->view.include, "w_.*");
-  EXPECT_EQ(args->view.format, FrameFormat::kFileFunction);
+  EXPECT_EQ(args->view.format, view::FrameFormat::kFileFunction);
   EXPECT_TRUE(args->view.print_sorted);
-  EXPECT_EQ(args->view.kernel_names, KernelNames::kMangled);
+  EXPECT_EQ(args->view.kernel_names, view::KernelNames::kMangled);
   // proton-viewer's spellings too.
   args = ParseTreeArgs({"7", "--print_sorted", "-diff", "8", "--exclude", "x"});
   ASSERT_TRUE(args.ok()) << args.status();
@@ -90,8 +90,8 @@ TEST(ProfileCommandsTest, ParsesTopArguments) {
   ASSERT_TRUE(args.ok()) << args.status();
   EXPECT_EQ(args->profile, "x.hatchet");
   EXPECT_EQ(args->limit, 5);
-  EXPECT_EQ(args->kernel_names, KernelNames::kMangled);
-  EXPECT_EQ(ParseTopArgs({"x"})->limit, kDefaultTopKernels);
+  EXPECT_EQ(args->kernel_names, view::KernelNames::kMangled);
+  EXPECT_EQ(ParseTopArgs({"x"})->limit, view::kDefaultTopKernels);
   EXPECT_EQ(ParseTopArgs({"-n", "x"}).status().message(), "-n needs a number >= 0, not 'x'");
   EXPECT_EQ(ParseTopArgs({}).status().message(), "top needs a session id or a Hatchet file");
 }

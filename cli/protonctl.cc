@@ -20,13 +20,13 @@
 #include "cli/on_demand_commands.h"
 #include "cli/profile_commands.h"
 #include "cli/remote_endpoint.h"
-#include "cli/render/device_table.h"
-#include "cli/render/process_table.h"
-#include "cli/render/session_table.h"
 #include "cli/run_command.h"
 #include "cli/usage.h"
 #include "client-lib/cpp/client.h"
 #include "common/paths/daemon_paths.h"
+#include "view/render/device_table.h"
+#include "view/render/process_table.h"
+#include "view/render/session_table.h"
 
 namespace protond::cli {
 namespace {
@@ -84,7 +84,7 @@ int Sessions(client::Client& client, const std::vector<std::string>& args) {
   if (!args.empty()) return BadCommandUsage("sessions", "unexpected argument '" + args[0] + "'");
   auto sessions = client.ListSessions();
   if (!sessions.ok()) return Fail(sessions.status());
-  std::fputs(RenderSessionTable(sessions->sessions()).c_str(), stdout);
+  std::fputs(view::RenderSessionTable(sessions->sessions()).c_str(), stdout);
   return 0;
 }
 
@@ -157,7 +157,7 @@ int Devices(client::Client& client, const std::vector<std::string>& args) {
   if (!id.ok()) return Fail(id.status());
   auto tree = client.GetTree(*id);
   if (!tree.ok()) return Fail(tree.status());
-  std::fputs(RenderDeviceTable(*id, tree->devices()).c_str(), stdout);
+  std::fputs(view::RenderDeviceTable(*id, tree->devices()).c_str(), stdout);
   return 0;
 }
 
@@ -166,7 +166,7 @@ void PrintStopped(const v1::Session& session) {
               static_cast<unsigned long long>(session.id()),
               static_cast<unsigned long long>(session.records()),
               static_cast<unsigned long long>(session.dropped_records()));
-  std::fputs(RenderSessionProblems(session).c_str(), stdout);
+  std::fputs(view::RenderSessionProblems(session).c_str(), stdout);
 }
 
 // `stop --job J`: every running session started for the job (a scheduler's epilog).
@@ -202,7 +202,7 @@ int Processes(client::Client& client, const std::vector<std::string>& args) {
   if (!args.empty()) return BadCommandUsage("processes", "unexpected argument '" + args[0] + "'");
   auto processes = client.ListProcesses();
   if (!processes.ok()) return Fail(processes.status());
-  std::fputs(RenderProcessTable(*processes).c_str(), stdout);
+  std::fputs(view::RenderProcessTable(*processes).c_str(), stdout);
   return 0;
 }
 
@@ -222,7 +222,7 @@ int Start(client::Client& client, const std::vector<std::string>& args) {
   if (!start.ok()) return BadCommandUsage("start", start.status().message());
   auto attached = client.Attach(start->request);
   if (!attached.ok()) return Fail(attached.status());
-  std::fputs(RenderAttachResult(*attached).c_str(), stdout);
+  std::fputs(view::RenderAttachResult(*attached).c_str(), stdout);
   const bool recording = attached->session().state() == v1::Session::RUNNING;
   if (!recording) return 1;
   const uint64_t id = attached->session().id();

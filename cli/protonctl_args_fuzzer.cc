@@ -14,10 +14,10 @@
 #include "cli/export_command.h"
 #include "cli/on_demand_commands.h"
 #include "cli/profile_commands.h"
-#include "cli/render/metric_spec.h"
-#include "cli/viewer/frame_names.h"
-#include "cli/viewer/profile_view.h"
-#include "client-lib/cpp/test_trees.h"
+#include "view/render/metric_spec.h"
+#include "view/testing/test_trees.h"
+#include "view/tree/frame_names.h"
+#include "view/tree/profile_view.h"
 
 namespace {
 
@@ -57,8 +57,8 @@ protond::v1::Tree FixedProfile() {
 
 void FuzzProfileCommands(const std::vector<std::string>& args, const protond::v1::Tree& profile) {
   if (absl::StatusOr<protond::cli::TreeArgs> tree = protond::cli::ParseTreeArgs(args); tree.ok()) {
-    (void)protond::cli::RenderProfile(profile, tree->view,
-                                      tree->diff_profile.empty() ? nullptr : &profile);
+    (void)protond::view::RenderProfile(profile, tree->view,
+                                       tree->diff_profile.empty() ? nullptr : &profile);
   }
   (void)protond::cli::ParseTopArgs(args);
   if (absl::StatusOr<protond::cli::ExportArgs> exported = protond::cli::ParseExportArgs(args);
@@ -72,8 +72,8 @@ void FuzzProfileCommands(const std::vector<std::string>& args, const protond::v1
 void FuzzOneWord(const std::string& word, const protond::v1::Tree& profile) {
   (void)protond::cli::ParseDurationMs(word);
   (void)protond::cli::ParseSessionId(word);
-  (void)protond::cli::ParseFrameFormat(word);
-  (void)protond::cli::ParseMetricSpec(word, profile);
+  (void)protond::view::ParseFrameFormat(word);
+  (void)protond::view::ParseMetricSpec(word, profile);
 }
 
 }  // namespace

@@ -6,10 +6,10 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
-#include "cli/render/metric_values.h"
-#include "cli/render/tree_view.h"
-#include "cli/viewer/job_tree.h"
 #include "common/status/status_macros.h"
+#include "view/render/metric_values.h"
+#include "view/render/tree_view.h"
+#include "view/tree/job_tree.h"
 
 namespace protond::cli {
 namespace {
@@ -35,33 +35,34 @@ absl::StatusOr<v1::Session> JobSession(client::Client& client, const std::string
 }
 
 // The node's ranks of the job, each with the first metric of `metrics` computed on its tree.
-absl::StatusOr<std::vector<RankTree>> ReadRanks(const client::Endpoint& node,
-                                                const JobTreeArgs& args, MetricColumn* metric) {
+absl::StatusOr<std::vector<view::RankTree>> ReadRanks(const client::Endpoint& node,
+                                                      const JobTreeArgs& args,
+                                                      view::MetricColumn* metric) {
   client::Client client(node);
   ASSIGN_OR_RETURN(const v1::Session session, JobSession(client, args.job));
   std::set<std::string> ranks;
   for (const v1::SessionProcess& process : session.processes()) ranks.insert(process.job().rank());
   if (ranks.empty()) ranks.insert("");
-  std::vector<RankTree> out;
+  std::vector<view::RankTree> out;
   for (const std::string& rank : ranks) {
-    RankTree tree;
+    view::RankTree tree;
     tree.host = node.Name();
     tree.rank = rank;
     ASSIGN_OR_RETURN(tree.values.tree, client.GetTree(session.id(), rank));
-    ASSIGN_OR_RETURN(tree.values.shape, CheckTreeShape(tree.values.tree));
-    ASSIGN_OR_RETURN(const std::vector<MetricColumn> columns,
-                     ParseMetricSpec(args.metrics, tree.values.tree));
+    ASSIGN_OR_RETURN(tree.values.shape, view::CheckTreeShape(tree.values.tree));
+    ASSIGN_OR_RETURN(const std::vector<view::MetricColumn> columns,
+                     view::ParseMetricSpec(args.metrics, tree.values.tree));
     *metric = columns.front();
-    tree.values.values = {ComputeColumn(tree.values.tree, tree.values.shape, *metric)};
+    tree.values.values = {view::ComputeColumn(tree.values.tree, tree.values.shape, *metric)};
     out.push_back(std::move(tree));
   }
   return out;
 }
 
-std::string Heading(const std::string& job, const std::vector<RankTree>& ranks,
-                    const MetricColumn& metric) {
+std::string Heading(const std::string& job, const std::vector<view::RankTree>& ranks,
+                    const view::MetricColumn& metric) {
   std::vector<std::string> where;
-  for (const RankTree& rank : ranks) {
+  for (const view::RankTree& rank : ranks) {
     where.push_back(absl::StrCat(rank.rank.empty() ? "?" : rank.rank, "@",
                                  rank.host.empty() ? "local" : rank.host));
   }
@@ -81,8 +82,9 @@ bool IsSessionOfJob(const v1::Session& session, const std::string& job) {
 
 absl::StatusOr<JobTreeResult> RenderJobTreeCommand(const std::vector<client::Endpoint>& nodes,
                                                    const JobTreeArgs& args) {
-  std::vector<absl::StatusOr<std::vector<RankTree>>> read(nodes.size(), std::vector<RankTree>());
-  std::vector<MetricColumn> metrics(nodes.size());
+  std::vector<absl::StatusOr<std::vector<view::RankTree>>> read(nodes.size(),
+                                                                std::vector<view::RankTree>());
+  std::vector<view::MetricColumn> metrics(nodes.size());
   std::vector<std::thread> readers;
   for (size_t i = 0; i < nodes.size(); ++i) {
     readers.emplace_back([&, i] { read[i] = ReadRanks(nodes[i], args, &metrics[i]); });
@@ -90,25 +92,26 @@ absl::StatusOr<JobTreeResult> RenderJobTreeCommand(const std::vector<client::End
   for (std::thread& reader : readers) reader.join();
 
   JobTreeResult result;
-  std::vector<RankTree> ranks;
-  const MetricColumn* metric = nullptr;
+  std::vector<view::RankTree> ranks;
+  const view::MetricColumn* metric = nullptr;
   for (size_t i = 0; i < nodes.size(); ++i) {
     if (!read[i].ok()) {
       result.unreachable.push_back(absl::StrCat(nodes[i].Name(), ": ", read[i].status().message()));
       continue;
     }
     metric = &metrics[i];
-    for (RankTree& rank : *read[i]) ranks.push_back(std::move(rank));
+    for (view::RankTree& rank : *read[i]) ranks.push_back(std::move(rank));
   }
   if (ranks.empty()) {
     return absl::NotFoundError(absl::StrCat("no node has a session of job ", args.job, ": ",
                                             absl::StrJoin(result.unreachable, "; ")));
   }
-  ASSIGN_OR_RETURN(TreeValues spread, SpreadOverRanks(ranks));
-  RenameFrames(FrameFormat::kFull, args.kernel_names, &spread.tree);
-  result.text = absl::StrCat(Heading(args.job, ranks, *metric),
-                             RenderTreeValues(spread.tree, spread.shape, SpreadColumns(*metric),
-                                              spread.values, args.depth, /*colour=*/false));
+  ASSIGN_OR_RETURN(view::TreeValues spread, view::SpreadOverRanks(ranks));
+  view::RenameFrames(view::FrameFormat::kFull, args.kernel_names, &spread.tree);
+  result.text =
+      absl::StrCat(Heading(args.job, ranks, *metric),
+                   view::RenderTreeValues(spread.tree, spread.shape, view::SpreadColumns(*metric),
+                                          spread.values, args.depth, /*colour=*/false));
   return result;
 }
 

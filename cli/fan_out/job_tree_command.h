@@ -1,6 +1,6 @@
 // `protonctl [--hosts LIST] tree --job JOB`: a job's ranks read from their nodes' protond (each
 // node's newest session of the job, rank by rank) and shown as one tree with the per-rank spread
-// of a metric (cli/viewer/job_tree.h). Nodes are read in parallel; one that fails is named, and
+// of a metric (view/tree/job_tree.h). Nodes are read in parallel; one that fails is named, and
 // the others still show.
 #ifndef PROTOND_CLI_FAN_OUT_JOB_TREE_COMMAND_H_
 #define PROTOND_CLI_FAN_OUT_JOB_TREE_COMMAND_H_
@@ -9,9 +9,9 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
-#include "cli/viewer/frame_names.h"
 #include "client-lib/cpp/client.h"
 #include "protond.pb.h"
+#include "view/tree/frame_names.h"
 
 namespace protond::cli {
 
@@ -19,7 +19,7 @@ struct JobTreeArgs {
   std::string job;
   std::string metrics;  // -m: the first metric is spread; empty: the default (metric_spec.h)
   int depth = 100;      // -d
-  KernelNames kernel_names = KernelNames::kShort;  // --full-names, --mangled
+  view::KernelNames kernel_names = view::KernelNames::kShort;  // --full-names, --mangled
 };
 
 // Whether `session` is one of job `job`'s: started for it (start --job), or one of its processes

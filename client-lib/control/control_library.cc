@@ -14,12 +14,12 @@
 #include "client-lib/control/registration.h"
 #include "client-lib/cpp/chrome_trace.h"
 #include "client-lib/cpp/client.h"
-#include "client-lib/cpp/hatchet.h"
 #include "client-lib/cpp/socket_probe.h"
 #include "common/files/output_file.h"
 #include "common/status/status_macros.h"
 #include "protond/shim.h"
 #include "protond/control_api.h"
+#include "view/hatchet/hatchet_writer.h"
 
 struct ProtondControl {
   protond::client::Registration registration;
@@ -204,7 +204,7 @@ int ExportSession(ProtondControl* control, uint64_t session_id, const char* form
     }
     absl::StatusOr<v1::Tree> tree = client.GetTree(session_id);
     if (!tree.ok()) return tree.status();
-    return WriteProfile(path, client::RenderHatchet(*tree));
+    return WriteProfile(path, view::RenderHatchet(*tree));
   });
 }
 

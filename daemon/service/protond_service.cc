@@ -447,7 +447,7 @@ absl::StatusOr<v1::Tree> ProtondService::GetTree(const Peer& peer, uint64_t sess
 
 absl::StatusOr<std::string> ProtondService::ViewTree(const Peer& peer,
                                                      const v1::ViewTreeRequest& request) {
-  ASSIGN_OR_RETURN(const cli::ViewOptions options, cli::ViewOptionsFromProto(request.options()));
+  ASSIGN_OR_RETURN(const view::ViewOptions options, view::ViewOptionsFromProto(request.options()));
   const std::string view_key = request.options().SerializeAsString();
   ASSIGN_OR_RETURN(const auto session, PublishedSessionOf(peer, request.session_id()));
   ASSIGN_OR_RETURN(const std::shared_ptr<const v1::Tree> tree,
@@ -455,7 +455,7 @@ absl::StatusOr<std::string> ProtondService::ViewTree(const Peer& peer,
                           request.options().format() == v1::ViewOptions::SASS));
   if (std::optional<std::string> kept = kept_trees_.View(tree, view_key)) return *kept;
   // Rendered without a lock: the tree is shared and never changed.
-  ASSIGN_OR_RETURN(std::string text, cli::RenderProfile(*tree, options));
+  ASSIGN_OR_RETURN(std::string text, view::RenderProfile(*tree, options));
   kept_trees_.KeepView(tree, view_key, text);
   return text;
 }

@@ -26,7 +26,6 @@
 #include "absl/base/thread_annotations.h"
 #include "absl/status/statusor.h"
 #include "absl/synchronization/mutex.h"
-#include "cli/viewer/profile_view.h"
 #include "common/mode/session_mode.h"
 #include "daemon/aggregate/call_tree.h"
 #include "daemon/ingest/process_decoder.h"
@@ -37,6 +36,7 @@
 #include "daemon/query/store_readers.h"
 #include "daemon/store/store.h"
 #include "protond.pb.h"
+#include "view/tree/profile_view.h"
 
 namespace protond::service {
 

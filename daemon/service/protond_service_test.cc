@@ -235,19 +235,19 @@ TEST_F(ProtondServiceTest, ViewTreeRendersAsProtonctlWithTheRequestsOptions) {
   absl::StatusOr<v1::Tree> tree = service_->GetTree(self_, session->id());
   ASSERT_TRUE(tree.ok()) << tree.status();
 
-  cli::ViewOptions options;
+  view::ViewOptions options;
   v1::ViewTreeRequest request;
   request.set_session_id(session->id());
-  *request.mutable_options() = cli::ViewOptionsToProto(options);
-  cli::ViewOptions sorted = options;
+  *request.mutable_options() = view::ViewOptionsToProto(options);
+  view::ViewOptions sorted = options;
   sorted.print_sorted = true;
   v1::ViewTreeRequest sorted_request = request;
-  *sorted_request.mutable_options() = cli::ViewOptionsToProto(sorted);
+  *sorted_request.mutable_options() = view::ViewOptionsToProto(sorted);
   for (int query = 0; query < 2; ++query) {
-    EXPECT_EQ(*service_->ViewTree(self_, request), *cli::RenderProfile(*tree, options));
-    EXPECT_EQ(*service_->ViewTree(self_, sorted_request), *cli::RenderProfile(*tree, sorted));
+    EXPECT_EQ(*service_->ViewTree(self_, request), *view::RenderProfile(*tree, options));
+    EXPECT_EQ(*service_->ViewTree(self_, sorted_request), *view::RenderProfile(*tree, sorted));
   }
-  EXPECT_NE(*cli::RenderProfile(*tree, options), *cli::RenderProfile(*tree, sorted));
+  EXPECT_NE(*view::RenderProfile(*tree, options), *view::RenderProfile(*tree, sorted));
 
   request.mutable_options()->set_include("(");
   EXPECT_EQ(service_->ViewTree(self_, request).status().code(), absl::StatusCode::kInvalidArgument);

@@ -18,7 +18,7 @@ import sys
 import tempfile
 
 SKIPPED = 77
-FIXTURE = os.path.join(os.path.dirname(__file__), "..", "..", "cli", "hatchet", "testdata",
+FIXTURE = os.path.join(os.path.dirname(__file__), "..", "..", "view", "hatchet", "testdata",
                        "h100_proton.hatchet")
 
 # w_triton holds add_one alone; w_mm is outside it. Runs after the graph's own script.

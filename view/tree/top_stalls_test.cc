@@ -1,0 +1,75 @@
+#include "view/tree/top_stalls.h"
+
+#include <string>
+
+#include "gtest/gtest.h"
+#include "view/testing/test_profiles.h"
+
+namespace protond::view {
+namespace {
+
+using testing::AddInt;
+using testing::AddNode;
+
+// chase's load line stalls on memory under two scopes (summed); its loop line and spin's
+// arithmetic line stall less.
+v1::Tree SampledProfile() {
+  v1::Tree tree;
+  AddNode(&tree, 0, 0, "ROOT");
+  AddNode(&tree, 1, 0, "a");
+  AddNode(&tree, 2, 1, "chase");
+  auto line = [&](uint32_t id, uint32_t parent, const char* name, int64_t samples,
+                  std::vector<std::pair<const char*, int64_t>> reasons) {
+    v1::TreeNode* node = AddNode(&tree, id, parent, name);
+    int64_t stalled = 0;
+    for (const auto& [reason, count] : reasons) {
+      AddInt(node, reason, v1::Metric::INCLUSIVE, count);
+      if (std::string(reason) != "stalled_selected") stalled += count;
+    }
+    AddInt(node, "num_samples", v1::Metric::INCLUSIVE, samples);
+    AddInt(node, "num_stalled_samples", v1::Metric::INCLUSIVE, stalled);
+  };
+  line(3, 2, "/src/k.cu:6@chase", 61,
+       {{"stalled_long_scoreboard", 50}, {"stalled_wait", 10}, {"stalled_selected", 1}});
+  line(4, 2, "/src/k.cu:5@chase", 10, {{"stalled_branch_resolving", 6}, {"stalled_selected", 4}});
+  AddNode(&tree, 5, 0, "b");
+  AddNode(&tree, 6, 5, "chase");
+  line(7, 6, "/src/k.cu:6@chase", 40, {{"stalled_long_scoreboard", 40}});
+  AddNode(&tree, 8, 0, "spin");
+  line(9, 8, "/src/k.cu:14@spin", 30,
+       {{"stalled_wait", 12},
+        {"stalled_math_pipe_throttle", 8},
+        {"stalled_dispatch_stall", 2},
+        {"stalled_no_instruction", 1},
+        {"stalled_selected", 7}});
+  return tree;
+}
+
+TEST(TopStallsTest, LinesWithTheMostStalledSamplesFirstWithTheirTopReasons) {
+  // 129 stalled samples in all: 100 + 23 + 6.
+  EXPECT_EQ(
+      RenderTopStalls(SampledProfile(), 20),
+      "STALLED  STALLED %  SAMPLES  TOP REASONS                                          LINE\n"
+      "    100       77.5      101  long_scoreboard 90%, wait 10%                        "
+      "/src/k.cu:6@chase\n"
+      "     23       17.8       30  wait 52%, math_pipe_throttle 35%, dispatch_stall 9%  "
+      "/src/k.cu:14@spin\n"
+      "      6        4.7       10  branch_resolving 100%                                "
+      "/src/k.cu:5@chase\n");
+}
+
+TEST(TopStallsTest, TheLimitCutsTheList) {
+  const std::string text = RenderTopStalls(SampledProfile(), 1);
+  EXPECT_NE(text.find("/src/k.cu:6@chase"), std::string::npos);
+  EXPECT_EQ(text.find("@spin"), std::string::npos);
+}
+
+TEST(TopStallsTest, AProfileWithoutSamplesSaysSo) {
+  v1::Tree tree;
+  AddNode(&tree, 0, 0, "ROOT");
+  EXPECT_EQ(RenderTopStalls(tree, 20),
+            "no PC samples in this profile (record them with --mode pcsampling)\n");
+}
+
+}  // namespace
+}  // namespace protond::view
