@@ -13,6 +13,9 @@ jobs=$(nproc)
 # House format (.clang-format: Google style, 100 columns).
 git ls-files '*.cc' '*.h' | xargs clang-format --dry-run --Werror
 
+# The layers of ARCHITECTURE.md: which part may include or link which (scripts/layers.txt).
+./scripts/check_layers.py
+
 BUILD_DIR=build ./scripts/build.sh
 # Every GoogleTest binary appends its skipped tests here (common/testing/test_main.cc); the end of
 # this script lists them and fails on one that must run here.

@@ -17,8 +17,8 @@
 #include "client-lib/cpp/socket_probe.h"
 #include "common/files/output_file.h"
 #include "common/status/status_macros.h"
-#include "protond/shim.h"
 #include "protond/control_api.h"
+#include "protond/shim.h"
 #include "view/hatchet/hatchet_writer.h"
 
 struct ProtondControl {

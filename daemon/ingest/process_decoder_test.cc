@@ -11,7 +11,7 @@
 #include "common/record/instrumentation_blob.h"
 #include "common/record/test_records.h"
 #include "common/tree/tree_depth.h"
-#include "daemon/instrumentation/internal/test_buffer_builder.h"
+#include "daemon/instrumentation/testing/test_buffer_builder.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "mlir-instrument/buffer/buffer_layout.h"

@@ -4,7 +4,7 @@
 #include <vector>
 
 #include "daemon/instrumentation/circular_buffer.h"
-#include "daemon/instrumentation/internal/test_buffer_builder.h"
+#include "daemon/instrumentation/testing/test_buffer_builder.h"
 #include "gtest/gtest.h"
 #include "mlir-instrument/buffer/buffer_layout.h"
 

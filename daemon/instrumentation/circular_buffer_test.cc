@@ -2,7 +2,7 @@
 
 #include <cstdint>
 
-#include "daemon/instrumentation/internal/test_buffer_builder.h"
+#include "daemon/instrumentation/testing/test_buffer_builder.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "mlir-instrument/buffer/buffer_layout.h"

@@ -3,7 +3,7 @@
 #include <cstdint>
 
 #include "daemon/instrumentation/circular_buffer.h"
-#include "daemon/instrumentation/internal/test_buffer_builder.h"
+#include "daemon/instrumentation/testing/test_buffer_builder.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "mlir-instrument/buffer/buffer_layout.h"

@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "daemon/instrumentation/internal/test_buffer_builder.h"
+#include "daemon/instrumentation/testing/test_buffer_builder.h"
 #include "gtest/gtest.h"
 
 namespace protond::instrumentation {

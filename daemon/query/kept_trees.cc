@@ -21,10 +21,9 @@ void KeptTrees::Keep(const Question& question, uint64_t ticket,
   if (ChangedSince(question.session_id, ticket)) return;
   std::erase_if(entries_, [&](const Entry& entry) { return entry.question == question; });
   if (entries_.size() >= max_trees_) {
-    entries_.erase(std::min_element(entries_.begin(), entries_.end(),
-                                    [](const Entry& a, const Entry& b) {
-                                      return a.last_asked < b.last_asked;
-                                    }));
+    entries_.erase(std::min_element(
+        entries_.begin(), entries_.end(),
+        [](const Entry& a, const Entry& b) { return a.last_asked < b.last_asked; }));
   }
   entries_.push_back({question, std::move(tree), "", "", now});
 }

@@ -74,8 +74,7 @@ class KeptTrees {
   // Whether the session's tree changed after `ticket`.
   bool ChangedSince(uint64_t session_id, uint64_t ticket) const
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mutex_);
-  Entry* EntryOf(const std::shared_ptr<const v1::Tree>& tree)
-      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mutex_);
+  Entry* EntryOf(const std::shared_ptr<const v1::Tree>& tree) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mutex_);
 
   const size_t max_trees_;
   const Clock::duration keep_for_;

@@ -300,7 +300,8 @@ void ProtondService::PublishLocked() {
     for (const auto& [process_id, counters] : session.processes) {
       auto process = processes_.find(process_id);
       published->members_known = published->members_known && process != processes_.end();
-      if (process != processes_.end()) published->member_jobs.push_back(process->second.row.job.name());
+      if (process != processes_.end())
+        published->member_jobs.push_back(process->second.row.job.name());
     }
     now->push_back(std::move(published));
   }
@@ -450,9 +451,9 @@ absl::StatusOr<std::string> ProtondService::ViewTree(const Peer& peer,
   ASSIGN_OR_RETURN(const view::ViewOptions options, view::ViewOptionsFromProto(request.options()));
   const std::string view_key = request.options().SerializeAsString();
   ASSIGN_OR_RETURN(const auto session, PublishedSessionOf(peer, request.session_id()));
-  ASSIGN_OR_RETURN(const std::shared_ptr<const v1::Tree> tree,
-                   TreeOf(*session, request.rank(),
-                          request.options().format() == v1::ViewOptions::SASS));
+  ASSIGN_OR_RETURN(
+      const std::shared_ptr<const v1::Tree> tree,
+      TreeOf(*session, request.rank(), request.options().format() == v1::ViewOptions::SASS));
   if (std::optional<std::string> kept = kept_trees_.View(tree, view_key)) return *kept;
   // Rendered without a lock: the tree is shared and never changed.
   ASSIGN_OR_RETURN(std::string text, view::RenderProfile(*tree, options));
@@ -464,8 +465,7 @@ absl::StatusOr<std::shared_ptr<const v1::Tree>> ProtondService::TreeOf(
     const PublishedSession& session, const std::string& rank, bool instructions) {
   const uint64_t session_id = session.proto.id();
   const query::KeptTrees::Question question{session_id, rank, instructions};
-  const query::KeptTrees::Found kept =
-      kept_trees_.Find(question, std::chrono::steady_clock::now());
+  const query::KeptTrees::Found kept = kept_trees_.Find(question, std::chrono::steady_clock::now());
   if (kept.tree != nullptr) return kept.tree;
   ASSIGN_OR_RETURN(query::StoreReaders::Lease reader, readers_.Take());
   ASSIGN_OR_RETURN(store::StoredTree stored, reader->LoadTree(session_id));

@@ -14,8 +14,8 @@
 #include <thread>
 
 #include "absl/strings/str_cat.h"
-#include "daemon/store/internal/test_files.h"
 #include "daemon/store/store.h"
+#include "daemon/store/testing/test_files.h"
 #include "gtest/gtest.h"
 
 namespace protond::store {

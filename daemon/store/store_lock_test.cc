@@ -7,7 +7,7 @@
 #include <string>
 
 #include "absl/strings/str_cat.h"
-#include "daemon/store/internal/test_files.h"
+#include "daemon/store/testing/test_files.h"
 #include "gtest/gtest.h"
 
 namespace protond::store {

@@ -5,9 +5,9 @@
 #include <string>
 
 #include "absl/strings/str_cat.h"
-#include "daemon/store/internal/test_files.h"
 #include "daemon/store/internal/test_schemas.h"
 #include "daemon/store/store.h"
+#include "daemon/store/testing/test_files.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 

@@ -12,9 +12,9 @@
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
 #include "absl/strings/string_view.h"
-#include "daemon/store/internal/test_files.h"
 #include "daemon/store/internal/test_schemas.h"
 #include "daemon/store/store.h"
+#include "daemon/store/testing/test_files.h"
 #include "gtest/gtest.h"
 
 namespace protond::store {

@@ -17,7 +17,7 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
-#include "daemon/store/internal/test_files.h"
+#include "daemon/store/testing/test_files.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 

@@ -2,8 +2,8 @@
 #include <memory>
 #include <string>
 
-#include "daemon/store/internal/test_files.h"
 #include "daemon/store/store.h"
+#include "daemon/store/testing/test_files.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 

@@ -20,7 +20,7 @@
 #include <vector>
 
 #include "client-lib/cpp/client.h"
-#include "daemon/store/internal/test_files.h"
+#include "daemon/store/testing/test_files.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "tests/integration/harness.h"

@@ -81,6 +81,30 @@ class CheckLayersTest(unittest.TestCase):
         self.assertIn("tests/run_test.cc:1: includes view/internal/builder.h, internal to view/",
                       run.stdout)
 
+    def test_a_test_may_use_any_part_and_the_code_beside_it_may_not(self):
+        self.write("cli/tree_command.h", "")
+        self.write("daemon/service_test.cc", '#include "cli/tree_command.h"\n')
+        self.write("daemon/region_fuzzer.cc", '#include "cli/tree_command.h"\n')
+        self.write("cli/CMakeLists.txt", "add_library(protond_cli_tree tree_command.cc)\n")
+        self.write("daemon/CMakeLists.txt",
+                   "protond_test(protond_service_test SOURCES service_test.cc\n"
+                   "  LIBS protond_cli_tree)\n"
+                   "target_link_libraries(protond_service_test PRIVATE protond_cli_tree)\n")
+        run = self.check()
+        self.assertEqual(run.returncode, 0, run.stdout + run.stderr)
+        self.write("daemon/service.cc", '#include "cli/tree_command.h"\n')
+        run = self.check()
+        self.assertEqual(run.returncode, 1)
+        self.assertEqual(run.stdout.count("->"), 1, run.stdout)
+        self.assertIn("daemon/service.cc:1: daemon -> cli", run.stdout)
+
+    def test_a_tests_use_of_an_internal_folder_still_fails(self):
+        self.write("daemon/internal/rows.h", "")
+        self.write("tests/faults_test.cc", '#include "daemon/internal/rows.h"\n')
+        run = self.check()
+        self.assertEqual(run.returncode, 1)
+        self.assertIn("internal to daemon/", run.stdout)
+
     def test_a_part_allowed_nothing_fails_on_any_use(self):
         self.write("shim/ring.cc", '#include "common/text.h"\n')
         self.write("layers.txt", ALLOW + "shim:\n")

@@ -1,7 +1,8 @@
-// Test-only helpers for the store's tests: a temporary directory, and direct SQLite reads of a
-// store file (integrity, pragmas, row counts) that the Store API does not offer.
-#ifndef PROTOND_DAEMON_STORE_INTERNAL_TEST_FILES_H_
-#define PROTOND_DAEMON_STORE_INTERNAL_TEST_FILES_H_
+// Test-only helpers for tests that look into a store file (the store's own, the fault tests):
+// a temporary directory, and direct SQLite reads of a store file (integrity, pragmas, row
+// counts) that the Store API does not offer.
+#ifndef PROTOND_DAEMON_STORE_TESTING_TEST_FILES_H_
+#define PROTOND_DAEMON_STORE_TESTING_TEST_FILES_H_
 
 #include <sqlite3.h>
 #include <stdlib.h>
@@ -109,4 +110,4 @@ inline void ExecOnFile(const std::string& path, const std::string& sql) {
 
 }  // namespace protond::store::testing
 
-#endif  // PROTOND_DAEMON_STORE_INTERNAL_TEST_FILES_H_
+#endif  // PROTOND_DAEMON_STORE_TESTING_TEST_FILES_H_

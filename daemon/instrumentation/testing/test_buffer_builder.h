@@ -1,8 +1,8 @@
 // Test-only: writes synthetic device buffers the way an instrumented kernel does (a header per
 // CTA block, a write index per warp, each record at its ring position), so tests state their
 // scenario as records and check the decoder's output against exact values.
-#ifndef PROTOND_DAEMON_INSTRUMENTATION_INTERNAL_TEST_BUFFER_BUILDER_H_
-#define PROTOND_DAEMON_INSTRUMENTATION_INTERNAL_TEST_BUFFER_BUILDER_H_
+#ifndef PROTOND_DAEMON_INSTRUMENTATION_TESTING_TEST_BUFFER_BUILDER_H_
+#define PROTOND_DAEMON_INSTRUMENTATION_TESTING_TEST_BUFFER_BUILDER_H_
 
 #include <cstdint>
 #include <cstring>
@@ -96,4 +96,4 @@ class TestBufferBuilder {
 
 }  // namespace protond::instrumentation::internal
 
-#endif  // PROTOND_DAEMON_INSTRUMENTATION_INTERNAL_TEST_BUFFER_BUILDER_H_
+#endif  // PROTOND_DAEMON_INSTRUMENTATION_TESTING_TEST_BUFFER_BUILDER_H_
