@@ -8,7 +8,8 @@ RATE scope pairs per second per thread, 0 for as fast as the shim takes them) ru
 preloaded, and once all have registered, SESSIONS sessions are attached to them in equal groups
 (`protonctl start --pid ... --duration SECONDS`; a start that fails is printed and the run goes
 on). Every 5 s the daemon's resident memory is sampled (its own, and the pages of the programs'
-rings it has read); every QUERY_EVERY seconds (default 5) both commands are timed. With
+rings it has read); every QUERY_EVERY seconds (default 5) both commands are timed, and
+`protonctl --version`, which asks the daemon nothing: the cost of starting protonctl itself. With
 --wide-tree, bench/wide_tree_workload first records a 10,222-node tree under `protonctl run` and
 lives on, and `protonctl tree` of that running session is timed too. Loss is what the shim counted as dropped (exact: see
 docs/reliability.md); the goal is zero.
@@ -158,13 +159,14 @@ def main():
                        if session_id != wide_session]
             if not started:
                 sys.exit("no session could be started")
-            memory, sessions_ms, tree_ms, wide_ms = [], [], [], []
+            memory, sessions_ms, tree_ms, wide_ms, version_ms = [], [], [], [], []
             next_memory = time.time()
             while time.time() - began < args.seconds + 2:
                 time.sleep(args.query_every)
                 if time.time() >= next_memory:
                     memory.append(resident_mb(daemon.pid))
                     next_memory += SAMPLE_EVERY_S
+                version_ms.append(timed_ms([protonctl, "--version"]))
                 sessions_ms.append(timed_ms(ctl + ["sessions"]))
                 tree_ms.append(timed_ms(ctl + ["tree", str(started[len(tree_ms) % len(started)])]))
                 if wide:
@@ -198,6 +200,7 @@ def main():
         print(f"daemon MB, {what}: first {values[0]:.0f}, max {max(values):.0f}, "
               f"last {values[-1]:.0f} ({len(values)} samples, every {SAMPLE_EVERY_S} s)")
     print(f"protonctl start ms:    {summary(attach_ms)} ({failed_starts} failed)")
+    print(f"protonctl --version ms (starting protonctl, no daemon call): {summary(version_ms)}")
     print(f"protonctl sessions ms: {summary(sessions_ms)}")
     print(f"protonctl tree ms:     {summary(tree_ms)}")
     if wide_ms:
