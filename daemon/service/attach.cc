@@ -109,8 +109,7 @@ std::vector<uint32_t> ProtondService::JobMembers(const std::string& job) const {
 }
 
 absl::StatusOr<std::map<uint64_t, v1::CommandResult>> ProtondService::PushAndWait(
-    std::unique_lock<std::mutex>& lock, const std::vector<ProcessEntry*>& processes,
-    const v1::ControlCommand& command) {
+    const std::vector<ProcessEntry*>& processes, const v1::ControlCommand& command) {
   std::vector<std::pair<ProcessEntry*, uint64_t>> pushed;  // with the command's id
   for (ProcessEntry* process : processes) {
     v1::ControlCommand numbered = command;
@@ -119,18 +118,20 @@ absl::StatusOr<std::map<uint64_t, v1::CommandResult>> ProtondService::PushAndWai
     process->outbox.push_back(numbered);
     pushed.emplace_back(process, numbered.command_id());
   }
-  commands_.notify_all();
+  commands_.SignalAll();
   // A process whose connection ends meanwhile will not answer.
-  const auto all_answered = [&] {
-    return std::all_of(pushed.begin(), pushed.end(), [this](const auto& p) {
-      return awaited_[p.second].has_value() || !p.first->connected;
-    });
+  const auto all_answered = [&]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mutex_) {
+    return std::all_of(pushed.begin(), pushed.end(),
+                       [this](const auto& p) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mutex_) {
+                         return awaited_[p.second].has_value() || !p.first->connected;
+                       });
   };
   const auto deadline = std::chrono::steady_clock::now() + answer_timeout_;
   while (!all_answered() && std::chrono::steady_clock::now() < deadline) {
     // A process that stops first delivers its GPU work through its lanes, up to a CUPTI buffer
     // at once: drained now, it need not wait a whole commit interval for room.
-    if (answered_.wait_for(lock, kDrainWhileWaiting, all_answered)) break;
+    answered_.WaitWithTimeout(&mutex_, absl::FromChrono(kDrainWhileWaiting));
+    if (all_answered()) break;
     if (absl::Status drained = RunIngestCycleLocked(); !drained.ok()) {
       for (const auto& [process, command_id] : pushed) awaited_.erase(command_id);
       return drained;
@@ -170,7 +171,7 @@ absl::StatusOr<v1::AttachResponse> ProtondService::Attach(const Peer& peer,
                                                     absl::StrJoin(peer.jobs, ", "),
                                                     " only, not job ", request.job()));
   }
-  std::unique_lock<std::mutex> lock(mutex_);
+  absl::MutexLock lock(&mutex_);
   std::vector<uint32_t> pids(request.pids().begin(), request.pids().end());
   if (!request.job().empty()) {
     pids = JobMembers(request.job());
@@ -215,7 +216,7 @@ absl::StatusOr<v1::AttachResponse> ProtondService::Attach(const Peer& peer,
   v1::ControlCommand start;
   start.mutable_start_recording()->set_session_id(session.row.session_id);
   start.mutable_start_recording()->set_mode(session.row.mode);
-  ASSIGN_OR_RETURN(const auto answers, PushAndWait(lock, eligible, start));
+  ASSIGN_OR_RETURN(const auto answers, PushAndWait(eligible, start));
 
   std::vector<ProcessEntry*> unanswered;
   for (ProcessEntry* process : eligible) {
@@ -238,10 +239,10 @@ absl::StatusOr<v1::AttachResponse> ProtondService::Attach(const Peer& peer,
   v1::ControlCommand stop;
   stop.mutable_stop_recording()->set_session_id(session.row.session_id);
   for (ProcessEntry* process : unanswered) process->outbox.push_back(stop);
-  commands_.notify_all();
+  commands_.SignalAll();
   if (session.processes.empty() && !session.row.admits_new) {
     session.row.problems.push_back("no process could be profiled");
-    RETURN_IF_ERROR(EndSession(lock, session, 0));
+    RETURN_IF_ERROR(EndSession(session, 0));
   } else {
     RETURN_IF_ERROR(RunIngestCycleLocked());
   }
@@ -250,7 +251,7 @@ absl::StatusOr<v1::AttachResponse> ProtondService::Attach(const Peer& peer,
 }
 
 absl::StatusOr<uint64_t> ProtondService::SessionOfProcess(const Peer& peer, uint32_t pid) {
-  std::lock_guard<std::mutex> lock(mutex_);
+  absl::MutexLock lock(&mutex_);
   std::vector<uint64_t> found;
   for (const auto& [session_id, session] : sessions_) {
     if (session.tree == nullptr || !MayTouch(peer, session)) continue;
@@ -270,7 +271,7 @@ absl::StatusOr<uint64_t> ProtondService::SessionOfProcess(const Peer& peer, uint
                                                     "; name one with --session"));
 }
 
-absl::Status ProtondService::EndFinishedAttachedSessions(std::unique_lock<std::mutex>& lock) {
+absl::Status ProtondService::EndFinishedAttachedSessions() {
   const int64_t now = NowUnixNs();
   std::vector<SessionEntry*> finished;
   for (auto& [session_id, session] : sessions_) {
@@ -280,18 +281,19 @@ absl::Status ProtondService::EndFinishedAttachedSessions(std::unique_lock<std::m
     // session that admits its job's new processes waits for them (the job's next step).
     const bool all_exited =
         !session.row.admits_new &&
-        std::all_of(session.processes.begin(), session.processes.end(), [this](const auto& m) {
-          auto process = processes_.find(m.first);
-          return process != processes_.end() && process->second.row.exited;
-        });
+        std::all_of(session.processes.begin(), session.processes.end(),
+                    [this](const auto& m) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mutex_) {
+                      auto process = processes_.find(m.first);
+                      return process != processes_.end() && process->second.row.exited;
+                    });
     if (time_up || all_exited) finished.push_back(&session);
   }
-  for (SessionEntry* session : finished) RETURN_IF_ERROR(EndSession(lock, *session, 0));
+  for (SessionEntry* session : finished) RETURN_IF_ERROR(EndSession(*session, 0));
   return absl::OkStatus();
 }
 
 v1::ListProcessesResponse ProtondService::ListProcesses(const Peer& peer) {
-  std::lock_guard<std::mutex> lock(mutex_);
+  absl::MutexLock lock(&mutex_);
   v1::ListProcessesResponse response;
   for (const auto& [process_id, process] : processes_) {
     if (!process.connected || !MayTouch(peer, process)) continue;
@@ -316,7 +318,7 @@ v1::ListProcessesResponse ProtondService::ListProcesses(const Peer& peer) {
 }
 
 absl::Status ProtondService::Acknowledge(const Peer& peer, const v1::CommandResult& result) {
-  std::lock_guard<std::mutex> lock(mutex_);
+  absl::MutexLock lock(&mutex_);
   auto process = processes_.find(result.process_id());
   if (process == processes_.end() || process->second.row.pid != peer.pid) {
     return absl::PermissionDeniedError(
@@ -325,17 +327,20 @@ absl::Status ProtondService::Acknowledge(const Peer& peer, const v1::CommandResu
   auto awaited = awaited_.find(result.command_id());
   if (awaited == awaited_.end()) return absl::OkStatus();  // too late: already given up on
   awaited->second = result;
-  answered_.notify_all();
+  answered_.SignalAll();
   return absl::OkStatus();
 }
 
 std::optional<v1::ControlCommand> ProtondService::NextCommand(uint64_t process_id,
                                                               std::chrono::milliseconds wait) {
-  std::unique_lock<std::mutex> lock(mutex_);
+  absl::MutexLock lock(&mutex_);
   auto it = processes_.find(process_id);
   if (it == processes_.end()) return std::nullopt;
   ProcessEntry& process = it->second;
-  commands_.wait_for(lock, wait, [&] { return !process.outbox.empty() || stopping_; });
+  const absl::Time deadline = absl::Now() + absl::FromChrono(wait);
+  while (process.outbox.empty() && !stopping_) {
+    if (commands_.WaitWithDeadline(&mutex_, deadline)) break;  // timed out
+  }
   if (process.outbox.empty()) return std::nullopt;
   v1::ControlCommand command = std::move(process.outbox.front());
   process.outbox.pop_front();

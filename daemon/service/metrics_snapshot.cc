@@ -19,7 +19,7 @@ metrics::Snapshot ProtondService::MetricsSnapshot() {
   const int64_t stopped_since_ns =
       NowUnixNs() - std::chrono::nanoseconds(kStoppedSessionMetricsFor).count();
   {
-    std::lock_guard<std::mutex> lock(mutex_);
+    absl::MutexLock lock(&mutex_);
     for (const auto& [id, process] : processes_) snapshot.processes_connected += process.connected;
     for (const auto& [id, session] : sessions_) {
       const bool running = session.row.state == store::SessionState::kRunning;

@@ -40,7 +40,10 @@ absl::StatusOr<std::unique_ptr<ProtondService>> ProtondService::Create(
     const ServiceOptions& options) {
   ASSIGN_OR_RETURN(std::unique_ptr<store::Store> store, store::Store::Open(options.store_path));
   std::unique_ptr<ProtondService> service(new ProtondService(options, std::move(store)));
-  RETURN_IF_ERROR(service->LoadSessions());
+  {
+    absl::MutexLock lock(&service->mutex_);
+    RETURN_IF_ERROR(service->LoadSessions());
+  }
   service->ingest_thread_ = std::thread([s = service.get()] { s->IngestLoop(); });
   return service;
 }
@@ -50,10 +53,10 @@ ProtondService::ProtondService(const ServiceOptions& options, std::unique_ptr<st
 
 ProtondService::~ProtondService() {
   {
-    std::lock_guard<std::mutex> lock(mutex_);
+    absl::MutexLock lock(&mutex_);
     stopping_ = true;
   }
-  stop_.notify_all();
+  stop_.SignalAll();
   if (ingest_thread_.joinable()) ingest_thread_.join();
 }
 
@@ -119,7 +122,7 @@ bool ProtondService::ALaneFillsLocked() const {
 }
 
 void ProtondService::IngestLoop() {
-  std::unique_lock<std::mutex> lock(mutex_);
+  absl::MutexLock lock(&mutex_);
   while (!stopping_) {
     // A cycle every commit_interval, or sooner when a lane fills: a stop's last GPU buffers
     // (megabytes at once) then pass through a lane in a few cycles, not one per commit_interval.
@@ -128,13 +131,12 @@ void ProtondService::IngestLoop() {
     const auto next_cycle = std::chrono::steady_clock::now() + options_.commit_interval;
     while (!stopping_ && std::chrono::steady_clock::now() < next_cycle &&
            (failed_commits_ > 0 || !ALaneFillsLocked())) {
-      stop_.wait_for(lock,
-                     std::min<std::chrono::steady_clock::duration>(
-                         kFillCheckPeriod, next_cycle - std::chrono::steady_clock::now()),
-                     [this] { return stopping_; });
+      stop_.WaitWithTimeout(&mutex_,
+                            absl::FromChrono(std::min<std::chrono::steady_clock::duration>(
+                                kFillCheckPeriod, next_cycle - std::chrono::steady_clock::now())));
     }
     absl::Status s = RunIngestCycleLocked();
-    if (s.ok()) s = EndFinishedAttachedSessions(lock);
+    if (s.ok()) s = EndFinishedAttachedSessions();
     // A failed cycle has gone back to the store (GoBackToTheStoreLocked); the records wait in the
     // rings, which drop and count what no longer fits, until a commit works again.
     if (!s.ok() && failed_commits_++ == 0) {
@@ -150,17 +152,17 @@ void ProtondService::IngestLoop() {
 }
 
 absl::Status ProtondService::RunIngestCycle() {
-  std::lock_guard<std::mutex> lock(mutex_);
+  absl::MutexLock lock(&mutex_);
   return RunIngestCycleLocked();
 }
 
 bool ProtondService::StoreWasRemoved() {
-  std::lock_guard<std::mutex> lock(mutex_);
+  absl::MutexLock lock(&mutex_);
   return !store_->IsAtItsPath();
 }
 
 absl::Status ProtondService::WriteTheStoreAnew() {
-  std::lock_guard<std::mutex> lock(mutex_);
+  absl::MutexLock lock(&mutex_);
   RETURN_IF_ERROR(store_->CopyTo(options_.store_path));
   ASSIGN_OR_RETURN(store_, store::Store::Open(options_.store_path));
   readers_.Forget();
@@ -233,10 +235,12 @@ bool ProtondService::MayTouch(const Peer& peer, const SessionEntry& session) con
   // A job-limited token sees a session only if it knows every process in it to be of its jobs;
   // one with no process yet, if it was started for one of them.
   if (session.processes.empty()) return !session.row.job.empty() && InJobs(peer, session.row.job);
-  return std::all_of(session.processes.begin(), session.processes.end(), [&](const auto& member) {
-    auto process = processes_.find(member.first);
-    return process != processes_.end() && InJobs(peer, process->second.row.job.name());
-  });
+  return std::all_of(session.processes.begin(), session.processes.end(),
+                     [&](const auto& member) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mutex_) {
+                       auto process = processes_.find(member.first);
+                       return process != processes_.end() &&
+                              InJobs(peer, process->second.row.job.name());
+                     });
 }
 
 v1::Session ProtondService::ToProto(const SessionEntry& session) const {
@@ -356,7 +360,7 @@ absl::StatusOr<v1::Session> ProtondService::StartSession(const Peer& peer, const
   }
   RETURN_IF_ERROR(CheckNewSession(name, data));
   ASSIGN_OR_RETURN(const mode::SessionMode mode, mode::ParseSessionMode(mode_text));
-  std::lock_guard<std::mutex> lock(mutex_);
+  absl::MutexLock lock(&mutex_);
   SessionEntry& session = NewSession(peer, name, data, mode);
   // A registered process that starts a session records into it (the in-process API).
   for (auto& [process_id, process] : processes_) {
@@ -384,14 +388,13 @@ absl::Status ProtondService::CommitNewSessionLocked(uint64_t session_id) {
 }
 
 absl::StatusOr<v1::Session> ProtondService::StopSession(const Peer& peer, uint64_t session_id) {
-  std::unique_lock<std::mutex> lock(mutex_);
+  absl::MutexLock lock(&mutex_);
   ASSIGN_OR_RETURN(SessionEntry * session, OwnedSession(peer, session_id));
-  RETURN_IF_ERROR(EndSession(lock, *session, peer.pid));
+  RETURN_IF_ERROR(EndSession(*session, peer.pid));
   return ToProto(*session);
 }
 
-absl::Status ProtondService::EndSession(std::unique_lock<std::mutex>& lock, SessionEntry& session,
-                                        uint32_t except_pid) {
+absl::Status ProtondService::EndSession(SessionEntry& session, uint32_t except_pid) {
   if (session.row.state != store::SessionState::kRunning) return absl::OkStatus();
   std::vector<ProcessEntry*> live;
   for (const auto& [process_id, counters] : session.processes) {
@@ -408,7 +411,7 @@ absl::Status ProtondService::EndSession(std::unique_lock<std::mutex>& lock, Sess
     // A process that does not answer in time ends its part anyway: its lanes are drained now.
     v1::ControlCommand stop;
     stop.mutable_stop_recording()->set_session_id(session.row.session_id);
-    RETURN_IF_ERROR(PushAndWait(lock, live, stop).status());
+    RETURN_IF_ERROR(PushAndWait(live, stop).status());
     if (session.row.state != store::SessionState::kRunning) return absl::OkStatus();
   }
   RETURN_IF_ERROR(RunIngestCycleLocked());  // everything written so far counts
@@ -424,7 +427,7 @@ absl::Status ProtondService::EndSession(std::unique_lock<std::mutex>& lock, Sess
 }
 
 absl::StatusOr<v1::Session> ProtondService::FlushSession(const Peer& peer, uint64_t session_id) {
-  std::lock_guard<std::mutex> lock(mutex_);
+  absl::MutexLock lock(&mutex_);
   ASSIGN_OR_RETURN(SessionEntry * session, OwnedSession(peer, session_id));
   RETURN_IF_ERROR(RunIngestCycleLocked());
   return ToProto(*session);

@@ -11,12 +11,10 @@
 #define PROTOND_DAEMON_SERVICE_PROTOND_SERVICE_H_
 
 #include <chrono>
-#include <condition_variable>
 #include <cstdint>
 #include <deque>
 #include <map>
 #include <memory>
-#include <mutex>
 #include <optional>
 #include <set>
 #include <string>
@@ -163,72 +161,81 @@ class ProtondService {
   using PublishedSessions = std::vector<std::shared_ptr<const PublishedSession>>;  // by id
 
   ProtondService(const ServiceOptions& options, std::unique_ptr<store::Store> store);
-  absl::Status LoadSessions();
+  absl::Status LoadSessions() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mutex_);
   void IngestLoop();
-  // Whether a lane is more than half full (mutex_ held): a writer may be waiting for room (GPU
-  // activity waits rather than drops), so the next cycle should not wait for commit_interval.
-  bool ALaneFillsLocked() const;
+  // Whether a lane is more than half full: a writer may be waiting for room (GPU activity waits
+  // rather than drops), so the next cycle should not wait for commit_interval.
+  bool ALaneFillsLocked() const ABSL_EXCLUSIVE_LOCKS_REQUIRED(mutex_);
 
-  absl::StatusOr<SessionEntry*> OwnedSession(const Peer& peer, uint64_t session_id);
-  // Whether `peer` may see and act on a process or a session (mutex_ held): its user's, or any
-  // for root, and within the jobs of a job-limited token.
-  bool MayTouch(const Peer& peer, const ProcessEntry& process) const;
-  bool MayTouch(const Peer& peer, const SessionEntry& session) const;
+  absl::StatusOr<SessionEntry*> OwnedSession(const Peer& peer, uint64_t session_id)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mutex_);
+  // Whether `peer` may see and act on a process or a session: its user's, or any for root, and
+  // within the jobs of a job-limited token.
+  bool MayTouch(const Peer& peer, const ProcessEntry& process) const
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mutex_);
+  bool MayTouch(const Peer& peer, const SessionEntry& session) const
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mutex_);
   static bool MayTouch(const Peer& peer, const PublishedSession& session);
-  v1::Session ToProto(const SessionEntry& session) const;
-  // Publishes, for the queries, the sessions that changed since the last time (mutex_ held).
-  void PublishLocked();
+  v1::Session ToProto(const SessionEntry& session) const ABSL_EXCLUSIVE_LOCKS_REQUIRED(mutex_);
+  // Publishes, for the queries, the sessions that changed since the last time.
+  void PublishLocked() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mutex_);
   std::shared_ptr<const PublishedSessions> Published();
   // The published session `session_id` if `peer` may see it; errors as OwnedSession's.
   absl::StatusOr<std::shared_ptr<const PublishedSession>> PublishedSessionOf(const Peer& peer,
                                                                              uint64_t session_id);
   absl::StatusOr<uint64_t> AttachProcess(const Peer& peer, const v1::RegisterRequest& request,
-                                         ring::RegionReader region, uint64_t start_ticks);
-  void JoinSession(ProcessEntry& process, SessionEntry& session);
+                                         ring::RegionReader region, uint64_t start_ticks)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mutex_);
+  void JoinSession(ProcessEntry& process, SessionEntry& session)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mutex_);
   // A process of a job joins the running session that admits the job's new processes, if any
   // (protonctl start --job --include-new), and is told to record into it.
-  void JoinAdmittingSession(ProcessEntry& process);
+  void JoinAdmittingSession(ProcessEntry& process) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mutex_);
   // Commits a session that NewSession made and no process was told of yet; when the store
   // cannot take it, the session is forgotten and the error says it was not started.
-  absl::Status CommitNewSessionLocked(uint64_t session_id);
-  // A running session of `peer`'s, with an empty tree (mutex_ held).
+  absl::Status CommitNewSessionLocked(uint64_t session_id) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mutex_);
+  // A running session of `peer`'s, with an empty tree.
   SessionEntry& NewSession(const Peer& peer, const std::string& name, v1::Session::Data data,
-                           const mode::SessionMode& mode);
-  v1::Job JobToProto(const ProcessEntry& process) const;
+                           const mode::SessionMode& mode) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mutex_);
+  v1::Job JobToProto(const ProcessEntry& process) const ABSL_EXCLUSIVE_LOCKS_REQUIRED(mutex_);
 
   // The session's processes whose RANK is `rank`, from the store; NotFound naming its ranks.
   static absl::StatusOr<std::vector<uint64_t>> ProcessesOfRank(store::Store& store,
                                                                uint64_t session_id,
                                                                const std::string& rank);
-  // On demand (attach.cc, mutex_ held through `lock`).
+  // On demand (attach.cc).
   // Why `pid` cannot join a session of `peer`'s ("" when it can), and its entry if registered.
-  std::string RefusalFor(const Peer& peer, uint32_t pid, ProcessEntry** process);
-  std::vector<uint32_t> JobMembers(const std::string& job) const;
-  // Queues `command` for each process and waits (releasing the lock) until all have answered or
+  std::string RefusalFor(const Peer& peer, uint32_t pid, ProcessEntry** process)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mutex_);
+  std::vector<uint32_t> JobMembers(const std::string& job) const
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mutex_);
+  // Queues `command` for each process and waits (releasing mutex_) until all have answered or
   // the answer timeout passed; the answers by process id (missing: no answer).
   absl::StatusOr<std::map<uint64_t, v1::CommandResult>> PushAndWait(
-      std::unique_lock<std::mutex>& lock, const std::vector<ProcessEntry*>& processes,
-      const v1::ControlCommand& command);
+      const std::vector<ProcessEntry*>& processes, const v1::ControlCommand& command)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mutex_);
   // For protonctl processes: what GPU tracing finds or would find in the process.
   std::string GpuState(const ProcessEntry& process, bool recording) const;
-  // Tells the session's live processes (but `except_pid`) to stop, drains, and ends it.
-  absl::Status EndSession(std::unique_lock<std::mutex>& lock, SessionEntry& session,
-                          uint32_t except_pid);
+  // Tells the session's live processes (but `except_pid`) to stop, drains, and ends it. Lets
+  // mutex_ go while it waits for their answers.
+  absl::Status EndSession(SessionEntry& session, uint32_t except_pid)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mutex_);
   // Ends attached sessions whose time is up, or whose processes have all exited.
-  absl::Status EndFinishedAttachedSessions(std::unique_lock<std::mutex>& lock);
+  absl::Status EndFinishedAttachedSessions() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mutex_);
 
-  // Ingest (mutex_ held).
-  absl::Status RunIngestCycleLocked();
-  void DrainProcess(ProcessEntry& process);
+  // Ingest.
+  absl::Status RunIngestCycleLocked() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mutex_);
+  void DrainProcess(ProcessEntry& process) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mutex_);
   using SessionSinks = std::map<uint64_t, ingest::SessionSink>;
   void DrainLane(ProcessEntry& process, uint32_t lane, SessionSinks& sinks,
-                 std::vector<uint8_t>& scratch);
-  void CountDrops(ProcessEntry& process, uint64_t session_id, uint64_t dropped);
+                 std::vector<uint8_t>& scratch) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mutex_);
+  void CountDrops(ProcessEntry& process, uint64_t session_id, uint64_t dropped)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mutex_);
   // Puts "subject detail" in the problems of the process's running sessions, replacing an older
   // line about the same subject.
   void ReportProcessProblem(ProcessEntry& process, const std::string& subject,
-                            const std::string& detail);
-  store::Batch CollectChanges();
+                            const std::string& detail) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mutex_);
+  store::Batch CollectChanges() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mutex_);
   // The session's tree, without mutex_: the kept one, or built from the store as last committed
   // and kept when the session has stopped.
   absl::StatusOr<std::shared_ptr<const v1::Tree>> TreeOf(const PublishedSession& session,
@@ -236,35 +243,40 @@ class ProtondService {
                                                          bool instructions);
   // The session as `stored` has it (its row, counters and, while it runs, its tree), or, without
   // a stored row, as new. Members stay, and so does the entry: callers may hold it.
-  absl::Status ResetSessionToStore(SessionEntry& session, const store::SessionRow* stored);
-  // After a failed commit (mutex_ held): the sessions and each process's lanes and decoder go back
+  absl::Status ResetSessionToStore(SessionEntry& session, const store::SessionRow* stored)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mutex_);
+  // After a failed commit: the sessions and each process's lanes and decoder go back
   // to what the store holds, as a restart would find them, while the processes' regions and
   // connections stay. What was read since the last commit is still in the rings (space is handed
   // back only after a commit) and is read again by the next cycle. Exits if the store cannot be
   // read back either.
-  void GoBackToTheStoreLocked();
-  // After a commit that left `refused` sessions out (mutex_ held): each goes back to what the
+  void GoBackToTheStoreLocked() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mutex_);
+  // After a commit that left `refused` sessions out: each goes back to what the
   // store holds, and says in its problems that the data of that cycle was refused and is lost.
   // Exits if the store cannot be read back.
-  void GoBackToTheStoreForRefusedLocked(const std::vector<store::RefusedSession>& refused);
+  void GoBackToTheStoreForRefusedLocked(const std::vector<store::RefusedSession>& refused)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mutex_);
   // The process's decoder and lane cursors as `stored` has them, or at the start without it.
   absl::Status ResumeFromStore(ProcessEntry& process, uint32_t lane_count,
-                               const store::StoredProcess* stored);
+                               const store::StoredProcess* stored)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mutex_);
   // Tells kept_trees_ which sessions' trees `batch` changed.
   void ForgetKeptTreesChangedBy(const store::Batch& batch);
 
   const ServiceOptions options_;
-  std::mutex mutex_;
-  std::unique_ptr<store::Store> store_;
-  uint64_t next_session_id_ = 1;
-  uint64_t next_process_id_ = 1;
-  std::map<uint64_t, SessionEntry> sessions_;
-  std::map<uint64_t, ProcessEntry> processes_;
-  // What changed since the last PublishLocked (mutex_ held): these sessions, the sessions of these
-  // processes, or (publish_all_) anything.
-  std::set<uint64_t> unpublished_sessions_;
-  std::set<uint64_t> unpublished_processes_;
-  bool publish_all_ = true;
+  // The registry, the sessions and the ingest cycle (which holds it while it decodes and
+  // commits). Queries do not take it. Before published_mutex_ and kept_trees_' lock.
+  absl::Mutex mutex_;
+  std::unique_ptr<store::Store> store_ ABSL_GUARDED_BY(mutex_);
+  uint64_t next_session_id_ ABSL_GUARDED_BY(mutex_) = 1;
+  uint64_t next_process_id_ ABSL_GUARDED_BY(mutex_) = 1;
+  std::map<uint64_t, SessionEntry> sessions_ ABSL_GUARDED_BY(mutex_);
+  std::map<uint64_t, ProcessEntry> processes_ ABSL_GUARDED_BY(mutex_);
+  // What changed since the last PublishLocked: these sessions, the sessions of these processes,
+  // or (publish_all_) anything.
+  std::set<uint64_t> unpublished_sessions_ ABSL_GUARDED_BY(mutex_);
+  std::set<uint64_t> unpublished_processes_ ABSL_GUARDED_BY(mutex_);
+  bool publish_all_ ABSL_GUARDED_BY(mutex_) = true;
   absl::Mutex published_mutex_;
   std::shared_ptr<const PublishedSessions> published_ ABSL_GUARDED_BY(published_mutex_);
   query::StoreReaders readers_;
@@ -274,25 +286,26 @@ class ProtondService {
   query::KeptTrees kept_trees_{kKeptTrees, kKeepTreeFor};
   query::InstructionTexts instruction_texts_;
   // The cubins that pcsampling sessions received since the last commit.
-  std::vector<store::CubinRow> cubins_to_store_;
+  std::vector<store::CubinRow> cubins_to_store_ ABSL_GUARDED_BY(mutex_);
   // Pushed commands: new ones for the connections (commands_), answers for the waiters (answered_).
-  std::condition_variable commands_;
-  std::condition_variable answered_;
-  uint64_t next_command_id_ = 1;
-  std::map<uint64_t, std::optional<v1::CommandResult>> awaited_;  // by command id
+  absl::CondVar commands_;
+  absl::CondVar answered_;
+  uint64_t next_command_id_ ABSL_GUARDED_BY(mutex_) = 1;
+  std::map<uint64_t, std::optional<v1::CommandResult>> awaited_
+      ABSL_GUARDED_BY(mutex_);  // by command id
   std::chrono::milliseconds answer_timeout_{10000};
   static constexpr std::chrono::milliseconds kDrainWhileWaiting{5};
   // How often the ingest loop looks at how full the lanes are, between cycles.
   static constexpr std::chrono::milliseconds kFillCheckPeriod{5};
-  int failed_commits_ = 0;  // in a row, for the log
+  int failed_commits_ ABSL_GUARDED_BY(mutex_) = 0;  // in a row, for the log
   // For metrics: every failed commit, and the time of each one that worked.
-  uint64_t commit_failures_ = 0;
-  metrics::LatencyHistogram commit_duration_;
+  uint64_t commit_failures_ ABSL_GUARDED_BY(mutex_) = 0;
+  metrics::LatencyHistogram commit_duration_ ABSL_GUARDED_BY(mutex_);
   // A stopped session's counters stay in the metrics this long, so that a scrape after its end
   // sees the final values; after that its series ends instead of growing the output forever.
   static constexpr std::chrono::minutes kStoppedSessionMetricsFor{10};
-  bool stopping_ = false;
-  std::condition_variable stop_;
+  bool stopping_ ABSL_GUARDED_BY(mutex_) = false;
+  absl::CondVar stop_;
   std::thread ingest_thread_;
 };
 

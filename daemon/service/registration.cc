@@ -69,7 +69,7 @@ absl::StatusOr<uint64_t> ProtondService::RegisterProcess(const Peer& peer,
     return absl::FailedPreconditionError(absl::StrCat("process ", peer.pid, " is gone"));
   }
   ASSIGN_OR_RETURN(ring::RegionReader region, OpenRegion(peer, request));
-  std::lock_guard<std::mutex> lock(mutex_);
+  absl::MutexLock lock(&mutex_);
   if (request.session_id() != 0) {
     ASSIGN_OR_RETURN(SessionEntry * session, OwnedSession(peer, request.session_id()));
     if (session->row.state != store::SessionState::kRunning) {
@@ -130,7 +130,7 @@ void ProtondService::JoinAdmittingSession(ProcessEntry& process) {
     start.mutable_start_recording()->set_session_id(session_id);
     start.mutable_start_recording()->set_mode(session.row.mode);
     process.outbox.push_back(std::move(start));
-    commands_.notify_all();
+    commands_.SignalAll();
     return;  // one session at a time, as protonctl start allows
   }
 }
@@ -160,9 +160,9 @@ void ProtondService::JoinSession(ProcessEntry& process, SessionEntry& session) {
 }
 
 void ProtondService::ProcessDisconnected(uint64_t process_id) {
-  std::lock_guard<std::mutex> lock(mutex_);
+  absl::MutexLock lock(&mutex_);
   if (auto it = processes_.find(process_id); it != processes_.end()) it->second.connected = false;
-  answered_.notify_all();  // a command it was given will not be answered
+  answered_.SignalAll();  // a command it was given will not be answered
 }
 
 }  // namespace protond::service
