@@ -17,11 +17,11 @@ uint64_t FileBytes(const std::string& path) {
 metrics::Snapshot ProtondService::MetricsSnapshot() {
   metrics::Snapshot snapshot;
   const int64_t stopped_since_ns =
-      NowUnixNs() - std::chrono::nanoseconds(kStoppedSessionMetricsFor).count();
+      sessions::NowUnixNs() - std::chrono::nanoseconds(kStoppedSessionMetricsFor).count();
   {
     absl::MutexLock lock(&mutex_);
-    for (const auto& [id, process] : processes_) snapshot.processes_connected += process.connected;
-    for (const auto& [id, session] : sessions_) {
+    snapshot.processes_connected = registry_.ConnectedCount();
+    for (const auto& [id, session] : sessions_.all()) {
       const bool running = session.row.state == store::SessionState::kRunning;
       snapshot.sessions_running += running;
       if (!running && session.row.end_time_unix_ns < stopped_since_ns) continue;
@@ -33,8 +33,8 @@ metrics::Snapshot ProtondService::MetricsSnapshot() {
         counters.dropped_records += process.dropped_records;
       }
     }
-    snapshot.commit_failures = commit_failures_;
-    snapshot.commit_duration = commit_duration_;
+    snapshot.commit_failures = cycle_.commit_failures();
+    snapshot.commit_duration = cycle_.commit_duration();
   }
   // The store's files are sized outside the lock: no need to hold up the ingest cycle for it.
   snapshot.store_bytes = FileBytes(options_.store_path) + FileBytes(options_.store_path + "-wal");

@@ -1,86 +1,27 @@
-// ProtondService through its public API over a store in a temporary folder. This process plays
-// the profiled one: it registers itself with a region of its own, as its shim would. Pushed
-// commands are never answered here (an answer timeout of 0): no test waits.
-#include "daemon/service/protond_service.h"
-
+// ProtondService: sessions, attach, authorization and modes (testing/service_test_fixture.h).
 #include <signal.h>
 #include <sqlite3.h>
-#include <stdlib.h>
 #include <sys/resource.h>
 #include <unistd.h>
 
 #include <atomic>
 #include <chrono>
-#include <filesystem>
 #include <future>
-#include <memory>
 #include <string>
 #include <thread>
 
 #include "absl/strings/str_cat.h"
 #include "common/record/record_format.h"
-#include "common/ring/ring_layout.h"
+#include "daemon/service/testing/service_test_fixture.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
-#include "shim/ring/ring_writer.h"
+#include "view/tree/profile_view.h"
 
 namespace protond::service {
 namespace {
 
+using testing::ProtondServiceTest;
 using ::testing::StartsWith;
-
-class ProtondServiceTest : public ::testing::Test {
- protected:
-  void SetUp() override {
-    std::string pattern = ::testing::TempDir() + "protond_service_test.XXXXXX";
-    ASSERT_NE(mkdtemp(pattern.data()), nullptr);
-    folder_ = pattern;
-    auto service = ProtondService::Create({folder_ + "/store.db", std::chrono::hours(1)});
-    ASSERT_TRUE(service.ok()) << service.status();
-    service_ = std::move(*service);
-    service_->set_answer_timeout(std::chrono::milliseconds(0));
-  }
-  void TearDown() override {
-    service_.reset();
-    std::filesystem::remove_all(folder_);
-  }
-
-  // Registers this process, as its shim does on the control connection, as a task of `job`.
-  void RegisterSelf(const std::string& slurm_job_id = "") {
-    auto region = ring::WritableRegion::Create({4, ring::kMinLaneDataBytes});
-    ASSERT_TRUE(region.ok()) << region.status();
-    region_ = std::make_unique<ring::WritableRegion>(std::move(*region));
-    v1::RegisterRequest request;
-    request.set_pid(self_.pid);
-    request.set_uid(self_.uid);
-    request.set_region_fd(region_->fd());
-    request.set_region_bytes(region_->bytes());
-    request.mutable_job()->set_slurm_job_id(slurm_job_id);
-    absl::StatusOr<uint64_t> process_id = service_->RegisterProcess(self_, request);
-    ASSERT_TRUE(process_id.ok()) << process_id.status();
-    process_id_ = *process_id;
-  }
-
-  // A caller over TCP whose token names this user, limited to `jobs` (none: no limit).
-  Peer Remote(std::vector<std::string> jobs) const {
-    Peer remote;
-    remote.uid = self_.uid;
-    remote.remote = true;
-    remote.jobs = std::move(jobs);
-    return remote;
-  }
-
-  const Peer self_ = [] {
-    Peer peer;
-    peer.pid = static_cast<uint32_t>(getpid());
-    peer.uid = static_cast<uint32_t>(getuid());
-    return peer;
-  }();
-  std::string folder_;
-  std::unique_ptr<ring::WritableRegion> region_;
-  uint64_t process_id_ = 0;  // RegisterSelf's
-  std::unique_ptr<ProtondService> service_;
-};
 
 // Issue 27: a session whose start could not be stored (a full disk, a read-only store) stayed
 // listed as running, with no process, forever, and the caller read raw SQL cut mid-statement.
@@ -154,110 +95,6 @@ TEST_F(ProtondServiceTest, ALaneMoreThanHalfFullIsDrainedWithoutWaitingForTheInt
     std::this_thread::sleep_for(std::chrono::milliseconds(5));
   }
   EXPECT_EQ(header->read_pos.load(), header->write_pos.load());
-}
-
-// The queries read what the last cycle published and the store as committed: they answer while
-// a cycle waits for the store (here another connection holds its write lock; a long commit or a
-// slow disk is the same for them), and the cycle goes on once it can.
-TEST_F(ProtondServiceTest, QueriesAnswerWhileTheIngestCycleWaitsForTheStore) {
-  RegisterSelf();
-  absl::StatusOr<v1::Session> done = service_->StartSession(self_, "done");
-  ASSERT_TRUE(done.ok()) << done.status();
-  ASSERT_TRUE(service_->StopSession(self_, done->id()).ok());
-  absl::StatusOr<v1::Session> running = service_->StartSession(self_, "running");
-  ASSERT_TRUE(running.ok()) << running.status();
-
-  sqlite3* blocker = nullptr;
-  ASSERT_EQ(sqlite3_open((folder_ + "/store.db").c_str(), &blocker), SQLITE_OK);
-  ASSERT_EQ(sqlite3_exec(blocker, "BEGIN IMMEDIATE", nullptr, nullptr, nullptr), SQLITE_OK);
-  // Records in the lane give the next cycle something to commit.
-  ring::LaneWriter lane = region_->ClaimLane(static_cast<uint32_t>(gettid()));
-  ASSERT_TRUE(lane.valid());
-  const record::Header thread = record::MakeThreadBegin(static_cast<uint32_t>(gettid()));
-  const auto begin = record::MakeSessionBegin(running->id());
-  ASSERT_TRUE(lane.TryWrite(&thread, sizeof(thread)));
-  ASSERT_TRUE(lane.TryWrite(&begin, sizeof(begin)));
-  std::atomic<bool> flushed = false;
-  auto flush = std::async(std::launch::async, [&] {
-    absl::Status status = service_->FlushSession(self_, running->id()).status();
-    flushed = true;
-    return status;
-  });
-  // The flush takes the service's lock at once and holds it until the store lets its commit
-  // through (SQLite's busy timeout is 5 s): queries that waited for that lock would answer only
-  // after the flush.
-  std::this_thread::sleep_for(std::chrono::milliseconds(300));
-  const v1::ListSessionsResponse sessions = service_->ListSessions(self_);
-  ASSERT_EQ(sessions.sessions_size(), 2);
-  EXPECT_EQ(sessions.sessions(1).state(), v1::Session::RUNNING);
-  EXPECT_TRUE(service_->GetTree(self_, done->id()).ok());
-  EXPECT_TRUE(service_->GetTree(self_, running->id()).ok());
-  EXPECT_FALSE(flushed) << "the queries waited for the cycle";
-  ASSERT_EQ(sqlite3_exec(blocker, "ROLLBACK", nullptr, nullptr, nullptr), SQLITE_OK);
-  sqlite3_close(blocker);
-  EXPECT_TRUE(flush.get().ok());
-}
-
-// A stopped session's tree is kept for the next query: the kept one must answer only the same
-// question (the same session and rank).
-TEST_F(ProtondServiceTest, KeptTreeAnswersOnlyTheSameSessionAndRank) {
-  RegisterSelf();
-  absl::StatusOr<v1::Session> first = service_->StartSession(self_, "first");
-  ASSERT_TRUE(first.ok()) << first.status();
-  ASSERT_TRUE(service_->StopSession(self_, first->id()).ok());
-  absl::StatusOr<v1::Session> second = service_->StartSession(self_, "second");
-  ASSERT_TRUE(second.ok()) << second.status();
-  ASSERT_TRUE(service_->StopSession(self_, second->id()).ok());
-
-  for (int query = 0; query < 2; ++query) {
-    absl::StatusOr<v1::Tree> tree = service_->GetTree(self_, first->id());
-    ASSERT_TRUE(tree.ok()) << tree.status();
-    EXPECT_EQ(tree->nodes_size(), 1);
-    EXPECT_EQ(service_->GetTree(self_, first->id(), "3").status().ToString(),
-              absl::StrCat("NOT_FOUND: session ", first->id(),
-                           " has no process of rank 3 (its processes have no RANK)"));
-  }
-  Peer other_user = self_;
-  ++other_user.uid;
-  EXPECT_EQ(service_->GetTree(other_user, first->id()).status().code(),
-            absl::StatusCode::kPermissionDenied);
-  EXPECT_EQ(service_->GetTree(self_, 99).status().code(), absl::StatusCode::kNotFound);
-  EXPECT_TRUE(service_->GetTree(self_, second->id()).ok());
-}
-
-// The daemon's view of a stopped session is protonctl's rendering of its tree, and the kept view
-// answers only the same options.
-TEST_F(ProtondServiceTest, ViewTreeRendersAsProtonctlWithTheRequestsOptions) {
-  RegisterSelf();
-  absl::StatusOr<v1::Session> session = service_->StartSession(self_, "viewed");
-  ASSERT_TRUE(session.ok()) << session.status();
-  ASSERT_TRUE(service_->StopSession(self_, session->id()).ok());
-  absl::StatusOr<v1::Tree> tree = service_->GetTree(self_, session->id());
-  ASSERT_TRUE(tree.ok()) << tree.status();
-
-  view::ViewOptions options;
-  v1::ViewTreeRequest request;
-  request.set_session_id(session->id());
-  *request.mutable_options() = view::ViewOptionsToProto(options);
-  view::ViewOptions sorted = options;
-  sorted.print_sorted = true;
-  v1::ViewTreeRequest sorted_request = request;
-  *sorted_request.mutable_options() = view::ViewOptionsToProto(sorted);
-  for (int query = 0; query < 2; ++query) {
-    EXPECT_EQ(*service_->ViewTree(self_, request), *view::RenderProfile(*tree, options));
-    EXPECT_EQ(*service_->ViewTree(self_, sorted_request), *view::RenderProfile(*tree, sorted));
-  }
-  EXPECT_NE(*view::RenderProfile(*tree, options), *view::RenderProfile(*tree, sorted));
-
-  request.mutable_options()->set_include("(");
-  EXPECT_EQ(service_->ViewTree(self_, request).status().code(), absl::StatusCode::kInvalidArgument);
-  request.mutable_options()->set_include("");
-  request.mutable_options()->set_depth(0);
-  EXPECT_EQ(service_->ViewTree(self_, request).status().ToString(),
-            "INVALID_ARGUMENT: a tree view's depth must be at least 1, not 0");
-  request.mutable_options()->set_depth(1);
-  request.set_session_id(99);
-  EXPECT_EQ(service_->ViewTree(self_, request).status().code(), absl::StatusCode::kNotFound);
 }
 
 TEST_F(ProtondServiceTest, ARemoteCallerCannotStartASessionOfItsOwn) {

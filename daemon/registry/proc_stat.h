@@ -1,10 +1,10 @@
 // Reading a process's identity from /proc, for telling a reused pid apart.
-#ifndef PROTOND_DAEMON_SERVICE_INTERNAL_PROC_STAT_H_
-#define PROTOND_DAEMON_SERVICE_INTERNAL_PROC_STAT_H_
+#ifndef PROTOND_DAEMON_REGISTRY_PROC_STAT_H_
+#define PROTOND_DAEMON_REGISTRY_PROC_STAT_H_
 
 #include <cstdint>
 
-namespace protond::service {
+namespace protond::registry {
 
 // Field 22 of /proc/PID/stat (start time in clock ticks since boot); 0 if the process is gone.
 uint64_t ReadStartTicks(uint32_t pid);
@@ -15,6 +15,6 @@ uint64_t ReadStartTicks(uint32_t pid);
 // namespace (the host's, for a protond with hostPID).
 uint32_t ReadPidInOwnNamespace(uint32_t pid);
 
-}  // namespace protond::service
+}  // namespace protond::registry
 
-#endif  // PROTOND_DAEMON_SERVICE_INTERNAL_PROC_STAT_H_
+#endif  // PROTOND_DAEMON_REGISTRY_PROC_STAT_H_

@@ -1,4 +1,4 @@
-#include "daemon/service/internal/proc_stat.h"
+#include "daemon/registry/proc_stat.h"
 
 #include <cstdlib>
 #include <fstream>
@@ -6,7 +6,7 @@
 #include <sstream>
 #include <string>
 
-namespace protond::service {
+namespace protond::registry {
 
 uint64_t ReadStartTicks(uint32_t pid) {
   std::ifstream in("/proc/" + std::to_string(pid) + "/stat");
@@ -32,4 +32,4 @@ uint32_t ReadPidInOwnNamespace(uint32_t pid) {
   return 0;
 }
 
-}  // namespace protond::service
+}  // namespace protond::registry

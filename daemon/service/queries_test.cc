@@ -1,0 +1,171 @@
+// ProtondService: the queries and the registry answer without waiting for the ingest cycle, and
+// what they keep answers only the same question (testing/service_test_fixture.h).
+#include <signal.h>
+#include <sqlite3.h>
+#include <sys/resource.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <chrono>
+#include <future>
+#include <string>
+#include <thread>
+
+#include "absl/strings/str_cat.h"
+#include "common/record/record_format.h"
+#include "daemon/service/testing/service_test_fixture.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "view/tree/profile_view.h"
+
+namespace protond::service {
+namespace {
+
+using testing::ProtondServiceTest;
+
+class QueriesTest : public ProtondServiceTest {
+ protected:
+  // Another connection holds the store's write lock, as a long commit or a slow disk would.
+  void BlockTheStore() {
+    ASSERT_EQ(sqlite3_open((folder_ + "/store.db").c_str(), &blocker_), SQLITE_OK);
+    ASSERT_EQ(sqlite3_exec(blocker_, "BEGIN IMMEDIATE", nullptr, nullptr, nullptr), SQLITE_OK);
+  }
+  // A flush in the background: it takes the service's lock at once and holds it until the store
+  // lets its commit through (SQLite's busy timeout is 5 s). What waited for that lock would
+  // answer only after the flush.
+  void FlushInTheBackground(uint64_t session_id) {
+    flush_ = std::async(std::launch::async, [this, session_id] {
+      absl::Status status = service_->FlushSession(self_, session_id).status();
+      flushed_ = true;
+      return status;
+    });
+    std::this_thread::sleep_for(std::chrono::milliseconds(300));
+  }
+  // Lets the store go: the flush then ends.
+  void UnblockTheStore() {
+    ASSERT_EQ(sqlite3_exec(blocker_, "ROLLBACK", nullptr, nullptr, nullptr), SQLITE_OK);
+    sqlite3_close(blocker_);
+    EXPECT_TRUE(flush_.get().ok());
+  }
+
+  sqlite3* blocker_ = nullptr;
+  std::atomic<bool> flushed_ = false;
+  std::future<absl::Status> flush_;
+};
+using ::testing::StartsWith;
+
+// The queries read what the last cycle published and the store as committed: they answer while
+// a cycle waits for the store (here another connection holds its write lock; a long commit or a
+// slow disk is the same for them), and the cycle goes on once it can.
+TEST_F(QueriesTest, QueriesAnswerWhileTheIngestCycleWaitsForTheStore) {
+  RegisterSelf();
+  absl::StatusOr<v1::Session> done = service_->StartSession(self_, "done");
+  ASSERT_TRUE(done.ok()) << done.status();
+  ASSERT_TRUE(service_->StopSession(self_, done->id()).ok());
+  absl::StatusOr<v1::Session> running = service_->StartSession(self_, "running");
+  ASSERT_TRUE(running.ok()) << running.status();
+
+  BlockTheStore();
+  // Records in the lane give the next cycle something to commit.
+  ring::LaneWriter lane = region_->ClaimLane(static_cast<uint32_t>(gettid()));
+  ASSERT_TRUE(lane.valid());
+  const record::Header thread = record::MakeThreadBegin(static_cast<uint32_t>(gettid()));
+  const auto begin = record::MakeSessionBegin(running->id());
+  ASSERT_TRUE(lane.TryWrite(&thread, sizeof(thread)));
+  ASSERT_TRUE(lane.TryWrite(&begin, sizeof(begin)));
+  FlushInTheBackground(running->id());
+  const v1::ListSessionsResponse sessions = service_->ListSessions(self_);
+  ASSERT_EQ(sessions.sessions_size(), 2);
+  EXPECT_EQ(sessions.sessions(1).state(), v1::Session::RUNNING);
+  EXPECT_TRUE(service_->GetTree(self_, done->id()).ok());
+  EXPECT_TRUE(service_->GetTree(self_, running->id()).ok());
+  EXPECT_FALSE(flushed_) << "the queries waited for the cycle";
+  UnblockTheStore();
+}
+
+// The registry has a lock of its own: while a cycle waits for the store, `protonctl processes`
+// answers, and a control connection takes its next command and gives its answer.
+TEST_F(QueriesTest, ProcessesAndCommandsAnswerWhileTheIngestCycleWaitsForTheStore) {
+  RegisterSelf();
+  absl::StatusOr<v1::Session> running = service_->StartSession(self_, "running");
+  ASSERT_TRUE(running.ok()) << running.status();
+  BlockTheStore();
+  // A process that registers again is written by the next cycle, which then waits for the store.
+  RegisterSelf();
+  FlushInTheBackground(running->id());
+  const v1::ListProcessesResponse processes = service_->ListProcesses(self_);
+  ASSERT_EQ(processes.processes_size(), 1);
+  EXPECT_EQ(processes.processes(0).pid(), self_.pid);
+  EXPECT_FALSE(service_->NextCommand(process_id_, std::chrono::milliseconds(0)));
+  v1::CommandResult late;
+  late.set_process_id(process_id_);
+  late.set_command_id(12345);
+  EXPECT_TRUE(service_->Acknowledge(self_, late).ok());
+  EXPECT_FALSE(flushed_) << "the registry waited for the cycle";
+  UnblockTheStore();
+}
+
+// A stopped session's tree is kept for the next query: the kept one must answer only the same
+// question (the same session and rank).
+TEST_F(ProtondServiceTest, KeptTreeAnswersOnlyTheSameSessionAndRank) {
+  RegisterSelf();
+  absl::StatusOr<v1::Session> first = service_->StartSession(self_, "first");
+  ASSERT_TRUE(first.ok()) << first.status();
+  ASSERT_TRUE(service_->StopSession(self_, first->id()).ok());
+  absl::StatusOr<v1::Session> second = service_->StartSession(self_, "second");
+  ASSERT_TRUE(second.ok()) << second.status();
+  ASSERT_TRUE(service_->StopSession(self_, second->id()).ok());
+
+  for (int query = 0; query < 2; ++query) {
+    absl::StatusOr<v1::Tree> tree = service_->GetTree(self_, first->id());
+    ASSERT_TRUE(tree.ok()) << tree.status();
+    EXPECT_EQ(tree->nodes_size(), 1);
+    EXPECT_EQ(service_->GetTree(self_, first->id(), "3").status().ToString(),
+              absl::StrCat("NOT_FOUND: session ", first->id(),
+                           " has no process of rank 3 (its processes have no RANK)"));
+  }
+  Peer other_user = self_;
+  ++other_user.uid;
+  EXPECT_EQ(service_->GetTree(other_user, first->id()).status().code(),
+            absl::StatusCode::kPermissionDenied);
+  EXPECT_EQ(service_->GetTree(self_, 99).status().code(), absl::StatusCode::kNotFound);
+  EXPECT_TRUE(service_->GetTree(self_, second->id()).ok());
+}
+
+// The daemon's view of a stopped session is protonctl's rendering of its tree, and the kept view
+// answers only the same options.
+TEST_F(ProtondServiceTest, ViewTreeRendersAsProtonctlWithTheRequestsOptions) {
+  RegisterSelf();
+  absl::StatusOr<v1::Session> session = service_->StartSession(self_, "viewed");
+  ASSERT_TRUE(session.ok()) << session.status();
+  ASSERT_TRUE(service_->StopSession(self_, session->id()).ok());
+  absl::StatusOr<v1::Tree> tree = service_->GetTree(self_, session->id());
+  ASSERT_TRUE(tree.ok()) << tree.status();
+
+  view::ViewOptions options;
+  v1::ViewTreeRequest request;
+  request.set_session_id(session->id());
+  *request.mutable_options() = view::ViewOptionsToProto(options);
+  view::ViewOptions sorted = options;
+  sorted.print_sorted = true;
+  v1::ViewTreeRequest sorted_request = request;
+  *sorted_request.mutable_options() = view::ViewOptionsToProto(sorted);
+  for (int query = 0; query < 2; ++query) {
+    EXPECT_EQ(*service_->ViewTree(self_, request), *view::RenderProfile(*tree, options));
+    EXPECT_EQ(*service_->ViewTree(self_, sorted_request), *view::RenderProfile(*tree, sorted));
+  }
+  EXPECT_NE(*view::RenderProfile(*tree, options), *view::RenderProfile(*tree, sorted));
+
+  request.mutable_options()->set_include("(");
+  EXPECT_EQ(service_->ViewTree(self_, request).status().code(), absl::StatusCode::kInvalidArgument);
+  request.mutable_options()->set_include("");
+  request.mutable_options()->set_depth(0);
+  EXPECT_EQ(service_->ViewTree(self_, request).status().ToString(),
+            "INVALID_ARGUMENT: a tree view's depth must be at least 1, not 0");
+  request.mutable_options()->set_depth(1);
+  request.set_session_id(99);
+  EXPECT_EQ(service_->ViewTree(self_, request).status().code(), absl::StatusCode::kNotFound);
+}
+
+}  // namespace
+}  // namespace protond::service
