@@ -1,8 +1,11 @@
 """Loads libprotond_shim.so and declares its C ABI (shim/include/protond/shim.h) for ctypes.
 
-The shim is found through PROTOND_SHIM (a path), else in the bundle layout, where this package
-sits in <bundle>/python/protond and the shim in <bundle>/bin. Nothing here raises: a shim that
-cannot be loaded is reported as a reason, and the profiler then does nothing."""
+The shim is found through PROTOND_SHIM (a path); else, for this package imported from a source
+checkout (<repo>/client-lib/python/protond), in that checkout's build tree, <repo>/build/bin;
+else in the bundle layout, where this package sits in <bundle>/python/protond and the shim in
+<bundle>/bin (the build tree's python/ link to client-lib/python is laid out so too). Nothing
+here raises: a shim that cannot be loaded is reported as a one-line reason, and the profiler then
+does nothing."""
 import ctypes
 import os
 
@@ -53,43 +56,60 @@ _SIGNATURES = {
         ctypes.c_int),
 }
 
+SHIM_FILE = "libprotond_shim.so"
+
 _library = None
 _load_error = None
 
 
-def _candidates():
-    explicit = os.environ.get("PROTOND_SHIM")
-    if explicit:
-        return [explicit]
-    package = os.path.dirname(os.path.abspath(__file__))
-    return [os.path.join(package, "..", "..", "bin", "libprotond_shim.so")]
+def _default_path():
+    """(path, where that is) of the shim when PROTOND_SHIM is not set."""
+    # abspath, not realpath: imported through a build tree's python/ link, this is that build
+    # tree's bundle layout, whatever its name (build-asan/python finds build-asan/bin).
+    package_parent = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    client_lib, python_folder = os.path.split(package_parent)
+    checkout, client_lib_folder = os.path.split(client_lib)
+    if (client_lib_folder, python_folder) == ("client-lib", "python"):
+        return (os.path.join(checkout, "build", "bin", SHIM_FILE),
+                "this source checkout's build tree")
+    return os.path.join(os.path.dirname(package_parent), "bin", SHIM_FILE), "as in a bundle"
+
+
+def _load(path, origin):
+    """(the shim at `path` with its signatures declared, None), or (None, why not)."""
+    try:
+        candidate = ctypes.CDLL(path)
+    except OSError as error:
+        return None, f"cannot load {path} ({origin}): {error}"
+    for name, (argtypes, restype) in _SIGNATURES.items():
+        function = getattr(candidate, name, None)
+        if function is None:
+            break
+        function.argtypes, function.restype = argtypes, restype
+    else:
+        if candidate.protond_abi_version() >= ABI_VERSION:
+            return candidate, None
+    return None, (f"{path} ({origin}) is an older protond shim (ABI version {ABI_VERSION} or "
+                  "later is needed)")
 
 
 def library():
-    """The loaded shim, or None (then load_error() says why)."""
+    """The loaded shim, or None (then load_error() says why, in one line)."""
     global _library, _load_error
     if _library is not None or _load_error is not None:
         return _library
-    reasons = []
-    for path in _candidates():
-        try:
-            candidate = ctypes.CDLL(path)
-        except OSError as error:
-            reasons.append(f"cannot load {path}: {error}")
-            continue
-        for name, (argtypes, restype) in _SIGNATURES.items():
-            function = getattr(candidate, name, None)
-            if function is None:
-                break
-            function.argtypes, function.restype = argtypes, restype
-        else:
-            if candidate.protond_abi_version() >= ABI_VERSION:
-                _library = candidate
-                return _library
-        reasons.append(f"{path} is an older protond shim (ABI version {ABI_VERSION} or later "
-                       "is needed)")
-    _load_error = "; ".join(reasons) or "no protond shim found (set PROTOND_SHIM)"
-    return None
+    explicit = os.environ.get("PROTOND_SHIM")
+    if explicit:  # a path, or a bare name for the dynamic loader's search: dlopen says what failed
+        _library, _load_error = _load(explicit, "PROTOND_SHIM")
+        return _library
+    path, origin = _default_path()
+    if os.path.exists(path):
+        _library, _load_error = _load(path, origin)
+    else:
+        _load_error = f"no protond shim at {path} ({origin})"
+    if _load_error is not None:
+        _load_error += f"; set PROTOND_SHIM to the path of {SHIM_FILE}"
+    return _library
 
 
 def load_error():
