@@ -1,9 +1,17 @@
-"""The package as users get it: it finds the shim of a source checkout's build tree, or says in
-one line which variable to set."""
+"""The package as users get it: its version is the project's (CMake's project()), and it finds
+the shim of a source checkout's build tree or says in one line which variable to set."""
 import os
+import re
 import shutil
 
-from conftest import BIN_DIR, PACKAGE_DIR, children, run_program
+from conftest import BIN_DIR, PACKAGE_DIR, REPO, children, run_program
+
+
+def cmake_project_version():
+    with open(os.path.join(REPO, "CMakeLists.txt")) as f:
+        found = re.search(r"^project\(protond\b[^)]*\bVERSION ([0-9.]+)", f.read(), re.MULTILINE)
+    assert found, "no project(protond ... VERSION x.y.z) in the top CMakeLists.txt"
+    return found.group(1)
 
 
 def copy_package(destination):
@@ -21,6 +29,14 @@ def fake_checkout(directory, built):
         os.makedirs(checkout / "build")
         os.symlink(BIN_DIR, checkout / "build" / "bin")
     return checkout
+
+
+def test_the_package_version_is_the_cmake_project_version(tmp_path):
+    run = run_program("import protond; print(protond.__version__)", str(tmp_path), {})
+    assert run.returncode == 0, run.stderr
+    assert run.stdout == cmake_project_version() + "\n", (
+        "protond.__version__ (client-lib/python/protond/__init__.py) differs from project() in "
+        "the top CMakeLists.txt")
 
 
 def test_a_source_checkout_uses_the_shim_of_its_build_tree(tmp_path, daemon):
