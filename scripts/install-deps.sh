@@ -21,6 +21,9 @@ packages=(
   # starts a Prometheus server on port 9090 (`systemctl disable --now prometheus` stops it).
   prometheus
   python3-yaml  # parses the Kubernetes manifests (tests/deploy/k8s_manifests_test.py)
+  # `pip install ./client-lib/python` offline into a venv (docs/python.md), which
+  # client-lib/python/tests/test_packaging.py does: Debian's pip, venv and build backend.
+  python3-pip python3-venv python3-setuptools python3-wheel
   # MLIR 19 for mlir-instrument (proton dialects, proton-opt), its lit/FileCheck tests and llc.
   libmlir-19-dev mlir-19-tools llvm-19-dev llvm-19-tools
 )

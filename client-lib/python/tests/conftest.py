@@ -72,9 +72,10 @@ def program_environment(env):
     return {name: value for name, value in environment.items() if value is not None}
 
 
-def run_program(program, directory, env):
-    """Runs `program` (Python source) in `directory` with protond.profiler importable."""
-    return subprocess.run([sys.executable, "-c", textwrap.dedent(program)], cwd=directory,
+def run_program(program, directory, env, python=sys.executable):
+    """Runs `program` (Python source) with `python` in `directory`, with the package on
+    PYTHONPATH and the build's shim in PROTOND_SHIM unless `env` removes them (None values)."""
+    return subprocess.run([python, "-c", textwrap.dedent(program)], cwd=directory,
                           env=program_environment(env), capture_output=True, text=True,
                           timeout=60)
 

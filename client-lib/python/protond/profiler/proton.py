@@ -17,9 +17,9 @@ import traceback
 from .profile import finalize, set_command_line, start
 
 
-def _parser():
+def _parser(prog):
     parser = argparse.ArgumentParser(
-        prog="python -m protond.profiler",
+        prog=prog,
         description="Profiles a Python script or a pytest run in protond session 0, and writes "
         "NAME.hatchet (NAME.chrome_trace with -d trace) when it ends.",
         usage="%(prog)s [options] script.py [script args]\n"
@@ -64,8 +64,8 @@ def _run_target(target):
     return _run_script(target[0], target[1:])
 
 
-def main(argv=None):
-    parser = _parser()
+def main(argv=None, prog="python -m protond.profiler"):
+    parser = _parser(prog)
     options = parser.parse_args(argv)
     if not options.target:
         parser.error("a script (or pytest) to run is required")
@@ -80,6 +80,11 @@ def main(argv=None):
     finally:
         finalize()
     sys.exit(status)
+
+
+def command():
+    """`protond-profiler`, the command pip installs (pyproject.toml): main() under that name."""
+    main(prog="protond-profiler")
 
 
 if __name__ == "__main__":
