@@ -11,7 +11,9 @@ on). Every 5 s the daemon's resident memory is sampled (its own, and the pages o
 rings it has read); every QUERY_EVERY seconds (default 5) both commands are timed, and
 `protonctl --version`, which asks the daemon nothing: the cost of starting protonctl itself. With
 --wide-tree, bench/wide_tree_workload first records a 10,222-node tree under `protonctl run` and
-lives on, and `protonctl tree` of that running session is timed too. Loss is what the shim counted as dropped (exact: see
+lives on, and `protonctl tree` of that running session is timed too. Meanwhile
+bench/query_latency asks the daemon the same (ListSessions, ViewTree) over one connection kept
+open: the daemon's part, without the cost of starting protonctl. Loss is what the shim counted as dropped (exact: see
 docs/reliability.md); the goal is zero.
 
 Usage: bench/load.py BIN_DIR [--processes 64] [--threads 8] [--sessions 16] [--seconds 600]
@@ -159,6 +161,12 @@ def main():
                        if session_id != wide_session]
             if not started:
                 sys.exit("no session could be started")
+            # The daemon's part, over one open connection, beside protonctl's whole cost.
+            rpc = subprocess.Popen(
+                [os.path.join(bin_dir, "query_latency"), socket, str(args.seconds),
+                 str(int(args.query_every * 1000)), str(wide_session or 0)]
+                + [str(session_id) for session_id in started],
+                stdout=subprocess.PIPE, text=True)
             memory, sessions_ms, tree_ms, wide_ms, version_ms = [], [], [], [], []
             next_memory = time.time()
             while time.time() - began < args.seconds + 2:
@@ -171,6 +179,7 @@ def main():
                 tree_ms.append(timed_ms(ctl + ["tree", str(started[len(tree_ms) % len(started)])]))
                 if wide:
                     wide_ms.append(timed_ms(ctl + ["tree", str(wide_session)]))
+            rpc_summary, _ = rpc.communicate()
             rows = [row for row in sessions_table(ctl) if row[0] != wide_session]
         finally:
             pairs = 0
@@ -205,7 +214,8 @@ def main():
     print(f"protonctl tree ms:     {summary(tree_ms)}")
     if wide_ms:
         print(f"protonctl tree ms, running session of 10,222 nodes: {summary(wide_ms)}")
-    return 1 if dropped else 0
+    print(rpc_summary, end="")
+    return 1 if dropped or rpc.returncode != 0 else 0
 
 
 if __name__ == "__main__":

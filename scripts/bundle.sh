@@ -11,7 +11,7 @@ out=${BUNDLE_DIR:-bundle}
 rm -rf "$out" && mkdir -p "$out/bin" "$out/lib"
 for f in protond protonctl sample_workload libprotond_shim.so libprotond_control.so \
          libprotond_cupti.so sample_gpu_workload protond_gpu_run_test \
-         protond_scope_benchmark wide_tree_workload load_workload \
+         protond_scope_benchmark wide_tree_workload load_workload query_latency \
          protond_ingest_benchmark stall_workload protond_pc_sampling_test \
          instrumented_workload protond_instrumentation_gpu_test; do
   [ -e "$build_dir/bin/$f" ] && cp "$build_dir/bin/$f" "$out/bin/"
