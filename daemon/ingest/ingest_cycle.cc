@@ -266,7 +266,6 @@ store::Batch IngestCycle::CollectChanges() {
     if (!process.changed) continue;
     const std::shared_ptr<const registry::Process> known = registry_.Find(process_id);
     if (known == nullptr) continue;  // registered only once the registry has it
-    sessions_.NoteProcessChanged(process_id);
     batch.processes.push_back(known->row);
     const size_t devices_before = batch.devices.size();
     process.decoder->TakeChangedRows(batch);

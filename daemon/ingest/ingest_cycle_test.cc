@@ -170,6 +170,31 @@ TEST_F(IngestCycleTest, AnExitedProcessIsDrainedOnceMoreAndMarkedExited) {
   EXPECT_FALSE(stored->has_value()) << "the store still has it live";
 }
 
+// What a process records changes its running sessions only: its stopped ones are not described
+// anew for the queries every cycle (under load that was every stopped session of a busy process).
+TEST_F(IngestCycleTest, RecordsOfAProcessLeaveItsStoppedSessionsPublishedAsTheyWere) {
+  const uint64_t process_id = Attach();
+  sessions::Session& stopped = sessions_->Add(getuid(), "stopped", v1::Session::TREE, {});
+  cycle_->Join(process_id, stopped);
+  ASSERT_TRUE(cycle_->Run().ok());
+  stopped.row.state = store::SessionState::kStopped;
+  stopped.changed = true;
+  ASSERT_TRUE(cycle_->Run().ok());
+  stopped.tree.reset();
+  sessions::Session& running = sessions_->Add(getuid(), "running", v1::Session::TREE, {});
+  cycle_->Join(process_id, running);
+  sessions::PublishedSessions published;
+  sessions_->Publish(registry_->Snapshot(), published);
+  const auto before = published.Find(stopped.row.session_id);
+
+  Write(record::MakeThreadBegin(static_cast<uint32_t>(gettid())));
+  WriteSteps(running.row.session_id, 2);
+  ASSERT_TRUE(cycle_->Run().ok());
+  sessions_->Publish(registry_->Snapshot(), published);
+  EXPECT_EQ(published.Find(stopped.row.session_id), before);
+  EXPECT_EQ(published.Find(running.row.session_id)->proto.records(), 4u);
+}
+
 TEST_F(IngestCycleTest, DropsThatNoLaneCanNameAreCountedInTheLastSessionJoined) {
   const uint64_t process_id = Attach();
   sessions::Session& session = sessions_->Add(getuid(), "s", v1::Session::TREE, {});

@@ -90,6 +90,7 @@ absl::StatusOr<uint64_t> ProtondService::RegisterProcess(const Peer& peer,
   }
   row.job = JobOf(request);
   registry_.Register(row, request.job().cuda_visible_devices().substr(0, kMaxJobBytes));
+  sessions_.NoteProcessChanged(row.process_id);  // its job may be new: its sessions list it
   bool recording = false;
   for (auto& [session_id, session] : sessions_.all()) {
     const bool member = session.processes.contains(row.process_id);

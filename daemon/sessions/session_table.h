@@ -93,7 +93,8 @@ class SessionTable {
   static absl::Status ResetToStore(Session& session, const store::SessionRow* stored,
                                    store::Store& store);
 
-  // What the next Publish must describe anew: a session, the sessions of a process, everything.
+  // What the next Publish must describe anew: a session, the sessions of a process (its identity
+  // or job changed, or it exited; not what it recorded), everything.
   void NoteSessionChanged(uint64_t session_id) { unpublished_sessions_.insert(session_id); }
   void NoteProcessChanged(uint64_t process_id) { unpublished_processes_.insert(process_id); }
   void NoteEverythingChanged() { publish_all_ = true; }
