@@ -45,7 +45,7 @@ std::string SampledFunction(const std::string& line_name) {
 
 std::vector<CubinWork> InstructionTexts::Missing(const store::StoredTree& stored) const {
   std::map<uint64_t, CubinWork> work;
-  std::lock_guard<std::mutex> lock(mutex_);
+  absl::MutexLock lock(&mutex_);
   for (const auto& [instruction, line] : InstructionsWithLines(stored)) {
     const uint64_t crc = stored.nodes[instruction].cubin_crc;
     if (crc == 0) continue;
@@ -79,7 +79,7 @@ void InstructionTexts::Learn(const std::vector<CubinWork>& work) {
   if (work.empty()) return;
   const std::optional<std::string> nvdisasm = sass::FindNvdisasm();
   if (!nvdisasm) {
-    std::lock_guard<std::mutex> lock(mutex_);
+    absl::MutexLock lock(&mutex_);
     missing_nvdisasm_ =
         "protond found no nvdisasm (set PROTOND_NVDISASM, or put the CUDA toolkit's bin on "
         "protond's PATH)";
@@ -98,7 +98,7 @@ void InstructionTexts::Learn(const std::vector<CubinWork>& work) {
   }
   read_some();
   for (std::thread& helper : helpers) helper.join();
-  std::lock_guard<std::mutex> lock(mutex_);
+  absl::MutexLock lock(&mutex_);
   missing_nvdisasm_.clear();
   size_t learnt = 0;
   for (const auto& functions : read) learnt += functions.size();
@@ -110,7 +110,7 @@ void InstructionTexts::Learn(const std::vector<CubinWork>& work) {
 
 std::vector<std::string> InstructionTexts::Name(store::StoredTree& stored) const {
   std::map<std::string, uint64_t> without_text;  // by cause
-  std::lock_guard<std::mutex> lock(mutex_);
+  absl::MutexLock lock(&mutex_);
   for (const auto& [instruction, line] : InstructionsWithLines(stored)) {
     store::NodeRow& row = stored.nodes[instruction];
     if (row.cubin_crc == 0) {

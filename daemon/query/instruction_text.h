@@ -9,14 +9,15 @@
 
 #include <cstdint>
 #include <map>
-#include <mutex>
 #include <optional>
 #include <set>
 #include <string>
 #include <utility>
 #include <vector>
 
+#include "absl/base/thread_annotations.h"
 #include "absl/status/statusor.h"
+#include "absl/synchronization/mutex.h"
 #include "daemon/sass/sass_text.h"
 #include "daemon/store/store.h"
 
@@ -60,9 +61,10 @@ class InstructionTexts {
                                                           const CubinWork& item) const;
 
   const sass::NvdisasmLimits limits_;
-  mutable std::mutex mutex_;
-  std::map<Key, absl::StatusOr<Texts>> functions_;
-  std::string missing_nvdisasm_;  // why the last Learn could not run, while it could not
+  mutable absl::Mutex mutex_;
+  std::map<Key, absl::StatusOr<Texts>> functions_ ABSL_GUARDED_BY(mutex_);
+  // Why the last Learn could not run, while it could not.
+  std::string missing_nvdisasm_ ABSL_GUARDED_BY(mutex_);
 };
 
 }  // namespace protond::query

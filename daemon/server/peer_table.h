@@ -3,11 +3,12 @@
 #ifndef PROTOND_DAEMON_SERVER_PEER_TABLE_H_
 #define PROTOND_DAEMON_SERVER_PEER_TABLE_H_
 
-#include <mutex>
 #include <optional>
 #include <string>
 #include <unordered_map>
 
+#include "absl/base/thread_annotations.h"
+#include "absl/synchronization/mutex.h"
 #include "daemon/server/peer_resolver.h"
 #include "daemon/service/protond_service.h"
 
@@ -18,7 +19,7 @@ class PeerTable final : public PeerResolver {
   // A descriptor number is reused only after gRPC closed the old connection, so the newest entry
   // for a number is the live one.
   void Set(int fd, service::Peer peer) {
-    std::lock_guard<std::mutex> lock(mutex_);
+    absl::MutexLock lock(&mutex_);
     peers_[fd] = peer;
   }
 
@@ -27,7 +28,7 @@ class PeerTable final : public PeerResolver {
     constexpr std::string_view kPrefix = "fd:";
     if (grpc_peer.compare(0, kPrefix.size(), kPrefix) != 0) return std::nullopt;
     const int fd = std::atoi(grpc_peer.c_str() + kPrefix.size());
-    std::lock_guard<std::mutex> lock(mutex_);
+    absl::MutexLock lock(&mutex_);
     auto it = peers_.find(fd);
     if (it == peers_.end()) return std::nullopt;
     return it->second;
@@ -40,8 +41,8 @@ class PeerTable final : public PeerResolver {
   }
 
  private:
-  std::mutex mutex_;
-  std::unordered_map<int, service::Peer> peers_;
+  absl::Mutex mutex_;
+  std::unordered_map<int, service::Peer> peers_ ABSL_GUARDED_BY(mutex_);
 };
 
 }  // namespace protond::server

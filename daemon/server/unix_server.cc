@@ -9,13 +9,14 @@
 
 #include <cerrno>
 #include <chrono>
-#include <condition_variable>
 #include <cstdio>
 #include <cstring>
-#include <mutex>
 #include <thread>
 
+#include "absl/base/thread_annotations.h"
 #include "absl/strings/str_cat.h"
+#include "absl/synchronization/mutex.h"
+#include "absl/time/time.h"
 #include "common/control/control_channel.h"
 #include "daemon/server/control_connection.h"
 #include "daemon/server/grpc_services.h"
@@ -78,9 +79,8 @@ struct UnixServer::Impl {
   std::unique_ptr<grpc::Server> server;
   std::atomic<bool> stopping{false};
   std::thread accept_thread;
-  std::mutex connections_mutex;
-  std::condition_variable connections_ended;
-  int dispatching = 0;  // connection threads still running
+  absl::Mutex connections_mutex;
+  int dispatching ABSL_GUARDED_BY(connections_mutex) = 0;  // connection threads still running
 
   // Tells a control connection from a gRPC one by its first bytes (gRPC sends its preface at
   // once), on a thread of its own, which serves a control connection for its whole life.
@@ -108,9 +108,8 @@ struct UnixServer::Impl {
       peers.Set(fd, peer);
       grpc::AddInsecureChannelFromFd(server.get(), fd);
     }
-    std::lock_guard<std::mutex> lock(connections_mutex);
+    absl::MutexLock lock(&connections_mutex);
     --dispatching;
-    connections_ended.notify_all();
   }
 
   // A removed socket file (a cleanup of /tmp or /run, a mistaken rm) leaves the daemon running
@@ -154,7 +153,7 @@ struct UnixServer::Impl {
         continue;
       }
       {
-        std::lock_guard<std::mutex> lock(connections_mutex);
+        absl::MutexLock lock(&connections_mutex);
         ++dispatching;
       }
       service::Peer peer;
@@ -199,9 +198,12 @@ void UnixServer::Shutdown() {
   impl_->accept_thread.join();
   {
     // Control connections end within their command wait once `stopping` is set.
-    std::unique_lock<std::mutex> lock(impl_->connections_mutex);
-    impl_->connections_ended.wait_for(lock, std::chrono::seconds(2),
-                                      [this] { return impl_->dispatching == 0; });
+    Impl& impl = *impl_;
+    absl::MutexLock lock(&impl.connections_mutex);
+    impl.connections_mutex.AwaitWithTimeout(
+        absl::Condition(
+            +[](int* dispatching) { return *dispatching == 0; }, &impl.dispatching),
+        absl::Seconds(2));
   }
   impl_->server->Shutdown(std::chrono::system_clock::now() + std::chrono::seconds(2));
   close(impl_->listen_fd);
