@@ -9,9 +9,10 @@ one its path starts with. A part uses another when one of its files includes a h
 links a target that the other part defines. Every arrow not in the allow-list is printed as
 FILE:LINE: PART -> PART (what), and the exit status is 1.
 
-A test (a file named *_test.* or *_fuzzer.*, and the targets protond_test and protond_fuzzer
-make) may use any part: it checks a part against the real other side of its contract, such as
-the daemon's ring reader against the shim's writer. The product code beside it may not.
+A test (a file named *_test.* or *_fuzzer.*, a helper in a testing/ folder, and the targets
+protond_test and protond_fuzzer make) may use any part: it checks a part against the real other
+side of its contract, such as the daemon's ring reader against the shim's writer. The product
+code beside it may not, and product code never includes a testing/ helper.
 
 One more rule, for every part and its tests: a folder named internal/ is used only from the
 folder that holds it (and below).
@@ -82,6 +83,11 @@ def include_target(include, including_file, root):
     return None
 
 
+def is_test_code(path):
+    """Whether `path` is a test, a fuzzer, or a helper that only they use (in a testing/ folder)."""
+    return bool(TEST_FILE.search(path)) or "testing" in pathlib.PurePosixPath(path).parts[:-1]
+
+
 def internal_owner(path):
     """The folder allowed to use `path` when it lies in an internal/ folder, else None."""
     parts = pathlib.PurePosixPath(path).parts
@@ -115,7 +121,9 @@ def check_includes(root, files, allowed, parts, problems):
             owner = internal_owner(target)
             if owner is not None and not (name == owner or name.startswith(owner + "/")):
                 problems.append(f"{name}:{number}: includes {target}, internal to {owner}/")
-            if user is not None and not TEST_FILE.search(name):
+            if is_test_code(target) and not is_test_code(name):
+                problems.append(f"{name}:{number}: product code includes the test helper {target}")
+            if user is not None and not is_test_code(name):
                 check_arrow(name, number, user, target, f'#include "{match.group(1)}"', allowed,
                             parts, problems)
 

@@ -98,6 +98,18 @@ class CheckLayersTest(unittest.TestCase):
         self.assertEqual(run.stdout.count("->"), 1, run.stdout)
         self.assertIn("daemon/service.cc:1: daemon -> cli", run.stdout)
 
+    def test_a_testing_helper_may_use_any_part_and_only_tests_may_include_it(self):
+        self.write("cli/tree_command.h", "")
+        self.write("daemon/testing/fixture.h", '#include "cli/tree_command.h"\n')
+        self.write("daemon/service_test.cc", '#include "daemon/testing/fixture.h"\n')
+        run = self.check()
+        self.assertEqual(run.returncode, 0, run.stdout + run.stderr)
+        self.write("daemon/service.cc", '#include "daemon/testing/fixture.h"\n')
+        run = self.check()
+        self.assertEqual(run.returncode, 1)
+        self.assertIn("daemon/service.cc:1: product code includes the test helper "
+                      "daemon/testing/fixture.h", run.stdout)
+
     def test_a_tests_use_of_an_internal_folder_still_fails(self):
         self.write("daemon/internal/rows.h", "")
         self.write("tests/faults_test.cc", '#include "daemon/internal/rows.h"\n')
