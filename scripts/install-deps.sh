@@ -8,6 +8,9 @@ packages=(
   libgrpc++-dev protobuf-compiler-grpc libprotobuf-dev protobuf-compiler
   libabsl-dev libsqlite3-dev nlohmann-json3-dev libre2-dev libgtest-dev libgmock-dev libbenchmark-dev
   prometheus-cpp-dev  # Prometheus' C++ client: writes protond's /metrics text (daemon/metrics)
+  # pprof's profile.proto, from which the build generates the C++ of `protonctl export --format
+  # pprof` (view/export/pprof); arch all, about 1 MB with the two Go sources it pulls in.
+  golang-github-google-pprof-dev
   clang libclang-rt-dev clang-format python3 python3-pytest
   iproute2 openssl  # network namespaces and certificates for the TLS tests (tests/integration/remote_test.cc)
   chromium  # headless, for the SVG flame graph test (tests/export)
