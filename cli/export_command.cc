@@ -11,12 +11,13 @@
 #include "view/export/flame_svg.h"
 #include "view/export/folded.h"
 #include "view/export/kernel_summary.h"
+#include "view/export/pprof/pprof.h"
 #include "view/hatchet/hatchet_writer.h"
 
 namespace protond::cli {
 namespace {
 
-constexpr char kFormats[] = "hatchet, chrome, folded, svg or csv";
+constexpr char kFormats[] = "hatchet, chrome, folded, svg, csv or pprof";
 
 // An output that exists, with what the user of protonctl can do about it.
 absl::Status WithForceHint(const absl::Status& status) {
@@ -31,6 +32,7 @@ absl::StatusOr<ExportFormat> ParseExportFormat(const std::string& text) {
   if (text == "folded") return ExportFormat::kFolded;
   if (text == "svg") return ExportFormat::kSvg;
   if (text == "csv") return ExportFormat::kCsv;
+  if (text == "pprof") return ExportFormat::kPprof;
   return absl::InvalidArgumentError(absl::StrCat("--format is ", kFormats, ", not '", text, "'"));
 }
 
@@ -53,12 +55,24 @@ absl::Status ParseExportOption(ArgReader& reader, ExportArgs* parsed, bool* has_
   return absl::OkStatus();
 }
 
-absl::StatusOr<bool> IsTraceSession(client::Client& client, uint64_t id) {
+absl::StatusOr<v1::Session> FindSession(client::Client& client, uint64_t id) {
   ASSIGN_OR_RETURN(const v1::ListSessionsResponse sessions, client.ListSessions());
   for (const v1::Session& session : sessions.sessions()) {
-    if (session.id() == id) return session.data() == v1::Session::TRACE;
+    if (session.id() == id) return session;
   }
   return absl::NotFoundError(absl::StrCat("session ", id, " does not exist"));
+}
+
+absl::StatusOr<bool> IsTraceSession(client::Client& client, uint64_t id) {
+  ASSIGN_OR_RETURN(const v1::Session session, FindSession(client, id));
+  return session.data() == v1::Session::TRACE;
+}
+
+view::PprofOrigin PprofOriginOf(const ExportArgs& args, const ExportInput& input) {
+  if (!input.has_session) return {args.profile};
+  const v1::Session& session = input.session;
+  return {absl::StrCat("session ", session.id(), " (", session.name(), ")"),
+          session.start_time_unix_ns(), session.end_time_unix_ns()};
 }
 
 absl::StatusOr<v1::Trace> ReadTrace(client::Client& client, const std::string& profile,
@@ -94,9 +108,14 @@ absl::StatusOr<ExportInput> ReadInput(client::Client& client, const ExportArgs& 
   }
   progress.Step(absl::StrCat("reading the tree of ", args.profile));
   ASSIGN_OR_RETURN(input.tree, LoadProfile(client, args.profile));
-  if (args.format != ExportFormat::kCsv || !IsSessionId(args.profile)) return input;
-  // A trace session's events give each launch's time: the csv's median, min, max and stddev.
+  if (!IsSessionId(args.profile)) return input;
   ASSIGN_OR_RETURN(const uint64_t id, ParseSessionId(args.profile));
+  if (args.format == ExportFormat::kPprof) {  // its name and times go into the profile
+    ASSIGN_OR_RETURN(input.session, FindSession(client, id));
+    input.has_session = true;
+  }
+  if (args.format != ExportFormat::kCsv) return input;
+  // A trace session's events give each launch's time: the csv's median, min, max and stddev.
   ASSIGN_OR_RETURN(input.has_trace, IsTraceSession(client, id));
   if (!input.has_trace) return input;
   ASSIGN_OR_RETURN(input.trace, ReadTrace(client, args.profile, progress));
@@ -139,6 +158,8 @@ absl::StatusOr<std::string> RenderExport(const ExportArgs& args, const ExportInp
     case ExportFormat::kCsv:
       return view::RenderKernelSummaryCsv(input.tree, args.kernel_names,
                                           input.has_trace ? &input.trace : nullptr);
+    case ExportFormat::kPprof:
+      return view::RenderPprof(input.tree, PprofOriginOf(args, input));
   }
   return absl::InternalError("unknown export format");
 }

@@ -1,6 +1,6 @@
 // `protonctl export`: a profile (a session of the daemon or a Hatchet file) written to a file in
 // a format other tools read: Proton's Hatchet JSON, a Chrome trace, folded stacks, an SVG flame
-// graph or a per-kernel CSV like `nsys stats`. See docs/export.md.
+// graph, a per-kernel CSV like `nsys stats` or a gzipped pprof profile. See docs/export.md.
 #ifndef PROTOND_CLI_EXPORT_COMMAND_H_
 #define PROTOND_CLI_EXPORT_COMMAND_H_
 
@@ -16,7 +16,7 @@
 
 namespace protond::cli {
 
-enum class ExportFormat { kHatchet, kChrome, kFolded, kSvg, kCsv };
+enum class ExportFormat { kHatchet, kChrome, kFolded, kSvg, kCsv, kPprof };
 
 struct ExportArgs {
   std::string profile;
@@ -38,9 +38,13 @@ struct ExportInput {
   v1::Tree tree;
   bool has_trace = false;
   v1::Trace trace;
+  // pprof: the session's name and times; a Hatchet file has none (has_session false).
+  bool has_session = false;
+  v1::Session session;
 };
 
-// The file's contents from what was read.
+// The file's contents from what was read; `args.profile` names it in a pprof profile that has
+// no session.
 absl::StatusOr<std::string> RenderExport(const ExportArgs& args, const ExportInput& input);
 
 // Reads the profile, renders it and writes args.output (common/files/output_file.h). Each step is

@@ -10,10 +10,12 @@
 #include "gtest/gtest.h"
 #include "view/testing/test_export_profiles.h"
 #include "view/testing/test_files.h"
+#include "view/testing/test_pprof.h"
 
 namespace protond::cli {
 namespace {
 
+using ::testing::Contains;
 using ::testing::HasSubstr;
 
 constexpr char kFixture[] = HATCHET_TESTDATA_DIR "/h100_proton.hatchet";
@@ -51,14 +53,17 @@ TEST(ExportCommandTest, ParsesEveryOption) {
   ASSERT_TRUE(args.ok()) << args.status();
   EXPECT_EQ(args->format, ExportFormat::kCsv);
   EXPECT_FALSE(args->force);
+  args = ParseExportArgs({"7", "--format", "pprof", "-o", "step.pb.gz"});
+  ASSERT_TRUE(args.ok()) << args.status();
+  EXPECT_EQ(args->format, ExportFormat::kPprof);
 }
 
 TEST(ExportCommandTest, BadArgumentsSayWhatIsWrong) {
   EXPECT_EQ(UsageError({"7", "--format", "pdf", "-o", "x"}),
-            "INVALID_ARGUMENT: --format is hatchet, chrome, folded, svg or csv, not 'pdf'");
+            "INVALID_ARGUMENT: --format is hatchet, chrome, folded, svg, csv or pprof, not 'pdf'");
   EXPECT_EQ(UsageError({"7", "--format", "csv"}), "INVALID_ARGUMENT: export needs -o FILE");
   EXPECT_EQ(UsageError({"7", "-o", "x"}),
-            "INVALID_ARGUMENT: export needs --format: hatchet, chrome, folded, svg or csv");
+            "INVALID_ARGUMENT: export needs --format: hatchet, chrome, folded, svg, csv or pprof");
   EXPECT_EQ(UsageError({"--format", "csv", "-o", "x"}),
             "INVALID_ARGUMENT: export needs a session id or a Hatchet file");
   EXPECT_EQ(UsageError({"7", "8"}), "INVALID_ARGUMENT: unexpected argument '8'");
@@ -71,6 +76,26 @@ TEST(ExportCommandTest, EachFormatMatchesItsGoldenFile) {
   testing::ExpectGolden(Render(ExportFormat::kFolded), "export_tree.folded");
   testing::ExpectGolden(Render(ExportFormat::kSvg), "export_tree.svg");
   testing::ExpectGolden(Render(ExportFormat::kCsv), "export_trace.csv");
+}
+
+// The pprof profile is gzipped (its bytes depend on zlib's version): read back, not golden.
+TEST(ExportCommandTest, APprofProfileCarriesTheSessionsNameAndTimes) {
+  ExportArgs args;
+  args.profile = "7";
+  args.format = ExportFormat::kPprof;
+  ExportInput input = {testing::ExportTree()};
+  input.has_session = true;
+  input.session.set_id(7);
+  input.session.set_name("train");
+  input.session.set_start_time_unix_ns(1'700'000'000'000'000'000);
+  input.session.set_end_time_unix_ns(1'700'000'001'000'000'000);
+  absl::StatusOr<std::string> file = RenderExport(args, input);
+  ASSERT_TRUE(file.ok()) << file.status();
+  const perftools::profiles::Profile profile = testing::ParsePprof(*file);
+  EXPECT_EQ(profile.time_nanos(), 1'700'000'000'000'000'000);
+  EXPECT_EQ(profile.duration_nanos(), 1'000'000'000);
+  EXPECT_THAT(testing::PprofComments(profile), Contains("protond: session 7 (train)"));
+  EXPECT_EQ(profile.sample_size(), 7);  // a sample per node the tree view shows
 }
 
 class ExportFileTest : public testing::TempDirTest {
@@ -99,6 +124,19 @@ TEST_F(ExportFileTest, AnExistingOutputIsKeptWithoutForce) {
   ASSERT_TRUE(Export({kFixture, "--format", "folded", "-o", out, "--force"}).ok());
   EXPECT_THAT(testing::ReadFile(out),
               HasSubstr("ROOT;w_mm;nvjet_sm90_hsh_256x128_64x4_1x2_h_bz_coopA_NNT "));
+}
+
+TEST_F(ExportFileTest, AHatchetFileBecomesAPprofProfileNamedAfterIt) {
+  const std::string out = dir_ + "/step.pb.gz";
+  ASSERT_TRUE(Export({kFixture, "--format", "pprof", "-o", out}).ok());
+  const perftools::profiles::Profile profile = testing::ParsePprof(testing::ReadFile(out));
+  EXPECT_THAT(testing::PprofComments(profile), Contains(std::string("protond: ") + kFixture));
+  EXPECT_EQ(profile.time_nanos(), 0);  // a Hatchet file has no times
+  std::vector<std::string> functions;
+  for (const perftools::profiles::Function& function : profile.function()) {
+    functions.push_back(profile.string_table(function.name()));
+  }
+  EXPECT_THAT(functions, Contains("nvjet_sm90_hsh_256x128_64x4_1x2_h_bz_coopA_NNT"));
 }
 
 // The issue's `protonctl export ... -o /dev/null --force` as root replaced /dev/null with a file:

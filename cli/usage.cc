@@ -44,12 +44,13 @@ constexpr CommandText kCommands[] = {
      "  top SESSION|FILE --stalls [-n COUNT]      the sampled source lines with the most stalled\n"
      "                                            PC samples, and why (--mode pcsampling)\n"},
     {"export",
-     "  export SESSION|FILE --format hatchet|chrome|folded|svg|csv -o FILE [--force]\n"
-     "         [-m METRIC] [--full-names | --mangled]\n"
+     "  export SESSION|FILE --format hatchet|chrome|folded|svg|csv|pprof -o FILE\n"
+     "         [--force] [-m METRIC] [--full-names | --mangled]\n"
      "                                            write a profile for other tools: Proton's\n"
      "                                            Hatchet JSON, a Chrome trace (sessions run\n"
      "                                            with --data trace), folded stacks, an SVG\n"
-     "                                            flame graph, a per-kernel CSV "
+     "                                            flame graph, a per-kernel CSV, a gzipped\n"
+     "                                            pprof profile (go tool pprof, speedscope) "
      "(docs/export.md)\n"},
     {"devices",
      "  devices SESSION                           list the GPUs of a session's processes: those\n"

@@ -1,7 +1,5 @@
 #include "view/export/pprof/pprof.h"
 
-#include <zlib.h>
-
 #include <algorithm>
 #include <map>
 
@@ -11,6 +9,7 @@
 #include "view/render/metric_spec.h"
 #include "view/render/metric_values.h"
 #include "view/testing/test_export_profiles.h"
+#include "view/testing/test_pprof.h"
 #include "view/tree/frame_filter.h"
 
 namespace protond::view {
@@ -32,32 +31,11 @@ v1::Tree TreeWithMetrics() {
   return tree;
 }
 
-std::string Gunzip(const std::string& gzipped) {
-  z_stream stream = {};
-  EXPECT_EQ(inflateInit2(&stream, 15 + 16), Z_OK);  // gzip only, not a bare zlib stream
-  stream.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(gzipped.data()));
-  stream.avail_in = gzipped.size();
-  std::string out;
-  char buffer[1 << 16];
-  int result = Z_OK;
-  while (result == Z_OK) {
-    stream.next_out = reinterpret_cast<Bytef*>(buffer);
-    stream.avail_out = sizeof(buffer);
-    result = inflate(&stream, Z_NO_FLUSH);
-    out.append(buffer, sizeof(buffer) - stream.avail_out);
-  }
-  EXPECT_EQ(result, Z_STREAM_END);
-  inflateEnd(&stream);
-  return out;
-}
-
 // What protonctl writes, read back as pprof reads it.
 pprof::Profile Export(const v1::Tree& tree, const PprofOrigin& origin = {"session 7 (train)"}) {
   absl::StatusOr<std::string> file = RenderPprof(tree, origin);
   EXPECT_TRUE(file.ok()) << file.status();
-  pprof::Profile profile;
-  EXPECT_TRUE(file.ok() && profile.ParseFromString(Gunzip(*file)));
-  return profile;
+  return file.ok() ? testing::ParsePprof(*file) : pprof::Profile();
 }
 
 const std::string& Text(const pprof::Profile& profile, int64_t index) {
@@ -158,9 +136,7 @@ TEST(PprofTest, TheSessionsNameAndTimesAreInTheProfile) {
              {"session 7 (train)", 1'700'000'000'000'000'000, 1'700'000'002'500'000'000});
   EXPECT_EQ(profile.time_nanos(), 1'700'000'000'000'000'000);
   EXPECT_EQ(profile.duration_nanos(), 2'500'000'000);
-  std::vector<std::string> comments;
-  for (int64_t index : profile.comment()) comments.push_back(Text(profile, index));
-  EXPECT_THAT(comments,
+  EXPECT_THAT(testing::PprofComments(profile),
               ElementsAre("protond: session 7 (train)", "started 2023-11-14T22:13:20+00:00",
                           "stopped 2023-11-14T22:13:22.5+00:00",
                           "left out, properties are not summed: device_id"));
