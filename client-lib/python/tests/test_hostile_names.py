@@ -2,6 +2,7 @@
 megabyte of text is stored as far as it goes, and every view of it stays one line per frame with
 the control characters shown, not obeyed by the terminal."""
 import csv
+import gzip
 import json
 import os
 import subprocess
@@ -69,6 +70,16 @@ def test_a_hostile_scope_name_is_one_escaped_line_in_every_view(daemon):
         stacks = f.read().splitlines()
     assert all(line.count(" ") >= 1 and "\x1b" not in line for line in stacks)
     assert any(line.startswith("ROOT;a ]0:owned  [2J b:c ") for line in stacks)
+
+    # pprof keeps names exactly, as strings of its string table (the gzipped protobuf). Without
+    # Python's protobuf here, the check is that the name's bytes are there as one string:
+    # after the tag of string_table (field 6, length-delimited: 0x32) and their length.
+    pprof = os.path.join(daemon.directory, "names.pb.gz")
+    assert protonctl(daemon, "export", "1", "--format", "pprof", "-o", pprof).returncode == 0
+    with gzip.open(pprof, "rb") as f:
+        encoded = f.read()
+    assert b"\x32" + bytes([len(HOSTILE)]) + HOSTILE.encode() in encoded
+    assert b"protond: session 1 (names)" in encoded  # a comment, from the session's name
 
     svg = os.path.join(daemon.directory, "names.svg")
     assert protonctl(daemon, "export", "1", "--format", "svg", "-o", svg).returncode == 0
