@@ -22,7 +22,7 @@
 
 namespace protond::store {
 
-inline constexpr int kSchemaVersion = 9;
+inline constexpr int kSchemaVersion = 10;
 
 // What a session keeps: the call tree (Proton's data="tree"), or the tree and every event
 // (data="trace": scope instances and GPU activities, for a Chrome trace).
@@ -54,6 +54,9 @@ struct SessionRow {
   // Proton's mode, as common/mode/session_mode.h writes it ("" for none): checked when the
   // session started.
   std::string mode{};
+  // Opened by protond --always-on (docs/always-on.md), not by someone: one window of the
+  // process's or job's periodic profile.
+  bool always_on_window = false;
 };
 
 // Where a process sits in a job, from its environment ("" where unset).

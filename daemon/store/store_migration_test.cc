@@ -241,10 +241,13 @@ TEST_F(StoreMigrationFromV2Test, TheUpgradedStoreTakesSessionModes) {
   EXPECT_EQ((*session)->mode, "pcsampling:interval=1024");
 }
 
+// Version 9 is version 10 without sessions.always_on_window, its last column.
+#define PROTOND_BACK_TO_V9 "ALTER TABLE sessions DROP COLUMN always_on_window; "
 // Version 5 is version 6 without sessions.mode, its last column; version 6 is version 7 without
 // kernel_scope_events and nodes.kind; version 7 is version 8 without cubins and nodes.cubin_crc:
 // made here from a current store, so that the steps from 5, 6 and 7 are tested on their own.
-constexpr char kBackToV7[] = "DROP TABLE cubins; ALTER TABLE nodes DROP COLUMN cubin_crc; ";
+constexpr char kBackToV7[] =
+    PROTOND_BACK_TO_V9 "DROP TABLE cubins; ALTER TABLE nodes DROP COLUMN cubin_crc; ";
 TEST(StoreMigrationFromV5Test, VersionFiveIsUpgradedAndItsSessionsHaveNoMode) {
   testing::TempDir dir;
   const std::string path = dir.File("protond.db");
@@ -348,7 +351,7 @@ TEST(StoreMigrationFromV7Test, VersionSevenGetsCubinsAndInstructionsKeepTheirCub
 }
 
 // Version 8's metric_values, whose double_value was NOT NULL.
-constexpr char kBackToV8[] =
+constexpr char kBackToV8[] = PROTOND_BACK_TO_V9
     "CREATE TABLE metric_values_v8 ("
     "  session_id INTEGER NOT NULL"
     "    REFERENCES sessions (session_id) DEFERRABLE INITIALLY DEFERRED,"
@@ -407,6 +410,45 @@ TEST(StoreMigrationFromV8Test, VersionEightKeepsItsMetricsAndTakesNan) {
   EXPECT_TRUE(std::isnan(after->metrics[1].double_value));
   EXPECT_EQ(QueryFile(path, "PRAGMA integrity_check"), "ok");
   EXPECT_EQ(QueryFile(path, "PRAGMA foreign_key_check"), "");
+}
+
+TEST(StoreMigrationFromV9Test, VersionNineKeepsItsSessionsAsStartedBySomeone) {
+  testing::TempDir dir;
+  const std::string path = dir.File("protond.db");
+  {
+    absl::StatusOr<std::unique_ptr<Store>> store = Store::Open(path);
+    ASSERT_TRUE(store.ok()) << store.status();
+    Batch batch;
+    batch.sessions = {{1, "by hand", 1000, SessionState::kStopped, 5, 9, {"a problem"}}};
+    batch.sessions[0].attached = true;
+    batch.sessions[0].stop_at_unix_ns = 9;
+    ASSERT_TRUE((*store)->CommitBatch(batch).ok());
+  }
+  testing::ExecOnFile(path, PROTOND_BACK_TO_V9 "PRAGMA user_version = 9;");
+  const std::string has_column =
+      "SELECT count(*) FROM pragma_table_info('sessions') WHERE name = 'always_on_window'";
+  ASSERT_EQ(QueryFile(path, has_column), "0");
+
+  absl::StatusOr<std::unique_ptr<Store>> store = Store::Open(path);
+  ASSERT_TRUE(store.ok()) << store.status();
+  EXPECT_EQ(QueryFile(path, "PRAGMA user_version"), absl::StrCat(kSchemaVersion));
+  EXPECT_EQ(QueryFile(path, has_column), "1");
+  absl::StatusOr<std::optional<SessionRow>> before = (*store)->GetSession(1);
+  ASSERT_TRUE(before.ok() && before->has_value()) << before.status();
+  EXPECT_EQ((*before)->name, "by hand");
+  EXPECT_TRUE((*before)->attached);
+  EXPECT_THAT((*before)->problems, ElementsAre("a problem"));
+  EXPECT_FALSE((*before)->always_on_window);
+
+  Batch batch;
+  batch.sessions = {{2, "window", 1000, SessionState::kStopped, 5, 9, {}}};
+  batch.sessions[0].always_on_window = true;
+  ASSERT_TRUE((*store)->CommitBatch(batch).ok());
+  absl::StatusOr<std::optional<SessionRow>> window = (*store)->GetSession(2);
+  ASSERT_TRUE(window.ok() && window->has_value()) << window.status();
+  EXPECT_TRUE((*window)->always_on_window);
+  EXPECT_EQ(QueryFile(path, "SELECT group_concat(always_on_window) FROM sessions"), "0,1");
+  EXPECT_EQ(QueryFile(path, "PRAGMA integrity_check"), "ok");
 }
 
 }  // namespace

@@ -161,14 +161,23 @@ absl::Status UpgradeV8ToV9(sqlite3* db) {
                  "ALTER TABLE metric_values_v9 RENAME TO metric_values");
 }
 
+// Version 10: whether a session is a window of protond --always-on (older ones were all started
+// by someone).
+absl::Status UpgradeV9ToV10(sqlite3* db) {
+  return ExecSql(
+      db,
+      "ALTER TABLE sessions ADD COLUMN"
+      "  always_on_window INTEGER NOT NULL DEFAULT 0 CHECK (always_on_window IN (0, 1))");
+}
+
 // kUpgrades[v - 1] upgrades schema version v to v + 1, inside MigrateSchema's transaction. A
 // schema change adds its function here and makes the same change in internal/tables.h, whose
 // tables a fresh file gets directly at the newest version. The upgrades spell their tables out
 // rather than taking them from tables.h: what version v created must not change when a later
 // version changes the table. store_schema_test.cc checks that both give the same tables.
 constexpr std::array<Upgrade, kSchemaVersion - 1> kUpgrades = {
-    UpgradeV1ToV2, UpgradeV2ToV3, UpgradeV3ToV4, UpgradeV4ToV5,
-    UpgradeV5ToV6, UpgradeV6ToV7, UpgradeV7ToV8, UpgradeV8ToV9};
+    UpgradeV1ToV2, UpgradeV2ToV3, UpgradeV3ToV4, UpgradeV4ToV5, UpgradeV5ToV6,
+    UpgradeV6ToV7, UpgradeV7ToV8, UpgradeV8ToV9, UpgradeV9ToV10};
 
 struct Versions {
   int64_t user_version = 0;

@@ -70,7 +70,10 @@ inline constexpr auto kSessions = MakeTable(
     Col("admits_new", "INTEGER NOT NULL DEFAULT 0 CHECK (admits_new IN (0, 1))",
         &SessionRow::admits_new),
     // Version 6.
-    Col("mode", "TEXT NOT NULL DEFAULT ''", &SessionRow::mode))
+    Col("mode", "TEXT NOT NULL DEFAULT ''", &SessionRow::mode),
+    // Version 10.
+    Col("always_on_window", "INTEGER NOT NULL DEFAULT 0 CHECK (always_on_window IN (0, 1))",
+        &SessionRow::always_on_window))
     .CheckedBy(CheckSession);
 
 // A session's problems, one line each; seq keeps the order they were found in.
