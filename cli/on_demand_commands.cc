@@ -5,6 +5,7 @@
 #include "absl/strings/str_cat.h"
 #include "cli/profile_commands.h"
 #include "common/mode/session_mode.h"
+#include "common/text/duration.h"
 #include "common/text/session_name.h"
 
 namespace protond::cli {
@@ -21,27 +22,6 @@ absl::StatusOr<uint32_t> ParsePid(const std::string& text) {
 }
 
 }  // namespace
-
-absl::StatusOr<uint64_t> ParseDurationMs(absl::string_view text) {
-  constexpr std::pair<absl::string_view, uint64_t> kUnits[] = {
-      {"ms", 1}, {"s", 1000}, {"m", 60000}, {"h", 3600000}};
-  absl::string_view number = text;
-  uint64_t unit_ms = 1000;  // a bare number is seconds
-  for (const auto& [suffix, ms] : kUnits) {
-    if (text.size() > suffix.size() && absl::EndsWith(text, suffix)) {
-      number = text.substr(0, text.size() - suffix.size());
-      unit_ms = ms;
-      break;
-    }
-  }
-  uint64_t value;
-  if (!absl::SimpleAtoi(number, &value) || value == 0 || value > UINT64_MAX / unit_ms) {
-    return Bad(absl::StrCat("'", text,
-                            "' is not a duration (a positive number with ms, s, m or h; a bare "
-                            "number is seconds)"));
-  }
-  return value * unit_ms;
-}
 
 absl::StatusOr<StartArgs> ParseStartArgs(const std::vector<std::string>& args) {
   StartArgs out;
@@ -68,7 +48,7 @@ absl::StatusOr<StartArgs> ParseStartArgs(const std::vector<std::string>& args) {
       }
       request.set_name(args[i]);
     } else if (arg == "--duration") {
-      absl::StatusOr<uint64_t> ms = ParseDurationMs(args[++i]);
+      absl::StatusOr<uint64_t> ms = text::ParseDurationMs(args[++i]);
       if (!ms.ok()) return ms.status();
       request.set_duration_ms(*ms);
     } else if (arg == "--data") {

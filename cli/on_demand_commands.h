@@ -12,9 +12,6 @@
 
 namespace protond::cli {
 
-// "30s", "2m", "1h", "500ms", or a bare number of seconds, in milliseconds; more than zero.
-absl::StatusOr<uint64_t> ParseDurationMs(absl::string_view text);
-
 struct StartArgs {
   v1::AttachRequest request;
   bool wait = false;  // block until the session ends, then print its tree

@@ -5,22 +5,6 @@
 namespace protond::cli {
 namespace {
 
-TEST(OnDemandCommandsTest, DurationsTakeUnitsAndABareNumberIsSeconds) {
-  EXPECT_EQ(*ParseDurationMs("30s"), 30000u);
-  EXPECT_EQ(*ParseDurationMs("2m"), 120000u);
-  EXPECT_EQ(*ParseDurationMs("1h"), 3600000u);
-  EXPECT_EQ(*ParseDurationMs("500ms"), 500u);
-  EXPECT_EQ(*ParseDurationMs("45"), 45000u);
-  for (const char* bad : {"", "0s", "-5s", "s", "ms", "3x", "1.5s", "99999999999999999999h"}) {
-    absl::StatusOr<uint64_t> parsed = ParseDurationMs(bad);
-    ASSERT_FALSE(parsed.ok()) << bad;
-    EXPECT_EQ(parsed.status().message(),
-              std::string("'") + bad +
-                  "' is not a duration (a positive number with ms, s, m or h; a bare number is "
-                  "seconds)");
-  }
-}
-
 TEST(OnDemandCommandsTest, StartTakesPidsOrAJobAndItsOptions) {
   absl::StatusOr<StartArgs> start =
       ParseStartArgs({"--pid", "10", "--pid", "11", "--name", "window", "--duration", "2s",

@@ -14,6 +14,7 @@
 #include "cli/export_command.h"
 #include "cli/on_demand_commands.h"
 #include "cli/profile_commands.h"
+#include "common/text/duration.h"
 #include "view/render/metric_spec.h"
 #include "view/testing/test_trees.h"
 #include "view/tree/frame_names.h"
@@ -70,7 +71,7 @@ void FuzzProfileCommands(const std::vector<std::string>& args, const protond::v1
 }
 
 void FuzzOneWord(const std::string& word, const protond::v1::Tree& profile) {
-  (void)protond::cli::ParseDurationMs(word);
+  (void)protond::text::ParseDurationMs(word);
   (void)protond::cli::ParseSessionId(word);
   (void)protond::view::ParseFrameFormat(word);
   (void)protond::view::ParseMetricSpec(word, profile);
