@@ -2,6 +2,7 @@
 // in an SQLite store under the state directory. See README.md and docs/.
 #include <fcntl.h>
 #include <malloc.h>
+#include <pwd.h>
 #include <signal.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -14,10 +15,14 @@
 #include <memory>
 #include <string>
 
+#include "absl/strings/match.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_split.h"
 #include "common/files/output_file.h"
 #include "common/paths/daemon_paths.h"
+#include "common/text/duration.h"
+#include "daemon/always_on/window_scheduler.h"
 #include "daemon/metrics/metrics.h"
 #include "daemon/metrics/metrics_server.h"
 #include "daemon/server/socket_lock.h"
@@ -32,6 +37,9 @@ constexpr char kUsage[] =
     "usage: protond [--socket PATH] [--state-dir DIR] [--commit-interval-ms N] [--detach]\n"
     "               [--listen HOST:PORT --tokens FILE (--tls-cert FILE --tls-key FILE |\n"
     "                --insecure)] [--metrics-listen HOST:PORT]\n"
+    "               [--always-on [--always-on-window D] [--always-on-period D]\n"
+    "                [--always-on-users U,...] [--always-on-jobs J,...]\n"
+    "                [--always-on-command REGEX]]\n"
     "       protond --version | --help\n"
     "  --socket PATH        unix socket to serve (default: %s)\n"
     "  --state-dir DIR      where protond.db (and protond.pid) are kept, by one daemon at a time\n"
@@ -44,7 +52,15 @@ constexpr char kUsage[] =
     "                       needs a token of --tokens FILE (docs/cluster.md)\n"
     "  --insecure           plain TCP instead of TLS, on a loopback address only\n"
     "  --metrics-listen HOST:PORT  serve Prometheus metrics at http://HOST:PORT/metrics (port\n"
-    "                       0: any free one); plain HTTP without authentication\n";
+    "                       0: any free one); plain HTTP without authentication\n"
+    "  --always-on          profile every registered process in short windows, each kept as a\n"
+    "                       session of its own; a job's ranks together (docs/always-on.md)\n"
+    "  --always-on-window D how long each window lasts (default: 2s; 500ms, 2s, 1m, ...)\n"
+    "  --always-on-period D how often a window starts, at multiples of D on the clock\n"
+    "                       (default: 60s); longer than the window\n"
+    "  --always-on-users U,...   only the processes of these users (names or uids)\n"
+    "  --always-on-jobs J,...    only the processes of these jobs (SLURM_JOB_ID or pod)\n"
+    "  --always-on-command REGEX only the processes whose command line matches (RE2)\n";
 
 struct Flags {
   std::string socket;
@@ -53,12 +69,68 @@ struct Flags {
   bool detach = false;
   protond::server::TcpOptions tcp;  // served when tcp.listen is set
   std::string metrics_listen;       // HOST:PORT; "": no metrics endpoint
+  bool always_on = false;
+  protond::always_on::WindowPolicy always_on_policy;
+  bool always_on_options = false;  // any --always-on-* flag was given
 };
 
 int Usage(FILE* out, int code) {
   const auto defaults = protond::paths::DefaultDaemonPaths();
   std::fprintf(out, kUsage, defaults.socket.c_str(), defaults.state_dir.c_str());
   return code;
+}
+
+// A user name or a uid, as --always-on-users takes them.
+bool ParseUser(const std::string& text, uint32_t& uid) {
+  if (absl::SimpleAtoi(text, &uid)) return true;
+  passwd entry;
+  passwd* found = nullptr;
+  char buffer[4096];
+  if (getpwnam_r(text.c_str(), &entry, buffer, sizeof(buffer), &found) != 0 || found == nullptr) {
+    return false;
+  }
+  uid = found->pw_uid;
+  return true;
+}
+
+// The --always-on-* flag `arg` with its `value`; false (and an error on stderr) when it is bad.
+bool ParseAlwaysOnFlag(const std::string& arg, const std::string& value, Flags& flags) {
+  protond::always_on::WindowPolicy& policy = flags.always_on_policy;
+  const auto bad = [&](const std::string& why) {
+    std::fprintf(stderr, "protond: bad %s '%s': %s\n", arg.c_str(), value.c_str(), why.c_str());
+    return false;
+  };
+  flags.always_on_options = true;
+  if (arg == "--always-on-window" || arg == "--always-on-period") {
+    const absl::StatusOr<uint64_t> ms = protond::text::ParseDurationMs(value);
+    if (!ms.ok()) return bad(std::string(ms.status().message()));
+    (arg == "--always-on-window" ? policy.window : policy.period) = std::chrono::milliseconds(*ms);
+    return true;
+  }
+  if (arg == "--always-on-users") {
+    for (const absl::string_view user : absl::StrSplit(value, ',')) {
+      uint32_t uid;
+      if (!ParseUser(std::string(user), uid)) {
+        return bad(absl::StrCat("'", user, "' is neither a uid nor a user of this node"));
+      }
+      policy.uids.push_back(uid);
+    }
+    return true;
+  }
+  if (arg == "--always-on-jobs") {
+    for (const absl::string_view job : absl::StrSplit(value, ',')) {
+      if (job.empty()) return bad("an empty job name");
+      policy.jobs.emplace_back(job);
+    }
+    return true;
+  }
+  if (arg == "--always-on-command") {
+    const absl::Status regex = protond::always_on::CheckCommandRegex(value);
+    if (!regex.ok()) return bad(std::string(regex.message()));
+    policy.command_regex = value;
+    return true;
+  }
+  return bad("unknown option");
 }
 
 // Returns an exit code, or -1 to go on.
@@ -73,8 +145,10 @@ int ParseFlags(int argc, char** argv, Flags& flags) {
       std::printf("protond %s\n", PROTOND_VERSION);
       return 0;
     }
-    if (arg == "--detach" || arg == "--insecure") {
-      (arg == "--detach" ? flags.detach : flags.tcp.insecure) = true;
+    if (arg == "--detach" || arg == "--insecure" || arg == "--always-on") {
+      (arg == "--detach"      ? flags.detach
+       : arg == "--always-on" ? flags.always_on
+                              : flags.tcp.insecure) = true;
       continue;
     }
     if (i + 1 >= argc) {
@@ -96,6 +170,8 @@ int ParseFlags(int argc, char** argv, Flags& flags) {
       flags.tcp.tokens_path = value;
     } else if (arg == "--metrics-listen") {
       flags.metrics_listen = value;
+    } else if (absl::StartsWith(arg, "--always-on-")) {
+      if (!ParseAlwaysOnFlag(arg, value, flags)) return Usage(stderr, 2);
     } else if (arg == "--commit-interval-ms" &&
                absl::SimpleAtoi(value, &flags.commit_interval_ms) && flags.commit_interval_ms > 0) {
     } else {
@@ -107,6 +183,19 @@ int ParseFlags(int argc, char** argv, Flags& flags) {
                          !flags.tcp.tls_key_path.empty() || !flags.tcp.tokens_path.empty();
   if (flags.tcp.listen.empty() && tcp_flags) {
     std::fprintf(stderr, "protond: --tokens, --tls-cert, --tls-key and --insecure need --listen\n");
+    return Usage(stderr, 2);
+  }
+  if (flags.always_on_options && !flags.always_on) {
+    std::fprintf(stderr, "protond: the --always-on-* options need --always-on\n");
+    return Usage(stderr, 2);
+  }
+  const auto& policy = flags.always_on_policy;
+  if (flags.always_on && policy.window >= policy.period) {
+    std::fprintf(stderr,
+                 "protond: --always-on-window (%lld ms) must be shorter than --always-on-period "
+                 "(%lld ms)\n",
+                 static_cast<long long>(policy.window.count()),
+                 static_cast<long long>(policy.period.count()));
     return Usage(stderr, 2);
   }
   return -1;
@@ -274,8 +363,11 @@ int main(int argc, char** argv) {
                  "protond: %s; a daemon autostarted at %s after this one may not find this store\n",
                  std::string(recorded.message()).c_str(), flags.socket.c_str());
   }
-  auto service = protond::service::ProtondService::Create(
-      {flags.state_dir + "/protond.db", std::chrono::milliseconds(flags.commit_interval_ms)});
+  protond::service::ServiceOptions service_options;
+  service_options.store_path = flags.state_dir + "/protond.db";
+  service_options.commit_interval = std::chrono::milliseconds(flags.commit_interval_ms);
+  if (flags.always_on) service_options.always_on = flags.always_on_policy;
+  auto service = protond::service::ProtondService::Create(service_options);
   if (!service.ok()) {
     std::fprintf(stderr, "protond: %s\n", std::string(service.status().message()).c_str());
     return 1;

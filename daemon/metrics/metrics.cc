@@ -102,6 +102,13 @@ std::string RenderText(const Snapshot& snapshot) {
       Single("protond_commit_failures_total", MetricType::Counter,
              "Commits of the ingest cycle that failed (they are tried again).",
              static_cast<double>(snapshot.commit_failures)),
+      Single("protond_always_on_windows_opened_total", MetricType::Counter,
+             "Windows of protond --always-on opened (one per process or job and period).",
+             static_cast<double>(snapshot.always_on_windows_opened)),
+      Single("protond_always_on_windows_skipped_total", MetricType::Counter,
+             "Windows of protond --always-on that a process did not get: it was in a session "
+             "started by hand.",
+             static_cast<double>(snapshot.always_on_windows_skipped)),
       Histogram("protond_commit_duration_seconds",
                 "Time of each successful commit of the ingest cycle to the store.",
                 snapshot.commit_duration),

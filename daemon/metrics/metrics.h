@@ -49,6 +49,10 @@ struct Snapshot {
   uint64_t store_bytes = 0;               // the database file and its write-ahead log
   uint64_t commit_failures = 0;
   LatencyHistogram commit_duration;  // successful commits of the ingest cycle
+  // protond --always-on (docs/always-on.md): windows opened, and windows a process did not get
+  // because it was in a session started by hand. 0 without --always-on.
+  uint64_t always_on_windows_opened = 0;
+  uint64_t always_on_windows_skipped = 0;
 };
 
 // The snapshot in the text exposition format 0.0.4: HELP and TYPE lines, then the samples, each

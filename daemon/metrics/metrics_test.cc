@@ -57,6 +57,12 @@ protond_store_size_bytes 0
 # HELP protond_commit_failures_total Commits of the ingest cycle that failed (they are tried again).
 # TYPE protond_commit_failures_total counter
 protond_commit_failures_total 0
+# HELP protond_always_on_windows_opened_total Windows of protond --always-on opened (one per process or job and period).
+# TYPE protond_always_on_windows_opened_total counter
+protond_always_on_windows_opened_total 0
+# HELP protond_always_on_windows_skipped_total Windows of protond --always-on that a process did not get: it was in a session started by hand.
+# TYPE protond_always_on_windows_skipped_total counter
+protond_always_on_windows_skipped_total 0
 # HELP protond_commit_duration_seconds Time of each successful commit of the ingest cycle to the store.
 # TYPE protond_commit_duration_seconds histogram
 protond_commit_duration_seconds_count 0
@@ -85,6 +91,8 @@ TEST(RenderTextTest, SessionsAndCommits) {
   snapshot.sessions = {{1, "warmup", 1234, 0}, {7, "say \"hi\"\\\n\xFF", 9007199254740992u, 5}};
   snapshot.store_bytes = 4096 * 25;
   snapshot.commit_failures = 2;
+  snapshot.always_on_windows_opened = 12;
+  snapshot.always_on_windows_skipped = 3;
   // Durations whose seconds are exact in binary, so that the sum is too.
   snapshot.commit_duration.Observe(nanoseconds(1'953'125));   // 1/512 s: le="0.0025"
   snapshot.commit_duration.Observe(milliseconds(250));        // le="0.25"
@@ -107,6 +115,10 @@ TEST(RenderTextTest, SessionsAndCommits) {
             "name=\"say \\\"hi\\\"\\\\\\n\xEF\xBF\xBD\"} 5\n");
   EXPECT_EQ(section("protond_store_size_bytes 1", "#"), "protond_store_size_bytes 102400\n");
   EXPECT_EQ(section("protond_commit_failures_total 2", "#"), "protond_commit_failures_total 2\n");
+  EXPECT_EQ(section("protond_always_on_windows_opened_total 1", "#"),
+            "protond_always_on_windows_opened_total 12\n");
+  EXPECT_EQ(section("protond_always_on_windows_skipped_total 3", "#"),
+            "protond_always_on_windows_skipped_total 3\n");
   EXPECT_EQ(section("protond_commit_duration_seconds_count", "\n\n"),
             R"(protond_commit_duration_seconds_count 4
 protond_commit_duration_seconds_sum 8.751953125

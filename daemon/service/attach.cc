@@ -92,7 +92,7 @@ absl::StatusOr<v1::AttachResponse> ProtondService::Attach(const Peer& peer,
     return absl::InvalidArgumentError("include_new goes with a job, not with pids");
   }
   RETURN_IF_ERROR(CheckNewSession(request.name(), request.data()));
-  ASSIGN_OR_RETURN(const mode::SessionMode mode, mode::ParseSessionMode(request.mode()));
+  RETURN_IF_ERROR(mode::ParseSessionMode(request.mode()).status());
   if (request.duration_ms() > kMaxDurationMs) {
     return absl::InvalidArgumentError(absl::StrCat("duration of ", request.duration_ms(),
                                                    " ms is more than 100 years (", kMaxDurationMs,
@@ -122,7 +122,15 @@ absl::StatusOr<v1::AttachResponse> ProtondService::Attach(const Peer& peer,
   }
   std::sort(pids.begin(), pids.end());
   pids.erase(std::unique(pids.begin(), pids.end()), pids.end());
+  RETURN_IF_ERROR(EndWindowsOf(pids));
+  return AttachLocked(peer, pids, request, /*always_on_window=*/false);
+}
 
+absl::StatusOr<v1::AttachResponse> ProtondService::AttachLocked(const Peer& peer,
+                                                                const std::vector<uint32_t>& pids,
+                                                                const v1::AttachRequest& request,
+                                                                bool always_on_window) {
+  ASSIGN_OR_RETURN(const mode::SessionMode mode, mode::ParseSessionMode(request.mode()));
   v1::AttachResponse response;
   std::vector<uint64_t> eligible;                   // process ids
   std::map<uint64_t, v1::AttachTarget*> target_of;  // by process id
@@ -145,6 +153,7 @@ absl::StatusOr<v1::AttachResponse> ProtondService::Attach(const Peer& peer,
   session.row.attached = true;
   session.row.job = request.job();
   session.row.admits_new = request.include_new();
+  session.row.always_on_window = always_on_window;
   if (request.duration_ms() != 0) {
     session.row.stop_at_unix_ns =
         session.row.start_time_unix_ns + static_cast<int64_t>(request.duration_ms()) * 1000000;

@@ -35,6 +35,10 @@ metrics::Snapshot ProtondService::MetricsSnapshot() {
     }
     snapshot.commit_failures = cycle_.commit_failures();
     snapshot.commit_duration = cycle_.commit_duration();
+    if (windows_ != nullptr) {
+      snapshot.always_on_windows_opened = windows_->windows_opened();
+      snapshot.always_on_windows_skipped = windows_->windows_skipped();
+    }
   }
   // The store's files are sized outside the lock: no need to hold up the ingest cycle for it.
   snapshot.store_bytes = FileBytes(options_.store_path) + FileBytes(options_.store_path + "-wal");

@@ -12,9 +12,14 @@ namespace protond::service {
 absl::StatusOr<std::unique_ptr<ProtondService>> ProtondService::Create(
     const ServiceOptions& options) {
   ASSIGN_OR_RETURN(std::unique_ptr<store::Store> store, store::Store::Open(options.store_path));
+  std::unique_ptr<always_on::WindowScheduler> windows;
+  if (options.always_on.has_value()) {
+    ASSIGN_OR_RETURN(windows, always_on::WindowScheduler::Create(*options.always_on));
+  }
   std::unique_ptr<ProtondService> service(new ProtondService(options, std::move(store)));
   {
     absl::MutexLock lock(&service->mutex_);
+    service->windows_ = std::move(windows);
     RETURN_IF_ERROR(service->cycle_.Load());
     service->sessions_.Publish(service->registry_.Snapshot(), service->published_);
   }
@@ -53,6 +58,7 @@ void ProtondService::IngestLoop() {
     }
     absl::Status s = RunIngestCycleLocked();
     if (s.ok()) s = EndFinishedAttachedSessions();
+    if (s.ok()) s = OpenDueWindows();
     // A failed cycle has gone back to the store; the records wait in the rings, which drop and
     // count what no longer fits, until a commit works again.
     if (!s.ok() && failed_commits_++ == 0) {

@@ -25,6 +25,7 @@
 #include "absl/base/thread_annotations.h"
 #include "absl/status/statusor.h"
 #include "absl/synchronization/mutex.h"
+#include "daemon/always_on/window_scheduler.h"
 #include "daemon/ingest/ingest_cycle.h"
 #include "daemon/metrics/metrics.h"
 #include "daemon/query/instruction_text.h"
@@ -54,6 +55,9 @@ absl::Status CheckNewSession(const std::string& name, v1::Session::Data data);
 struct ServiceOptions {
   std::string store_path;
   std::chrono::milliseconds commit_interval{100};
+  // protond --always-on: windows of every selected process, asked for at each ingest cycle
+  // (docs/always-on.md). Unset: none.
+  std::optional<always_on::WindowPolicy> always_on;
 };
 
 class ProtondService {
@@ -156,8 +160,24 @@ class ProtondService {
   void JoinAdmittingSession(const registry::Process& process) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mutex_);
 
   // On demand (attach.cc).
+  // Attach's work once its request is checked and its pids are known; `always_on_window` marks
+  // the session as a window of protond --always-on.
+  absl::StatusOr<v1::AttachResponse> AttachLocked(const Peer& peer,
+                                                  const std::vector<uint32_t>& pids,
+                                                  const v1::AttachRequest& request,
+                                                  bool always_on_window)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mutex_);
   // Why `pid` cannot join a session of `peer`'s ("" when it can), and its process id if it can.
   std::string RefusalFor(const Peer& peer, uint32_t pid, uint64_t* process_id)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mutex_);
+
+  // Always-on profiling (always_on.cc).
+  // Opens the windows that windows_ says are due now, each as an attached session with the
+  // window's end as its stop time.
+  absl::Status OpenDueWindows() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mutex_);
+  absl::Status OpenWindow(const always_on::Window& window) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mutex_);
+  // A session started by hand wins over a window: the running windows of `pids` end now.
+  absl::Status EndWindowsOf(const std::vector<uint32_t>& pids)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mutex_);
 
   // Queries (queries.cc). The session's tree, without mutex_: the kept one, or built from the
@@ -175,6 +195,8 @@ class ProtondService {
   ingest::IngestCycle cycle_ ABSL_GUARDED_BY(mutex_);
   sessions::PublishedSessions published_;  // what the last cycle published, for the queries
   int failed_commits_ ABSL_GUARDED_BY(mutex_) = 0;  // in a row, for the log
+  // protond --always-on; null without it.
+  std::unique_ptr<always_on::WindowScheduler> windows_ ABSL_GUARDED_BY(mutex_);
   bool stopping_ ABSL_GUARDED_BY(mutex_) = false;
   absl::CondVar stop_;
   query::StoreReaders readers_;

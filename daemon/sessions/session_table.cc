@@ -43,6 +43,7 @@ v1::Session ToProto(const Session& session, const registry::Directory& processes
   out.set_job(session.row.job);
   out.set_admits_new(session.row.admits_new);
   out.set_mode(session.row.mode);
+  out.set_always_on_window(session.row.always_on_window);
   uint64_t records = 0;
   uint64_t dropped = 0;
   for (const auto& [process_id, counters] : session.processes) {

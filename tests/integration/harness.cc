@@ -1,9 +1,12 @@
 #include "tests/integration/harness.h"
 
+#include <arpa/inet.h>
 #include <fcntl.h>
+#include <netinet/in.h>
 #include <pwd.h>
 #include <signal.h>
 #include <stdlib.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -284,6 +287,33 @@ double MetricValue(const v1::TreeNode& node, const std::string& name) {
                                      : static_cast<double>(metric.int_value());
   }
   return -1;
+}
+
+std::string ExchangeOnLoopback(int port, const std::string& request) {
+  const int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  sockaddr_in address = {};
+  address.sin_family = AF_INET;
+  address.sin_port = htons(static_cast<uint16_t>(port));
+  address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  std::string answer;
+  if (connect(fd, reinterpret_cast<sockaddr*>(&address), sizeof(address)) == 0 &&
+      send(fd, request.data(), request.size(), MSG_NOSIGNAL) ==
+          static_cast<ssize_t>(request.size())) {
+    char buffer[4096];
+    ssize_t n;
+    while ((n = recv(fd, buffer, sizeof(buffer), 0)) > 0) answer.append(buffer, n);
+  }
+  close(fd);
+  return answer;
+}
+
+double MetricSample(const std::string& text, const std::string& series) {
+  const size_t at = text.find("\n" + series + " ");
+  double value = -1;
+  if (at == std::string::npos) return value;
+  const size_t begin = at + series.size() + 2;
+  EXPECT_TRUE(absl::SimpleAtod(text.substr(begin, text.find('\n', begin) - begin), &value));
+  return value;
 }
 
 }  // namespace protond::testing

@@ -84,6 +84,13 @@ class OtherUser {
 // main thread 3 (setup) + 2 (train) + 9 per step, each worker 2 (worker) + 2 (state) + 3 per load.
 uint64_t SampleWorkloadRecords(int steps, int threads, int loads);
 
+// The whole answer to `request` on 127.0.0.1:`port` (the server closes the connection after it):
+// GET /metrics of protond --metrics-listen.
+std::string ExchangeOnLoopback(int port, const std::string& request);
+// The value of the sample `series` (a name with its labels as written) in the text of GET
+// /metrics; -1 if absent.
+double MetricSample(const std::string& text, const std::string& series);
+
 // A session's tree, by slash-separated path ("train/step/forward"), for exact assertions; ROOT
 // is left out. A path held by two nodes, or a node whose parent is not in the tree, is a test
 // failure (a map would keep one of the two, or file the node under ROOT, without a word).

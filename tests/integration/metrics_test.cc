@@ -1,10 +1,7 @@
 // protond --metrics-listen against a real daemon: GET /metrics over a plain socket while and after
 // the sample workload runs under the shim, the values checked against what the workload wrote,
 // and promtool's verdict on the text where Debian's prometheus package is installed.
-#include <arpa/inet.h>
-#include <netinet/in.h>
 #include <signal.h>
-#include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -36,24 +33,7 @@ class MetricsTest : public ::testing::Test {
     ASSERT_NE(port_, 0) << ReadFile(daemon_.log_path());
   }
 
-  // The whole answer to `request` (the server closes the connection after it).
-  std::string Exchange(const std::string& request) {
-    const int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-    sockaddr_in address = {};
-    address.sin_family = AF_INET;
-    address.sin_port = htons(static_cast<uint16_t>(port_));
-    address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-    std::string answer;
-    if (connect(fd, reinterpret_cast<sockaddr*>(&address), sizeof(address)) == 0 &&
-        send(fd, request.data(), request.size(), MSG_NOSIGNAL) ==
-            static_cast<ssize_t>(request.size())) {
-      char buffer[4096];
-      ssize_t n;
-      while ((n = recv(fd, buffer, sizeof(buffer), 0)) > 0) answer.append(buffer, n);
-    }
-    close(fd);
-    return answer;
-  }
+  std::string Exchange(const std::string& request) { return ExchangeOnLoopback(port_, request); }
 
   // The body of GET /metrics, after checking that it was answered with 200.
   std::string Scrape() {
@@ -65,14 +45,8 @@ class MetricsTest : public ::testing::Test {
     return body == std::string::npos ? "" : answer.substr(body + 4);
   }
 
-  // The value of the sample `series` (a name with its labels as written) in `text`; -1 if absent.
   static double Sample(const std::string& text, const std::string& series) {
-    const size_t at = text.find("\n" + series + " ");
-    double value = -1;
-    if (at == std::string::npos) return value;
-    const size_t begin = at + series.size() + 2;
-    EXPECT_TRUE(absl::SimpleAtod(text.substr(begin, text.find('\n', begin) - begin), &value));
-    return value;
+    return MetricSample(text, series);
   }
 
   // Scrapes until `series` has `value` (5 s at most); the last text scraped.

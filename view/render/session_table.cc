@@ -16,6 +16,9 @@ namespace {
 constexpr TableColumn kColumns[] = {{"ID", true},        {"NAME", false},  {"STATE", false},
                                     {"PROCESSES", true}, {"START", false}, {"END", false},
                                     {"RECORDS", true},   {"DROPPED", true}};
+// Only when a session is a window of protond --always-on: "window", or "hand" for one started
+// by someone.
+constexpr TableColumn kOriginColumn = {"ORIGIN", false};
 // Last, and only when a session has a mode: most have none.
 constexpr TableColumn kModeColumn = {"MODE", false};
 
@@ -48,11 +51,16 @@ std::string RenderSessionTable(const google::protobuf::RepeatedPtrField<v1::Sess
   const bool modes = std::any_of(sessions.begin(), sessions.end(), [](const v1::Session& session) {
     return !session.mode().empty();
   });
+  const bool windows =
+      std::any_of(sessions.begin(), sessions.end(),
+                  [](const v1::Session& session) { return session.always_on_window(); });
   std::vector<TableColumn> columns(std::begin(kColumns), std::end(kColumns));
+  if (windows) columns.push_back(kOriginColumn);
   if (modes) columns.push_back(kModeColumn);
   std::vector<std::vector<std::string>> rows;
   for (const v1::Session& session : sessions) {
     rows.push_back(SessionRow(session));
+    if (windows) rows.back().push_back(session.always_on_window() ? "window" : "hand");
     if (modes) rows.back().push_back(session.mode().empty() ? "-" : session.mode());
   }
   return RenderTextTable(columns, rows);

@@ -12,7 +12,9 @@ namespace protond::view {
 
 // A header line, then one line per session, columns aligned and two spaces apart:
 // ID, NAME, STATE (running/stopped), PROCESSES (how many), START, END ("-" while running),
-// RECORDS, DROPPED, and MODE (Proton's mode, "-" for none) when a session has one. Numbers are
+// RECORDS, DROPPED, ORIGIN ("window" for a window of protond --always-on, "hand" for a session
+// someone started) when a session is a window, and MODE (Proton's mode, "-" for none) when a
+// session has one. Numbers are
 // right-aligned, text left-aligned; no line ends in spaces.
 std::string RenderSessionTable(const google::protobuf::RepeatedPtrField<v1::Session>& sessions);
 

@@ -75,6 +75,21 @@ TEST_F(SessionTableTest, AModeColumnComesLastWhenASessionHasAMode) {
             "      0        0  pcsampling:interval=1024\n");
 }
 
+TEST_F(SessionTableTest, AnOriginColumnMarksTheWindowsOfAlwaysOnProfiling) {
+  v1::ListSessionsResponse response;
+  *response.add_sessions() = StoppedSession();
+  *response.add_sessions() = RunningSession();
+  response.mutable_sessions(1)->set_always_on_window(true);
+  response.mutable_sessions(1)->set_mode("pcsampling");
+  EXPECT_EQ(RenderSessionTable(response.sessions()),
+            "ID  NAME       STATE    PROCESSES  START                END                  "
+            "RECORDS  DROPPED  ORIGIN  MODE\n"
+            " 7  train-run  stopped          2  2024-03-01 12:34:56  2024-03-01 13:35:57  "
+            "1234567        3  hand    -\n"
+            "12  ö          running          0  2024-03-02 12:34:56  -                    "
+            "      0        0  window  pcsampling\n");
+}
+
 TEST_F(SessionTableTest, UnnamedSessionShowsADash) {
   v1::ListSessionsResponse response;
   v1::Session* session = response.add_sessions();

@@ -1,0 +1,77 @@
+// ProtondService: always-on profiling (protond --always-on, docs/always-on.md). At each ingest
+// cycle the scheduler (daemon/always_on) says which windows are due; each opens as an attached
+// session over its processes, as `protonctl start --pid ... --duration` would, marked as a window
+// and owned by the processes' user. A session started by hand wins: a process in one gets no
+// window (counted), and starting one ends the process's running window.
+#include <algorithm>
+#include <map>
+
+#include "absl/strings/str_cat.h"
+#include "common/status/status_macros.h"
+#include "daemon/service/protond_service.h"
+
+namespace protond::service {
+
+absl::Status ProtondService::OpenDueWindows() {
+  if (windows_ == nullptr) return absl::OkStatus();
+  using Busy = always_on::Candidate::Busy;
+  std::map<uint64_t, Busy> busy;  // by process id
+  for (const auto& [session_id, session] : sessions_.all()) {
+    if (!session.running()) continue;
+    for (const auto& [process_id, counters] : session.processes) {
+      Busy& state = busy[process_id];
+      if (!session.row.always_on_window) {
+        state = Busy::kHandSession;
+      } else if (state == Busy::kFree) {
+        state = Busy::kWindowSession;
+      }
+    }
+  }
+  std::vector<always_on::Candidate> candidates;
+  for (const auto& [process_id, process] : registry_.Snapshot()) {
+    if (!process->connected || process->row.exited) continue;
+    candidates.push_back({process_id, process->row.pid, process->row.uid, process->row.job.name(),
+                          process->row.command, busy[process_id]});
+  }
+  const always_on::Plan plan = windows_->Tick(candidates, always_on::Clock::now());
+  for (const always_on::Window& window : plan.open) RETURN_IF_ERROR(OpenWindow(window));
+  return absl::OkStatus();
+}
+
+absl::Status ProtondService::OpenWindow(const always_on::Window& window) {
+  v1::AttachRequest request;
+  request.set_name(window.job.empty() ? absl::StrCat("window pid ", window.pids.front())
+                                      : absl::StrCat("window job ", window.job));
+  request.set_job(window.job);
+  request.set_data(v1::Session::TREE);
+  // It ends at the window's aligned end, whenever this tick came.
+  const auto left =
+      std::chrono::ceil<std::chrono::milliseconds>(window.end - always_on::Clock::now());
+  request.set_duration_ms(std::max<int64_t>(1, left.count()));
+  Peer owner;  // the daemon itself, on behalf of the processes' user: the session is theirs
+  owner.uid = window.uid;
+  return AttachLocked(owner, window.pids, request, /*always_on_window=*/true).status();
+}
+
+absl::Status ProtondService::EndWindowsOf(const std::vector<uint32_t>& pids) {
+  const registry::Directory processes = registry_.Snapshot();
+  std::map<sessions::Session*, uint32_t> windows;  // a pid that ends each
+  for (auto& [session_id, session] : sessions_.all()) {
+    if (!session.running() || !session.row.always_on_window) continue;
+    for (const auto& [process_id, counters] : session.processes) {
+      auto process = processes.find(process_id);
+      if (process != processes.end() &&
+          std::binary_search(pids.begin(), pids.end(), process->second->row.pid)) {
+        windows[&session] = process->second->row.pid;
+      }
+    }
+  }
+  for (const auto& [session, pid] : windows) {
+    session->row.problems.push_back(
+        absl::StrCat("window ended early: a session was started by hand on pid ", pid));
+    RETURN_IF_ERROR(EndSession(*session, 0));
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace protond::service

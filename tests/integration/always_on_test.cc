@@ -1,0 +1,160 @@
+// protond --always-on against a real daemon and an idle sample workload (the shim preloaded, no
+// session): windows open by themselves, each its own stopped session with records, marked as a
+// window; a session started by hand takes the process's windows, and the skips are counted.
+#include <chrono>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "client-lib/cpp/client.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "tests/integration/harness.h"
+
+namespace protond::testing {
+namespace {
+
+using ::testing::HasSubstr;
+
+class AlwaysOnTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    daemon_.Start({"--always-on", "--always-on-window", "300ms", "--always-on-period", "1s",
+                   "--metrics-listen", "127.0.0.1:0"});
+    metrics_port_ = daemon_.LoggedPort("metrics port ");
+    ASSERT_NE(metrics_port_, 0) << ReadFile(daemon_.log_path());
+  }
+
+  // The sample workload with the shim preloaded and no session, for about steps x 10 ms.
+  pid_t SpawnIdleWorkload(int steps) {
+    return Spawn(
+        {BinDir() + "/sample_workload", "--steps", std::to_string(steps), "--step-ms", "10"}, dir_,
+        {{{"LD_PRELOAD", BinDir() + "/libprotond_shim.so"}, {"PROTOND_SOCKET", daemon_.socket()}}});
+  }
+
+  bool WaitRegistered(pid_t pid) {
+    for (int i = 0; i < 100; ++i) {
+      auto processes = client_.ListProcesses();
+      for (const v1::ProcessInfo& process :
+           processes.ok() ? processes->processes() : decltype(processes->processes()){}) {
+        if (process.pid() == static_cast<uint32_t>(pid)) return true;
+      }
+      std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    }
+    return false;
+  }
+
+  std::vector<v1::Session> Windows() {
+    auto sessions = client_.ListSessions();
+    EXPECT_TRUE(sessions.ok()) << sessions.status();
+    std::vector<v1::Session> windows;
+    for (const v1::Session& session : sessions->sessions()) {
+      if (session.always_on_window()) windows.push_back(session);
+    }
+    return windows;
+  }
+
+  double Metric(const std::string& series) {
+    const std::string answer =
+        ExchangeOnLoopback(metrics_port_, "GET /metrics HTTP/1.1\r\nHost: localhost\r\n\r\n");
+    return MetricSample(answer.substr(answer.find("\r\n\r\n") + 4), series);
+  }
+
+  std::string dir_ = MakeTempDir();
+  Daemon daemon_{dir_};
+  client::Client client_{daemon_.socket()};
+  int metrics_port_ = 0;
+};
+
+TEST_F(AlwaysOnTest, WindowsOpenEachPeriodAndAreStoppedSessionsWithRecords) {
+  const pid_t workload = SpawnIdleWorkload(/*steps=*/600);
+  ASSERT_TRUE(WaitRegistered(workload));
+  std::this_thread::sleep_for(std::chrono::milliseconds(3300));
+  std::vector<v1::Session> stopped;
+  for (const v1::Session& window : Windows()) {
+    if (window.state() == v1::Session::STOPPED) stopped.push_back(window);
+  }
+  ASSERT_GE(stopped.size(), 2u) << ReadFile(daemon_.log_path());
+  for (const v1::Session& window : stopped) {
+    EXPECT_EQ(window.name(), "window pid " + std::to_string(workload));
+    ASSERT_EQ(window.processes_size(), 1);
+    EXPECT_EQ(window.processes(0).pid(), static_cast<uint32_t>(workload));
+    EXPECT_GT(window.records(), 0u) << "session " << window.id();
+    EXPECT_TRUE(window.problems().empty()) << window.problems(0);
+    // It ends at the aligned end of its window: 300 ms after a whole second, give or take a
+    // cycle of the ingest loop (100 ms) and the stop.
+    const int64_t end_ms_in_second = (window.end_time_unix_ns() / 1'000'000) % 1000;
+    EXPECT_GE(end_ms_in_second, 300) << "session " << window.id();
+    EXPECT_LT(end_ms_in_second, 700) << "session " << window.id();
+  }
+  EXPECT_GE(Metric("protond_always_on_windows_opened_total"), 3);
+  EXPECT_EQ(Metric("protond_always_on_windows_skipped_total"), 0);
+  const Completed sessions =
+      RunToEnd({BinDir() + "/protonctl", "--socket", daemon_.socket(), "sessions"}, dir_);
+  EXPECT_THAT(sessions.out, HasSubstr("ORIGIN"));
+  EXPECT_THAT(sessions.out, HasSubstr("window"));
+  kill(workload, SIGTERM);
+  Wait(workload, dir_);
+}
+
+TEST_F(AlwaysOnTest, ASessionStartedByHandTakesTheProcesssWindowsAndTheyAreCounted) {
+  const pid_t workload = SpawnIdleWorkload(/*steps=*/800);
+  ASSERT_TRUE(WaitRegistered(workload));
+  v1::AttachRequest request;
+  request.add_pids(workload);
+  request.set_name("by hand");
+  request.set_duration_ms(2500);
+  auto attached = client_.Attach(request);
+  ASSERT_TRUE(attached.ok()) << attached.status();
+  ASSERT_TRUE(attached->targets(0).recording()) << attached->targets(0).reason();
+  const v1::Session hand = attached->session();
+  EXPECT_FALSE(hand.always_on_window());
+  std::this_thread::sleep_for(std::chrono::milliseconds(2800));  // the hand session has ended
+
+  for (const v1::Session& window : Windows()) {
+    // No window began while the hand-started session ran; one that ran when it began was ended.
+    if (window.start_time_unix_ns() < hand.start_time_unix_ns()) {
+      EXPECT_LE(window.end_time_unix_ns(), hand.start_time_unix_ns() + 200'000'000)
+          << "window " << window.id();
+    } else {
+      EXPECT_GE(window.start_time_unix_ns(), hand.stop_at_unix_ns()) << "window " << window.id();
+    }
+  }
+  EXPECT_GE(Metric("protond_always_on_windows_skipped_total"), 2);
+  // Windows come back once it has ended.
+  std::this_thread::sleep_for(std::chrono::milliseconds(1500));
+  bool after = false;
+  for (const v1::Session& window : Windows()) {
+    after = after || window.start_time_unix_ns() >= hand.stop_at_unix_ns();
+  }
+  EXPECT_TRUE(after);
+  kill(workload, SIGTERM);
+  Wait(workload, dir_);
+}
+
+TEST_F(AlwaysOnTest, BadFlagsAreRefusedNamingTheFlag) {
+  const auto refused = [this](std::vector<std::string> args) {
+    args.insert(args.begin(), {BinDir() + "/protond", "--socket", dir_ + "/bad.sock", "--state-dir",
+                               dir_ + "/bad"});
+    const Completed run = RunToEnd(args, dir_);
+    EXPECT_EQ(run.exit_code, 2) << run.err;
+    return run.err.substr(0, run.err.find('\n'));
+  };
+  EXPECT_EQ(refused({"--always-on", "--always-on-window", "2x"}),
+            "protond: bad --always-on-window '2x': '2x' is not a duration (a positive number with "
+            "ms, s, m or h; a bare number is seconds)");
+  EXPECT_EQ(refused({"--always-on", "--always-on-window", "2s", "--always-on-period", "1s"}),
+            "protond: --always-on-window (2000 ms) must be shorter than --always-on-period (1000 "
+            "ms)");
+  EXPECT_EQ(refused({"--always-on", "--always-on-command", "train("}),
+            "protond: bad --always-on-command 'train(': bad command regex 'train(': missing ): "
+            "train(");
+  EXPECT_EQ(refused({"--always-on", "--always-on-users", "no-such-user-here"}),
+            "protond: bad --always-on-users 'no-such-user-here': 'no-such-user-here' is neither a "
+            "uid nor a user of this node");
+  EXPECT_EQ(refused({"--always-on-period", "10s"}),
+            "protond: the --always-on-* options need --always-on");
+}
+
+}  // namespace
+}  // namespace protond::testing
