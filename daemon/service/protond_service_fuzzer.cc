@@ -210,7 +210,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   protond::ring::LaneWriter lane = region->ClaimLane(static_cast<uint32_t>(gettid()));
   {
     absl::StatusOr<std::unique_ptr<ProtondService>> service =
-        ProtondService::Create({store_path, std::chrono::hours(1)});
+        ProtondService::Create({store_path, std::chrono::hours(1), std::nullopt});
     if (!service.ok()) {
       std::fprintf(stderr, "%s\n", service.status().ToString().c_str());
       __builtin_trap();
