@@ -32,10 +32,11 @@ import time
 SAMPLE_EVERY_S = 5
 
 
-def start_daemon(bin_dir, work):
+def start_daemon(bin_dir, work, extra_args=()):
+    """A private protond in `work` (its log in work/protond.log), and its socket."""
     socket = os.path.join(work, "protond.sock")
     daemon = subprocess.Popen([os.path.join(bin_dir, "protond"), "--socket", socket,
-                               "--state-dir", os.path.join(work, "state")],
+                               "--state-dir", os.path.join(work, "state"), *extra_args],
                               stderr=open(os.path.join(work, "protond.log"), "w"))
     for _ in range(200):
         if os.path.exists(socket):

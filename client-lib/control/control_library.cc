@@ -4,6 +4,7 @@
 
 #include <chrono>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <fstream>
 #include <string>
@@ -126,19 +127,52 @@ absl::StatusOr<client::Client> RegisteredClient(ProtondControl* control, bool ma
   return client::Client(socket_path, std::chrono::seconds(30));
 }
 
+// With PROTOND_CONTROL_TIMING=1 in the environment, each session call writes the time of its
+// parts on stderr, one line per call, for bench/finalize_cost.py. Otherwise it does nothing.
+class CallTiming {
+ public:
+  explicit CallTiming(const char* call) : call_(call) {}
+  ~CallTiming() {
+    if (Enabled()) std::fprintf(stderr, "protond: timing %s:%s\n", call_, parts_.c_str());
+  }
+  // The time since the last lap (or the start), as `part`.
+  void Lap(const char* part) {
+    if (!Enabled()) return;
+    const auto now = std::chrono::steady_clock::now();
+    absl::StrAppend(&parts_, " ", part, " ",
+                    std::chrono::duration<double, std::milli>(now - last_).count(), " ms");
+    last_ = now;
+  }
+
+ private:
+  static bool Enabled() {
+    static const bool enabled = [] {
+      const char* text = std::getenv("PROTOND_CONTROL_TIMING");
+      return text != nullptr && std::string_view(text) == "1";
+    }();
+    return enabled;
+  }
+  const char* call_;
+  std::string parts_;
+  std::chrono::steady_clock::time_point last_ = std::chrono::steady_clock::now();
+};
+
 const absl::Status& StatusOf(const absl::Status& status) { return status; }
 template <typename T>
 const absl::Status& StatusOf(const absl::StatusOr<T>& result) {
   return result.status();
 }
 
-// Runs `call` (returning an absl::Status or StatusOr) with a client of the registered daemon.
+// Runs `call` (returning an absl::Status or StatusOr) with a client of the registered daemon and
+// the call's timing, named `name`.
 template <typename Call>
-int WithClient(ProtondControl* control, char* error, size_t error_bytes, Call call,
-               bool may_start_daemon = false) {
+int WithClient(ProtondControl* control, const char* name, char* error, size_t error_bytes,
+               Call call, bool may_start_daemon = false) {
+  CallTiming timing(name);
   absl::StatusOr<client::Client> client = RegisteredClient(control, may_start_daemon);
+  timing.Lap("client");
   if (!client.ok()) return Unavailable(std::string(client.status().message()), error, error_bytes);
-  const auto result = call(*client);
+  const auto result = call(*client, timing);
   if (!StatusOf(result).ok()) {
     return Unavailable(std::string(StatusOf(result).message()), error, error_bytes);
   }
@@ -166,8 +200,8 @@ void Stop(ProtondControl* control, uint32_t timeout_ms) {
 int StartSession(ProtondControl* control, const char* name, bool trace, const char* mode,
                  uint64_t* session_id, char* error, size_t error_bytes) {
   return WithClient(
-      control, error, error_bytes,
-      [&](client::Client& client) {
+      control, "start_session", error, error_bytes,
+      [&](client::Client& client, CallTiming&) {
         absl::StatusOr<v1::Session> session =
             client.StartSession(name, trace ? v1::Session::TRACE : v1::Session::TREE, mode);
         if (session.ok()) *session_id = session->id();
@@ -177,13 +211,21 @@ int StartSession(ProtondControl* control, const char* name, bool trace, const ch
 }
 
 int StopSession(ProtondControl* control, uint64_t session_id, char* error, size_t error_bytes) {
-  return WithClient(control, error, error_bytes,
-                    [&](client::Client& client) { return client.StopSession(session_id); });
+  return WithClient(control, "stop_session", error, error_bytes,
+                    [&](client::Client& client, CallTiming& timing) {
+                      absl::StatusOr<v1::Session> stopped = client.StopSession(session_id);
+                      timing.Lap("rpc");
+                      return stopped;
+                    });
 }
 
 int FlushSession(ProtondControl* control, uint64_t session_id, char* error, size_t error_bytes) {
-  return WithClient(control, error, error_bytes,
-                    [&](client::Client& client) { return client.FlushSession(session_id); });
+  return WithClient(control, "flush_session", error, error_bytes,
+                    [&](client::Client& client, CallTiming& timing) {
+                      absl::StatusOr<v1::Session> flushed = client.FlushSession(session_id);
+                      timing.Lap("rpc");
+                      return flushed;
+                    });
 }
 
 // Python's finalize() replaces an earlier profile of the same name, as Proton's does; a device
@@ -192,20 +234,34 @@ absl::Status WriteProfile(const std::string& path, const std::string& text) {
   return files::WriteOutputFile(path, text, files::ExistingFile::kReplace);
 }
 
+// The session's profile as text: a Chrome trace, or else Hatchet JSON.
+absl::StatusOr<std::string> RenderProfile(client::Client& client, uint64_t session_id,
+                                          bool chrome_trace, CallTiming& timing) {
+  if (chrome_trace) {
+    absl::StatusOr<v1::Trace> trace = client.GetTrace(session_id);
+    timing.Lap("rpc");
+    if (!trace.ok()) return trace.status();
+    return client::RenderChromeTrace(*trace);
+  }
+  absl::StatusOr<v1::Tree> tree = client.GetTree(session_id);
+  timing.Lap("rpc");
+  if (!tree.ok()) return tree.status();
+  return view::RenderHatchet(*tree);
+}
+
 // The shim checked that `format` is one of the two.
 int ExportSession(ProtondControl* control, uint64_t session_id, const char* format,
                   const char* path, char* error, size_t error_bytes) {
   const bool chrome_trace = std::string_view(format) == "chrome_trace";
-  return WithClient(control, error, error_bytes, [&](client::Client& client) -> absl::Status {
-    if (chrome_trace) {
-      absl::StatusOr<v1::Trace> trace = client.GetTrace(session_id);
-      if (!trace.ok()) return trace.status();
-      return WriteProfile(path, client::RenderChromeTrace(*trace));
-    }
-    absl::StatusOr<v1::Tree> tree = client.GetTree(session_id);
-    if (!tree.ok()) return tree.status();
-    return WriteProfile(path, view::RenderHatchet(*tree));
-  });
+  return WithClient(control, "export_session", error, error_bytes,
+                    [&](client::Client& client, CallTiming& timing) -> absl::Status {
+                      ASSIGN_OR_RETURN(const std::string text,
+                                       RenderProfile(client, session_id, chrome_trace, timing));
+                      timing.Lap("render");
+                      absl::Status written = WriteProfile(path, text);
+                      timing.Lap("write");
+                      return written;
+                    });
 }
 
 constexpr ProtondControlApi kApi = {kControlApiVersion, Start,       WaitRegistered, Stop,
