@@ -97,6 +97,37 @@ TEST_F(ProtondServiceTest, ALaneMoreThanHalfFullIsDrainedWithoutWaitingForTheInt
   EXPECT_EQ(header->read_pos.load(), header->write_pos.load());
 }
 
+// A stop takes in what the process wrote before it and stores the session stopped, in one
+// commit (finalize() waits for it): a restart finds it stopped, with those records.
+TEST_F(ProtondServiceTest, AStopTakesInWhatWasWrittenAndStoresTheSessionStoppedInOneCommit) {
+  RegisterSelf();
+  absl::StatusOr<v1::Session> session = service_->StartSession(self_, "stopping");
+  ASSERT_TRUE(session.ok()) << session.status();
+  ring::LaneWriter lane = region_->ClaimLane(static_cast<uint32_t>(gettid()));
+  ASSERT_TRUE(lane.valid());
+  const record::Header thread = record::MakeThreadBegin(static_cast<uint32_t>(gettid()));
+  const auto begin = record::MakeSessionBegin(session->id());
+  const auto state = record::MakeTimed(record::Kind::kStateExit, 0, 1);
+  ASSERT_TRUE(lane.TryWrite(&thread, sizeof(thread)));
+  ASSERT_TRUE(lane.TryWrite(&begin, sizeof(begin)));
+  for (int i = 0; i < 3; ++i) ASSERT_TRUE(lane.TryWrite(&state, sizeof(state)));
+  const uint64_t commits_before = service_->MetricsSnapshot().commit_duration.count();
+
+  absl::StatusOr<v1::Session> stopped = service_->StopSession(self_, session->id());
+  ASSERT_TRUE(stopped.ok()) << stopped.status();
+  EXPECT_EQ(service_->MetricsSnapshot().commit_duration.count(), commits_before + 1);
+  EXPECT_EQ(stopped->state(), v1::Session::STOPPED);
+
+  service_.reset();  // what the store holds
+  auto reopened = ProtondService::Create({folder_ + "/store.db", std::chrono::hours(1)});
+  ASSERT_TRUE(reopened.ok()) << reopened.status();
+  const v1::ListSessionsResponse listed = (*reopened)->ListSessions(self_);
+  ASSERT_EQ(listed.sessions_size(), 1);
+  EXPECT_EQ(listed.sessions(0).state(), v1::Session::STOPPED);
+  EXPECT_NE(listed.sessions(0).end_time_unix_ns(), 0);
+  EXPECT_EQ(listed.sessions(0).records(), 3);  // the three after the session began
+}
+
 TEST_F(ProtondServiceTest, ARemoteCallerCannotStartASessionOfItsOwn) {
   EXPECT_EQ(service_->StartSession(Remote({}), "x").status().code(),
             absl::StatusCode::kFailedPrecondition);

@@ -83,7 +83,9 @@ absl::Status ProtondService::EndSession(sessions::Session& session, uint32_t exc
     RETURN_IF_ERROR(PushAndWait(live, stop).status());
     if (session.row.state != store::SessionState::kRunning) return absl::OkStatus();
   }
-  RETURN_IF_ERROR(RunIngestCycleLocked());  // everything written so far counts
+  // One cycle: the session keeps its tree (what the ingest records into) through the drain, so
+  // everything written so far counts, and its commit stores it stopped. A failed commit puts the
+  // session back as the store holds it, running.
   session.row.state = store::SessionState::kStopped;
   session.row.end_time_unix_ns = sessions::NowUnixNs();
   session.changed = true;
