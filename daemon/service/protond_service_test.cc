@@ -80,12 +80,7 @@ TEST_F(ProtondServiceTest, ALaneMoreThanHalfFullIsDrainedWithoutWaitingForTheInt
   RegisterSelf();
   absl::StatusOr<v1::Session> session = service_->StartSession(self_, "filling");
   ASSERT_TRUE(session.ok()) << session.status();
-  ring::LaneWriter lane = region_->ClaimLane(static_cast<uint32_t>(gettid()));
-  ASSERT_TRUE(lane.valid());
-  const record::Header thread = record::MakeThreadBegin(static_cast<uint32_t>(gettid()));
-  const auto begin = record::MakeSessionBegin(session->id());
-  ASSERT_TRUE(lane.TryWrite(&thread, sizeof(thread)));
-  ASSERT_TRUE(lane.TryWrite(&begin, sizeof(begin)));
+  ring::LaneWriter lane = LaneOfSession(session->id());
   const auto state = record::MakeTimed(record::Kind::kStateExit, 0, 1);
   const uint64_t half = ring::kMinLaneDataBytes / 2;
   const uint64_t records = half / sizeof(state) + 1;
@@ -103,13 +98,8 @@ TEST_F(ProtondServiceTest, AStopTakesInWhatWasWrittenAndStoresTheSessionStoppedI
   RegisterSelf();
   absl::StatusOr<v1::Session> session = service_->StartSession(self_, "stopping");
   ASSERT_TRUE(session.ok()) << session.status();
-  ring::LaneWriter lane = region_->ClaimLane(static_cast<uint32_t>(gettid()));
-  ASSERT_TRUE(lane.valid());
-  const record::Header thread = record::MakeThreadBegin(static_cast<uint32_t>(gettid()));
-  const auto begin = record::MakeSessionBegin(session->id());
+  ring::LaneWriter lane = LaneOfSession(session->id());
   const auto state = record::MakeTimed(record::Kind::kStateExit, 0, 1);
-  ASSERT_TRUE(lane.TryWrite(&thread, sizeof(thread)));
-  ASSERT_TRUE(lane.TryWrite(&begin, sizeof(begin)));
   for (int i = 0; i < 3; ++i) ASSERT_TRUE(lane.TryWrite(&state, sizeof(state)));
   const uint64_t commits_before = service_->MetricsSnapshot().commit_duration.count();
 

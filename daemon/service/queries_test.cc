@@ -67,12 +67,7 @@ TEST_F(QueriesTest, QueriesAnswerWhileTheIngestCycleWaitsForTheStore) {
 
   BlockTheStore();
   // Records in the lane give the next cycle something to commit.
-  ring::LaneWriter lane = region_->ClaimLane(static_cast<uint32_t>(gettid()));
-  ASSERT_TRUE(lane.valid());
-  const record::Header thread = record::MakeThreadBegin(static_cast<uint32_t>(gettid()));
-  const auto begin = record::MakeSessionBegin(running->id());
-  ASSERT_TRUE(lane.TryWrite(&thread, sizeof(thread)));
-  ASSERT_TRUE(lane.TryWrite(&begin, sizeof(begin)));
+  ring::LaneWriter lane = LaneOfSession(running->id());
   FlushInTheBackground(running->id());
   const v1::ListSessionsResponse sessions = service_->ListSessions(self_);
   ASSERT_EQ(sessions.sessions_size(), 2);

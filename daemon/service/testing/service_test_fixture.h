@@ -14,6 +14,7 @@
 #include <string>
 #include <vector>
 
+#include "common/record/record_format.h"
 #include "common/ring/ring_layout.h"
 #include "daemon/service/protond_service.h"
 #include "gtest/gtest.h"
@@ -51,6 +52,17 @@ class ProtondServiceTest : public ::testing::Test {
     absl::StatusOr<uint64_t> process_id = service_->RegisterProcess(self_, request);
     ASSERT_TRUE(process_id.ok()) << process_id.status();
     process_id_ = *process_id;
+  }
+
+  // A lane of RegisterSelf's region for this thread, whose records from now on are
+  // `session_id`'s, as the shim's first records into a session make it.
+  ring::LaneWriter LaneOfSession(uint64_t session_id) {
+    ring::LaneWriter lane = region_->ClaimLane(static_cast<uint32_t>(gettid()));
+    const record::Header thread = record::MakeThreadBegin(static_cast<uint32_t>(gettid()));
+    const auto begin = record::MakeSessionBegin(session_id);
+    EXPECT_TRUE(lane.valid() && lane.TryWrite(&thread, sizeof(thread)) &&
+                lane.TryWrite(&begin, sizeof(begin)));
+    return lane;
   }
 
   // A caller over TCP whose token names this user, limited to `jobs` (none: no limit).
