@@ -109,7 +109,8 @@ TEST_F(ProtondServiceTest, AStopTakesInWhatWasWrittenAndStoresTheSessionStoppedI
   EXPECT_EQ(stopped->state(), v1::Session::STOPPED);
 
   service_.reset();  // what the store holds
-  auto reopened = ProtondService::Create({folder_ + "/store.db", std::chrono::hours(1)});
+  auto reopened =
+      ProtondService::Create({folder_ + "/store.db", std::chrono::hours(1), std::nullopt});
   ASSERT_TRUE(reopened.ok()) << reopened.status();
   const v1::ListSessionsResponse listed = (*reopened)->ListSessions(self_);
   ASSERT_EQ(listed.sessions_size(), 1);
@@ -177,7 +178,8 @@ TEST_F(ProtondServiceTest, AModeThatDoesNotParseIsRefusedAndNothingIsStored) {
   EXPECT_TRUE(service_->ListSessions(self_).sessions().empty());
 
   service_.reset();  // what the store holds
-  auto reopened = ProtondService::Create({folder_ + "/store.db", std::chrono::hours(1), std::nullopt});
+  auto reopened =
+      ProtondService::Create({folder_ + "/store.db", std::chrono::hours(1), std::nullopt});
   ASSERT_TRUE(reopened.ok()) << reopened.status();
   EXPECT_TRUE((*reopened)->ListSessions(self_).sessions().empty());
 }
@@ -195,7 +197,8 @@ TEST_F(ProtondServiceTest, TheModeIsStoredCanonicalAndListed) {
   ASSERT_TRUE(service_->StopSession(self_, sampled->id()).ok());
 
   service_.reset();
-  auto reopened = ProtondService::Create({folder_ + "/store.db", std::chrono::hours(1), std::nullopt});
+  auto reopened =
+      ProtondService::Create({folder_ + "/store.db", std::chrono::hours(1), std::nullopt});
   ASSERT_TRUE(reopened.ok()) << reopened.status();
   const v1::ListSessionsResponse listed = (*reopened)->ListSessions(self_);
   ASSERT_EQ(listed.sessions_size(), 2);

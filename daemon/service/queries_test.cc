@@ -67,7 +67,7 @@ TEST_F(QueriesTest, QueriesAnswerWhileTheIngestCycleWaitsForTheStore) {
 
   BlockTheStore();
   // Records in the lane give the next cycle something to commit.
-  ring::LaneWriter lane = LaneOfSession(running->id());
+  [[maybe_unused]] const ring::LaneWriter lane = LaneOfSession(running->id());  // held meanwhile
   FlushInTheBackground(running->id());
   const v1::ListSessionsResponse sessions = service_->ListSessions(self_);
   ASSERT_EQ(sessions.sessions_size(), 2);
