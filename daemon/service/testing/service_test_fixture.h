@@ -28,7 +28,8 @@ class ProtondServiceTest : public ::testing::Test {
     std::string pattern = ::testing::TempDir() + "protond_service_test.XXXXXX";
     ASSERT_NE(mkdtemp(pattern.data()), nullptr);
     folder_ = pattern;
-    auto service = ProtondService::Create({folder_ + "/store.db", std::chrono::hours(1), std::nullopt});
+    auto service =
+        ProtondService::Create({folder_ + "/store.db", std::chrono::hours(1), std::nullopt});
     ASSERT_TRUE(service.ok()) << service.status();
     service_ = std::move(*service);
     service_->set_answer_timeout(std::chrono::milliseconds(0));
