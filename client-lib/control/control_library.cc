@@ -13,7 +13,6 @@
 #include "absl/strings/str_cat.h"
 #include "client-lib/control/daemon_autostart.h"
 #include "client-lib/control/registration.h"
-#include "client-lib/control/shared_client.h"
 #include "client-lib/cpp/chrome_trace.h"
 #include "client-lib/cpp/client.h"
 #include "client-lib/cpp/socket_probe.h"
@@ -25,7 +24,6 @@
 
 struct ProtondControl {
   protond::client::Registration registration;
-  protond::client::SharedClient client;  // every call's, from the program's and the stop thread
 };
 
 namespace protond::client {
@@ -108,8 +106,7 @@ int Unavailable(const std::string& message, char* error, size_t error_bytes) {
 // The daemon attaches a session to the process that started it, so it must know the process.
 // A daemon that is merely slow gets the whole deadline; with no daemon at the socket at all this
 // fails at once, or, for a session start, first starts one (daemon_autostart.h).
-absl::StatusOr<std::shared_ptr<client::Client>> RegisteredClient(ProtondControl* control,
-                                                                 bool may_start_daemon) {
+absl::StatusOr<client::Client> RegisteredClient(ProtondControl* control, bool may_start_daemon) {
   Registration& registration = control->registration;
   const std::string& socket_path = registration.socket_path();
   if (!registration.registered()) {
@@ -127,7 +124,7 @@ absl::StatusOr<std::shared_ptr<client::Client>> RegisteredClient(ProtondControl*
             ? client::DescribeSilentSocket(socket_path, client::ProbeSocket(socket_path))
             : refusal);
   }
-  return control->client.Get(registration.registrations());
+  return client::Client(socket_path, std::chrono::seconds(30));
 }
 
 // With PROTOND_CONTROL_TIMING=1 in the environment, each session call writes the time of its
@@ -172,15 +169,10 @@ template <typename Call>
 int WithClient(ProtondControl* control, const char* name, char* error, size_t error_bytes,
                Call call, bool may_start_daemon = false) {
   CallTiming timing(name);
-  absl::StatusOr<std::shared_ptr<client::Client>> client =
-      RegisteredClient(control, may_start_daemon);
+  absl::StatusOr<client::Client> client = RegisteredClient(control, may_start_daemon);
   timing.Lap("client");
   if (!client.ok()) return Unavailable(std::string(client.status().message()), error, error_bytes);
-  const auto result = call(**client, timing);
-  if (const absl::StatusCode code = StatusOf(result).code();
-      code == absl::StatusCode::kUnavailable || code == absl::StatusCode::kDeadlineExceeded) {
-    control->client.Forget(*client);  // the next call connects afresh
-  }
+  const auto result = call(*client, timing);
   if (!StatusOf(result).ok()) {
     return Unavailable(std::string(StatusOf(result).message()), error, error_bytes);
   }
@@ -189,11 +181,9 @@ int WithClient(ProtondControl* control, const char* name, char* error, size_t er
 
 ProtondControl* Start(const char* socket_path, int region_fd, uint64_t region_bytes,
                       uint64_t session_id, const ProtondControlCommands* commands) {
-  auto* control = new ProtondControl{
-      Registration(
-          socket_path, MakeRegisterRequest(region_fd, region_bytes, session_id),
-          [commands](const v1::ControlCommand& command) { return RunCommand(*commands, command); }),
-      SharedClient(socket_path, std::chrono::seconds(30))};
+  auto* control = new ProtondControl{Registration(
+      socket_path, MakeRegisterRequest(region_fd, region_bytes, session_id),
+      [commands](const v1::ControlCommand& command) { return RunCommand(*commands, command); })};
   control->registration.Start();
   return control;
 }
