@@ -196,7 +196,10 @@ absl::StatusOr<v1::AttachResponse> ProtondService::AttachLocked(const Peer& peer
 v1::ListProcessesResponse ProtondService::ListProcesses(const Peer& peer) {
   // From the registry and the published sessions: it does not wait for a cycle.
   std::map<uint64_t, std::vector<uint64_t>> sessions_of;  // running sessions by process id
-  for (const auto& session : *published_.Get()) {
+  // Held here: a range-for over `*published_.Get()` would let the list go while it is read,
+  // once the next cycle publishes another (found by ASan in the integration tests).
+  const std::shared_ptr<const sessions::PublishedList> published = published_.Get();
+  for (const auto& session : *published) {
     if (session->proto.state() != v1::Session::RUNNING) continue;
     for (const v1::SessionProcess& member : session->proto.processes()) {
       sessions_of[member.process_id()].push_back(session->proto.id());

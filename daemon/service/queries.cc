@@ -40,7 +40,10 @@ absl::StatusOr<std::vector<uint64_t>> ProcessesOfRank(store::Store& store, uint6
 
 v1::ListSessionsResponse ProtondService::ListSessions(const Peer& peer) {
   v1::ListSessionsResponse response;
-  for (const auto& session : *published_.Get()) {
+  // Held here: a range-for over `*published_.Get()` would let the list go while it is read,
+  // once the next cycle publishes another (found by ASan in the integration tests).
+  const std::shared_ptr<const sessions::PublishedList> published = published_.Get();
+  for (const auto& session : *published) {
     if (MayTouch(peer, *session)) *response.add_sessions() = session->proto;
   }
   return response;

@@ -162,5 +162,23 @@ TEST_F(ProtondServiceTest, ViewTreeRendersAsProtonctlWithTheRequestsOptions) {
   EXPECT_EQ(service_->ViewTree(self_, request).status().code(), absl::StatusCode::kNotFound);
 }
 
+// Each cycle publishes a new list of sessions (a running one is described anew every time): a
+// query that reads the list while a cycle replaces it must hold what it reads. ASan (the test
+// command's sanitizer run) saw ListSessions read a freed list when it did not.
+TEST_F(QueriesTest, QueriesHoldThePublishedListWhileCyclesReplaceIt) {
+  RegisterSelf();
+  ASSERT_TRUE(service_->StartSession(self_, "running").ok());
+  std::atomic<bool> done = false;
+  std::thread cycles([&] {
+    while (!done) ASSERT_TRUE(service_->RunIngestCycle().ok());
+  });
+  for (int i = 0; i < 2000; ++i) {
+    ASSERT_EQ(service_->ListSessions(self_).sessions_size(), 1);
+    ASSERT_EQ(service_->ListProcesses(self_).processes(0).sessions_size(), 1);
+  }
+  done = true;
+  cycles.join();
+}
+
 }  // namespace
 }  // namespace protond::service
