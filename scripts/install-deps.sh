@@ -29,7 +29,14 @@ packages=(
   python3-pip python3-venv python3-setuptools python3-wheel
   # MLIR 19 for mlir-instrument (proton dialects, proton-opt), its lit/FileCheck tests and llc.
   libmlir-19-dev mlir-19-tools llvm-19-dev llvm-19-tools
+  # Node.js builds the page of protonctl ui (web/, scripts/build_web.sh) and runs its tests;
+  # chromium above runs its browser test (tests/web).
+  nodejs
 )
+# npm installs the page's packages. A Node.js from elsewhere (NodeSource's nodejs package)
+# brings its own npm and conflicts with Debian's npm package: ask for Debian's only where no npm
+# is on PATH.
+command -v npm >/dev/null || packages+=(npm)
 
 missing=()
 for package in "${packages[@]}"; do

@@ -1,0 +1,124 @@
+// The mock server's data (mock_server.mjs), in docs/web.md's shapes: three sessions, the first
+// with hostile names (markup, control characters, a 1 MB name), the second its base for a diff,
+// the third a running session with a 10k-node tree.
+
+export const HOSTILE_NAME = "<img src=x onerror=alert(1)>";
+export const CONTROL_NAME = "ctl\u0007\u001b[31m\u202eevil\nline";
+export const HUGE_NAME = "huge_" + "x".repeat(1 << 20);
+export const CHANGED_FRAME = "matmul_kernel";
+
+function job(rank, world) {
+  return { rank: String(rank), local_rank: String(rank), world_size: String(world), slurm_job_id: "4242",
+    slurm_step_id: "0", pod: "", cuda_visible_devices: String(rank), pod_namespace: "" };
+}
+
+function session(id, name, state, records, processes, extra = {}) {
+  return {
+    id: String(id), name, state, uid: 1000, start_time_unix_ns: "1700000000000000000",
+    end_time_unix_ns: state === "RUNNING" ? "0" : "1700000060000000000",
+    processes: processes.map((p, i) => ({ process_id: String(id * 10 + i), pid: p.pid, command: p.command,
+      exited: state !== "RUNNING", records: String(records), dropped_records: "0", job: p.job })),
+    records: String(records), dropped_records: extra.dropped ?? "0", problems: extra.problems ?? [],
+    data: "TREE", stop_at_unix_ns: "0", job: extra.job ?? "", admits_new: false, mode: extra.mode ?? "",
+    always_on_window: extra.alwaysOn ?? false,
+  };
+}
+
+export function sessions(runningRecords) {
+  return [
+    session(1, "train " + HOSTILE_NAME, "STOPPED", 5000,
+      [{ pid: 101, command: "python train.py", job: job(0, 2) }, { pid: 102, command: "python train.py", job: job(1, 2) }],
+      { job: "4242", mode: "pcsampling:interval=1024", problems: ["lane 3: " + HOSTILE_NAME] }),
+    session(2, "baseline", "STOPPED", 4000, [{ pid: 201, command: "python train.py --base", job: job(0, 1) }]),
+    session(3, "big live run", "RUNNING", runningRecords, [{ pid: 301, command: "./bench", job: job(0, 1) }],
+      { alwaysOn: true, dropped: "7" }),
+  ];
+}
+
+// A tree as frames [parent, name, full_name, time_ns, count]; the root first.
+function frames1(scale, matmulNs) {
+  return [
+    [null, "ROOT", "ROOT", 0, 1],
+    [0, "train", "train", 0, 1],
+    [1, "forward", "forward", 0, 10],
+    [2, CHANGED_FRAME, "void " + CHANGED_FRAME + "<float, 128>(float const*, float*)", matmulNs, 10],
+    [2, "softmax", "void softmax<float>(float*)", 20000 * scale, 10],
+    [2, HOSTILE_NAME, HOSTILE_NAME, 5000 * scale, 3],
+    [1, "backward", "backward", 0, 10],
+    [6, "matmul_grad", "void matmul_grad<float>(float const*)", 90000 * scale, 10],
+    [6, CONTROL_NAME, CONTROL_NAME, 4000 * scale, 2],
+    [6, HUGE_NAME, HUGE_NAME, 1000 * scale, 1],
+    [0, "idle", "idle", 1000, null],
+  ];
+}
+
+// Sums children into parents (inclusive times, as protonctl tree prints them).
+function nodesFrom(frames) {
+  const time = frames.map((f) => f[3]);
+  for (let i = frames.length - 1; i > 0; i--) time[frames[i][0]] += time[i];
+  return frames.map((f, i) => ({ id: i, parent: f[0], name: f[1], full_name: f[2], time: time[i], count: f[4] }));
+}
+
+export function bigFrames(n) {
+  // A deterministic 10k-node tree: a few levels of fan-out with kernel leaves.
+  const frames = [[null, "ROOT", "ROOT", 0, 1]];
+  let seed = 12345;
+  const random = () => ((seed = (seed * 1103515245 + 12345) & 0x7fffffff) / 0x7fffffff);
+  while (frames.length < n) {
+    const parent = Math.floor(random() * frames.length * 0.3);
+    const i = frames.length;
+    frames.push([parent, `scope_${i}`, `void ns::scope_${i}<int>(int)`, Math.floor(random() * 100000), 1 + (i % 7)]);
+  }
+  return frames;
+}
+
+const trees = new Map();
+function treeNodes(id) {
+  if (!trees.has(id)) {
+    const frames = id === "1" ? frames1(1, 150000) : id === "2" ? frames1(1, 100000) : bigFrames(10000);
+    trees.set(id, nodesFrom(frames));
+  }
+  return trees.get(id);
+}
+
+// The columns for a metrics spec: the default (time (ns), count) or "time/ms,count".
+function columnsFor(metrics) {
+  if (metrics === "" || metrics === undefined || metrics === null) {
+    return { columns: ["time (ns)", "count"], cell: (n) => [n.time, n.count], text: (v, c) => String(v) };
+  }
+  if (metrics === "time/ms,count") {
+    return { columns: ["time (ms)", "count"], cell: (n) => [n.time / 1e6, n.count],
+      text: (v, c) => (c === 0 ? v.toFixed(3) : String(v)) };
+  }
+  return null;
+}
+
+export function treeAnswer(id, metrics, fullNames, allSessions) {
+  const spec = columnsFor(metrics);
+  if (!spec) return { status: 400, body: { error: `metrics: unknown metric '${metrics}' (known: time, count)` } };
+  const found = allSessions.find((s) => s.id === id);
+  if (!found) return { status: 404, body: { error: `session ${id} does not exist` } };
+  const nodes = treeNodes(id).map((n) => {
+    const values = spec.cell(n);
+    return { id: n.id, parent: n.parent, name: fullNames ? n.full_name : n.name, full_name: n.full_name,
+      values, text: values.map((v, c) => (v === null ? "" : spec.text(v, c))) };
+  });
+  return { status: 200, body: { session: found, columns: spec.columns, nodes, devices: [], notes: [] } };
+}
+
+// A minus B, frame by frame (sessions 1 and 2 have the same frames).
+export function diffAnswer(a, b, metrics, fullNames, allSessions) {
+  const left = treeAnswer(a, metrics, fullNames, allSessions);
+  if (left.status !== 200) return left;
+  const right = treeAnswer(b, metrics, fullNames, allSessions);
+  if (right.status !== 200) return right;
+  if (right.body.nodes.length !== left.body.nodes.length) {
+    return { status: 400, body: { error: `the mock diffs only sessions 1 and 2, not ${a} and ${b}` } };
+  }
+  const spec = columnsFor(metrics);
+  const nodes = left.body.nodes.map((n, i) => {
+    const values = n.values.map((v, c) => (v === null || right.body.nodes[i].values[c] === null ? null : v - right.body.nodes[i].values[c]));
+    return { ...n, values, text: values.map((v, c) => (v === null ? "" : spec.text(v, c))) };
+  });
+  return { status: 200, body: { ...left.body, base: right.body.session, nodes } };
+}

@@ -1,0 +1,313 @@
+#!/usr/bin/env node
+// Drives the page (web/) in headless Chromium against a server that follows docs/web.md: the
+// real `protonctl ui` or mock_server.mjs. Each view loads; a click expands a frame; a click on
+// the flame graph zooms; cells show the API's `text`; names are text, never markup (no <img>
+// appears, no dialog opens); API errors show; the diff marks its changed frame. Screenshots go
+// to the artifacts folder. Prints the first render time of the --big session's tree.
+//
+//   page_check.mjs BASE_URL_WITH_TOKEN SESSION_ID [--diff A B] [--big SESSION_ID]
+//                  [--require-hostile] [--artifacts DIR] [--render-limit-ms MS]
+//
+// --require-hostile: SESSION_ID's tree must hold the name <img src=x onerror=alert(1)> (the
+// mock's does). Needs puppeteer-core from web/node_modules (scripts/build_web.sh installs it)
+// and Chromium (CHROMIUM, else /usr/bin/chromium). Exits 0 when every check passed, 1 if not.
+
+import { mkdirSync, mkdtempSync, rmSync } from "node:fs";
+import { createRequire } from "node:module";
+import { tmpdir } from "node:os";
+import { join, resolve } from "node:path";
+
+const HOSTILE_NAME = "<img src=x onerror=alert(1)>";
+const ROW_PX = 18; // web/src/views/flame.ts
+
+function parseArgs(argv) {
+  const options = { diff: null, big: null, requireHostile: false, artifacts: "web-artifacts", renderLimitMs: 1000 };
+  const positional = [];
+  for (let i = 0; i < argv.length; i++) {
+    const a = argv[i];
+    if (a === "--diff") options.diff = [argv[++i], argv[++i]];
+    else if (a === "--big") options.big = argv[++i];
+    else if (a === "--require-hostile") options.requireHostile = true;
+    else if (a === "--artifacts") options.artifacts = argv[++i];
+    else if (a === "--render-limit-ms") options.renderLimitMs = Number(argv[++i]);
+    else positional.push(a);
+  }
+  if (positional.length !== 2) {
+    console.error("usage: page_check.mjs BASE_URL_WITH_TOKEN SESSION_ID [--diff A B] [--big ID] " +
+      "[--require-hostile] [--artifacts DIR] [--render-limit-ms MS]");
+    process.exit(2);
+  }
+  [options.url, options.session] = positional;
+  options.origin = new URL(options.url).origin;
+  return options;
+}
+
+const options = parseArgs(process.argv.slice(2));
+const require = createRequire(new URL("../../web/package.json", import.meta.url));
+let puppeteer;
+try {
+  puppeteer = require("puppeteer-core");
+} catch (e) {
+  console.error(`page_check: puppeteer-core is not in web/node_modules (run scripts/build_web.sh): ${e.message}`);
+  process.exit(1);
+}
+
+const failures = [];
+let checks = 0;
+function check(condition, what) {
+  checks++;
+  if (condition) console.log(`ok   ${what}`);
+  else {
+    console.log(`FAIL ${what}`);
+    failures.push(what);
+  }
+}
+
+const artifacts = resolve(options.artifacts);
+mkdirSync(artifacts, { recursive: true });
+const profile = mkdtempSync(join(tmpdir(), "protond-page-check-"));
+const args = ["--headless=new", "--disable-gpu", "--disable-quic", "--no-first-run",
+  "--disable-background-networking", "--disable-component-update", "--disable-sync",
+  "--window-size=1400,1000"];
+if (process.getuid?.() === 0) args.push("--no-sandbox");
+const browser = await puppeteer.launch({ executablePath: process.env.CHROMIUM ?? "/usr/bin/chromium",
+  headless: true, args, userDataDir: profile, defaultViewport: { width: 1400, height: 1000 } });
+const page = await browser.newPage();
+const dialogs = [];
+const pageErrors = [];
+page.on("dialog", async (dialog) => {
+  dialogs.push(dialog.message());
+  await dialog.dismiss();
+});
+page.on("pageerror", (error) => pageErrors.push(String(error)));
+
+// The API's answer, fetched inside the page with its cookie.
+const api = (path) => page.evaluate(async (p) => {
+  const r = await fetch(p, { credentials: "same-origin" });
+  return { status: r.status, body: await r.json(), disposition: r.headers.get("content-disposition") };
+}, path);
+const shot = (name) => page.screenshot({ path: join(artifacts, name), fullPage: false });
+const rowsShown = () => page.$$eval("#tree tbody tr", (rows) => rows.map((r) => Number(r.getAttribute("data-id"))));
+const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+async function goTo(hash, waitFor) {
+  await page.evaluate((h) => { window.location.hash = h; }, hash);
+  if (waitFor) await page.waitForSelector(waitFor, { timeout: 20000 });
+}
+async function waitTree() {
+  await page.waitForFunction(() => document.querySelectorAll("#tree tbody tr").length > 0 &&
+    document.getElementById("tree-status")?.textContent === "", { timeout: 30000 });
+}
+// Mirrors web/src/icicle.ts's frameWeights for column 0, to know where a frame is drawn.
+function weights(nodes, column, magnitude) {
+  const w = new Float64Array(nodes.length);
+  const sums = new Float64Array(nodes.length);
+  for (let i = nodes.length - 1; i >= 0; i--) {
+    let v = nodes[i].values[column] ?? 0;
+    if (magnitude) v = Math.abs(v);
+    w[i] = Math.max(v > 0 ? v : 0, sums[i]);
+    if (nodes[i].parent !== null) sums[nodes[i].parent] += w[i];
+  }
+  return w;
+}
+
+async function checkSessions() {
+  await page.goto(options.url, { waitUntil: "load" });
+  check(new URL(page.url()).search === "", "sign-in: the token left the address (303 to /)");
+  await page.waitForSelector("#sessions tbody tr", { timeout: 20000 });
+  const answer = await api("/api/sessions");
+  const ids = await page.$$eval("#sessions tbody tr", (rows) => rows.map((r) => r.getAttribute("data-id")));
+  check(answer.status === 200 && ids.length === answer.body.sessions.length,
+    `#/sessions lists every session (${ids.length} rows, ${answer.body.sessions?.length} in the API)`);
+  check(ids.includes(options.session), `#/sessions has session ${options.session}`);
+  const names = await page.$$eval("#sessions td.name", (cells) => cells.map((c) => c.textContent));
+  const wantNames = answer.body.sessions.map((s) => s.name).filter((n) => n.length < 80 && !/[\u0000-\u001f]/.test(n));
+  check(wantNames.every((n) => names.includes(n)), "session names show as their text");
+  await page.type("#session-filter", "\u0001no-such-session\u0001");
+  const hidden = await page.$$eval("#sessions tbody tr", (rows) => rows.every((r) => r.hidden));
+  check(hidden, "the filter box hides sessions that do not match");
+  await page.$eval("#session-filter", (input) => { input.value = ""; input.dispatchEvent(new Event("input")); });
+  const running = answer.body.sessions.some((s) => s.state === "RUNNING");
+  if (running) {
+    await page.evaluate(() => { window.__notReloaded = true; });
+    const before = await page.$eval("#sessions-status", (s) => s.textContent);
+    await sleep(2600);
+    const after = await page.$eval("#sessions-status", (s) => s.textContent);
+    const kept = await page.evaluate(() => window.__notReloaded === true);
+    check(kept && before !== after, `a running session refreshes the list without a reload ("${before}" -> "${after}")`);
+  }
+  await shot("sessions.png");
+}
+
+async function checkSession() {
+  await goTo(`#/session/${options.session}`);
+  await waitTree();
+  const answer = await api(`/api/tree?session=${options.session}`);
+  check(answer.status === 200, `GET /api/tree?session=${options.session}: ${answer.status}`);
+  const { columns, nodes } = answer.body;
+  const headers = await page.$$eval("#tree thead th", (th) => th.map((t) => t.textContent));
+  check(JSON.stringify(headers.slice(1)) === JSON.stringify(columns), `the table's columns are the API's (${headers.slice(1)})`);
+  // Cells: what the page shows equals the answer's text for every shown row.
+  const cells = await page.$$eval("#tree tbody tr", (rows) => rows.map((r) => ({
+    id: Number(r.getAttribute("data-id")), cells: [...r.querySelectorAll("td.num")].map((c) => c.textContent) })));
+  const mismatched = cells.filter((r) => JSON.stringify(r.cells) !== JSON.stringify(nodes[r.id].text));
+  check(cells.length > 0 && mismatched.length === 0,
+    `cell text equals the API's text (${cells.length} rows${mismatched.length ? `, first mismatch: node ${mismatched[0].id} ${JSON.stringify(mismatched[0].cells)} vs ${JSON.stringify(nodes[mismatched[0].id].text)}` : ""})`);
+
+  // Expand: the first closed frame with children opens on a click.
+  const closed = await page.$("#tree tbody tr button.toggle[aria-expanded=false]");
+  check(closed !== null, "some frame is closed at first");
+  if (closed) {
+    const id = await closed.evaluate((b) => Number(b.closest("tr").getAttribute("data-id")));
+    const children = nodes.filter((n) => n.parent === id).map((n) => n.id);
+    await closed.click();
+    const shown = await rowsShown();
+    check(children.length > 0 && children.every((c) => shown.includes(c)), `a click expands frame ${id} (${children.length} children shown)`);
+    await page.click(`#tree tbody tr[data-id="${id}"] button.toggle`);
+    const after = await rowsShown();
+    check(children.every((c) => !after.includes(c)), `a second click collapses frame ${id}`);
+  }
+
+  // Sort by the first column: the root's children in descending order.
+  await page.click('#tree thead th[data-column="0"]');
+  const order = (await rowsShown()).filter((id) => nodes[id].parent === 0);
+  const values = order.map((id) => nodes[id].values[0] ?? -Infinity);
+  check(values.every((v, i) => i === 0 || values[i - 1] >= v), "a click on a column header sorts by it");
+  await page.click('#tree thead th[data-column="0"]');
+  await page.click('#tree thead th[data-column="0"]');
+
+  // Names are text: the hostile name shows as itself and makes no element.
+  const hostile = nodes.find((n) => n.name === HOSTILE_NAME);
+  if (options.requireHostile) check(hostile !== undefined, `session ${options.session}'s tree holds ${HOSTILE_NAME}`);
+  if (hostile) {
+    await page.type("#search", "onerror");
+    await page.waitForSelector("#tree tbody tr.match");
+    const text = await page.$eval(`#tree tbody tr[data-id="${hostile.id}"] span.frame`, (s) => s.textContent);
+    check(text === HOSTILE_NAME, "the hostile name shows as text");
+    await shot("hostile-name.png");
+    await page.$eval("#search", (input) => { input.value = ""; input.dispatchEvent(new Event("input")); });
+  }
+  check(await page.$$eval("img", (imgs) => imgs.length) === 0, "no <img> element anywhere (no name became markup)");
+
+  // A huge name is cut in its row and whole (up to 64k) in its title.
+  const huge = nodes.find((n) => n.name.length > 100000);
+  if (huge) {
+    await page.type("#search", huge.name.slice(0, 12));
+    await page.waitForSelector(`#tree tbody tr[data-id="${huge.id}"]`);
+    const shown = await page.$eval(`#tree tbody tr[data-id="${huge.id}"] span.frame`, (s) => [s.textContent.length, s.title.length]);
+    check(shown[0] < 300 && shown[1] >= 65536, `a ${huge.name.length}-char name shows cut (${shown[0]} chars, title ${shown[1]})`);
+    await page.$eval("#search", (input) => { input.value = ""; input.dispatchEvent(new Event("input")); });
+  }
+
+  // The flame graph: a click on the root's widest child zooms to it; a click on the root zooms out.
+  await page.$eval("#flame", (c) => c.scrollIntoView());
+  const w = weights(nodes, 0, false);
+  const rootChildren = nodes.filter((n) => n.parent === 0).map((n) => n.id);
+  let x = 0;
+  let target = null;
+  for (const c of rootChildren) {
+    const width = w[c] / w[0];
+    if (!target || width > target.width) target = { id: c, x0: x, width };
+    x += width;
+  }
+  const box = await (await page.$("#flame")).boundingBox();
+  check(target !== null && (await page.$eval("#flame", (c) => c.getAttribute("data-zoom"))) === "0", "the flame graph starts at the root");
+  if (target) {
+    await page.mouse.click(box.x + box.width * (target.x0 + target.width / 2), box.y + ROW_PX * 1.5);
+    const zoom = await page.$eval("#flame", (c) => c.getAttribute("data-zoom"));
+    const label = await page.$eval("#flame-zoom", (s) => s.textContent);
+    check(zoom === String(target.id), `a click on the flame graph zooms to frame ${target.id} (data-zoom ${zoom}: ${label})`);
+    await shot("flame-zoomed.png");
+    await page.mouse.click(box.x + 5, box.y + ROW_PX * 0.5);
+    check((await page.$eval("#flame", (c) => c.getAttribute("data-zoom"))) === "0", "a click on the root zooms out");
+  }
+
+  // Full names and another metric: the page asks again and shows what the API answers.
+  await page.select("#names", "full");
+  await waitTree();
+  const full = await api(`/api/tree?session=${options.session}&names=full`);
+  const root1 = full.body.nodes.find((n) => n.parent === 0 && n.name.length < 160);
+  if (root1) {
+    const name = await page.$eval(`#tree tbody tr[data-id="${root1.id}"] span.frame`, (s) => s.textContent);
+    check(name === root1.name.replace(/[\u0000-\u001f\u007f-\u009f\u2028\u2029\u202a-\u202e\u2066-\u2069\u200e\u200f]/g, (c) => `\\u{${c.charCodeAt(0).toString(16)}}`),
+      "names=full shows the full names");
+  }
+  await page.$eval("#metrics", (input) => { input.value = "time/ms,count"; input.dispatchEvent(new Event("change")); });
+  await page.waitForFunction(() => document.querySelector("#tree thead th[data-column='0']")?.textContent?.includes("ms"), { timeout: 20000 }).catch(() => {});
+  const ms = await api(`/api/tree?session=${options.session}&metrics=time%2Fms%2Ccount&names=full`);
+  const msHeaders = await page.$$eval("#tree thead th", (th) => th.map((t) => t.textContent));
+  check(ms.status === 200 && JSON.stringify(msHeaders.slice(1)) === JSON.stringify(ms.body.columns), `metrics= changes the columns (${msHeaders.slice(1)})`);
+
+  // Export links, and the download they give.
+  const links = await page.$$eval("a.export", (as) => as.map((a) => a.getAttribute("href")));
+  check(links.length === 6 && links.includes(`/api/export?session=${options.session}&format=hatchet`), `export links (${links.length})`);
+  const exportStatus = await page.evaluate(async (p) => {
+    const r = await fetch(p, { credentials: "same-origin" });
+    return [r.status, r.headers.get("content-disposition")];
+  }, links[0] ?? "/");
+  check(exportStatus[0] === 200 && /attachment/.test(exportStatus[1] ?? ""), `an export link downloads (${exportStatus})`);
+  await shot("session.png");
+}
+
+async function checkError() {
+  await goTo("#/session/987654321");
+  await page.waitForSelector("#error:not([hidden])", { timeout: 20000 }).catch(() => {});
+  const text = await page.$eval("#error", (e) => (e.hidden ? "" : e.textContent));
+  check(/987654321/.test(text) && /404/.test(text), `an API error shows in the banner ("${text}")`);
+  await shot("error.png");
+}
+
+async function checkDiff([a, b]) {
+  await goTo(`#/diff/${a}/${b}`);
+  await waitTree();
+  const answer = await api(`/api/diff?a=${a}&b=${b}`);
+  check(answer.status === 200, `GET /api/diff?a=${a}&b=${b}: ${answer.status}`);
+  const nodes = answer.body.nodes;
+  // The changed frame: the deepest frame with the largest change in the first column.
+  let changed = null;
+  for (const n of nodes) {
+    const v = Math.abs(n.values[0] ?? 0);
+    if (v > 0 && (!changed || v >= Math.abs(changed.values[0]))) changed = n;
+  }
+  check(changed !== null, "the diff has a changed frame");
+  if (changed) {
+    await page.type("#search", changed.name.slice(0, 40));
+    await page.waitForSelector(`#tree tbody tr[data-id="${changed.id}"]`, { timeout: 20000 });
+    const cell = await page.$eval(`#tree tbody tr[data-id="${changed.id}"] td.num`, (td) => [td.textContent, td.className, getComputedStyle(td).color]);
+    const sign = changed.values[0] > 0 ? "pos" : "neg";
+    check(cell[0] === changed.text[0] && cell[1].includes(sign),
+      `the changed frame ${changed.name.slice(0, 40)} shows ${changed.text[0]} as ${sign} (${cell})`);
+    check(sign === "pos" ? /rgb\(179, 0, 27\)/.test(cell[2]) : /rgb\(8, 122, 42\)/.test(cell[2]), `in ${sign === "pos" ? "red" : "green"}`);
+  }
+  check(Number(await page.$eval("#flame", (c) => c.getAttribute("data-frames"))) > 0, "the differential flame graph draws frames");
+  await shot("diff.png");
+}
+
+async function checkBig(id) {
+  await page.goto("about:blank");
+  await page.goto(`${options.origin}/#/session/${id}`, { waitUntil: "load" });
+  await page.waitForFunction(() => document.documentElement.hasAttribute("data-tree-rendered-ms"), { timeout: 60000 });
+  const ms = Number(await page.evaluate(() => document.documentElement.getAttribute("data-tree-rendered-ms")));
+  const count = (await api(`/api/tree?session=${id}`)).body.nodes.length;
+  console.log(`first render of session ${id}'s ${count}-node tree: ${ms} ms after navigation (goal <= 1000 ms)`);
+  check(ms <= options.renderLimitMs, `the ${count}-node tree renders in ${ms} ms (limit ${options.renderLimitMs} ms)`);
+  await shot("big-tree.png");
+}
+
+try {
+  await checkSessions();
+  await checkSession();
+  await checkError();
+  if (options.diff) await checkDiff(options.diff);
+  if (options.big) await checkBig(options.big);
+} catch (e) {
+  check(false, `the checks ran to the end (${e.stack ?? e})`);
+  await shot("failure.png").catch(() => {});
+} finally {
+  check(dialogs.length === 0, `no dialog opened (${dialogs.join(", ")})`);
+  check(pageErrors.length === 0, `no error in the page's scripts (${pageErrors.join("; ")})`);
+  await browser.close();
+  rmSync(profile, { recursive: true, force: true });
+}
+console.log(`screenshots in ${artifacts}`);
+console.log(`${checks - failures.length} passed, ${failures.length} failed`);
+process.exit(failures.length === 0 ? 0 : 1);

@@ -1,0 +1,68 @@
+// Reads protonctl ui's API (docs/web.md). The sign-in cookie goes with each request
+// (credentials: same-origin); an answer that is not 2xx becomes an ApiError carrying the
+// server's {"error": ...} text, which the views show in the error banner.
+
+import type { SessionsAnswer, TreeAnswer } from "./api_types";
+import { displayName } from "./text";
+
+export class ApiError extends Error {
+  constructor(
+    readonly status: number,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+async function getJson<T>(path: string): Promise<T> {
+  let response: Response;
+  try {
+    response = await fetch(path, { credentials: "same-origin", headers: { Accept: "application/json" } });
+  } catch (e) {
+    throw new ApiError(0, `${path}: the server did not answer (${String(e)})`);
+  }
+  const body = await response.text();
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(body);
+  } catch {
+    throw new ApiError(response.status, `${path}: HTTP ${response.status}, not JSON: ${displayName(body, 200)}`);
+  }
+  if (!response.ok) {
+    const error = (parsed as { error?: unknown })?.error;
+    const text = typeof error === "string" ? error : `HTTP ${response.status}`;
+    throw new ApiError(response.status, `${path}: ${displayName(text, 2000)} (HTTP ${response.status})`);
+  }
+  return parsed as T;
+}
+
+export interface TreeOptions {
+  metrics: string;
+  fullNames: boolean;
+}
+
+function treeQuery(options: TreeOptions): string {
+  let query = "";
+  if (options.metrics !== "") query += "&metrics=" + encodeURIComponent(options.metrics);
+  if (options.fullNames) query += "&names=full";
+  return query;
+}
+
+export function fetchSessions(): Promise<SessionsAnswer> {
+  return getJson<SessionsAnswer>("/api/sessions");
+}
+
+export function fetchTree(session: string, options: TreeOptions): Promise<TreeAnswer> {
+  return getJson<TreeAnswer>("/api/tree?session=" + encodeURIComponent(session) + treeQuery(options));
+}
+
+export function fetchDiff(a: string, b: string, options: TreeOptions): Promise<TreeAnswer> {
+  const ids = "a=" + encodeURIComponent(a) + "&b=" + encodeURIComponent(b);
+  return getJson<TreeAnswer>("/api/diff?" + ids + treeQuery(options));
+}
+
+export const EXPORT_FORMATS = ["hatchet", "chrome", "folded", "svg", "csv", "pprof"] as const;
+
+export function exportUrl(session: string, format: string): string {
+  return "/api/export?session=" + encodeURIComponent(session) + "&format=" + encodeURIComponent(format);
+}

@@ -1,0 +1,66 @@
+// The shapes of protonctl ui's JSON answers (docs/web.md, "API"). Everything in them came from
+// protond and, before that, from profiled programs: names are untrusted text, and every field is
+// checked where it is read (tree.ts, the views), not trusted because of these types.
+
+export interface Job {
+  rank?: string;
+  local_rank?: string;
+  world_size?: string;
+  slurm_job_id?: string;
+  slurm_step_id?: string;
+  pod?: string;
+  cuda_visible_devices?: string;
+  pod_namespace?: string;
+}
+
+export interface SessionProcess {
+  process_id?: string;
+  pid?: number;
+  command?: string;
+  exited?: boolean;
+  records?: string; // 64-bit integers arrive as strings (protobuf's JSON mapping)
+  dropped_records?: string;
+  job?: Job;
+}
+
+export interface Session {
+  id: string;
+  name?: string;
+  state?: string;
+  uid?: number;
+  start_time_unix_ns?: string;
+  end_time_unix_ns?: string;
+  processes?: SessionProcess[];
+  records?: string;
+  dropped_records?: string;
+  problems?: string[];
+  data?: string;
+  stop_at_unix_ns?: string;
+  job?: string;
+  admits_new?: boolean;
+  mode?: string;
+  always_on_window?: boolean;
+}
+
+export interface SessionsAnswer {
+  sessions: Session[];
+}
+
+// One node of /api/tree and /api/diff, as sent.
+export interface WireNode {
+  id: number;
+  parent: number | null;
+  name: string;
+  full_name: string;
+  values: (number | null)[];
+  text: string[];
+}
+
+export interface TreeAnswer {
+  session: Session;
+  base?: Session; // /api/diff only
+  columns: string[];
+  nodes: WireNode[];
+  devices?: unknown[];
+  notes?: string[];
+}

@@ -1,0 +1,32 @@
+// The page's router: #/sessions, #/session/ID, #/diff/A/B (docs/web.md). Each view returns a
+// function that stops it (timers, late answers) when the address changes.
+
+import { clear, clearError, h } from "./dom";
+import { showDiff } from "./views/diff";
+import { showSession } from "./views/session";
+import { showSessions } from "./views/sessions";
+
+let stopView: (() => void) | null = null;
+
+function route(): void {
+  const view = document.getElementById("view");
+  if (!view) return;
+  stopView?.();
+  stopView = null;
+  clear(view);
+  clearError();
+  const hash = window.location.hash;
+  let match: RegExpMatchArray | null;
+  if ((match = hash.match(/^#\/session\/(\d+)$/))) {
+    stopView = showSession(view, match[1]);
+  } else if ((match = hash.match(/^#\/diff\/(\d+)\/(\d+)$/))) {
+    stopView = showDiff(view, match[1], match[2]);
+  } else if (hash === "" || hash === "#" || hash === "#/" || hash === "#/sessions") {
+    stopView = showSessions(view);
+  } else {
+    view.appendChild(h("p", {}, "No such page. ", h("a", { href: "#/sessions" }, "All sessions")));
+  }
+}
+
+window.addEventListener("hashchange", route);
+route();

@@ -1,0 +1,30 @@
+// #/session/ID: one session's call tree (table and flame graph) and its export downloads.
+
+import { EXPORT_FORMATS, exportUrl, fetchTree } from "../api";
+import type { Session } from "../api_types";
+import { h } from "../dom";
+import { displayName, titleText } from "../text";
+import { showTreePage } from "./tree_page";
+
+export function sessionFacts(session: Session | undefined, label: string): HTMLElement {
+  const s = session ?? ({ id: "?" } as Session);
+  const name = String(s.name ?? "");
+  return h("div", { class: "facts" },
+    h("span", { class: "label" }, label),
+    h("strong", { title: titleText(name) }, `session ${String(s.id)} ${displayName(name, 100)}`),
+    ` ${String(s.state ?? "")}, ${String(s.records ?? "0")} records, ${String(s.dropped_records ?? "0")} dropped`,
+    s.mode ? `, mode ${displayName(String(s.mode), 100)}` : "",
+    s.job ? `, job ${displayName(String(s.job), 100)}` : "");
+}
+
+export function showSession(view: HTMLElement, id: string): () => void {
+  return showTreePage(view, {
+    diff: false,
+    load: (options) => fetchTree(id, options),
+    header: (answer) => h("div", {},
+      h("h1", {}, `Session ${id}`),
+      sessionFacts(answer.session, ""),
+      h("div", { class: "exports" }, "Export: ",
+        ...EXPORT_FORMATS.map((format) => h("a", { href: exportUrl(id, format), download: "", class: "export" }, format)))),
+  });
+}
