@@ -38,3 +38,10 @@ export const TITLE_CHARS = 1 << 16;
 export function titleText(s: string): string {
   return displayName(s, TITLE_CHARS);
 }
+
+// For a flame frame's label: cut to maxChars with an ellipsis and no length note (the frame is
+// narrow; the tooltip has the rest).
+export function labelText(s: string, maxChars: number): string {
+  if (s.length <= maxChars) return escapeControls(s);
+  return escapeControls(s.slice(0, Math.max(1, maxChars - 1))) + "\u2026";
+}

@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { test } from "node:test";
-import { displayName, escapeControls, titleText } from "../src/text";
+import { displayName, escapeControls, labelText, titleText } from "../src/text";
 
 test("control and direction characters become visible escapes", () => {
   assert.equal(escapeControls("a\nb\u0000c\u202ed\u001b"), "a\\u{a}b\\u{0}c\\u{202e}d\\u{1b}");
@@ -28,4 +28,9 @@ test("no source of the page uses innerHTML, outerHTML, insertAdjacentHTML or doc
   const files = walk(src);
   assert.ok(files.length >= 5, `found only ${files.length} sources in ${src}`);
   for (const file of files) assert.doesNotMatch(readFileSync(file, "utf8"), forbidden, file);
+});
+
+test("labelText cuts a flame label with an ellipsis only", () => {
+  assert.equal(labelText("softmax_kernel", 8), "softmax\u2026");
+  assert.equal(labelText("a\nb", 8), "a\\u{a}b");
 });

@@ -6,7 +6,7 @@
 import { diffFill, maxMagnitude } from "../diff_colour";
 import { append, h } from "../dom";
 import { frameAt, frameWeights, layoutIcicle, rowCount, type Frame } from "../icicle";
-import { displayName, titleText } from "../text";
+import { displayName, labelText, titleText } from "../text";
 import type { Tree } from "../tree";
 
 const ROW_PX = 18;
@@ -112,7 +112,7 @@ export class FlameGraph {
     const chars = Math.floor((w - 6) / 7);
     if (chars < 2) return;
     context.fillStyle = "black";
-    context.fillText(displayName(this.nameOf(frame.id), chars), x + 3, y + ROW_PX / 2, w - 6);
+    context.fillText(labelText(this.nameOf(frame.id), chars), x + 3, y + ROW_PX / 2, w - 6);
   }
 
   private frameAtEvent(event: MouseEvent): Frame | null {
