@@ -13,6 +13,7 @@
 #include "absl/strings/str_cat.h"
 #include "client-lib/control/daemon_autostart.h"
 #include "client-lib/control/registration.h"
+#include "client-lib/control/shared_client.h"
 #include "client-lib/cpp/chrome_trace.h"
 #include "client-lib/cpp/client.h"
 #include "client-lib/cpp/socket_probe.h"
@@ -24,6 +25,7 @@
 
 struct ProtondControl {
   protond::client::Registration registration;
+  protond::client::SharedClient client;  // every call's, from the program's and the stop thread
 };
 
 namespace protond::client {
@@ -106,7 +108,8 @@ int Unavailable(const std::string& message, char* error, size_t error_bytes) {
 // The daemon attaches a session to the process that started it, so it must know the process.
 // A daemon that is merely slow gets the whole deadline; with no daemon at the socket at all this
 // fails at once, or, for a session start, first starts one (daemon_autostart.h).
-absl::StatusOr<client::Client> RegisteredClient(ProtondControl* control, bool may_start_daemon) {
+absl::StatusOr<std::shared_ptr<client::Client>> RegisteredClient(ProtondControl* control,
+                                                                 bool may_start_daemon) {
   Registration& registration = control->registration;
   const std::string& socket_path = registration.socket_path();
   if (!registration.registered()) {
@@ -124,7 +127,7 @@ absl::StatusOr<client::Client> RegisteredClient(ProtondControl* control, bool ma
             ? client::DescribeSilentSocket(socket_path, client::ProbeSocket(socket_path))
             : refusal);
   }
-  return client::Client(socket_path, std::chrono::seconds(30));
+  return control->client.Get(registration.registrations());
 }
 
 // With PROTOND_CONTROL_TIMING=1 in the environment, each session call writes the time of its
@@ -169,10 +172,15 @@ template <typename Call>
 int WithClient(ProtondControl* control, const char* name, char* error, size_t error_bytes,
                Call call, bool may_start_daemon = false) {
   CallTiming timing(name);
-  absl::StatusOr<client::Client> client = RegisteredClient(control, may_start_daemon);
+  absl::StatusOr<std::shared_ptr<client::Client>> client =
+      RegisteredClient(control, may_start_daemon);
   timing.Lap("client");
   if (!client.ok()) return Unavailable(std::string(client.status().message()), error, error_bytes);
-  const auto result = call(*client, timing);
+  const auto result = call(**client, timing);
+  if (const absl::StatusCode code = StatusOf(result).code();
+      code == absl::StatusCode::kUnavailable || code == absl::StatusCode::kDeadlineExceeded) {
+    control->client.Forget(*client);  // the next call connects afresh
+  }
   if (!StatusOf(result).ok()) {
     return Unavailable(std::string(StatusOf(result).message()), error, error_bytes);
   }
@@ -181,9 +189,11 @@ int WithClient(ProtondControl* control, const char* name, char* error, size_t er
 
 ProtondControl* Start(const char* socket_path, int region_fd, uint64_t region_bytes,
                       uint64_t session_id, const ProtondControlCommands* commands) {
-  auto* control = new ProtondControl{Registration(
-      socket_path, MakeRegisterRequest(region_fd, region_bytes, session_id),
-      [commands](const v1::ControlCommand& command) { return RunCommand(*commands, command); })};
+  auto* control = new ProtondControl{
+      Registration(
+          socket_path, MakeRegisterRequest(region_fd, region_bytes, session_id),
+          [commands](const v1::ControlCommand& command) { return RunCommand(*commands, command); }),
+      SharedClient(socket_path, std::chrono::seconds(30))};
   control->registration.Start();
   return control;
 }
@@ -195,6 +205,7 @@ bool WaitRegistered(ProtondControl* control, uint32_t timeout_ms) {
 // The control object is not freed: threads of the process may still be exiting around it.
 void Stop(ProtondControl* control, uint32_t timeout_ms) {
   control->registration.Stop(std::chrono::milliseconds(timeout_ms));
+  control->client.Close();
 }
 
 int StartSession(ProtondControl* control, const char* name, bool trace, const char* mode,

@@ -52,6 +52,11 @@ bool Registration::registered() {
   return registered_;
 }
 
+uint64_t Registration::registrations() {
+  std::lock_guard<std::mutex> lock(mutex_);
+  return registrations_;
+}
+
 void Registration::RetryNow() {
   std::lock_guard<std::mutex> lock(mutex_);
   retry_now_ = true;
@@ -114,6 +119,7 @@ bool Registration::Serve(int fd) {
       process_id = command.registered().process_id();
       std::lock_guard<std::mutex> lock(mutex_);
       registered_ = true;
+      ++registrations_;
       changed_.notify_all();
       continue;
     }

@@ -38,6 +38,9 @@ class Registration {
   // Waits until the daemon has acknowledged the registration, at most `timeout`.
   bool WaitRegistered(std::chrono::milliseconds timeout);
   bool registered();
+  // How many times a daemon has acknowledged the registration: it grows when the process
+  // registers again, with a restarted daemon.
+  uint64_t registrations();
   // Ends a backoff sleep between attempts at once: a daemon was just started at the socket.
   void RetryNow();
   const std::string& socket_path() const { return socket_path_; }
@@ -59,6 +62,7 @@ class Registration {
   std::condition_variable changed_;
   bool stopping_ = false;
   bool registered_ = false;
+  uint64_t registrations_ = 0;
   bool finished_ = false;
   bool retry_now_ = false;
   std::string refusal_;

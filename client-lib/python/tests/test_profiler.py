@@ -5,7 +5,7 @@ import subprocess
 import sys
 import time
 
-from conftest import BIN_DIR, children, program_environment
+from conftest import BIN_DIR, Daemon, children, program_environment
 
 
 def test_scopes_metrics_and_states_land_in_the_hatchet_file(daemon):
@@ -343,3 +343,36 @@ proton.finalize()
     assert children(daemon.hatchet("mine")[0])["work"]["metrics"] == {"n": 1}
     sessions = subprocess.run(protonctl + ["sessions"], capture_output=True, text=True).stdout
     assert [line.split()[1] for line in sessions.splitlines()[1:]] == ["pushed", "mine"]
+
+
+def test_after_a_daemon_restart_the_next_session_is_started_and_written(daemon):
+    # The control library's calls share one gRPC channel; a restarted daemon at the same socket
+    # must still get the next session's calls, and finalize() must write its file.
+    program = subprocess.Popen([sys.executable, "-c", """
+import sys
+import protond.profiler as proton
+for name in ("before", "after"):
+    proton.start(name)
+    with proton.scope(name, metrics={"n": 1}):
+        pass
+    proton.finalize()
+    print("finalized", flush=True)
+    if name == "before":
+        sys.stdin.readline()  # the daemon has been restarted meanwhile
+"""], cwd=daemon.directory, env=program_environment({"PROTOND_SOCKET": daemon.socket,
+                                                      "PROTOND_AUTOSTART": "0"}),
+        stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    assert program.stdout.readline() == "finalized\n"
+    daemon.stop()
+    restarted = Daemon(daemon.directory)
+    try:
+        out, err = program.communicate("go\n", timeout=60)
+    finally:
+        restarted.stop()
+    assert program.returncode == 0, err
+    assert out == "finalized\n", err
+    assert err == ""
+    for name in ("before", "after"):
+        root, _ = daemon.hatchet(name)
+        assert {child: node["metrics"] for child, node in children(root).items()} == {
+            name: {"n": 1}}
