@@ -8,6 +8,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "view/jobs/collective_summary.h"
@@ -31,24 +32,34 @@ T PickNumber(FuzzedDataProvider& in, T usual_max) {
   return in.ConsumeBool() ? in.ConsumeIntegral<T>() : in.ConsumeIntegralInRange<T>(0, usual_max);
 }
 
-CollectiveRecordUntrusted ReadRecord(FuzzedDataProvider& in) {
-  CollectiveRecordUntrusted r;
-  r.job = PickText(in, {"job-7", ""});
-  r.host = PickText(in, {"node01", "node02", "node03"});
-  r.rank = PickNumber<int64_t>(in, 4);
-  r.pid = PickNumber<int64_t>(in, 4);
-  r.comm_id = PickNumber<uint64_t>(in, 2);
-  r.seq = PickNumber<uint64_t>(in, 8);
-  r.op = PickText(in, {"all_reduce", "AllGather", "send", "bogus", ""});
-  r.bytes = PickNumber<uint64_t>(in, 1 << 20);
-  r.datatype = PickText(in, {"f32"});
-  r.algorithm = PickText(in, {"RING", "TREE"});
-  r.protocol = PickText(in, {"LL", "SIMPLE"});
-  r.nranks = PickNumber<int64_t>(in, 4);
-  r.start_ns = PickNumber<int64_t>(in, 1'000'000);
-  r.end_ns = PickNumber<int64_t>(in, 2'000'000);
-  r.scope_path = PickText(in, {"train/step", ""});
-  return r;
+// One call: the ranks' records share its communicator, seq, op and size unless the input says
+// otherwise, so that complete calls (and their arithmetic) are common, not a rare accident.
+void ReadCall(FuzzedDataProvider& in, std::vector<CollectiveRecordUntrusted>& out) {
+  CollectiveRecordUntrusted call;
+  call.job = PickText(in, {"job-7", ""});
+  call.comm_id = PickNumber<uint64_t>(in, 2);
+  call.seq = PickNumber<uint64_t>(in, 8);
+  call.op = PickText(in, {"all_reduce", "AllGather", "send", "bogus", ""});
+  call.bytes = PickNumber<uint64_t>(in, 1 << 20);
+  call.datatype = PickText(in, {"f32"});
+  call.algorithm = PickText(in, {"RING", "TREE"});
+  call.protocol = PickText(in, {"LL", "SIMPLE"});
+  call.nranks = PickNumber<int64_t>(in, 4);
+  call.scope_path = PickText(in, {"train/step", ""});
+  for (int i = in.ConsumeIntegralInRange(1, 4); i > 0 && in.remaining_bytes() > 0; --i) {
+    CollectiveRecordUntrusted r = call;
+    r.rank = in.ConsumeBool() ? i - 1 : PickNumber<int64_t>(in, 4);
+    r.pid = in.ConsumeBool() ? 1000 + i : PickNumber<int64_t>(in, 4);
+    r.host = PickText(in, {"node01", "node02", "node03"});
+    if (in.ConsumeBool()) r.op = PickText(in, {"all_reduce", "broadcast"});
+    if (in.ConsumeBool()) r.nranks = PickNumber<int64_t>(in, 4);
+    r.start_ns = PickNumber<int64_t>(in, 1'000'000);
+    // Wrapping on purpose (unsigned): a hostile end may come before its start.
+    const uint64_t length = PickNumber<uint64_t>(in, 1'000'000);
+    r.end_ns = in.ConsumeBool() ? static_cast<int64_t>(static_cast<uint64_t>(r.start_ns) + length)
+                                : PickNumber<int64_t>(in, 2'000'000);
+    out.push_back(std::move(r));
+  }
 }
 
 void CheckMatch(const protond::view::MatchedJob& job) {
@@ -75,7 +86,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     options.clock_offset_ns[PickText(in, {"node01", "node02"})] = in.ConsumeIntegral<int64_t>();
   }
   std::vector<CollectiveRecordUntrusted> records;
-  while (in.remaining_bytes() > 0 && records.size() < 512) records.push_back(ReadRecord(in));
+  while (in.remaining_bytes() > 0 && records.size() < 512) ReadCall(in, records);
   const auto valid = protond::view::ValidateCollectives(records, in.ConsumeBool() ? "job-7" : "");
   if (valid.records.size() + valid.stats.TotalRejected() != records.size()) __builtin_trap();
   const protond::view::MatchedJob job = protond::view::MatchCollectives(valid.records, options);
