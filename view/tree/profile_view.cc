@@ -119,30 +119,39 @@ absl::StatusOr<std::vector<MetricColumn>> ParseColumns(const v1::Tree& profile,
 
 }  // namespace
 
-absl::StatusOr<std::string> RenderProfile(v1::Tree profile, const ViewOptions& options,
-                                          const v1::Tree* diff_base) {
+absl::StatusOr<ProfileTable> BuildProfileTable(v1::Tree profile, const ViewOptions& options,
+                                               const v1::Tree* diff_base) {
   if (!options.include.empty() && !options.exclude.empty()) {
     return absl::InvalidArgumentError("-i and -e cannot be used together");
   }
-  ASSIGN_OR_RETURN(const std::vector<MetricColumn> columns,
-                   ParseColumns(profile, options, diff_base));
-  const std::vector<std::string> notes(profile.notes().begin(), profile.notes().end());
+  ProfileTable table;
+  ASSIGN_OR_RETURN(table.columns, ParseColumns(profile, options, diff_base));
+  table.notes.assign(profile.notes().begin(), profile.notes().end());
   absl::flat_hash_map<std::string, std::string> short_names;
   if (options.kernel_names == KernelNames::kShort) {
     AddShortNames(profile, &short_names);
     if (diff_base != nullptr) AddShortNames(*diff_base, &short_names);
   }
-  ASSIGN_OR_RETURN(TreeValues shown, Prepare(std::move(profile), options, columns));
+  ASSIGN_OR_RETURN(table.shown, Prepare(std::move(profile), options, table.columns));
   if (diff_base != nullptr) {
-    ASSIGN_OR_RETURN(const TreeValues base, Prepare(*diff_base, options, columns));
-    ASSIGN_OR_RETURN(shown, DiffTrees(shown, base));
+    ASSIGN_OR_RETURN(const TreeValues base, Prepare(*diff_base, options, table.columns));
+    ASSIGN_OR_RETURN(table.shown, DiffTrees(table.shown, base));
   }
-  ShortenNames(short_names, &shown.tree);
-  RenameFrames(options.format, KernelNames::kMangled, &shown.tree);
-  std::string out = RenderTreeValues(shown.tree, shown.shape, columns, shown.values, options.depth,
-                                     options.colour);
-  if (options.print_sorted) absl::StrAppend(&out, SortedFrames(shown, columns[0]));
-  for (const std::string& note : notes) absl::StrAppend(&out, "note: ", note, "\n");
+  for (const v1::TreeNode& node : table.shown.tree.nodes()) table.full_names.push_back(node.name());
+  ShortenNames(short_names, &table.shown.tree);
+  RenameFrames(options.format, KernelNames::kMangled, &table.shown.tree);
+  return table;
+}
+
+absl::StatusOr<std::string> RenderProfile(v1::Tree profile, const ViewOptions& options,
+                                          const v1::Tree* diff_base) {
+  ASSIGN_OR_RETURN(const ProfileTable table,
+                   BuildProfileTable(std::move(profile), options, diff_base));
+  const TreeValues& shown = table.shown;
+  std::string out = RenderTreeValues(shown.tree, shown.shape, table.columns, shown.values,
+                                     options.depth, options.colour);
+  if (options.print_sorted) absl::StrAppend(&out, SortedFrames(shown, table.columns[0]));
+  for (const std::string& note : table.notes) absl::StrAppend(&out, "note: ", note, "\n");
   return out;
 }
 
