@@ -26,16 +26,6 @@ absl::Status WithForceHint(const absl::Status& status) {
       absl::StrCat(status.message(), "; --force overwrites it, or choose another -o"));
 }
 
-absl::StatusOr<ExportFormat> ParseExportFormat(const std::string& text) {
-  if (text == "hatchet") return ExportFormat::kHatchet;
-  if (text == "chrome") return ExportFormat::kChrome;
-  if (text == "folded") return ExportFormat::kFolded;
-  if (text == "svg") return ExportFormat::kSvg;
-  if (text == "csv") return ExportFormat::kCsv;
-  if (text == "pprof") return ExportFormat::kPprof;
-  return absl::InvalidArgumentError(absl::StrCat("--format is ", kFormats, ", not '", text, "'"));
-}
-
 absl::Status ParseExportOption(ArgReader& reader, ExportArgs* parsed, bool* has_format) {
   if (reader.Is("--format", "-F")) {
     ASSIGN_OR_RETURN(const std::string format, reader.Value());
@@ -124,6 +114,34 @@ absl::StatusOr<ExportInput> ReadInput(client::Client& client, const ExportArgs& 
 
 }  // namespace
 
+absl::StatusOr<ExportFormat> ParseExportFormat(const std::string& text) {
+  if (text == "hatchet") return ExportFormat::kHatchet;
+  if (text == "chrome") return ExportFormat::kChrome;
+  if (text == "folded") return ExportFormat::kFolded;
+  if (text == "svg") return ExportFormat::kSvg;
+  if (text == "csv") return ExportFormat::kCsv;
+  if (text == "pprof") return ExportFormat::kPprof;
+  return absl::InvalidArgumentError(absl::StrCat("--format is ", kFormats, ", not '", text, "'"));
+}
+
+std::string ExportExtension(ExportFormat format) {
+  switch (format) {
+    case ExportFormat::kHatchet:
+      return "hatchet";
+    case ExportFormat::kChrome:
+      return "json";
+    case ExportFormat::kFolded:
+      return "folded";
+    case ExportFormat::kSvg:
+      return "svg";
+    case ExportFormat::kCsv:
+      return "csv";
+    case ExportFormat::kPprof:
+      return "pb.gz";
+  }
+  return "bin";
+}
+
 absl::StatusOr<ExportArgs> ParseExportArgs(const std::vector<std::string>& args) {
   ExportArgs parsed;
   bool has_format = false;
@@ -164,14 +182,20 @@ absl::StatusOr<std::string> RenderExport(const ExportArgs& args, const ExportInp
   return absl::InternalError("unknown export format");
 }
 
+absl::StatusOr<std::string> ExportContents(client::Client& client, const ExportArgs& args,
+                                           FILE* progress_out) {
+  ProgressLine progress(progress_out, "protonctl export");
+  ASSIGN_OR_RETURN(const ExportInput input, ReadInput(client, args, progress));
+  progress.Step("rendering");
+  return RenderExport(args, input);
+}
+
 absl::Status RunExportCommand(client::Client& client, const ExportArgs& args, FILE* progress_out) {
   const files::ExistingFile existing =
       args.force ? files::ExistingFile::kReplace : files::ExistingFile::kKeep;
   RETURN_IF_ERROR(WithForceHint(files::CheckOutputPath(args.output, existing)));
+  ASSIGN_OR_RETURN(const std::string contents, ExportContents(client, args, progress_out));
   ProgressLine progress(progress_out, "protonctl export");
-  ASSIGN_OR_RETURN(const ExportInput input, ReadInput(client, args, progress));
-  progress.Step("rendering");
-  ASSIGN_OR_RETURN(const std::string contents, RenderExport(args, input));
   progress.Step(absl::StrCat("writing ", args.output, " (", contents.size(), " bytes)"));
   return WithForceHint(files::WriteOutputFile(args.output, contents, existing));
 }

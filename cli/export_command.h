@@ -28,6 +28,14 @@ struct ExportArgs {
       view::KernelNames::kShort;  // --full-names, --mangled: folded, svg, csv
 };
 
+// --format's value: "hatchet", "chrome", "folded", "svg", "csv" or "pprof"; else
+// InvalidArgumentError listing them.
+absl::StatusOr<ExportFormat> ParseExportFormat(const std::string& text);
+
+// The file name extension of a format's file, without the dot: "hatchet", "json" (chrome),
+// "folded", "svg", "csv", "pb.gz" (pprof).
+std::string ExportExtension(ExportFormat format);
+
 // `export PROFILE --format F -o FILE [--force] [-m METRIC] [--full-names | --mangled]`;
 // InvalidArgumentError says what is wrong with them.
 absl::StatusOr<ExportArgs> ParseExportArgs(const std::vector<std::string>& args);
@@ -47,9 +55,14 @@ struct ExportInput {
 // no session.
 absl::StatusOr<std::string> RenderExport(const ExportArgs& args, const ExportInput& input);
 
-// Reads the profile, renders it and writes args.output (common/files/output_file.h). Each step is
+// Reads the profile and renders it: the file's bytes (args.output is not used). Each step is
 // announced on `progress_out` when it is not null ("reading the events of session 7: 42% (...)",
-// see progress_line.h): protonctl passes stderr when stderr is a terminal.
+// see progress_line.h). `protonctl export` and the web page's /api/export both call it.
+absl::StatusOr<std::string> ExportContents(client::Client& client, const ExportArgs& args,
+                                           FILE* progress_out);
+
+// Reads the profile, renders it and writes args.output (common/files/output_file.h), with
+// ExportContents' progress: protonctl passes stderr when stderr is a terminal.
 absl::Status RunExportCommand(client::Client& client, const ExportArgs& args, FILE* progress_out);
 
 }  // namespace protond::cli

@@ -70,6 +70,20 @@ TEST(ExportCommandTest, BadArgumentsSayWhatIsWrong) {
   EXPECT_EQ(UsageError({"7", "-o"}), "INVALID_ARGUMENT: -o needs a value");
 }
 
+// The web page names its downloads by format; every format that parses has its extension.
+TEST(ExportCommandTest, EachFormatHasItsExtension) {
+  const std::pair<const char*, const char*> formats[] = {
+      {"hatchet", "hatchet"}, {"chrome", "json"}, {"folded", "folded"},
+      {"svg", "svg"},         {"csv", "csv"},     {"pprof", "pb.gz"}};
+  for (const auto& [name, extension] : formats) {
+    absl::StatusOr<ExportFormat> format = ParseExportFormat(name);
+    ASSERT_TRUE(format.ok()) << format.status();
+    EXPECT_EQ(ExportExtension(*format), extension);
+  }
+  EXPECT_EQ(ParseExportFormat("png").status().message(),
+            "--format is hatchet, chrome, folded, svg, csv or pprof, not 'png'");
+}
+
 TEST(ExportCommandTest, EachFormatMatchesItsGoldenFile) {
   testing::ExpectGolden(Render(ExportFormat::kHatchet), "export_tree.hatchet");
   testing::ExpectGolden(Render(ExportFormat::kChrome), "export_trace.chrome_trace");
