@@ -21,6 +21,7 @@
 #include "cli/profile_commands.h"
 #include "cli/remote_endpoint.h"
 #include "cli/run_command.h"
+#include "cli/ui_command.h"
 #include "cli/usage.h"
 #include "client-lib/cpp/client.h"
 #include "common/paths/daemon_paths.h"
@@ -148,6 +149,14 @@ int Export(client::Client& client, const std::vector<std::string>& args) {
   FILE* progress = isatty(STDERR_FILENO) ? stderr : nullptr;
   absl::Status exported = RunExportCommand(client, *export_args, progress);
   return exported.ok() ? 0 : Fail(exported);
+}
+
+// Serves until SIGINT or SIGTERM, then exits 0.
+int Ui(client::Client& client, const std::vector<std::string>& args) {
+  absl::StatusOr<UiArgs> ui_args = ParseUiArgs(args);
+  if (!ui_args.ok()) return BadCommandUsage("ui", ui_args.status().message());
+  absl::Status served = RunUiCommand(client, *ui_args, stdout);
+  return served.ok() ? 0 : Fail(served);
 }
 
 int Devices(client::Client& client, const std::vector<std::string>& args) {
@@ -327,6 +336,7 @@ int Main(int argc, char** argv) {
   if (command == "stop") return Stop(client, args);
   if (command == "processes") return Processes(client, args);
   if (command == "start") return Start(client, args);
+  if (command == "ui") return Ui(client, args);
   return BadUsage("unknown command '" + command + "'");
 }
 

@@ -70,6 +70,10 @@ constexpr CommandText kCommands[] = {
      "  stop (--session SESSION | --pid PID | --job JOB)\n"
      "                                            stop a running session (--job: each of the\n"
      "                                            job's)\n"},
+    {"ui",
+     "  ui [--port PORT] [--web-dir DIR]          serve the web page on 127.0.0.1 (PORT 0, the\n"
+     "                                            default: a free one) and print its address,\n"
+     "                                            with a token; until Ctrl-C (docs/web.md)\n"},
 };
 
 constexpr char kGlobalOptions[] =

@@ -19,8 +19,8 @@ TEST(UsageTest, ACommandsUsageIsItsPartOfTheWhole) {
   const std::string whole = ProtonctlUsage("/run/protond/protond.sock");
   EXPECT_THAT(whole, StartsWith("usage: protonctl [--socket PATH"));
   EXPECT_THAT(whole, HasSubstr("else the default (/run/protond/protond.sock).\n"));
-  for (const char* command :
-       {"run", "sessions", "tree", "top", "export", "devices", "processes", "start", "stop"}) {
+  for (const char* command : {"run", "sessions", "tree", "top", "export", "devices", "processes",
+                              "start", "stop", "ui"}) {
     const std::string usage = CommandUsage(command);
     ASSERT_THAT(usage, StartsWith("usage: protonctl [GLOBAL OPTIONS] COMMAND ...\n  ")) << command;
     const std::string part = usage.substr(usage.find('\n') + 1);
@@ -33,6 +33,17 @@ TEST(UsageTest, TreeAndTopShowEachOfTheirForms) {
   EXPECT_THAT(CommandUsage("tree"), HasSubstr("  tree SESSION|FILE [-m METRIC[,METRIC]]"));
   EXPECT_THAT(CommandUsage("tree"), HasSubstr("  tree --job JOB [-m METRIC] [-d DEPTH]"));
   EXPECT_THAT(CommandUsage("top"), HasSubstr("  top SESSION|FILE --stalls [-n COUNT]"));
+}
+
+TEST(UsageTest, UiShowsItsOptions) {
+  EXPECT_EQ(CommandUsage("ui"),
+            "usage: protonctl [GLOBAL OPTIONS] COMMAND ...\n"
+            "  ui [--port PORT] [--web-dir DIR]          serve the web page on 127.0.0.1 (PORT 0, "
+            "the\n"
+            "                                            default: a free one) and print its "
+            "address,\n"
+            "                                            with a token; until Ctrl-C "
+            "(docs/web.md)\n");
 }
 
 TEST(UsageTest, AnUnknownCommandHasNoUsage) {

@@ -91,6 +91,10 @@ Completed Wait(pid_t pid, const std::string& dir) {
   return done;
 }
 
+std::string SpawnedOutput(pid_t pid, const std::string& dir) {
+  return ReadFile(ChildOutputPath(dir, pid) + ".out");
+}
+
 Completed RunToEnd(const std::vector<std::string>& argv, const std::string& dir,
                    const ChildOptions& options) {
   return Wait(Spawn(argv, dir, options), dir);

@@ -34,6 +34,8 @@ pid_t Spawn(const std::vector<std::string>& argv, const std::string& dir,
             const ChildOptions& options = {});
 // Waits for a child started by Spawn and collects its output.
 Completed Wait(pid_t pid, const std::string& dir);
+// What a child started by Spawn has written to its stdout so far.
+std::string SpawnedOutput(pid_t pid, const std::string& dir);
 Completed RunToEnd(const std::vector<std::string>& argv, const std::string& dir,
                    const ChildOptions& options = {});
 

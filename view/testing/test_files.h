@@ -3,14 +3,13 @@
 #ifndef PROTOND_VIEW_TESTING_TEST_FILES_H_
 #define PROTOND_VIEW_TESTING_TEST_FILES_H_
 
-#include <stdlib.h>
-
 #include <cstdlib>
 #include <fstream>
 #include <sstream>
 #include <string>
 
 #include "gtest/gtest.h"
+#include "view/testing/temp_dir_test.h"
 
 namespace protond::testing {
 
@@ -34,19 +33,6 @@ inline void ExpectGolden(const std::string& actual, const std::string& name) {
       << path << " is missing; PROTOND_UPDATE_GOLDEN=1 writes it";
   EXPECT_EQ(actual, ReadFile(path)) << "differs from " << path;
 }
-
-// dir_ is a new folder under /tmp, removed with what is in it after the test.
-class TempDirTest : public ::testing::Test {
- protected:
-  void SetUp() override {
-    char pattern[] = "/tmp/protond_export_test.XXXXXX";
-    ASSERT_NE(mkdtemp(pattern), nullptr);
-    dir_ = pattern;
-  }
-  void TearDown() override { std::system(("rm -rf " + dir_).c_str()); }
-
-  std::string dir_;
-};
 
 }  // namespace protond::testing
 

@@ -1,0 +1,24 @@
+// The /api/ answers of docs/web.md (sessions, tree, diff, export), read from protond through the
+// user's own client::Client. Called from several of civetweb's threads at once: Client's calls
+// share its gRPC channel and stubs, which are thread-safe, and keep no other state.
+#ifndef PROTOND_CLI_UI_API_H_
+#define PROTOND_CLI_UI_API_H_
+
+#include <map>
+#include <string>
+
+#include "absl/strings/string_view.h"
+#include "cli/ui/http_message.h"
+#include "client-lib/cpp/client.h"
+
+namespace protond::cli::ui {
+
+// The answer to GET `path` ("/api/tree") with the query's `parameters`: JSON, errors included
+// (400 names the parameter; 404 for another user's session or none; 502 when protond failed),
+// except /api/export's download. An unknown path is 404.
+Response AnswerApi(client::Client& client, absl::string_view path,
+                   const std::map<std::string, std::string>& parameters);
+
+}  // namespace protond::cli::ui
+
+#endif  // PROTOND_CLI_UI_API_H_

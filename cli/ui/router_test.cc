@@ -1,0 +1,131 @@
+#include "cli/ui/router.h"
+
+#include <sys/stat.h>
+
+#include <cstdlib>
+#include <fstream>
+
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "nlohmann/json.hpp"
+#include "view/testing/temp_dir_test.h"
+
+namespace protond::cli::ui {
+namespace {
+
+using ::testing::HasSubstr;
+using ::testing::Pair;
+
+const std::string kToken(64, '7');
+
+// A router over a page directory and a client whose daemon is not there: everything up to the
+// call to protond is checked without one (the integration test has a real one).
+class RouterTest : public testing::TempDirTest {
+ protected:
+  void SetUp() override {
+    TempDirTest::SetUp();
+    std::ofstream(dir_ + "/index.html") << "<html>page</html>";
+  }
+
+  Response Get(const std::string& path, const std::string& query = "",
+               const std::string& cookie = "protond_ui=" + kToken) {
+    return router_.Answer({"GET", path, query, cookie, ""});
+  }
+  static std::string Header(const Response& response, const std::string& name) {
+    for (const auto& [key, value] : response.headers) {
+      if (key == name) return value;
+    }
+    return "";
+  }
+  static std::string ErrorOf(const Response& response) {
+    return nlohmann::json::parse(response.body).at("error");
+  }
+
+  client::Client client_{"/nonexistent/protond.sock"};
+  Router router_{kToken, "/will/be/replaced", client_};
+};
+
+TEST_F(RouterTest, TheTokenSignsInWithACookieAndLeavesTheAddress) {
+  const Response signed_in = Get("/", "token=" + kToken, "");
+  EXPECT_EQ(signed_in.status, 303);
+  EXPECT_EQ(Header(signed_in, "Location"), "/");
+  EXPECT_EQ(Header(signed_in, "Set-Cookie"),
+            "protond_ui=" + kToken + "; HttpOnly; SameSite=Strict; Path=/");
+  EXPECT_EQ(Get("/", "token=" + std::string(64, '8'), "").status, 401);
+  EXPECT_EQ(Get("/", "token=", "").status, 401);
+  EXPECT_EQ(Header(Get("/", "token=x", ""), "Set-Cookie"), "");
+}
+
+TEST_F(RouterTest, EverythingElseNeedsTheCookieOrTheBearerToken) {
+  for (const std::string& cookie :
+       {std::string(""), "protond_ui=" + std::string(64, '8'), "protond_ui=" + kToken + "x"}) {
+    const Response page = Get("/", "", cookie);
+    EXPECT_EQ(page.status, 401) << cookie;
+    const Response api = Get("/api/sessions", "", cookie);
+    EXPECT_EQ(api.status, 401) << cookie;
+    EXPECT_EQ(api.content_type, "application/json");
+    EXPECT_THAT(ErrorOf(api), HasSubstr("not signed in"));
+  }
+  EXPECT_EQ(router_.Answer({"GET", "/api/sessions", "", "", "Bearer " + kToken}).status, 502);
+  EXPECT_EQ(router_.Answer({"GET", "/api/sessions", "", "", "Bearer " + kToken + "7"}).status, 401);
+  EXPECT_EQ(router_.Answer({"GET", "/api/sessions", "", "", kToken}).status, 401);
+}
+
+TEST_F(RouterTest, OnlyGet) {
+  const Response post = router_.Answer({"POST", "/api/sessions", "", "protond_ui=" + kToken, ""});
+  EXPECT_EQ(post.status, 405);
+  EXPECT_EQ(ErrorOf(post), "only GET is served, not POST");
+  EXPECT_EQ(Header(post, "Allow"), "GET");
+}
+
+TEST_F(RouterTest, PageFilesFromTheDirectory) {
+  Router router(kToken, dir_, client_);
+  const Response page = router.Answer({"GET", "/", "", "protond_ui=" + kToken, ""});
+  EXPECT_EQ(page.status, 200);
+  EXPECT_EQ(page.body, "<html>page</html>");
+  EXPECT_EQ(page.content_type, "text/html; charset=utf-8");
+  EXPECT_EQ(Header(page, "X-Content-Type-Options"), "nosniff");
+  EXPECT_EQ(Header(page, "Cache-Control"), "no-store");
+  EXPECT_EQ(router.Answer({"GET", "/../etc/passwd", "", "protond_ui=" + kToken, ""}).status, 404);
+  EXPECT_EQ(router.Answer({"GET", "/missing.js", "", "protond_ui=" + kToken, ""}).status, 404);
+}
+
+// Parameters are checked before protond is asked: a 400 names the parameter.
+TEST_F(RouterTest, BadParametersAreNamed) {
+  const std::pair<std::string, std::string> cases[] = {
+      {"/api/tree", "session=abc"},
+      {"/api/tree", ""},
+      {"/api/tree", "session=7&names=long"},
+      {"/api/diff", "a=1"},
+      {"/api/diff", "a=1&b=0"},
+      {"/api/export", "session=1&format=png"},
+      {"/api/export", "session=1"},
+      {"/api/tree", "session=%zz"},
+  };
+  const std::string expected[] = {
+      "session: 'abc' is not a session id (a positive number; see protonctl sessions)",
+      "session: the parameter is missing",
+      "names: short or full, not 'long'",
+      "b: the parameter is missing",
+      "b: '0' is not a session id (a positive number; see protonctl sessions)",
+      "format: --format is hatchet, chrome, folded, svg, csv or pprof, not 'png'",
+      "format: the parameter is missing",
+      "bad %-escape in the query: '%zz'",
+  };
+  for (size_t i = 0; i < std::size(cases); ++i) {
+    const Response answer = Get(cases[i].first, cases[i].second);
+    EXPECT_EQ(answer.status, 400) << cases[i].second;
+    EXPECT_EQ(ErrorOf(answer), expected[i]) << cases[i].second;
+  }
+}
+
+// No daemon: 502 with the client's message, which says what is (not) at the socket.
+TEST_F(RouterTest, ADaemonThatDoesNotAnswerIs502) {
+  const Response answer = Get("/api/tree", "session=7");
+  EXPECT_EQ(answer.status, 502);
+  EXPECT_THAT(ErrorOf(answer), HasSubstr("/nonexistent/protond.sock"));
+  EXPECT_EQ(Get("/api/nothing").status, 404);
+}
+
+}  // namespace
+}  // namespace protond::cli::ui

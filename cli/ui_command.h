@@ -1,0 +1,36 @@
+// `protonctl ui`: the web page for the calling user (docs/web.md), served on 127.0.0.1 until
+// SIGINT or SIGTERM. The parts are in cli/ui/.
+#ifndef PROTOND_CLI_UI_COMMAND_H_
+#define PROTOND_CLI_UI_COMMAND_H_
+
+#include <cstdio>
+#include <string>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "client-lib/cpp/client.h"
+
+namespace protond::cli {
+
+struct UiArgs {
+  int port = 0;         // --port; 0: a free port
+  std::string web_dir;  // --web-dir; "": DefaultWebDir()
+};
+
+// `ui [--port P] [--web-dir DIR]`; InvalidArgumentError says what is wrong with them.
+absl::StatusOr<UiArgs> ParseUiArgs(const std::vector<std::string>& args);
+
+// <directory of this protonctl>/../share/protond/web, where the build tree and an install keep
+// the page's files.
+absl::StatusOr<std::string> DefaultWebDir();
+
+// Checks the page's directory, listens, writes "protonctl ui: http://127.0.0.1:PORT/?token=T" and
+// a newline to `out` (flushed), and answers requests until SIGINT or SIGTERM; then OK. Blocks
+// both signals in the calling thread first, so that civetweb's threads, started after, never
+// take them.
+absl::Status RunUiCommand(client::Client& client, const UiArgs& args, FILE* out);
+
+}  // namespace protond::cli
+
+#endif  // PROTOND_CLI_UI_COMMAND_H_

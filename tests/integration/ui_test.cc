@@ -1,0 +1,318 @@
+// protonctl ui end to end: a real protond with two recorded sessions, `protonctl ui` in front of
+// it, and plain HTTP requests: sign-in, the page's files, and each API answer compared with what
+// protonctl prints for the same session.
+#include <signal.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <filesystem>
+#include <fstream>
+#include <thread>
+#include <vector>
+
+#include "absl/strings/ascii.h"
+#include "absl/strings/match.h"
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_split.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "nlohmann/json.hpp"
+#include "tests/integration/harness.h"
+
+namespace protond::testing {
+namespace {
+
+using ::testing::HasSubstr;
+using ::testing::StartsWith;
+
+constexpr char kHostileName[] = "<img src=x onerror=alert(1)>";
+
+struct Answer {
+  int status = 0;
+  std::string head;  // the status line and headers
+  std::string body;
+};
+
+Answer Get(int port, const std::string& target, const std::string& headers = "") {
+  const std::string raw = ExchangeOnLoopback(
+      port, absl::StrCat("GET ", target, " HTTP/1.1\r\nHost: 127.0.0.1\r\n", headers, "\r\n"));
+  Answer answer;
+  const size_t end = raw.find("\r\n\r\n");
+  answer.head = raw.substr(0, end);
+  answer.body = end == std::string::npos ? "" : raw.substr(end + 4);
+  const std::vector<std::string> status_line = absl::StrSplit(raw, absl::MaxSplits(' ', 2));
+  if (status_line.size() < 2 || !absl::SimpleAtoi(status_line[1], &answer.status)) {
+    ADD_FAILURE() << "no HTTP answer to " << target << ": " << raw;
+  }
+  return answer;
+}
+
+// The cells of each line of `protonctl tree`'s text, by the headers' widths: the header line is
+// each column's header right-aligned in its width, two spaces apart, and so are the cells.
+std::vector<std::vector<std::string>> TextCells(const std::string& text,
+                                                const std::vector<std::string>& columns) {
+  std::vector<std::string> lines = absl::StrSplit(text, '\n', absl::SkipEmpty());
+  std::vector<std::pair<size_t, size_t>> spans;  // begin, width
+  size_t begin = 0;
+  for (const std::string& header : columns) {
+    const size_t at = lines[0].find(header, begin);
+    EXPECT_NE(at, std::string::npos) << header << " in " << lines[0];
+    spans.emplace_back(begin, at + header.size() - begin);
+    begin = at + header.size() + 2;
+  }
+  std::vector<std::vector<std::string>> cells;
+  for (size_t i = 1; i < lines.size(); ++i) {
+    if (absl::StartsWith(lines[i], "note: ")) continue;
+    std::vector<std::string>& row = cells.emplace_back();
+    for (const auto& [start, width] : spans) {
+      row.emplace_back(absl::StripAsciiWhitespace(lines[i].substr(start, width)));
+    }
+  }
+  return cells;
+}
+
+// The JSON's nodes in the text's order: pre-order, children by index.
+std::vector<int> PreOrder(const nlohmann::json& nodes) {
+  std::vector<std::vector<int>> children(nodes.size());
+  for (const nlohmann::json& node : nodes) {
+    if (!node["parent"].is_null()) children[node["parent"].get<int>()].push_back(node["id"]);
+  }
+  std::vector<int> order, to_visit = {0};
+  while (!to_visit.empty()) {
+    const int node = to_visit.back();
+    to_visit.pop_back();
+    order.push_back(node);
+    for (auto child = children[node].rbegin(); child != children[node].rend(); ++child) {
+      to_visit.push_back(*child);
+    }
+  }
+  return order;
+}
+
+// Every node's text cells are the cells `protonctl tree` printed on its line, and its name ends
+// that line.
+void ExpectSameCells(const nlohmann::json& tree, const std::string& text) {
+  const std::vector<std::string> columns = tree["columns"];
+  const std::vector<std::vector<std::string>> cells = TextCells(text, columns);
+  const std::vector<int> order = PreOrder(tree["nodes"]);
+  ASSERT_EQ(cells.size(), order.size()) << text << tree.dump(1);
+  std::vector<std::string> lines = absl::StrSplit(text, '\n', absl::SkipEmpty());
+  for (size_t i = 0; i < order.size(); ++i) {
+    const nlohmann::json& node = tree["nodes"][order[i]];
+    EXPECT_EQ(node["text"].get<std::vector<std::string>>(), cells[i]) << lines[i + 1];
+    EXPECT_TRUE(absl::EndsWith(lines[i + 1], node["name"].get<std::string>())) << lines[i + 1];
+  }
+}
+
+class UiTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    daemon_.Start();
+    Record(kHostileName, "2");
+    Record("second", "4");
+    web_dir_ = dir_ + "/web";
+    ASSERT_EQ(mkdir(web_dir_.c_str(), 0755), 0);
+    std::ofstream(web_dir_ + "/index.html") << "<html>stub</html>";
+    chmod(dir_.c_str(), 0755);
+  }
+
+  void TearDown() override {
+    if (ui_ > 0) Stop();
+  }
+
+  void Record(const std::string& name, const std::string& steps) {
+    const Completed run = RunToEnd({Protonctl(), "--socket", daemon_.socket(), "run", "--name",
+                                    name, "--", BinDir() + "/sample_workload", "--steps", steps},
+                                   dir_);
+    ASSERT_EQ(run.exit_code, 0) << run.err;
+  }
+
+  std::string Protonctl() const { return BinDir() + "/protonctl"; }
+
+  // Starts `protonctl ui` (as `uid` when not 0) and reads the address it prints.
+  void StartUi(const std::string& protonctl, uid_t uid = 0) {
+    ui_ =
+        Spawn({protonctl, "--socket", daemon_.socket(), "ui", "--port", "0", "--web-dir", web_dir_},
+              dir_, {{}, uid});
+    std::string out;
+    for (int i = 0; i < 400 && out.find('\n') == std::string::npos; ++i) {
+      usleep(25'000);
+      out = SpawnedOutput(ui_, dir_);
+    }
+    const std::string prefix = "protonctl ui: http://127.0.0.1:";
+    ASSERT_THAT(out, StartsWith(prefix));
+    const size_t colon_end = prefix.size();
+    const size_t slash = out.find('/', colon_end);
+    ASSERT_TRUE(absl::SimpleAtoi(out.substr(colon_end, slash - colon_end), &port_)) << out;
+    ASSERT_EQ(out.substr(slash, 8), "/?token=") << out;
+    token_ = out.substr(slash + 8, out.find('\n') - slash - 8);
+    ASSERT_EQ(token_.size(), 64u) << out;
+  }
+
+  Completed Stop() {
+    kill(ui_, SIGTERM);
+    const Completed done = Wait(ui_, dir_);
+    ui_ = -1;
+    return done;
+  }
+
+  Answer SignedIn(const std::string& target) {
+    return Get(port_, target, absl::StrCat("Cookie: protond_ui=", token_, "\r\n"));
+  }
+
+  nlohmann::json Json(const std::string& target, int status = 200) {
+    const Answer answer = SignedIn(target);
+    EXPECT_EQ(answer.status, status) << target << ": " << answer.body;
+    EXPECT_THAT(answer.head, HasSubstr("\r\nContent-Type: application/json\r\n"));
+    return nlohmann::json::parse(answer.body, nullptr, /*allow_exceptions=*/false);
+  }
+
+  std::string Printed(const std::vector<std::string>& args) {
+    std::vector<std::string> argv = {Protonctl(), "--socket", daemon_.socket()};
+    argv.insert(argv.end(), args.begin(), args.end());
+    const Completed done = RunToEnd(argv, dir_, {{{"NO_COLOR", "1"}}, 0});
+    EXPECT_EQ(done.exit_code, 0) << done.err;
+    return done.out;
+  }
+
+  std::string dir_ = MakeTempDir();
+  Daemon daemon_{dir_};
+  std::string web_dir_;
+  pid_t ui_ = -1;
+  int port_ = 0;
+  std::string token_;
+};
+
+TEST_F(UiTest, SignInNeedsTheToken) {
+  StartUi(Protonctl());
+  EXPECT_EQ(Get(port_, "/api/sessions").status, 401);
+  EXPECT_EQ(Get(port_, "/").status, 401);
+  const std::string wrong(64, '0');
+  EXPECT_EQ(Get(port_, "/?token=" + wrong).status, 401);
+  EXPECT_EQ(Get(port_, "/api/sessions", "Cookie: protond_ui=" + wrong + "\r\n").status, 401);
+  const Answer signed_in = Get(port_, "/?token=" + token_);
+  EXPECT_EQ(signed_in.status, 303);
+  EXPECT_THAT(signed_in.head, HasSubstr("\r\nLocation: /\r\n"));
+  EXPECT_THAT(signed_in.head, HasSubstr("\r\nSet-Cookie: protond_ui=" + token_ +
+                                        "; HttpOnly; SameSite=Strict; Path=/\r\n"));
+  const Answer page = SignedIn("/");
+  EXPECT_EQ(page.status, 200);
+  EXPECT_EQ(page.body, "<html>stub</html>");
+  EXPECT_EQ(Get(port_, "/api/sessions", "Authorization: Bearer " + token_ + "\r\n").status, 200);
+  // Outside the page's directory: refused, whatever the path's dots.
+  for (const char* target : {"/../etc/passwd", "/%2e%2e/etc/passwd", "/..%2fetc/passwd"}) {
+    const Answer escaped = SignedIn(target);
+    EXPECT_NE(escaped.status, 200) << target;
+    EXPECT_THAT(escaped.body, ::testing::Not(HasSubstr("root:"))) << target;
+  }
+  const Completed stopped = Stop();
+  EXPECT_EQ(stopped.exit_code, 0) << stopped.err;
+  // The token never reaches stderr (nothing is logged).
+  EXPECT_EQ(stopped.err, "");
+}
+
+TEST_F(UiTest, SessionsListsThemWithUntrustedNamesIntact) {
+  StartUi(Protonctl());
+  const Answer answer = SignedIn("/api/sessions");
+  ASSERT_EQ(answer.status, 200);
+  EXPECT_THAT(answer.body, HasSubstr(absl::StrCat("\"name\":\"", kHostileName, "\"")));
+  const nlohmann::json json = nlohmann::json::parse(answer.body);
+  ASSERT_EQ(json["sessions"].size(), 2u);
+  EXPECT_EQ(json["sessions"][0]["id"], "1");
+  EXPECT_EQ(json["sessions"][0]["name"], kHostileName);
+  EXPECT_EQ(json["sessions"][0]["state"], "STOPPED");
+  EXPECT_EQ(json["sessions"][0]["dropped_records"], "0");
+  EXPECT_EQ(json["sessions"][1]["name"], "second");
+}
+
+TEST_F(UiTest, TreeAndDiffShowProtonctlsCells) {
+  StartUi(Protonctl());
+  nlohmann::json tree = Json("/api/tree?session=2");
+  EXPECT_EQ(tree["session"]["name"], "second");
+  EXPECT_EQ(tree["columns"], nlohmann::json::array({"cpu_time (ms)"}));
+  ExpectSameCells(tree, Printed({"tree", "2"}));
+  tree = Json("/api/tree?session=2&metrics=cpu_time%2Fus,count,flops");
+  EXPECT_EQ(tree["columns"], nlohmann::json::array({"cpu_time (us)", "count", "flops"}));
+  ExpectSameCells(tree, Printed({"tree", "2", "-m", "cpu_time/us,count,flops"}));
+  const nlohmann::json diff = Json("/api/diff?a=2&b=1&metrics=count,flops");
+  EXPECT_EQ(diff["session"]["name"], "second");
+  EXPECT_EQ(diff["base"]["name"], kHostileName);
+  ExpectSameCells(diff, Printed({"tree", "2", "--diff", "1", "-m", "count,flops"}));
+  // 4 steps minus 2: "step" ran twice more.
+  bool found_step = false;
+  for (const nlohmann::json& node : diff["nodes"]) {
+    if (node["name"] != "step") continue;
+    found_step = true;
+    EXPECT_EQ(node["values"][0], 2);
+  }
+  EXPECT_TRUE(found_step) << diff.dump(1);
+}
+
+TEST_F(UiTest, ExportIsProtonctlsFile) {
+  StartUi(Protonctl());
+  const Answer folded = SignedIn("/api/export?session=2&format=folded");
+  ASSERT_EQ(folded.status, 200) << folded.body;
+  EXPECT_THAT(folded.head,
+              HasSubstr("\r\nContent-Disposition: attachment; filename=\"protond-2.folded\"\r\n"));
+  EXPECT_EQ(folded.body, Printed({"export", "2", "--format", "folded", "-o", "-"}));
+}
+
+TEST_F(UiTest, BadParametersAndMissingSessions) {
+  StartUi(Protonctl());
+  nlohmann::json error = Json("/api/tree?session=2&metrics=bogus", 400);
+  EXPECT_THAT(error["error"].get<std::string>(), StartsWith("metrics: metric \"bogus\""));
+  error = Json("/api/tree?session=x", 400);
+  EXPECT_THAT(error["error"].get<std::string>(), StartsWith("session: "));
+  error = Json("/api/export?session=2&format=png", 400);
+  EXPECT_THAT(error["error"].get<std::string>(), StartsWith("format: "));
+  error = Json("/api/tree?session=99", 404);
+  EXPECT_THAT(error["error"].get<std::string>(), HasSubstr("99"));
+}
+
+// Several requests at once, from several threads: each answered in full.
+TEST_F(UiTest, AnswersRequestsConcurrently) {
+  StartUi(Protonctl());
+  const std::string expected = SignedIn("/api/tree?session=2&metrics=count").body;
+  std::vector<std::thread> threads;
+  std::atomic<int> same{0};
+  for (int t = 0; t < 8; ++t) {
+    threads.emplace_back([&] {
+      for (int i = 0; i < 10; ++i) {
+        const Answer answer = SignedIn("/api/tree?session=2&metrics=count");
+        if (answer.status == 200 && answer.body == expected) ++same;
+      }
+    });
+  }
+  for (std::thread& thread : threads) thread.join();
+  EXPECT_EQ(same.load(), 80);
+}
+
+TEST_F(UiTest, AnotherUsersPageSeesNoneOfTheSessions) {
+  if (geteuid() != 0) GTEST_SKIP() << "needs root to create a second user with useradd";
+  OtherUser other;
+  ASSERT_NE(other.uid(), 0u) << "useradd failed";
+  const std::string protonctl = dir_ + "/protonctl";
+  std::filesystem::copy_file(Protonctl(), protonctl);
+  StartUi(protonctl, other.uid());
+  EXPECT_EQ(Json("/api/sessions")["sessions"].size(), 0u);
+  const nlohmann::json refused = Json("/api/tree?session=1", 404);
+  EXPECT_EQ(refused["error"], "session 1 does not exist (see protonctl sessions)");
+  EXPECT_EQ(Json("/api/export?session=1&format=folded", 404)["error"],
+            "session 1 belongs to another user");
+  Stop();  // before the user goes
+}
+
+TEST_F(UiTest, WithoutThePageItRefusesToStart) {
+  const std::string empty = dir_ + "/empty";
+  ASSERT_EQ(mkdir(empty.c_str(), 0755), 0);
+  const Completed refused =
+      RunToEnd({Protonctl(), "--socket", daemon_.socket(), "ui", "--web-dir", empty}, dir_);
+  EXPECT_EQ(refused.exit_code, 1);
+  EXPECT_THAT(refused.err, HasSubstr(empty));
+  EXPECT_THAT(refused.err, HasSubstr("scripts/build_web.sh"));
+}
+
+}  // namespace
+}  // namespace protond::testing
