@@ -1,8 +1,10 @@
 #include "cli/ui_command.h"
 
-#include <pthread.h>
+#include <semaphore.h>
 #include <signal.h>
 #include <unistd.h>
+
+#include <cerrno>
 
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
@@ -33,12 +35,26 @@ absl::Status ParseUiOption(ArgReader& reader, UiArgs* parsed) {
   return absl::OkStatus();
 }
 
-sigset_t StopSignals() {
-  sigset_t signals;
-  sigemptyset(&signals);
-  sigaddset(&signals, SIGINT);
-  sigaddset(&signals, SIGTERM);
-  return signals;
+// Posted by the handler of SIGINT and SIGTERM (sem_post is async-signal-safe). A handler rather
+// than sigwait: gRPC's threads, started with the Client before this command, do not block the
+// signals, and one of them taking a signal with its default action would end the process.
+sem_t g_stop_signals;
+
+void OnStopSignal(int) { sem_post(&g_stop_signals); }
+
+void CatchStopSignals() {
+  sem_init(&g_stop_signals, /*pshared=*/0, /*value=*/0);
+  struct sigaction action = {};
+  action.sa_handler = OnStopSignal;
+  action.sa_flags = SA_RESTART;
+  sigemptyset(&action.sa_mask);
+  sigaction(SIGINT, &action, nullptr);
+  sigaction(SIGTERM, &action, nullptr);
+}
+
+void WaitForStopSignal() {
+  while (sem_wait(&g_stop_signals) != 0 && errno == EINTR) {
+  }
 }
 
 }  // namespace
@@ -65,16 +81,13 @@ absl::Status RunUiCommand(client::Client& client, const UiArgs& args, FILE* out)
   }
   RETURN_IF_ERROR(ui::CheckPageDirectory(web_dir));
   ASSIGN_OR_RETURN(const std::string token, ui::NewToken());
-  const sigset_t stop = StopSignals();
-  pthread_sigmask(SIG_BLOCK, &stop, nullptr);
+  CatchStopSignals();
   const ui::Router router(token, web_dir, client);
   ASSIGN_OR_RETURN(const std::unique_ptr<ui::HttpServer> server,
                    ui::HttpServer::Start(args.port, router));
   std::fprintf(out, "protonctl ui: http://127.0.0.1:%d/?token=%s\n", server->port(), token.c_str());
   std::fflush(out);
-  int signal_number = 0;
-  while (sigwait(&stop, &signal_number) != 0) {
-  }
+  WaitForStopSignal();
   return absl::OkStatus();
 }
 

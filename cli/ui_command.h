@@ -26,9 +26,8 @@ absl::StatusOr<UiArgs> ParseUiArgs(const std::vector<std::string>& args);
 absl::StatusOr<std::string> DefaultWebDir();
 
 // Checks the page's directory, listens, writes "protonctl ui: http://127.0.0.1:PORT/?token=T" and
-// a newline to `out` (flushed), and answers requests until SIGINT or SIGTERM; then OK. Blocks
-// both signals in the calling thread first, so that civetweb's threads, started after, never
-// take them.
+// a newline to `out` (flushed), and answers requests until SIGINT or SIGTERM; then OK, once the
+// requests in flight are answered. Installs its own handler for both signals (once per process).
 absl::Status RunUiCommand(client::Client& client, const UiArgs& args, FILE* out);
 
 }  // namespace protond::cli
