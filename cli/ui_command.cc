@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <filesystem>
 
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
@@ -70,8 +71,8 @@ absl::StatusOr<std::string> DefaultWebDir() {
   char self[4096];
   const ssize_t length = readlink("/proc/self/exe", self, sizeof(self) - 1);
   if (length <= 0) return absl::InternalError("cannot find this protonctl's own path");
-  const std::string path(self, length);
-  return absl::StrCat(path.substr(0, path.rfind('/')), "/../share/protond/web");
+  const std::filesystem::path bin = std::filesystem::path(std::string(self, length)).parent_path();
+  return (bin / "../share/protond/web").lexically_normal().string();
 }
 
 absl::Status RunUiCommand(client::Client& client, const UiArgs& args, FILE* out) {

@@ -21,8 +21,8 @@ struct UiArgs {
 // `ui [--port P] [--web-dir DIR]`; InvalidArgumentError says what is wrong with them.
 absl::StatusOr<UiArgs> ParseUiArgs(const std::vector<std::string>& args);
 
-// <directory of this protonctl>/../share/protond/web, where the build tree and an install keep
-// the page's files.
+// <directory of this protonctl>/../share/protond/web (written without the ".."), where the build
+// tree and an install keep the page's files.
 absl::StatusOr<std::string> DefaultWebDir();
 
 // Checks the page's directory, listens, writes "protonctl ui: http://127.0.0.1:PORT/?token=T" and
