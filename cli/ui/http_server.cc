@@ -48,11 +48,13 @@ absl::StatusOr<std::unique_ptr<HttpServer>> HttpServer::Start(int port, const Ro
   const char* options[] = {"listening_ports", listen.c_str(), "num_threads", "8", nullptr};
   mg_callbacks callbacks = {};
   callbacks.begin_request = AnswerRequest;
-  mg_context* context =
-      mg_start(&callbacks, const_cast<void*>(static_cast<const void*>(&router)), options);
+  mg_init_data init = {&callbacks, const_cast<void*>(static_cast<const void*>(&router)), options};
+  char reason[256] = {};
+  mg_error_data error = {nullptr, reason, sizeof(reason)};
+  mg_context* context = mg_start2(&init, &error);
   if (context == nullptr) {
     mg_exit_library();
-    return absl::UnavailableError(absl::StrCat("cannot listen on ", listen));
+    return absl::UnavailableError(absl::StrCat("cannot listen on ", listen, ": ", reason));
   }
   mg_server_port ports[1] = {};
   if (mg_get_server_ports(context, 1, ports) != 1 || ports[0].port <= 0) {

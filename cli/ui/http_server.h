@@ -15,7 +15,8 @@ namespace protond::cli::ui {
 class HttpServer {
  public:
   // Listens on 127.0.0.1:`port` (0: a free port) and answers with `router`, which must outlive
-  // the server. UnavailableError naming the port when it cannot listen there.
+  // the server. UnavailableError naming the port, and civetweb's reason, when it cannot listen
+  // there.
   static absl::StatusOr<std::unique_ptr<HttpServer>> Start(int port, const Router& router);
   // Stops listening and waits for the requests being answered.
   ~HttpServer();

@@ -1,7 +1,10 @@
 // protonctl ui end to end: a real protond with two recorded sessions, `protonctl ui` in front of
 // it, and plain HTTP requests: sign-in, the page's files, and each API answer compared with what
 // protonctl prints for the same session.
+#include <arpa/inet.h>
+#include <netinet/in.h>
 #include <signal.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -324,6 +327,26 @@ TEST_F(UiTest, WithoutThePageItRefusesToStart) {
   EXPECT_EQ(refused.exit_code, 1);
   EXPECT_THAT(refused.err, HasSubstr(empty));
   EXPECT_THAT(refused.err, HasSubstr("scripts/build_web.sh"));
+}
+
+// A port that something else holds: refused, naming it.
+TEST_F(UiTest, APortInUseIsRefusedNamingIt) {
+  const int held = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  sockaddr_in address = {};
+  address.sin_family = AF_INET;
+  address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  ASSERT_EQ(bind(held, reinterpret_cast<sockaddr*>(&address), sizeof(address)), 0);
+  ASSERT_EQ(listen(held, 1), 0);
+  socklen_t length = sizeof(address);
+  ASSERT_EQ(getsockname(held, reinterpret_cast<sockaddr*>(&address), &length), 0);
+  const std::string port = std::to_string(ntohs(address.sin_port));
+  const Completed refused = RunToEnd(
+      {Protonctl(), "--socket", daemon_.socket(), "ui", "--port", port, "--web-dir", web_dir_},
+      dir_);
+  close(held);
+  EXPECT_EQ(refused.exit_code, 1);
+  EXPECT_THAT(refused.err, StartsWith("protonctl: cannot listen on 127.0.0.1:" + port + ": "));
+  EXPECT_EQ(refused.out, "");
 }
 
 }  // namespace
