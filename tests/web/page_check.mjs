@@ -6,7 +6,7 @@
 // to the artifacts folder. Prints the first render time of the --big session's tree.
 //
 //   page_check.mjs BASE_URL_WITH_TOKEN SESSION_ID [--diff A B] [--big SESSION_ID]
-//                  [--require-hostile] [--artifacts DIR] [--render-limit-ms MS]
+//                  [--require-hostile] [--artifacts DIR] [--metrics SPEC] [--render-limit-ms MS]
 //
 // --require-hostile: SESSION_ID's tree must hold the name <img src=x onerror=alert(1)> (the
 // mock's does). Needs puppeteer-core from web/node_modules (scripts/build_web.sh installs it)
@@ -21,7 +21,8 @@ const HOSTILE_NAME = "<img src=x onerror=alert(1)>";
 const ROW_PX = 18; // web/src/views/flame.ts
 
 function parseArgs(argv) {
-  const options = { diff: null, big: null, requireHostile: false, artifacts: "web-artifacts", renderLimitMs: 1000 };
+  const options = { diff: null, big: null, requireHostile: false, artifacts: "web-artifacts", renderLimitMs: null,
+    metrics: "time/ms,count" };
   const positional = [];
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i];
@@ -29,12 +30,13 @@ function parseArgs(argv) {
     else if (a === "--big") options.big = argv[++i];
     else if (a === "--require-hostile") options.requireHostile = true;
     else if (a === "--artifacts") options.artifacts = argv[++i];
+    else if (a === "--metrics") options.metrics = argv[++i];
     else if (a === "--render-limit-ms") options.renderLimitMs = Number(argv[++i]);
     else positional.push(a);
   }
   if (positional.length !== 2) {
     console.error("usage: page_check.mjs BASE_URL_WITH_TOKEN SESSION_ID [--diff A B] [--big ID] " +
-      "[--require-hostile] [--artifacts DIR] [--render-limit-ms MS]");
+      "[--require-hostile] [--artifacts DIR] [--metrics SPEC] [--render-limit-ms MS]");
     process.exit(2);
   }
   [options.url, options.session] = positional;
@@ -231,11 +233,14 @@ async function checkSession() {
     check(name === root1.name.replace(/[\u0000-\u001f\u007f-\u009f\u2028\u2029\u202a-\u202e\u2066-\u2069\u200e\u200f]/g, (c) => `\\u{${c.charCodeAt(0).toString(16)}}`),
       "names=full shows the full names");
   }
-  await page.$eval("#metrics", (input) => { input.value = "time/ms,count"; input.dispatchEvent(new Event("change")); });
-  await page.waitForFunction(() => document.querySelector("#tree thead th[data-column='0']")?.textContent?.includes("ms"), { timeout: 20000 }).catch(() => {});
-  const ms = await api(`/api/tree?session=${options.session}&metrics=time%2Fms%2Ccount&names=full`);
+  const spec = options.metrics;
+  const ms = await api(`/api/tree?session=${options.session}&metrics=${encodeURIComponent(spec)}&names=full`);
+  await page.$eval("#metrics", (input, value) => { input.value = value; input.dispatchEvent(new Event("change")); }, spec);
+  await page.waitForFunction((columns) => JSON.stringify([...document.querySelectorAll("#tree thead th")].slice(1)
+    .map((t) => t.textContent)) === JSON.stringify(columns), { timeout: 20000 }, ms.body.columns ?? []).catch(() => {});
   const msHeaders = await page.$$eval("#tree thead th", (th) => th.map((t) => t.textContent));
-  check(ms.status === 200 && JSON.stringify(msHeaders.slice(1)) === JSON.stringify(ms.body.columns), `metrics= changes the columns (${msHeaders.slice(1)})`);
+  check(ms.status === 200 && JSON.stringify(msHeaders.slice(1)) === JSON.stringify(ms.body.columns) &&
+    JSON.stringify(ms.body.columns) !== JSON.stringify(columns), `metrics= changes the columns (${msHeaders.slice(1)})`);
 
   // Export links, and the download they give.
   const links = await page.$$eval("a.export", (as) => as.map((a) => a.getAttribute("href")));
@@ -289,7 +294,10 @@ async function checkBig(id) {
   const ms = Number(await page.evaluate(() => document.documentElement.getAttribute("data-tree-rendered-ms")));
   const count = (await api(`/api/tree?session=${id}`)).body.nodes.length;
   console.log(`first render of session ${id}'s ${count}-node tree: ${ms} ms after navigation (goal <= 1000 ms)`);
-  check(ms <= options.renderLimitMs, `the ${count}-node tree renders in ${ms} ms (limit ${options.renderLimitMs} ms)`);
+  // A goal, measured by bench/web_render.sh; a limit only where one is asked for.
+  if (options.renderLimitMs !== null) {
+    check(ms <= options.renderLimitMs, `the ${count}-node tree renders in ${ms} ms (limit ${options.renderLimitMs} ms)`);
+  }
   await shot("big-tree.png");
 }
 

@@ -32,8 +32,7 @@ const server = await startMockServer({ webDir });
 const here = dirname(fileURLToPath(import.meta.url));
 // Not spawnSync: this process serves the page while the check runs.
 const child = spawn(process.execPath, [join(here, "page_check.mjs"), server.url, "1", "--diff", "1", "2",
-  "--big", "3", "--require-hostile", "--artifacts", artifacts,
-  "--render-limit-ms", process.env.PROTOND_WEB_RENDER_LIMIT_MS ?? "1000"], { stdio: "inherit" });
+  "--big", "3", "--require-hostile", "--artifacts", artifacts], { stdio: "inherit" });
 const status = await new Promise((resolve) => child.on("exit", (code) => resolve(code ?? 1)));
 server.close();
 process.exit(status);
