@@ -17,6 +17,7 @@
 #include "cli/fan_out/each_host.h"
 #include "cli/fan_out/hostlist.h"
 #include "cli/fan_out/job_tree_command.h"
+#include "cli/job_command.h"
 #include "cli/on_demand_commands.h"
 #include "cli/profile_commands.h"
 #include "cli/remote_endpoint.h"
@@ -134,6 +135,12 @@ int Tree(client::Client& client, const std::vector<std::string>& args) {
   tree_args->view.colour = ColourOutput();
   if (tree_args->follow) return Follow(client, *tree_args);
   return Print(RenderTreeCommand(client, *tree_args));
+}
+
+int Job(client::Client& client, const std::vector<std::string>& args) {
+  absl::StatusOr<JobArgs> job_args = ParseJobArgs(args);
+  if (!job_args.ok()) return BadCommandUsage("job", job_args.status().message());
+  return Print(RunJobCommand(client, *job_args));
 }
 
 int Top(client::Client& client, const std::vector<std::string>& args) {
@@ -330,6 +337,7 @@ int Main(int argc, char** argv) {
   client::Client& client = *new client::Client(*std::move(endpoint));
   if (command == "sessions") return Sessions(client, args);
   if (command == "tree") return Tree(client, args);
+  if (command == "job") return Job(client, args);
   if (command == "top") return Top(client, args);
   if (command == "export") return Export(client, args);
   if (command == "devices") return Devices(client, args);

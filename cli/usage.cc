@@ -36,6 +36,11 @@ constexpr CommandText kCommands[] = {
      "total,\n"
      "                                            min, median and max per rank, and the slowest\n"
      "                                            rank (with --hosts: over every node)\n"},
+    {"job",
+     "  job SESSION | job --job JOB               which rank the others wait for in NCCL\n"
+     "                                            collectives, and a summary per collective\n"
+     "                                            (sessions run with --data trace; "
+     "docs/jobs.md)\n"},
     {"top",
      "  top SESSION|FILE [-n COUNT] [--full-names | --mangled]\n"
      "                                            the kernels that took the most GPU time, with\n"

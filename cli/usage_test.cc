@@ -19,8 +19,8 @@ TEST(UsageTest, ACommandsUsageIsItsPartOfTheWhole) {
   const std::string whole = ProtonctlUsage("/run/protond/protond.sock");
   EXPECT_THAT(whole, StartsWith("usage: protonctl [--socket PATH"));
   EXPECT_THAT(whole, HasSubstr("else the default (/run/protond/protond.sock).\n"));
-  for (const char* command : {"run", "sessions", "tree", "top", "export", "devices", "processes",
-                              "start", "stop", "ui"}) {
+  for (const char* command : {"run", "sessions", "tree", "job", "top", "export", "devices",
+                              "processes", "start", "stop", "ui"}) {
     const std::string usage = CommandUsage(command);
     ASSERT_THAT(usage, StartsWith("usage: protonctl [GLOBAL OPTIONS] COMMAND ...\n  ")) << command;
     const std::string part = usage.substr(usage.find('\n') + 1);
@@ -44,6 +44,11 @@ TEST(UsageTest, UiShowsItsOptions) {
             "address,\n"
             "                                            with a token; until Ctrl-C "
             "(docs/web.md)\n");
+}
+
+TEST(UsageTest, JobShowsBothItsForms) {
+  EXPECT_THAT(CommandUsage("job"), HasSubstr("  job SESSION | job --job JOB "));
+  EXPECT_THAT(CommandUsage("job"), HasSubstr("(sessions run with --data trace; docs/jobs.md)\n"));
 }
 
 TEST(UsageTest, AnUnknownCommandHasNoUsage) {

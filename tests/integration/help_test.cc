@@ -38,8 +38,8 @@ class HelpTest : public ::testing::Test {
 };
 
 TEST_F(HelpTest, EveryCommandAnswersHelpWithItsUsageAndStartsNothing) {
-  for (const char* command :
-       {"run", "sessions", "tree", "top", "export", "devices", "processes", "start", "stop"}) {
+  for (const char* command : {"run", "sessions", "tree", "job", "top", "export", "devices",
+                              "processes", "start", "stop"}) {
     for (const char* help : {"--help", "-h"}) {
       const Completed shown = Protonctl({command, help});
       EXPECT_EQ(shown.exit_code, 0) << command << " " << help << ": " << shown.err;

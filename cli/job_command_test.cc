@@ -1,0 +1,122 @@
+#include "cli/job_command.h"
+
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+
+namespace protond::cli {
+namespace {
+
+using ::testing::HasSubstr;
+
+constexpr uint64_t kMs = 1'000'000;
+
+TEST(JobCommandTest, TakesASessionOrAJob) {
+  absl::StatusOr<JobArgs> args = ParseJobArgs({"12"});
+  ASSERT_TRUE(args.ok()) << args.status();
+  EXPECT_EQ(args->session_id, 12u);
+  EXPECT_EQ(args->job, "");
+  args = ParseJobArgs({"--job", "77"});
+  ASSERT_TRUE(args.ok()) << args.status();
+  EXPECT_EQ(args->session_id, 0u);
+  EXPECT_EQ(args->job, "77");
+}
+
+TEST(JobCommandTest, RefusesWhatItCannotRead) {
+  const std::vector<std::pair<std::vector<std::string>, std::string>> cases = {
+      {{}, "give a session id or --job JOB (one of them)"},
+      {{"12", "--job", "77"}, "give a session id or --job JOB (one of them)"},
+      {{"--job"}, "--job needs a job id"},
+      {{"--job", ""}, "--job needs a job id"},
+      {{"12", "13"}, "unexpected argument '13'"},
+      {{"0"}, "'0' is not a session id (a positive number; see protonctl sessions)"},
+      {{"abc"}, "'abc' is not a session id (a positive number; see protonctl sessions)"},
+      {{"12", "--follow"}, "unknown option '--follow'"},
+  };
+  for (const auto& [args, message] : cases) {
+    const absl::StatusOr<JobArgs> parsed = ParseJobArgs(args);
+    ASSERT_FALSE(parsed.ok()) << testing::PrintToString(args);
+    EXPECT_EQ(parsed.status().message(), message) << testing::PrintToString(args);
+  }
+}
+
+// A trace session of two ranks: `calls` all_reduce kernels, rank 1 starting `delay_ns` later,
+// both ending together.
+struct TwoRanks {
+  v1::Session session;
+  v1::Trace trace;
+
+  TwoRanks(int calls, uint64_t delay_ns) {
+    session.set_id(5);
+    session.set_data(v1::Session::TRACE);
+    for (int rank = 0; rank < 2; ++rank) {
+      v1::SessionProcess* process = session.add_processes();
+      process->set_process_id(rank + 1);
+      process->set_pid(4000 + rank);
+      process->mutable_job()->set_rank(std::to_string(rank));
+    }
+    v1::TreeNode* node = trace.add_nodes();
+    node->set_id(3);
+    node->set_name(
+        "_Z39ncclDevKernel_AllReduce_Sum_f32_RING_LL24ncclDevKernelArgsStorageILm4096EE");
+    for (int call = 0; call < calls; ++call) {
+      for (int rank = 0; rank < 2; ++rank) {
+        v1::GpuEvent* event = trace.add_gpu_events();
+        event->set_process_id(rank + 1);
+        event->set_node_id(3);
+        event->set_kind(v1::GpuEvent::KERNEL);
+        event->set_start_ns(kMs * (100 + 50 * call) + rank * delay_ns);
+        event->set_end_ns(kMs * (101 + 50 * call) + delay_ns);
+      }
+    }
+  }
+};
+
+TEST(JobCommandTest, ReportsTheLateRankAndTheSummary) {
+  const TwoRanks job(50, 10 * kMs);
+  const view::TracedSession sessions[] = {{&job.session, &job.trace, "node01"}};
+  EXPECT_EQ(RenderJobReport(sessions, "77"),
+            "job 77: session 5, 2 ranks with NCCL kernels, matched in launch order (bytes "
+            "unknown: no bandwidth)\n"
+            "rank 1 (pid 4001, node01) arrives last at 50 of 50 all_reduce calls, on average "
+            "10.0 ms after the first; rank 0 waited 500 ms in all\n"
+            "\n"
+            "COLLECTIVE  CALLS  JUDGED  RANK TIME  TRANSFER    WAIT  ALGORITHM  PROTOCOL\n"
+            "all_reduce     50      50     600 ms   50.0 ms  500 ms  RING       LL\n");
+}
+
+TEST(JobCommandTest, NamesNoRankWithoutADelay) {
+  const TwoRanks job(50, 0);
+  const view::TracedSession sessions[] = {{&job.session, &job.trace, "node01"}};
+  EXPECT_THAT(RenderJobReport(sessions, ""),
+              HasSubstr("session 5, 2 ranks with NCCL kernels, matched in launch order (bytes "
+                        "unknown: no bandwidth)\nno rank is late: "));
+}
+
+TEST(JobCommandTest, SaysWhenThereIsNothingToMatch) {
+  TwoRanks job(0, 0);
+  job.trace.mutable_nodes(0)->set_name("_Z4gemmPf");
+  v1::GpuEvent* event = job.trace.add_gpu_events();
+  event->set_process_id(1);
+  event->set_node_id(3);
+  event->set_kind(v1::GpuEvent::KERNEL);
+  const view::TracedSession sessions[] = {{&job.session, &job.trace, ""}};
+  EXPECT_EQ(RenderJobReport(sessions, ""),
+            "session 5, 0 ranks with NCCL kernels, matched in launch order (bytes unknown: no "
+            "bandwidth)\n"
+            "no NCCL collective kernels: nothing to match\n");
+}
+
+TEST(JobCommandTest, ListsTheProblemsLast) {
+  TwoRanks job(3, 10 * kMs);
+  job.trace.mutable_gpu_events()->RemoveLast();  // rank 1's last kernel
+  const view::TracedSession sessions[] = {{&job.session, &job.trace, ""}};
+  EXPECT_THAT(RenderJobReport(sessions, ""),
+              HasSubstr("  RING       LL\n"
+                        "problems:\n"
+                        "  the ranks ran different numbers of NCCL collective kernels (rank 0: 3, "
+                        "rank 1: 2): only the first 2 of each are matched, which is right only if "
+                        "the others came after them\n"));
+}
+
+}  // namespace
+}  // namespace protond::cli
