@@ -4,10 +4,8 @@
 // for the daemon to drain the lane as it goes, as the chain is several lanes long.
 #include <unistd.h>
 
-#include <chrono>
 #include <cstdio>
 #include <cstdlib>
-#include <thread>
 #include <vector>
 
 #include "common/record/record_format.h"
@@ -16,14 +14,8 @@
 
 namespace {
 
-// Appends `bytes`, waiting up to a minute for the daemon to make room.
 bool Append(protond::ring::LaneWriter& lane, const void* record, size_t bytes) {
-  const auto deadline = std::chrono::steady_clock::now() + std::chrono::minutes(1);
-  while (!lane.TryAppend(record, bytes)) {
-    if (std::chrono::steady_clock::now() > deadline) return false;
-    std::this_thread::sleep_for(std::chrono::milliseconds(1));
-  }
-  return true;
+  return protond::testing::AppendWaiting(lane, record, bytes);
 }
 
 template <typename Record>

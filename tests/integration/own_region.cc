@@ -5,9 +5,11 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <chrono>
 #include <cstdlib>
 #include <cstring>
 #include <string>
+#include <thread>
 
 namespace protond::testing {
 
@@ -38,6 +40,15 @@ ring::LaneWriter ClaimLastLane(void* region, uint32_t tid) {
   return ring::LaneWriter(
       lane_header, ring::LaneDataAt(region, header->lane_count, header->lane_data_bytes, lane),
       header->lane_data_bytes);
+}
+
+bool AppendWaiting(ring::LaneWriter& lane, const void* record, size_t bytes) {
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::minutes(1);
+  while (!lane.TryAppend(record, bytes)) {
+    if (std::chrono::steady_clock::now() > deadline) return false;
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  }
+  return true;
 }
 
 }  // namespace protond::testing

@@ -15,6 +15,10 @@ void* MapOwnRegion();
 // Claims the region's last lane (the shim's threads take lanes from the first) for `tid`.
 ring::LaneWriter ClaimLastLane(void* region, uint32_t tid);
 
+// Appends `bytes` to `lane`, waiting up to a minute for the daemon to make room; false if it never
+// did. For workloads that write more than a lane holds.
+bool AppendWaiting(ring::LaneWriter& lane, const void* record, size_t bytes);
+
 }  // namespace protond::testing
 
 #endif  // PROTOND_TESTS_INTEGRATION_OWN_REGION_H_
