@@ -33,41 +33,8 @@ from training_check import launches_under, session_failures, verdict  # noqa: E4
 # (cuBLAS's): tests/gpu/hatchet_check.py's rules.
 EXPECTED = ["train/step/**/~nccl>=10", "train/step/**/~gemm|nvjet|xmma|cutlass>=10"]
 
-PROGRAM = r'''
-import json, os, sys, time, torch
-import torch.distributed as dist
-from transformers import GPT2Config, GPT2LMHeadModel
-import protond.profiler as proton
-
-dist.init_process_group("nccl")
-rank = dist.get_rank()
-torch.cuda.set_device(int(os.environ["LOCAL_RANK"]))
-torch.manual_seed(0)
-config = GPT2Config(n_layer=4, n_head=8, n_embd=512, n_positions=256, vocab_size=8192)
-model = torch.nn.parallel.DistributedDataParallel(GPT2LMHeadModel(config).cuda())
-optimizer = torch.optim.AdamW(model.parameters(), lr=1e-4)
-tokens = torch.randint(0, config.vocab_size, (8, 256), device="cuda")
-
-def train_step():
-    loss = model(tokens, labels=tokens).loss
-    loss.backward()
-    optimizer.step()
-    optimizer.zero_grad(set_to_none=True)
-
-for _ in range(3):
-    train_step()
-torch.cuda.synchronize()
-proton.start(os.path.join(sys.argv[1], f"rank{rank}"))
-with proton.scope("train"):
-    for _ in range(10):
-        with proton.scope("step"):
-            train_step()
-torch.cuda.synchronize()
-begin = time.perf_counter()
-proton.finalize()
-print(f"RESULT {rank} " + json.dumps({"finalize_ms": (time.perf_counter() - begin) * 1e3}))
-dist.destroy_process_group()
-'''
+# One rank's training, shared with tests/device/job_verdict_check.sh.
+PROGRAM = os.path.join(os.path.dirname(os.path.abspath(__file__)), "ddp_train.py")
 
 
 def device_failures(ctl):
@@ -90,9 +57,7 @@ def device_failures(ctl):
 def main():
     bundle = os.path.abspath(sys.argv[1] if len(sys.argv) > 1 else "bundle")
     work = tempfile.mkdtemp()
-    program = os.path.join(work, "ddp_program.py")
-    with open(program, "w") as f:
-        f.write(PROGRAM)
+    program = PROGRAM
     failures = []
     with protond(bundle, work) as socket:
         ctl = [f"{bundle}/bin/protonctl", "--socket", socket]

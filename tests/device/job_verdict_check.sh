@@ -1,0 +1,58 @@
+#!/usr/bin/env bash
+# GPU check of `protonctl job` (issue 32, before the NCCL profiler plugin) with a bundle
+# (scripts/bundle.sh) on a machine with two GPUs: a DDP job of two ranks (tests/gpu/ddp_train.py:
+# the tiny GPT-2, random init, AdamW, 30 steps, one all-reduce per step) under
+# `protonctl run --data trace`, once with rank 1 sleeping 10 ms before each step and once without.
+# Checks: with the delay, the verdict names rank 1, late by 10 ms within 20%; without it, no rank
+# is named. The exit code is 1 when any check failed (tests/device/lib.sh).
+# Usage: tests/device/job_verdict_check.sh [BUNDLE_DIR]
+set -uo pipefail
+# shellcheck source-path=SCRIPTDIR source=lib.sh
+source "$(dirname "$0")/lib.sh"
+device_setup "${1:-bundle}"
+gpus=$(nvidia-smi -L 2>/dev/null | grep -c '^GPU ')
+[ "$gpus" -ge 2 ] || fail "nvidia-smi lists $gpus GPUs; the job needs two"
+start_daemon
+torchrun=$(command -v torchrun || echo torchrun)
+
+# run_job NAME DELAY_MS: the DDP job in a trace session named NAME, rank 1 sleeping DELAY_MS
+# before each step; then `protonctl job` of it, kept in $work/NAME.job.
+run_job() {
+  local name=$1 delay_ms=$2
+  echo "== $name: torchrun --nproc_per_node 2, rank 1 sleeps $delay_ms ms before each step"
+  check "$name: the job" env PYTHONPATH="$bundle/python" PROTOND_TEST_MODEL=tiny \
+    PROTOND_TEST_STEPS=30 PROTOND_TEST_SYNC_EACH_STEP=1 PROTOND_TEST_DELAY_RANK=1 \
+    PROTOND_TEST_DELAY_MS="$delay_ms" \
+    "${ctl[@]}" run --name "$name" --data trace -- \
+    "$torchrun" --nproc_per_node 2 "$here/tests/gpu/ddp_train.py"
+  find_session "$name"
+  echo "== protonctl job $session"
+  check_output "$name: protonctl job" "$work/$name.job" "${ctl[@]}" job "$session"
+}
+
+# expect_lateness WHAT FILE LOW_MS HIGH_MS: the verdict's "on average X ms after the first" has
+# LOW_MS <= X <= HIGH_MS.
+expect_lateness() {
+  local ms
+  ms=$(sed -nE 's/.* on average ([0-9.]+) ms after the first.*/\1/p' "$2" | head -1)
+  if [ -z "$ms" ]; then
+    fail "$1: the verdict gives no lateness in ms"
+  elif ! awk -v ms="$ms" -v low="$3" -v high="$4" 'BEGIN { exit !(ms >= low && ms <= high) }'; then
+    fail "$1: lateness $ms ms is not within $3..$4 ms"
+  else
+    echo "lateness $ms ms (expected $3..$4 ms)"
+  fi
+}
+
+run_job job_delayed 10
+expect_line "delayed: rank 1 is named late" "$work/job_delayed.job" \
+  '^rank 1 \(pid [0-9]+, .*\) arrives last at [0-9]+ of [0-9]+ '
+expect_lateness "delayed: lateness within 20% of 10 ms" "$work/job_delayed.job" 8 12
+
+run_job job_undelayed 0
+expect_line "undelayed: no rank is named late" "$work/job_undelayed.job" '^no rank is late: '
+if grep -Eq '^rank [0-9]+ \(pid ' "$work/job_undelayed.job"; then
+  fail "undelayed: a rank is named late"
+fi
+
+finish
