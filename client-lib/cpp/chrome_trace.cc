@@ -4,13 +4,13 @@
 #include <limits>
 #include <map>
 #include <nlohmann/json.hpp>
-#include <set>
 #include <string>
 #include <tuple>
 #include <utility>
 #include <vector>
 
 #include "absl/container/flat_hash_map.h"
+#include "absl/strings/str_cat.h"
 
 namespace protond::client {
 namespace {
@@ -183,17 +183,34 @@ class ChromeTraceWriter {
     return after == placed.begin() ? nullptr : &*(after - 1);
   }
 
+  // Whether every GPU event comes from one process and device: then a stream's lane is its
+  // number, as in Proton's traces; else streams of different processes (the ranks of a job, each
+  // with its stream 7) or devices would share a lane.
+  static bool OneProcessAndDevice(const std::vector<const v1::GpuEvent*>& gpu) {
+    return std::all_of(gpu.begin(), gpu.end(), [&](const v1::GpuEvent* e) {
+      return e->process_id() == gpu.front()->process_id() &&
+             e->device_id() == gpu.front()->device_id();
+    });
+  }
+
   void WriteGpuEvents() {
     std::vector<const v1::GpuEvent*> gpu;
     for (const v1::GpuEvent& e : trace_.gpu_events()) gpu.push_back(&e);
     std::stable_sort(gpu.begin(), gpu.end(),
                      [](const auto* a, const auto* b) { return a->start_ns() < b->start_ns(); });
-    std::set<uint32_t> streams;
+    const bool one_device = OneProcessAndDevice(gpu);
+    std::map<std::tuple<uint64_t, uint32_t, uint32_t>, uint32_t> lanes;
     uint64_t flow_id = 0;
     for (const v1::GpuEvent* e : gpu) {
-      const uint32_t lane = kGpuStreamLaneBase + e->stream_id();
-      if (streams.insert(e->stream_id()).second) {
-        NameLane(lane, "GPU Stream " + std::to_string(e->stream_id()));
+      auto [it, added] = lanes.try_emplace(
+          {e->process_id(), e->device_id(), e->stream_id()},
+          kGpuStreamLaneBase + (one_device ? e->stream_id() : static_cast<uint32_t>(lanes.size())));
+      const uint32_t lane = it->second;
+      if (added) {
+        NameLane(lane, one_device
+                           ? "GPU Stream " + std::to_string(e->stream_id())
+                           : absl::StrCat("GPU Stream ", e->stream_id(), " (process ",
+                                          e->process_id(), ", device ", e->device_id(), ")"));
       }
       Append(Json{{"name", names_.Name(e->node_id())},
                   {"cat", Category(e->kind())},

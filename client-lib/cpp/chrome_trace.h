@@ -14,7 +14,10 @@ namespace protond::client {
 
 // Lanes, all in pid 0: each CPU thread (a process and tid, in the order of their first event) is
 // tid i, named "CPU Thread i"; each GPU stream s is tid kGpuStreamLaneBase + s, named
-// "GPU Stream s", by "M" thread_name events.
+// "GPU Stream s", by "M" thread_name events. Where the GPU events come from several processes
+// (a job's ranks) or devices, each (process, device, stream) is a lane of its own instead:
+// tid kGpuStreamLaneBase + i in the order of their first event, named
+// "GPU Stream s (process P, device D)", P being protond's process id.
 inline constexpr uint32_t kGpuStreamLaneBase = 200000;
 
 // Scopes are "X" events of cat "scope" named by their last frame, with args.call_stack (from

@@ -7,6 +7,7 @@
 #include <tuple>
 #include <vector>
 
+#include "absl/strings/str_cat.h"
 #include "gtest/gtest.h"
 
 namespace protond::client {
@@ -85,6 +86,33 @@ TEST(ChromeTraceTest, LanesAreNamedThreadsInOrderOfFirstEventAndStreams) {
                                                           {1, "CPU Thread 1"},
                                                           {200007, "GPU Stream 7"},
                                                           {200009, "GPU Stream 9"}}));
+}
+
+// A job's ranks each have their stream 7: one lane per process, device and stream, named so,
+// rather than every rank's kernels on one lane.
+TEST(ChromeTraceTest, StreamsOfSeveralProcessesOrDevicesGetALaneEach) {
+  v1::Trace trace = SmallTrace();
+  v1::GpuEvent other_rank = trace.gpu_events(0);
+  other_rank.set_process_id(8);
+  other_rank.set_device_id(1);
+  *trace.add_gpu_events() = other_rank;
+  const Json rendered = Json::parse(RenderChromeTrace(trace));
+  std::map<std::string, int> lanes;  // name -> tid
+  for (const Json& e : EventsWhere(rendered, "ph", "M")) {
+    lanes[e["args"]["name"].get<std::string>()] = e["tid"].get<int>();
+  }
+  const std::string first =
+      absl::StrCat("GPU Stream ", trace.gpu_events(0).stream_id(), " (process 7, device ",
+                   trace.gpu_events(0).device_id(), ")");
+  const std::string second =
+      absl::StrCat("GPU Stream ", other_rank.stream_id(), " (process 8, device 1)");
+  ASSERT_TRUE(lanes.contains(first) && lanes.contains(second)) << rendered.dump();
+  EXPECT_NE(lanes[first], lanes[second]);
+  std::set<int> kernel_lanes;
+  for (const Json& e : EventsWhere(rendered, "ph", "X")) {
+    if (e["cat"] != "scope") kernel_lanes.insert(e["tid"].get<int>());
+  }
+  EXPECT_TRUE(kernel_lanes.contains(lanes[second]));
 }
 
 TEST(ChromeTraceTest, ScopesAreCompleteEventsInMicrosecondsWithTheirCallStack) {
