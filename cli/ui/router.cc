@@ -24,6 +24,13 @@ void AddCommonHeaders(Response& response) {
   response.headers.emplace_back("Cache-Control", "no-store");
   response.headers.emplace_back("X-Content-Type-Options", "nosniff");
   response.headers.emplace_back("Referrer-Policy", "no-referrer");
+  // The page's own policy (web/static/index.html) again, from the server, so that it also covers
+  // what is not the page (an export, an error) and cannot be dropped by an edited index.html;
+  // frame-ancestors (no framing, against clickjacking) works only as a header.
+  response.headers.emplace_back("Content-Security-Policy",
+                                "default-src 'self'; script-src 'self'; style-src 'self'; "
+                                "img-src 'self' data:; object-src 'none'; base-uri 'none'; "
+                                "form-action 'none'; frame-ancestors 'none'");
 }
 
 Response AnswerSignedIn(const Request& request, const std::string& web_dir,

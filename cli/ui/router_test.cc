@@ -86,6 +86,7 @@ TEST_F(RouterTest, PageFilesFromTheDirectory) {
   EXPECT_EQ(page.content_type, "text/html; charset=utf-8");
   EXPECT_EQ(Header(page, "X-Content-Type-Options"), "nosniff");
   EXPECT_EQ(Header(page, "Cache-Control"), "no-store");
+  EXPECT_THAT(Header(page, "Content-Security-Policy"), HasSubstr("frame-ancestors 'none'"));
   EXPECT_EQ(router.Answer({"GET", "/../etc/passwd", "", "protond_ui=" + kToken, ""}).status, 404);
   EXPECT_EQ(router.Answer({"GET", "/missing.js", "", "protond_ui=" + kToken, ""}).status, 404);
 }
