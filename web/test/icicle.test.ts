@@ -52,16 +52,14 @@ test("layoutIcicle leaves out frames narrower than the minimum, and their subtre
   assert.deepEqual(frames.map((f) => f.id).sort(), [0, 1, 2, 4]);
 });
 
-test("layoutIcicle of a 100k-node chain and fan stays fast", () => {
+// How fast is bench/web_render.sh's to measure (timed unit tests fail on a loaded machine).
+test("layoutIcicle of a 100k-node chain and fan leaves out frames too narrow to see", () => {
   const nodes = [node(0, null, "ROOT", [1e6])];
   for (let i = 1; i < 100000; i++) nodes.push(node(i, i < 50 ? i - 1 : 49, "f" + i, [1]));
   const answer = smallTree();
   answer.nodes = nodes;
   answer.columns = ["time"];
-  const start = performance.now();
   const tree = buildTree(answer);
   const frames = layoutIcicle(tree, frameWeights(tree, 0, false), 0, 0.0005);
-  const ms = performance.now() - start;
   assert.equal(frames.length, 50); // the fan's 99951 frames are each too narrow
-  assert.ok(ms < 1000, `took ${ms} ms`);
 });
