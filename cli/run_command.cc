@@ -18,6 +18,7 @@
 #include "client-lib/control/daemon_autostart.h"
 #include "client-lib/cpp/client.h"
 #include "common/mode/session_mode.h"
+#include "common/paths/own_path.h"
 #include "common/process/spawn.h"
 #include "common/text/printable_text.h"
 #include "common/text/session_name.h"
@@ -29,17 +30,6 @@ pid_t g_child = 0;
 
 void ForwardSignal(int signal_number) {
   if (g_child > 0) kill(g_child, signal_number);
-}
-
-// PROTOND_SHIM, else libprotond_shim.so next to protonctl or in ../lib.
-std::string FindShim() {
-  if (const char* shim = std::getenv("PROTOND_SHIM"); shim != nullptr && *shim != '\0') return shim;
-  std::error_code error;
-  const auto self = std::filesystem::read_symlink("/proc/self/exe", error).parent_path();
-  for (const auto& candidate : {self / "libprotond_shim.so", self / "../lib/libprotond_shim.so"}) {
-    if (std::filesystem::exists(candidate, error)) return candidate.lexically_normal().string();
-  }
-  return "";
 }
 
 // The folder that holds the protond Python package: PROTOND_PYTHON_DIR, else ../python beside
@@ -220,7 +210,7 @@ int RunCommand(const RunOptions& options) {
     python_package = *found;
   }
   client::Client client(options.socket_path, std::chrono::seconds(10));
-  const std::string shim = FindShim();
+  const std::string shim = paths::InstalledShimPath();
   const uint64_t session_id = StartSession(options, client, shim);
   const absl::StatusOr<pid_t> child = StartProgram(options, shim, session_id, python_package);
   // As a shell says it: a program that cannot run exits 127, and the session still stops.

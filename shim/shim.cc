@@ -593,6 +593,22 @@ PROTOND_EXPORT uint64_t protond_current_session(void) {
 
 PROTOND_EXPORT const char* protond_last_error(void) { return protond::shim::LastError(); }
 
+// protond's attach: the daemon has just loaded the shim into this running process and calls this
+// on one of its threads, stopped; the constructor above has run. The work goes to the control
+// loader's thread, so that the stopped thread is let go at once.
+PROTOND_EXPORT protond_result protond_shim_attach(const char* socket_path) {
+  protond::shim::Shim* shim = protond::shim::g_shim.load();
+  if (shim == nullptr) return protond::shim::ShimDisabled();
+  if (socket_path == nullptr || *socket_path == '\0') {
+    return protond::shim::Fail(PROTOND_ERR_INVALID_ARGUMENT, "attach needs protond's socket path");
+  }
+  std::string error;
+  if (!shim->control.ConnectNow(socket_path, &error)) {
+    return protond::shim::Fail(PROTOND_ERR_UNAVAILABLE, error);
+  }
+  return PROTOND_OK;
+}
+
 // The CUDA driver's entry point for CUDA_INJECTION64_PATH, called once from cuInit.
 PROTOND_EXPORT int InitializeInjection(void) {
   if (auto* shim = protond::shim::g_shim.load()) shim->gpu.CudaInitialized();

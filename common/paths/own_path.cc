@@ -7,7 +7,9 @@
 #include <cinttypes>
 #include <cstdint>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
+#include <filesystem>
 
 namespace protond::paths {
 namespace {
@@ -62,6 +64,18 @@ std::string SiblingLibraryPath(const char* file_name) {
   const std::string self = OwnLibraryPath();
   const size_t slash = self.rfind('/');
   return slash == std::string::npos ? file_name : self.substr(0, slash + 1) + file_name;
+}
+
+std::string InstalledShimPath() {
+  std::error_code error;
+  if (const char* shim = std::getenv("PROTOND_SHIM"); shim != nullptr && *shim != '\0') {
+    return std::filesystem::absolute(shim, error).lexically_normal().string();
+  }
+  const std::filesystem::path self = std::filesystem::path(OwnLibraryPath()).parent_path();
+  for (const auto& candidate : {self / "libprotond_shim.so", self / "../lib/libprotond_shim.so"}) {
+    if (std::filesystem::exists(candidate, error)) return candidate.lexically_normal().string();
+  }
+  return "";
 }
 
 }  // namespace protond::paths

@@ -17,6 +17,11 @@ std::string OwnLibraryPath();
 // (searched by the dynamic loader) if that directory is unknown.
 std::string SiblingLibraryPath(const char* file_name);
 
+// The shim a program of protond's (protonctl run, protond's attach) loads into others: the
+// absolute $PROTOND_SHIM if set, else libprotond_shim.so beside the file this code is linked into
+// or in ../lib from there; "" when none exists.
+std::string InstalledShimPath();
+
 }  // namespace protond::paths
 
 #endif  // PROTOND_COMMON_PATHS_OWN_PATH_H_

@@ -9,10 +9,34 @@ namespace protond::shim {
 void ControlLoader::StartAfter(std::chrono::milliseconds delay) {
   thread_ = std::thread([this, delay] {
     std::unique_lock<std::mutex> lock(mutex_);
-    if (wake_.wait_for(lock, delay, [this] { return stopping_; })) return;
+    wake_.wait_for(lock, delay, [this] { return stopping_ || connect_now_; });
+    if (stopping_) return;
     std::string error;
     LoadLocked(&error);
   });
+}
+
+bool ControlLoader::ConnectNow(const std::string& socket_path, std::string* error) {
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    if (load_failed_) {
+      *error = load_error_;
+      return false;
+    }
+    if (control_ != nullptr && target_.socket_path != socket_path) {
+      *error = "the shim already talks to protond at " + target_.socket_path;
+      return false;
+    }
+    target_.socket_path = socket_path;
+    connect_now_ = true;
+  }
+  wake_.notify_all();
+  return true;
+}
+
+std::string ControlLoader::socket_path() {
+  std::lock_guard<std::mutex> lock(mutex_);
+  return target_.socket_path;
 }
 
 ProtondControl* ControlLoader::Load(std::string* error) {

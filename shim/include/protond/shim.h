@@ -14,7 +14,7 @@
 extern "C" {
 #endif
 
-#define PROTOND_SHIM_ABI_VERSION 7
+#define PROTOND_SHIM_ABI_VERSION 8
 
 typedef enum protond_result {
   PROTOND_OK = 0,
@@ -111,6 +111,14 @@ uint64_t protond_current_session(void);
 
 /* A message about the calling thread's last error, "" if none. Valid until the next call. */
 const char* protond_last_error(void);
+
+/* Not for programs: protond calls this after it loaded the shim into a running process that had
+ * nothing preloaded (protonctl start --pid, docs/attach.md), on a thread it stopped. The shim then
+ * registers with the protond at `socket_path` from its own thread at once, rather than after
+ * PROTOND_CONTROL_DELAY_MS and at the default socket. PROTOND_ERR_UNAVAILABLE when the shim is
+ * off in this process or already talks to another socket; protond_last_error says which.
+ * (ABI version 8) */
+protond_result protond_shim_attach(const char* socket_path);
 
 /* protond_session_start with Proton's `data`: "tree" keeps the call tree (as
  * protond_session_start), "trace" keeps the tree and every event (each scope instance with its
