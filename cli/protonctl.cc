@@ -215,10 +215,13 @@ int Stop(client::Client& client, const std::vector<std::string>& args) {
 }
 
 int Processes(client::Client& client, const std::vector<std::string>& args) {
-  if (!args.empty()) return BadCommandUsage("processes", "unexpected argument '" + args[0] + "'");
-  auto processes = client.ListProcesses();
+  const bool all = args.size() == 1 && args[0] == "--all";
+  if (args.size() > (all ? 1 : 0)) {
+    return BadCommandUsage("processes", "unexpected argument '" + args[all ? 1 : 0] + "'");
+  }
+  auto processes = client.ListProcesses(all);
   if (!processes.ok()) return Fail(processes.status());
-  std::fputs(view::RenderProcessTable(*processes).c_str(), stdout);
+  std::fputs(view::RenderProcessTable(*processes, all).c_str(), stdout);
   return 0;
 }
 

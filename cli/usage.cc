@@ -61,8 +61,10 @@ constexpr CommandText kCommands[] = {
      "  devices SESSION                           list the GPUs of a session's processes: those\n"
      "                                            each ran work on, and those it only saw\n"},
     {"processes",
-     "  processes                                 list the processes protond can profile (the\n"
-     "                                            shim loaded): pid, rank, job, GPU, sessions\n"},
+     "  processes [--all]                         list the processes protond can profile (the\n"
+     "                                            shim loaded): pid, rank, job, GPU, sessions;\n"
+     "                                            --all: also GPU processes without the shim,\n"
+     "                                            attachable by start --pid or why not\n"},
     {"start",
      "  start (--pid PID [--pid PID...] | --job JOB [--include-new]) [--name NAME]\n"
      "        [--duration D] [--data tree|trace] [--mode MODE] [--wait]\n"
@@ -70,7 +72,8 @@ constexpr CommandText kCommands[] = {
      "                                            (or for D: 30s, 2m, 500ms); --include-new: the\n"
      "                                            job's processes that register later join too;\n"
      "                                            --mode as for run; --wait blocks until it ends\n"
-     "                                            (Ctrl-C stops it) and prints the tree\n"},
+     "                                            (Ctrl-C stops it) and prints the tree; a --pid\n"
+     "                                            without the shim gets it loaded (attach)\n"},
     {"stop",
      "  stop (--session SESSION | --pid PID | --job JOB)\n"
      "                                            stop a running session (--job: each of the\n"

@@ -13,6 +13,7 @@
 #include <filesystem>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 
 #include "absl/strings/match.h"
@@ -21,6 +22,7 @@
 #include "absl/strings/str_split.h"
 #include "common/files/output_file.h"
 #include "common/paths/daemon_paths.h"
+#include "common/paths/own_path.h"
 #include "common/text/duration.h"
 #include "daemon/always_on/window_scheduler.h"
 #include "daemon/metrics/metrics.h"
@@ -39,7 +41,7 @@ constexpr char kUsage[] =
     "                --insecure)] [--metrics-listen HOST:PORT]\n"
     "               [--always-on [--always-on-window D] [--always-on-period D]\n"
     "                [--always-on-users U,...] [--always-on-jobs J,...]\n"
-    "                [--always-on-command REGEX]]\n"
+    "                [--always-on-command REGEX]] [--no-shim-loading]\n"
     "       protond --version | --help\n"
     "  --socket PATH        unix socket to serve (default: %s)\n"
     "  --state-dir DIR      where protond.db (and protond.pid) are kept, by one daemon at a time\n"
@@ -60,7 +62,10 @@ constexpr char kUsage[] =
     "                       (default: 60s); longer than the window\n"
     "  --always-on-users U,...   only the processes of these users (names or uids)\n"
     "  --always-on-jobs J,...    only the processes of these jobs (SLURM_JOB_ID or pod)\n"
-    "  --always-on-command REGEX only the processes whose command line matches (RE2)\n";
+    "  --always-on-command REGEX only the processes whose command line matches (RE2)\n"
+    "  --no-shim-loading    never load the shim into a running process that has none\n"
+    "                       (protonctl start --pid does, for a caller who may ptrace it:\n"
+    "                       docs/attach.md)\n";
 
 struct Flags {
   std::string socket;
@@ -72,6 +77,7 @@ struct Flags {
   bool always_on = false;
   protond::always_on::WindowPolicy always_on_policy;
   bool always_on_options = false;  // any --always-on-* flag was given
+  bool shim_loading = true;        // off with --no-shim-loading
 };
 
 int Usage(FILE* out, int code) {
@@ -144,6 +150,10 @@ int ParseFlags(int argc, char** argv, Flags& flags) {
     if (arg == "--version") {
       std::printf("protond %s\n", PROTOND_VERSION);
       return 0;
+    }
+    if (arg == "--no-shim-loading") {
+      flags.shim_loading = false;
+      continue;
     }
     if (arg == "--detach" || arg == "--insecure" || arg == "--always-on") {
       (arg == "--detach"      ? flags.detach
@@ -247,6 +257,22 @@ int Detach() {
 // protond.pid in the state directory names the daemon serving it (how to stop an autostarted
 // one: kill $(cat DIR/protond.pid)); removed at a clean exit. Replaced, never written through a
 // link that someone planted in a --state-dir they could write.
+// What protonctl start --pid loads into a process that has no shim, and where that shim is to
+// register (absolute: the process has a working directory of its own). None when no shim was
+// installed with protond.
+std::optional<protond::service::ShimLoading> ShimLoadingFor(const std::string& socket) {
+  const std::string shim = protond::paths::InstalledShimPath();
+  if (shim.empty()) {
+    std::fprintf(stderr,
+                 "protond: no libprotond_shim.so beside protond or in ../lib (nor PROTOND_SHIM): "
+                 "processes without the shim cannot be attached\n");
+    return std::nullopt;
+  }
+  std::error_code error;
+  return protond::service::ShimLoading{
+      shim, std::filesystem::absolute(socket, error).lexically_normal().string()};
+}
+
 void WritePidFile(const std::string& path) {
   const absl::Status written = protond::files::WriteOutputFile(
       path, absl::StrCat(getpid(), "\n"), protond::files::ExistingFile::kReplace);
@@ -367,6 +393,7 @@ int main(int argc, char** argv) {
   service_options.store_path = flags.state_dir + "/protond.db";
   service_options.commit_interval = std::chrono::milliseconds(flags.commit_interval_ms);
   if (flags.always_on) service_options.always_on = flags.always_on_policy;
+  if (flags.shim_loading) service_options.shim_loading = ShimLoadingFor(flags.socket);
   auto service = protond::service::ProtondService::Create(service_options);
   if (!service.ok()) {
     std::fprintf(stderr, "protond: %s\n", std::string(service.status().message()).c_str());

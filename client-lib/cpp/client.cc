@@ -158,8 +158,10 @@ absl::StatusOr<v1::AttachResponse> Client::Attach(const v1::AttachRequest& reque
   return Call(sessions_.get(), &v1::Sessions::Stub::Attach, request);
 }
 
-absl::StatusOr<v1::ListProcessesResponse> Client::ListProcesses() {
-  return Call(sessions_.get(), &v1::Sessions::Stub::ListProcesses, v1::ListProcessesRequest());
+absl::StatusOr<v1::ListProcessesResponse> Client::ListProcesses(bool all) {
+  v1::ListProcessesRequest request;
+  request.set_all(all);
+  return Call(sessions_.get(), &v1::Sessions::Stub::ListProcesses, request);
 }
 
 absl::StatusOr<v1::Session> Client::FlushSession(uint64_t session_id) {

@@ -57,7 +57,7 @@ class Client {
   absl::StatusOr<v1::Session> StopSessionOfProcess(uint32_t pid);
   // A session over running processes (protonctl start --pid/--job).
   absl::StatusOr<v1::AttachResponse> Attach(const v1::AttachRequest& request);
-  absl::StatusOr<v1::ListProcessesResponse> ListProcesses();
+  absl::StatusOr<v1::ListProcessesResponse> ListProcesses(bool all = false);
   absl::StatusOr<v1::Session> FlushSession(uint64_t session_id);
   absl::StatusOr<v1::ListSessionsResponse> ListSessions();
   // One of ListSessions' sessions; NotFoundError when it lists none with that id.

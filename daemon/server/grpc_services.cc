@@ -50,10 +50,10 @@ grpc::Status SessionsService::Attach(grpc::ServerContext* context, const v1::Att
 }
 
 grpc::Status SessionsService::ListProcesses(grpc::ServerContext* context,
-                                            const v1::ListProcessesRequest*,
+                                            const v1::ListProcessesRequest* request,
                                             v1::ListProcessesResponse* response) {
   RESOLVE_PEER(peer);
-  *response = service_->ListProcesses(*peer);
+  *response = service_->ListProcesses(*peer, request->all());
   return grpc::Status::OK;
 }
 

@@ -5,12 +5,17 @@
 #include <sys/stat.h>
 
 #include <algorithm>
+#include <chrono>
 #include <fstream>
+#include <map>
+#include <set>
 #include <string>
+#include <thread>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "common/status/status_macros.h"
+#include "daemon/attach/remote_loader.h"
 #include "daemon/service/protond_service.h"
 
 namespace protond::service {
@@ -20,6 +25,13 @@ constexpr char kNotRegistered[] =
     "not registered: protond's shim is not loaded in it. Start the program under `protonctl run "
     "-- PROGRAM`, or with LD_PRELOAD (or CUDA_INJECTION64_PATH) set to libprotond_shim.so from "
     "protond's bin folder, and PROTOND_SOCKET if the daemon does not use the default socket";
+
+// The shim's entry for protond's attach (protond_shim_attach in shim/include/protond/shim.h).
+constexpr char kShimAttachEntry[] = "protond_shim_attach";
+// Finding a safe moment to stop the process at, and each call into it, take at most this long.
+constexpr absl::Duration kShimLoadTimeout = absl::Seconds(2);
+// How long a process whose shim was just loaded has to register.
+constexpr std::chrono::seconds kRegistrationWait{5};
 
 // A session's end is kept in unix ns (int64): a longer duration would overflow it.
 constexpr uint64_t kMaxDurationMs = uint64_t{100} * 366 * 24 * 3600 * 1000;  // 100 years
@@ -43,6 +55,64 @@ std::string GpuState(const registry::Process& process, bool recording) {
 }
 
 }  // namespace
+
+std::string ProtondService::WhyNotLoadable(const Peer& peer,
+                                           const attach::TargetState& target) const {
+  if (!options_.shim_loading) return "this protond does not load its shim (--no-shim-loading)";
+  if (peer.remote) return "protond loads its shim only for a caller on this node, not over TCP";
+  const std::string caller = attach::WhyCallerMayNotTrace(
+      attach::CallerOf(static_cast<pid_t>(peer.pid), peer.uid), target, attach::YamaPtraceScope());
+  if (!caller.empty()) return caller;
+  return attach::WhyShimCannotLoad(target, options_.shim_loading->shim_path);
+}
+
+std::map<uint32_t, ProtondService::ShimLoad> ProtondService::LoadShimWhereMissing(
+    const Peer& peer, const std::vector<uint32_t>& pids) {
+  std::set<uint32_t> registered;
+  for (const auto& [id, process] : registry_.Snapshot()) {
+    if (process->connected && !process->row.exited) registered.insert(process->row.pid);
+  }
+  std::map<uint32_t, ShimLoad> loads;
+  for (uint32_t pid : pids) {
+    if (!registered.contains(pid)) loads[pid] = LoadShim(peer, pid);
+  }
+  return loads;
+}
+
+ProtondService::ShimLoad ProtondService::LoadShim(const Peer& peer, uint32_t pid) {
+  attach::TargetState target;
+  // Without shim loading, or without the process, RefusalFor says it all.
+  if (!options_.shim_loading || !attach::ReadTargetState(static_cast<pid_t>(pid), &target)) {
+    return {};
+  }
+  if (std::string why = WhyNotLoadable(peer, target); !why.empty()) return {false, why};
+  const auto began = std::chrono::steady_clock::now();
+  const absl::StatusOr<attach::LoadResult> loaded = attach::LoadLibraryInto(
+      static_cast<pid_t>(pid), {options_.shim_loading->shim_path, kShimAttachEntry,
+                                options_.shim_loading->socket_path, kShimLoadTimeout});
+  if (!loaded.ok()) {
+    return {false, absl::StrCat(loaded.status().message(),
+                                target.seccomp ? " (it runs under a seccomp filter)" : "")};
+  }
+  if (loaded->entry_returned != 0) {
+    return {false, absl::StrCat("the shim was loaded but refused to attach (", kShimAttachEntry,
+                                " returned ", loaded->entry_returned, "; its stderr may say why)")};
+  }
+  while (std::chrono::steady_clock::now() - began < kRegistrationWait) {
+    for (const auto& [id, process] : registry_.Snapshot()) {
+      if (process->connected && !process->row.exited && process->row.pid == pid) {
+        const auto took = std::chrono::duration_cast<std::chrono::milliseconds>(
+            std::chrono::steady_clock::now() - began);
+        return {true, absl::StrCat("protond loaded its shim into it just now (", took.count(),
+                                   " ms; it stays loaded): NVTX ranges and Python frames begun "
+                                   "before are not seen")};
+      }
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  }
+  return {false, absl::StrCat("the shim was loaded but did not register within ",
+                              kRegistrationWait.count(), " s (its stderr may say why)")};
+}
 
 std::string ProtondService::RefusalFor(const Peer& peer, uint32_t pid, uint64_t* process_id) {
   std::shared_ptr<const registry::Process> found;
@@ -104,8 +174,10 @@ absl::StatusOr<v1::AttachResponse> ProtondService::Attach(const Peer& peer,
                                                     absl::StrJoin(peer.jobs, ", "),
                                                     " only, not job ", request.job()));
   }
-  absl::MutexLock lock(&mutex_);
   std::vector<uint32_t> pids(request.pids().begin(), request.pids().end());
+  // Before mutex_: a process whose shim was just loaded takes it to register.
+  const std::map<uint32_t, ShimLoad> loads = LoadShimWhereMissing(peer, pids);
+  absl::MutexLock lock(&mutex_);
   if (!request.job().empty()) {
     pids.clear();
     for (const auto& [id, process] : registry_.Snapshot()) {
@@ -123,13 +195,12 @@ absl::StatusOr<v1::AttachResponse> ProtondService::Attach(const Peer& peer,
   std::sort(pids.begin(), pids.end());
   pids.erase(std::unique(pids.begin(), pids.end()), pids.end());
   RETURN_IF_ERROR(EndWindowsOf(pids));
-  return AttachLocked(peer, pids, request, /*always_on_window=*/false);
+  return AttachLocked(peer, pids, request, /*always_on_window=*/false, loads);
 }
 
-absl::StatusOr<v1::AttachResponse> ProtondService::AttachLocked(const Peer& peer,
-                                                                const std::vector<uint32_t>& pids,
-                                                                const v1::AttachRequest& request,
-                                                                bool always_on_window) {
+absl::StatusOr<v1::AttachResponse> ProtondService::AttachLocked(
+    const Peer& peer, const std::vector<uint32_t>& pids, const v1::AttachRequest& request,
+    bool always_on_window, const std::map<uint32_t, ShimLoad>& loads) {
   ASSIGN_OR_RETURN(const mode::SessionMode mode, mode::ParseSessionMode(request.mode()));
   v1::AttachResponse response;
   std::vector<uint64_t> eligible;                   // process ids
@@ -139,6 +210,11 @@ absl::StatusOr<v1::AttachResponse> ProtondService::AttachLocked(const Peer& peer
     target->set_pid(pid);
     uint64_t process_id = 0;
     target->set_reason(RefusalFor(peer, pid, &process_id));
+    const auto load = loads.find(pid);
+    if (load != loads.end() && target->reason() == kNotRegistered && !load->second.note.empty()) {
+      target->set_reason(
+          absl::StrCat(kNotRegistered, ". protond could not load it now: ", load->second.note));
+    }
     if (process_id != 0) {
       eligible.push_back(process_id);
       target_of[process_id] = target;
@@ -173,7 +249,11 @@ absl::StatusOr<v1::AttachResponse> ProtondService::AttachLocked(const Peer& peer
     auto answer = answers.find(process_id);
     if (answer != answers.end() && answer->second.ok()) {
       target.set_recording(true);
-      target.set_reason(answer->second.message());
+      std::string reason = answer->second.message();
+      if (const auto load = loads.find(target.pid()); load != loads.end()) {
+        reason = reason.empty() ? load->second.note : absl::StrCat(load->second.note, "; ", reason);
+      }
+      target.set_reason(reason);
       registry_.NoteStartAnswer(process_id, answer->second.message());
       continue;
     }
@@ -193,7 +273,7 @@ absl::StatusOr<v1::AttachResponse> ProtondService::AttachLocked(const Peer& peer
   return response;
 }
 
-v1::ListProcessesResponse ProtondService::ListProcesses(const Peer& peer) {
+v1::ListProcessesResponse ProtondService::ListProcesses(const Peer& peer, bool all) {
   // From the registry and the published sessions: it does not wait for a cycle.
   std::map<uint64_t, std::vector<uint64_t>> sessions_of;  // running sessions by process id
   // Held here: a range-for over `*published_.Get()` would let the list go while it is read,
@@ -221,7 +301,25 @@ v1::ListProcessesResponse ProtondService::ListProcesses(const Peer& peer) {
     }
     info->set_gpu(GpuState(*process, !info->sessions().empty()));
   }
+  if (all) ListProcessesWithoutShim(peer, &response);
   return response;
+}
+
+void ProtondService::ListProcessesWithoutShim(const Peer& peer,
+                                              v1::ListProcessesResponse* response) const {
+  std::set<uint32_t> registered;
+  for (const v1::ProcessInfo& process : response->processes()) registered.insert(process.pid());
+  for (const pid_t pid : attach::ProcessesWithCudaMapped()) {
+    attach::TargetState target;
+    if (registered.contains(pid) || !attach::ReadTargetState(pid, &target)) continue;
+    // A user learns nothing of other users' processes; a job-limited token nothing beyond them.
+    if ((peer.uid != 0 && target.real_uid != peer.uid) || !peer.jobs.empty()) continue;
+    v1::ProcessWithoutShim* process = response->add_without_shim();
+    process->set_pid(pid);
+    process->set_uid(target.real_uid);
+    process->set_command(target.command);
+    process->set_refusal(WhyNotLoadable(peer, target));
+  }
 }
 
 absl::Status ProtondService::Acknowledge(const Peer& peer, const v1::CommandResult& result) {

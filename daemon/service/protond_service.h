@@ -26,6 +26,7 @@
 #include "absl/status/statusor.h"
 #include "absl/synchronization/mutex.h"
 #include "daemon/always_on/window_scheduler.h"
+#include "daemon/attach/target_check.h"
 #include "daemon/ingest/ingest_cycle.h"
 #include "daemon/metrics/metrics.h"
 #include "daemon/query/instruction_text.h"
@@ -52,12 +53,20 @@ struct Peer {
 // A session name and data value a start may use.
 absl::Status CheckNewSession(const std::string& name, v1::Session::Data data);
 
+// Loading the shim into a running process that has none (protonctl start --pid, docs/attach.md).
+struct ShimLoading {
+  std::string shim_path;    // the installed libprotond_shim.so
+  std::string socket_path;  // where the loaded shim registers: this daemon's socket
+};
+
 struct ServiceOptions {
   std::string store_path;
   std::chrono::milliseconds commit_interval{100};
   // protond --always-on: windows of every selected process, asked for at each ingest cycle
   // (docs/always-on.md). Unset: none.
   std::optional<always_on::WindowPolicy> always_on;
+  // Unset (protond --no-shim-loading, and tests): a process without the shim is refused.
+  std::optional<ShimLoading> shim_loading;
 };
 
 class ProtondService {
@@ -106,11 +115,14 @@ class ProtondService {
   // stopped within kStoppedSessionMetricsFor, of every user (the endpoint has no authentication).
   metrics::Snapshot MetricsSnapshot();
 
-  // On demand (attach.cc). A session over running processes that registered with the shim
-  // loaded (protonctl start --pid/--job): each is told over its control connection, and has
-  // answered (or timed out) when this returns. Says for each pid why it is not recording.
+  // On demand (attach.cc). A session over running processes (protonctl start --pid/--job): each
+  // is told over its control connection, and has answered (or timed out) when this returns. A
+  // pid without the shim gets it loaded first, when the caller could trace it (ShimLoading).
+  // Says for each pid why it is not recording.
   absl::StatusOr<v1::AttachResponse> Attach(const Peer& peer, const v1::AttachRequest& request);
-  v1::ListProcessesResponse ListProcesses(const Peer& peer);
+  // The registered processes the caller may profile (all of them for root); with `all`, also the
+  // GPU processes without the shim, each with why it cannot be attached ("" if it can).
+  v1::ListProcessesResponse ListProcesses(const Peer& peer, bool all = false);
   // A process's answer to a pushed command.
   absl::Status Acknowledge(const Peer& peer, const v1::CommandResult& result);
   // The next command for the process's control connection; nullopt when none came within `wait`.
@@ -160,12 +172,28 @@ class ProtondService {
   void JoinAdmittingSession(const registry::Process& process) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mutex_);
 
   // On demand (attach.cc).
+  // What became of loading the shim into a pid that had none.
+  struct ShimLoad {
+    bool registered = false;  // the shim was loaded and the process registered
+    std::string note;         // what its profile lacks if it registered, else why it did not
+  };
+  // Loads the shim into each of `pids` that has not registered, where `peer` could trace it, and
+  // waits for it to register. Without mutex_: registering takes it.
+  std::map<uint32_t, ShimLoad> LoadShimWhereMissing(const Peer& peer,
+                                                    const std::vector<uint32_t>& pids)
+      ABSL_LOCKS_EXCLUDED(mutex_);
+  ShimLoad LoadShim(const Peer& peer, uint32_t pid) ABSL_LOCKS_EXCLUDED(mutex_);
+  // ListProcesses' `all`: the GPU processes without the shim that `peer` may see.
+  void ListProcessesWithoutShim(const Peer& peer, v1::ListProcessesResponse* response) const;
+  // Why the shim cannot be loaded into `pid` for `peer` (its /proc state read), "" if it can.
+  std::string WhyNotLoadable(const Peer& peer, const attach::TargetState& target) const;
   // Attach's work once its request is checked and its pids are known; `always_on_window` marks
   // the session as a window of protond --always-on.
   absl::StatusOr<v1::AttachResponse> AttachLocked(const Peer& peer,
                                                   const std::vector<uint32_t>& pids,
                                                   const v1::AttachRequest& request,
-                                                  bool always_on_window)
+                                                  bool always_on_window,
+                                                  const std::map<uint32_t, ShimLoad>& loads = {})
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mutex_);
   // Why `pid` cannot join a session of `peer`'s ("" when it can), and its process id if it can.
   std::string RefusalFor(const Peer& peer, uint32_t pid, uint64_t* process_id)

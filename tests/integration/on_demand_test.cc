@@ -26,7 +26,8 @@ using ::testing::HasSubstr;
 
 class OnDemandTest : public ::testing::Test {
  protected:
-  void SetUp() override { daemon_.Start(); }
+  // Processes without the shim are refused here; attach_test has protond load it.
+  void SetUp() override { daemon_.Start({"--no-shim-loading"}); }
 
   // The sample workload with the shim preloaded and no session, as `extra_env` says it is.
   pid_t SpawnIdleWorkload(int steps, int step_ms,

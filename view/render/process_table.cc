@@ -37,12 +37,28 @@ std::string Devices(const v1::ProcessInfo& process) {
   return visible.empty() ? "-" : "CUDA_VISIBLE_DEVICES=" + visible;
 }
 
-}  // namespace
+// processes --all: the GPU processes without the shim, and whether start --pid may load it.
+std::string RenderProcessesWithoutShim(const v1::ListProcessesResponse& processes) {
+  if (processes.without_shim().empty()) {
+    return "no GPU process without the shim that you may see (libcuda mapped)\n";
+  }
+  constexpr TableColumn kWithoutShimColumns[] = {
+      {"PID", true}, {"UID", true}, {"ATTACH", false}, {"COMMAND", false}};
+  std::vector<std::vector<std::string>> rows;
+  for (const v1::ProcessWithoutShim& process : processes.without_shim()) {
+    rows.push_back({absl::StrCat(process.pid()), absl::StrCat(process.uid()),
+                    process.refusal().empty() ? "attachable" : process.refusal(),
+                    OrDash(process.command())});
+  }
+  return "GPU processes without the shim (protonctl start --pid loads it into an attachable "
+         "one):\n" +
+         RenderTextTable(kWithoutShimColumns, rows);
+}
 
-std::string RenderProcessTable(const v1::ListProcessesResponse& processes) {
+std::string RenderRegisteredProcesses(const v1::ListProcessesResponse& processes) {
   if (processes.processes().empty()) {
     return "no registered processes (a process registers when protond's shim is loaded in it: "
-           "protonctl run, or LD_PRELOAD)\n";
+           "protonctl run, LD_PRELOAD, or protonctl start --pid)\n";
   }
   std::vector<std::vector<std::string>> rows;
   for (const v1::ProcessInfo& process : processes.processes()) {
@@ -53,6 +69,14 @@ std::string RenderProcessTable(const v1::ListProcessesResponse& processes) {
                     OrDash(process.gpu()), OrDash(process.command())});
   }
   return RenderTextTable(kColumns, rows);
+}
+
+}  // namespace
+
+std::string RenderProcessTable(const v1::ListProcessesResponse& processes, bool all) {
+  std::string out = RenderRegisteredProcesses(processes);
+  if (all) absl::StrAppend(&out, "\n", RenderProcessesWithoutShim(processes));
+  return out;
 }
 
 std::string RenderAttachResult(const v1::AttachResponse& response) {

@@ -13,8 +13,9 @@ namespace protond::view {
 // ",local N" when LOCAL_RANK is set; "-" without), JOB (Slurm "job.step", else the pod, else
 // "-"), DEVICES (those its sessions reported, else CUDA_VISIBLE_DEVICES, else "-"), SESSIONS
 // (running ones, comma-separated, "-" for none), GPU (what tracing would find), COMMAND (last:
-// it may be long). "no registered processes" and a hint when there are none.
-std::string RenderProcessTable(const v1::ListProcessesResponse& processes);
+// it may be long). "no registered processes" and a hint when there are none. With `all`, then the
+// GPU processes without the shim (PID, UID, ATTACH: "attachable" or why not, COMMAND).
+std::string RenderProcessTable(const v1::ListProcessesResponse& processes, bool all = false);
 
 // "session N (NAME): recording K of M processes" (or "no process could be profiled"), then one
 // line per target: "  pid P: recording" with ": <warning>" when there is one, or

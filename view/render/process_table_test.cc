@@ -1,9 +1,12 @@
 #include "view/render/process_table.h"
 
+#include "gmock/gmock.h"
 #include "gtest/gtest.h"
 
 namespace protond::view {
 namespace {
+
+using ::testing::HasSubstr;
 
 TEST(ProcessTableTest, OneLinePerProcessWithRankJobDevicesAndSessions) {
   v1::ListProcessesResponse processes;
@@ -53,7 +56,27 @@ TEST(ProcessTableTest, AnIncludeNewSessionSaysTheJobsLaterProcessesJoinIt) {
 TEST(ProcessTableTest, NoProcessesSaysHowOneRegisters) {
   EXPECT_EQ(RenderProcessTable({}),
             "no registered processes (a process registers when protond's shim is loaded in it: "
-            "protonctl run, or LD_PRELOAD)\n");
+            "protonctl run, LD_PRELOAD, or protonctl start --pid)\n");
+}
+
+TEST(ProcessTableTest, AllAddsTheGpuProcessesWithoutTheShim) {
+  v1::ListProcessesResponse processes;
+  EXPECT_THAT(RenderProcessTable(processes, /*all=*/true),
+              HasSubstr("\nno GPU process without the shim that you may see"));
+  v1::ProcessWithoutShim* attachable = processes.add_without_shim();
+  attachable->set_pid(41);
+  attachable->set_uid(1000);
+  attachable->set_command("python train.py");
+  v1::ProcessWithoutShim* traced = processes.add_without_shim();
+  traced->set_pid(42);
+  traced->set_uid(1000);
+  traced->set_refusal("already traced by process 7 (a debugger?)");
+  EXPECT_EQ(RenderProcessTable(processes, /*all=*/false), RenderProcessTable({}));
+  const std::string table = RenderProcessTable(processes, /*all=*/true);
+  EXPECT_THAT(table, HasSubstr("PID   UID  ATTACH"));
+  EXPECT_THAT(table, HasSubstr(" 41  1000  attachable"));
+  EXPECT_THAT(table, HasSubstr("python train.py"));
+  EXPECT_THAT(table, HasSubstr(" 42  1000  already traced by process 7 (a debugger?)  -"));
 }
 
 TEST(ProcessTableTest, AttachResultSaysWhatBecameOfEachPid) {

@@ -10,6 +10,7 @@
 #include <cinttypes>
 #include <cstdio>
 #include <string>
+#include <vector>
 
 #include "absl/strings/match.h"
 #include "absl/strings/numbers.h"
@@ -62,6 +63,22 @@ absl::StatusOr<ProcessStatus> ReadProcessStatus(pid_t pid) {
       if (!line.empty()) status.state = line[0];
     } else if (absl::ConsumePrefix(&line, "TracerPid:")) {
       if (!absl::SimpleAtoi(absl::StripAsciiWhitespace(line), &status.tracer)) status.tracer = 0;
+    } else if (absl::ConsumePrefix(&line, "PPid:")) {
+      if (!absl::SimpleAtoi(absl::StripAsciiWhitespace(line), &status.parent)) status.parent = 0;
+    } else if (absl::ConsumePrefix(&line, "Uid:")) {
+      const std::vector<absl::string_view> uids =
+          absl::StrSplit(line, absl::ByAnyChar(" \t"), absl::SkipEmpty());
+      if (uids.size() < 3 || !absl::SimpleAtoi(uids[0], &status.real_uid) ||
+          !absl::SimpleAtoi(uids[1], &status.effective_uid) ||
+          !absl::SimpleAtoi(uids[2], &status.saved_uid)) {
+        return absl::DataLossError(absl::StrCat("/proc/", pid, "/status: Uid:", line));
+      }
+    } else if (absl::ConsumePrefix(&line, "CapEff:")) {
+      if (!absl::SimpleHexAtoi(absl::StripAsciiWhitespace(line), &status.effective_capabilities)) {
+        status.effective_capabilities = 0;
+      }
+    } else if (absl::ConsumePrefix(&line, "Seccomp:")) {
+      status.seccomp_filter = absl::StripAsciiWhitespace(line) == "2";
     }
   }
   return status;

@@ -19,6 +19,10 @@ namespace protond::attach {
 struct ProcessStatus {
   char state = '?';  // as ps shows it: R, S, D, T (stopped), t (tracing stop), Z, X
   pid_t tracer = 0;  // TracerPid; 0: not traced
+  pid_t parent = 0;  // PPid
+  uid_t real_uid = 0, effective_uid = 0, saved_uid = 0;
+  uint64_t effective_capabilities = 0;  // CapEff
+  bool seccomp_filter = false;          // Seccomp: 2
 };
 
 // kNotFound when the process does not exist.

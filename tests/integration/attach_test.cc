@@ -1,0 +1,126 @@
+// protonctl start --pid on a process that has nothing of protond's preloaded (docs/attach.md):
+// protond loads its shim into it, the session records, the shim stays for the next start, and
+// the program's results are those of a run without any of it.
+#include <signal.h>
+#include <sys/ptrace.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <fstream>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "client-lib/cpp/client.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "tests/integration/harness.h"
+
+namespace protond::testing {
+namespace {
+
+using ::testing::HasSubstr;
+using ::testing::MatchesRegex;
+using ::testing::Not;
+
+class AttachTest : public ::testing::Test {
+ protected:
+  // attach_workload, with a file named like libcuda mapped so that processes --all lists it.
+  pid_t SpawnWorkload(int steps, int step_ms) {
+    const std::string fake_libcuda = dir_ + "/libcuda.so.1";
+    std::ofstream(fake_libcuda) << std::string(4096, '\0');
+    return Spawn({BinDir() + "/attach_workload", BinDir() + "/libprotond_shim.so",
+                  std::to_string(steps), std::to_string(step_ms), fake_libcuda},
+                 dir_);
+  }
+
+  Completed Protonctl(std::vector<std::string> args) {
+    args.insert(args.begin(), {BinDir() + "/protonctl", "--socket", daemon_.socket()});
+    return RunToEnd(args, dir_);
+  }
+
+  uint64_t AttachedSteps(uint64_t session_id) {
+    auto tree = client::Client(daemon_.socket()).GetTree(session_id);
+    EXPECT_TRUE(tree.ok()) << tree.status();
+    return NodesByPath(*tree)["attached_step"].count();
+  }
+
+  // A window of `window` on `pid`; returns what start printed.
+  std::string ProfileWindow(pid_t pid, const std::string& name, std::chrono::milliseconds window) {
+    const Completed start = Protonctl({"start", "--pid", std::to_string(pid), "--name", name});
+    EXPECT_EQ(start.exit_code, 0) << start.out << start.err;
+    std::this_thread::sleep_for(window);
+    const Completed stop = Protonctl({"stop", "--pid", std::to_string(pid)});
+    EXPECT_EQ(stop.exit_code, 0) << stop.out << stop.err;
+    return start.out;
+  }
+
+  std::string dir_ = MakeTempDir();
+  Daemon daemon_{dir_};
+};
+
+TEST_F(AttachTest, StartLoadsTheShimOnceAndEachWindowRecordsItsSteps) {
+  daemon_.Start();
+  const pid_t workload = SpawnWorkload(/*steps=*/600, /*step_ms=*/5);
+  const std::string pid = std::to_string(workload);
+  std::this_thread::sleep_for(std::chrono::milliseconds(200));
+  const Completed listed = Protonctl({"processes", "--all"});
+  ASSERT_EQ(listed.exit_code, 0) << listed.err;
+  EXPECT_THAT(listed.out, HasSubstr("no registered processes"));
+  EXPECT_THAT(listed.out, MatchesRegex("(.|\n)*\n *" + pid + " +[0-9]+ +attachable +" + BinDir() +
+                                       "/attach_workload (.|\n)*"));
+
+  const std::string first = ProfileWindow(workload, "first", std::chrono::milliseconds(400));
+  EXPECT_THAT(first, HasSubstr("session 1 (first): recording 1 of 1 process\n  pid " + pid +
+                               ": recording (protond loaded its shim into it just now ("));
+  EXPECT_THAT(first, HasSubstr("NVTX ranges and Python frames begun before are not seen"));
+  // The shim stays: the second window is an ordinary start of a registered process.
+  const std::string second = ProfileWindow(workload, "second", std::chrono::milliseconds(400));
+  EXPECT_THAT(second, HasSubstr("session 2 (second): recording 1 of 1 process"));
+  EXPECT_THAT(second, Not(HasSubstr("loaded its shim")));
+  EXPECT_GE(AttachedSteps(1), 10u);
+  EXPECT_GE(AttachedSteps(2), 10u);
+  EXPECT_THAT(Protonctl({"processes"}).out, HasSubstr(BinDir() + "/attach_workload"));
+
+  const Completed done = Wait(workload, dir_);
+  EXPECT_EQ(done.exit_code, 0) << done.err;
+  const Completed alone =
+      RunToEnd({BinDir() + "/attach_workload", BinDir() + "/libprotond_shim.so", "600", "0"}, dir_);
+  ASSERT_EQ(alone.exit_code, 0) << alone.err;
+  // The same results: only the step at which the shim appeared differs.
+  const std::string results = alone.out.substr(0, alone.out.find(", attached at"));
+  EXPECT_EQ(alone.out, results + ", attached at step -1\n");
+  EXPECT_THAT(done.out, MatchesRegex(results + ", attached at step [1-9][0-9]*\n"));
+}
+
+TEST_F(AttachTest, AProcessThatIsAlreadyTracedIsRefusedWithTheReason) {
+  daemon_.Start();
+  const pid_t workload = SpawnWorkload(/*steps=*/2000, /*step_ms=*/5);
+  ASSERT_EQ(ptrace(PTRACE_SEIZE, workload, nullptr, nullptr), 0) << "ptrace: " << errno;
+  const std::string pid = std::to_string(workload);
+  const std::string why = absl::StrCat("already traced by process ", getpid(), " (a debugger?)");
+  EXPECT_THAT(Protonctl({"processes", "--all"}).out, HasSubstr(why));
+  const Completed start = Protonctl({"start", "--pid", pid});
+  EXPECT_EQ(start.exit_code, 1);
+  EXPECT_THAT(start.out, HasSubstr("no process could be profiled\n  pid " + pid +
+                                   ": not registered: protond's shim is not loaded in it."));
+  EXPECT_THAT(start.out, HasSubstr(". protond could not load it now: " + why + "\n"));
+  ptrace(PTRACE_DETACH, workload, nullptr, nullptr);
+  kill(workload, SIGKILL);
+  Wait(workload, dir_);
+}
+
+TEST_F(AttachTest, ADaemonWithoutShimLoadingListsWhy) {
+  daemon_.Start({"--no-shim-loading"});
+  const pid_t workload = SpawnWorkload(/*steps=*/2000, /*step_ms=*/5);
+  std::this_thread::sleep_for(std::chrono::milliseconds(200));
+  EXPECT_THAT(Protonctl({"processes", "--all"}).out,
+              HasSubstr("this protond does not load its shim (--no-shim-loading)"));
+  kill(workload, SIGKILL);
+  Wait(workload, dir_);
+}
+
+}  // namespace
+}  // namespace protond::testing
