@@ -252,6 +252,8 @@ absl::StatusOr<v1::AttachResponse> ProtondService::AttachLocked(
       std::string reason = answer->second.message();
       if (const auto load = loads.find(target.pid()); load != loads.end()) {
         reason = reason.empty() ? load->second.note : absl::StrCat(load->second.note, "; ", reason);
+        // The session says it too, once: what the profile lacks outlives the start's answer.
+        session.row.problems.push_back(absl::StrCat("pid ", target.pid(), ": ", load->second.note));
       }
       target.set_reason(reason);
       registry_.NoteStartAnswer(process_id, answer->second.message());

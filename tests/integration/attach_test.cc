@@ -80,6 +80,12 @@ TEST_F(AttachTest, StartLoadsTheShimOnceAndEachWindowRecordsItsSteps) {
   const std::string second = ProfileWindow(workload, "second", std::chrono::milliseconds(400));
   EXPECT_THAT(second, HasSubstr("session 2 (second): recording 1 of 1 process"));
   EXPECT_THAT(second, Not(HasSubstr("loaded its shim")));
+  const auto sessions = client::Client(daemon_.socket()).ListSessions();
+  ASSERT_TRUE(sessions.ok() && sessions->sessions_size() == 2) << sessions.status();
+  ASSERT_EQ(sessions->sessions(0).problems_size(), 1);
+  EXPECT_THAT(sessions->sessions(0).problems(0),
+              MatchesRegex("pid " + pid + ": protond loaded its shim into it just now .*"));
+  EXPECT_EQ(sessions->sessions(1).problems_size(), 0);
   EXPECT_GE(AttachedSteps(1), 10u);
   EXPECT_GE(AttachedSteps(2), 10u);
   EXPECT_THAT(Protonctl({"processes"}).out, HasSubstr(BinDir() + "/attach_workload"));
