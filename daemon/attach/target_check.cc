@@ -119,18 +119,26 @@ std::string WhyShimCannotLoad(const TargetState& target, const std::string& shim
                         ") but not connected to this protond: another socket (PROTOND_SOCKET), "
                         "PROTOND_DISABLE, or an older shim");
   }
-  struct stat ours, theirs;
+  struct stat ours;
   if (stat(shim_path.c_str(), &ours) != 0) {
     return absl::StrCat("protond's shim is missing at ", shim_path);
   }
-  const std::string seen = absl::StrCat("/proc/", target.pid, "/root", shim_path);
-  if (stat(seen.c_str(), &theirs) != 0 || theirs.st_dev != ours.st_dev ||
-      theirs.st_ino != ours.st_ino) {
+  if (!SameLibrary(shim_path, absl::StrCat("/proc/", target.pid, "/root", shim_path))) {
     return absl::StrCat(
         "its filesystem (another mount namespace: a container?) does not have protond's shim at ",
         shim_path);
   }
   return "";
+}
+
+bool SameLibrary(const std::string& ours, const std::string& theirs) {
+  struct stat our_file, their_file;
+  if (stat(ours.c_str(), &our_file) != 0 || stat(theirs.c_str(), &their_file) != 0) return false;
+  if (our_file.st_dev == their_file.st_dev && our_file.st_ino == their_file.st_ino) return true;
+  if (our_file.st_size != their_file.st_size) return false;
+  const absl::StatusOr<std::string> our_bytes = files::ReadWholeFile(ours, "");
+  const absl::StatusOr<std::string> their_bytes = files::ReadWholeFile(theirs, "");
+  return our_bytes.ok() && their_bytes.ok() && *our_bytes == *their_bytes;
 }
 
 std::vector<pid_t> ProcessesWithCudaMapped() {

@@ -50,8 +50,12 @@ int YamaPtraceScope();
 std::string WhyCallerMayNotTrace(const Caller& caller, const TargetState& target, int yama_scope);
 
 // Why protond's shim at `shim_path` cannot be loaded into the process, judging from its state and
-// its filesystem (/proc/PID/root must hold the very file at `shim_path`), or "".
+// its filesystem (/proc/PID/root must hold the same library at `shim_path`), or "".
 std::string WhyShimCannotLoad(const TargetState& target, const std::string& shim_path);
+
+// Whether the files at `ours` and `theirs` are the same library: the same file, or one with the
+// same bytes (a copy, as a Kubernetes node's hostPath holds the daemon image's shim for the pods).
+bool SameLibrary(const std::string& ours, const std::string& theirs);
 
 // The processes that have libcuda mapped and whose /proc files this daemon may read.
 std::vector<pid_t> ProcessesWithCudaMapped();

@@ -126,6 +126,23 @@ TEST(WhyShimCannotLoadTest, AnotherFileAtThatPathInTheProcessFilesystemIsRefused
   EXPECT_THAT(WhyShimCannotLoad(gone, here), HasSubstr("another mount namespace"));
 }
 
+TEST(SameLibraryTest, TheSameFileOrACopyButNotAnotherFile) {
+  const std::filesystem::path dir =
+      std::filesystem::temp_directory_path() / ("same_library_test." + std::to_string(getpid()));
+  std::filesystem::create_directories(dir);
+  const std::string ours = (dir / "ours.so").string();
+  std::ofstream(ours) << "ELF and the rest of the library";
+  std::filesystem::copy_file(ours, dir / "copy.so");
+  std::ofstream((dir / "other.so").string()) << "ELF and the rest of the librarx";
+  std::filesystem::create_symlink(ours, dir / "link.so");
+  EXPECT_TRUE(SameLibrary(ours, ours));
+  EXPECT_TRUE(SameLibrary(ours, (dir / "link.so").string()));
+  EXPECT_TRUE(SameLibrary(ours, (dir / "copy.so").string()));
+  EXPECT_FALSE(SameLibrary(ours, (dir / "other.so").string()));
+  EXPECT_FALSE(SameLibrary(ours, (dir / "none.so").string()));
+  std::filesystem::remove_all(dir);
+}
+
 TEST(ProcessesWithCudaMappedTest, FindsAProcessByItsMappedLibcuda) {
   EXPECT_FALSE(std::ranges::binary_search(ProcessesWithCudaMapped(), getpid()));
   const std::filesystem::path dir =
