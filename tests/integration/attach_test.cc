@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include <chrono>
+#include <cstdlib>
 #include <fstream>
 #include <string>
 #include <thread>
@@ -99,6 +100,34 @@ TEST_F(AttachTest, StartLoadsTheShimOnceAndEachWindowRecordsItsSteps) {
   const std::string results = alone.out.substr(0, alone.out.find(", attached at"));
   EXPECT_EQ(alone.out, results + ", attached at step -1\n");
   EXPECT_THAT(done.out, MatchesRegex(results + ", attached at step [1-9][0-9]*\n"));
+}
+
+// As a pod's process seen from the node's protond (hostPID): protond knows it by the pid of its
+// own namespace, the shim registers with the pid it knows itself by.
+TEST_F(AttachTest, AProcessInAPidNamespaceOfItsOwnIsAttachedByTheNodesPid) {
+  const Completed probe = RunToEnd({"/usr/bin/unshare", "--pid", "--fork", "/bin/true"}, dir_);
+  if (probe.exit_code != 0) GTEST_SKIP() << "cannot make a PID namespace here: " << probe.err;
+  daemon_.Start();
+  const pid_t unshare =
+      Spawn({"/usr/bin/unshare", "--pid", "--fork", "--kill-child", BinDir() + "/attach_workload",
+             BinDir() + "/libprotond_shim.so", "600", "5"},
+            dir_);
+  std::string children;
+  for (int i = 0; i < 100 && children.empty(); ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    children = ReadFile(absl::StrCat("/proc/", unshare, "/task/", unshare, "/children"));
+  }
+  const pid_t workload = std::atoi(children.c_str());
+  ASSERT_GT(workload, 0) << "unshare started no child";
+  std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  const std::string started = ProfileWindow(workload, "pod", std::chrono::milliseconds(300));
+  EXPECT_THAT(started,
+              HasSubstr("session 1 (pod): recording 1 of 1 process\n  pid " +
+                        std::to_string(workload) + ": recording (protond loaded its shim"));
+  EXPECT_GE(AttachedSteps(1), 5u);
+  const Completed done = Wait(unshare, dir_);
+  EXPECT_EQ(done.exit_code, 0) << done.err;
+  EXPECT_THAT(done.out, MatchesRegex("steps 600, checksum [0-9]+, attached at step [1-9][0-9]*\n"));
 }
 
 TEST_F(AttachTest, AProcessThatIsAlreadyTracedIsRefusedWithTheReason) {
