@@ -68,6 +68,9 @@ std::string ProtondService::WhyNotLoadable(const Peer& peer,
 
 std::map<uint32_t, ProtondService::ShimLoad> ProtondService::LoadShimWhereMissing(
     const Peer& peer, const std::vector<uint32_t>& pids) {
+  // One at a time: a second start for the same process then finds it registered, rather than
+  // traced by protond or with a shim not registered yet.
+  absl::MutexLock loading(&shim_loading_mutex_);
   std::set<uint32_t> registered;
   for (const auto& [id, process] : registry_.Snapshot()) {
     if (process->connected && !process->row.exited) registered.insert(process->row.pid);
@@ -250,7 +253,8 @@ absl::StatusOr<v1::AttachResponse> ProtondService::AttachLocked(
     if (answer != answers.end() && answer->second.ok()) {
       target.set_recording(true);
       std::string reason = answer->second.message();
-      if (const auto load = loads.find(target.pid()); load != loads.end()) {
+      if (const auto load = loads.find(target.pid());
+          load != loads.end() && load->second.registered) {
         reason = reason.empty() ? load->second.note : absl::StrCat(load->second.note, "; ", reason);
         // The session says it too, once: what the profile lacks outlives the start's answer.
         session.row.problems.push_back(absl::StrCat("pid ", target.pid(), ": ", load->second.note));

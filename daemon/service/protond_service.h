@@ -181,7 +181,7 @@ class ProtondService {
   // waits for it to register. Without mutex_: registering takes it.
   std::map<uint32_t, ShimLoad> LoadShimWhereMissing(const Peer& peer,
                                                     const std::vector<uint32_t>& pids)
-      ABSL_LOCKS_EXCLUDED(mutex_);
+      ABSL_LOCKS_EXCLUDED(mutex_, shim_loading_mutex_);
   ShimLoad LoadShim(const Peer& peer, uint32_t pid) ABSL_LOCKS_EXCLUDED(mutex_);
   // ListProcesses' `all`: the GPU processes without the shim that `peer` may see.
   void ListProcessesWithoutShim(const Peer& peer, v1::ListProcessesResponse* response) const;
@@ -216,6 +216,8 @@ class ProtondService {
 
   const ServiceOptions options_;
   registry::ProcessRegistry registry_;  // its own lock, after mutex_
+  // Held while shims are loaded into processes (LoadShimWhereMissing), before mutex_.
+  absl::Mutex shim_loading_mutex_;
   // The session table and the ingest cycle, which writes into it. Queries do not take it. Before
   // the registry's lock, the published sessions' lock and kept_trees_' lock.
   absl::Mutex mutex_;

@@ -102,6 +102,27 @@ TEST_F(AttachTest, StartLoadsTheShimOnceAndEachWindowRecordsItsSteps) {
   EXPECT_THAT(done.out, MatchesRegex(results + ", attached at step [1-9][0-9]*\n"));
 }
 
+// Two users of the same process at once: one loads the shim, the other finds it registered (not
+// traced by protond, nor with a shim that has not registered yet); one of them records.
+TEST_F(AttachTest, TwoStartsAtOnceLoadTheShimOnce) {
+  daemon_.Start();
+  const pid_t workload = SpawnWorkload(/*steps=*/600, /*step_ms=*/5);
+  const std::string pid = std::to_string(workload);
+  std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  const std::vector<std::string> start = {
+      BinDir() + "/protonctl", "--socket", daemon_.socket(), "start", "--pid", pid};
+  const std::string other_dir = MakeTempDir();
+  const pid_t first = Spawn(start, dir_);
+  const pid_t second = Spawn(start, other_dir);
+  const std::string outs = Wait(first, dir_).out + Wait(second, other_dir).out;
+  EXPECT_THAT(outs, MatchesRegex("(.|\n)*session 1 \\(pid " + pid +
+                                 "\\): recording 1 of 1 process(.|\n)*"));
+  EXPECT_THAT(outs, MatchesRegex("(.|\n)*no process could be profiled\n  pid " + pid +
+                                 ": already in session 1 (.|\n)*"));
+  kill(workload, SIGKILL);
+  Wait(workload, dir_);
+}
+
 // As a pod's process seen from the node's protond (hostPID): protond knows it by the pid of its
 // own namespace, the shim registers with the pid it knows itself by.
 TEST_F(AttachTest, AProcessInAPidNamespaceOfItsOwnIsAttachedByTheNodesPid) {
