@@ -1,8 +1,10 @@
 // Cost of a scope enter+exit pair in the shim on one thread (goal: at most 50 ns per pair), next
-// to its floor: the two clock reads a pair needs. Run:
+// to its floor: the two timestamps a pair needs (TSC reads where the TSC is invariant, else
+// clock_gettime; docs/record-format.md). Run:
 //   build-rel/bin/protond_scope_benchmark --benchmark_repetitions=10
 //   --benchmark_report_aggregates_only
 #include <time.h>
+#include <unistd.h>
 
 #include <thread>
 
@@ -32,7 +34,7 @@ void BM_ClockPairFloor(benchmark::State& state) {
 }
 BENCHMARK(BM_ClockPairFloor);
 
-// What a pair of timestamps would cost with the TSC instead (for the record-format v2 plan).
+// What a pair of TSC timestamps costs (record format 8 on an invariant TSC).
 void BM_RdtscPairFloor(benchmark::State& state) {
   for (auto _ : state) {
     benchmark::DoNotOptimize(__builtin_ia32_rdtsc());
@@ -41,9 +43,9 @@ void BM_RdtscPairFloor(benchmark::State& state) {
 }
 BENCHMARK(BM_RdtscPairFloor);
 
-void BM_ScopePairRecording(benchmark::State& state) {
+void RecordPairs(benchmark::State& state, protond::shim::ScopeClock clock) {
   auto region = protond::ring::WritableRegion::Create({1, 1u << 24});
-  protond::shim::Recorder recorder(&*region);
+  protond::shim::Recorder recorder(&*region, getpid(), clock);
   recorder.StartRecording(1);
   int64_t pairs = 0;
   for (auto _ : state) {
@@ -55,7 +57,18 @@ void BM_ScopePairRecording(benchmark::State& state) {
   state.counters["dropped"] =
       static_cast<double>(LaneHeaderAt(region->base(), 0)->dropped_records.load());
 }
+
+// With the clock this machine's shim uses (the TSC where it is invariant).
+void BM_ScopePairRecording(benchmark::State& state) {
+  RecordPairs(state, protond::shim::DetectScopeClock());
+}
 BENCHMARK(BM_ScopePairRecording);
+
+// With CLOCK_MONOTONIC, as where the TSC is not invariant (and as before record format 8).
+void BM_ScopePairRecordingMonotonic(benchmark::State& state) {
+  RecordPairs(state, protond::shim::ScopeClock::kMonotonic);
+}
+BENCHMARK(BM_ScopePairRecordingMonotonic);
 
 void BM_NestedScopePairRecording(benchmark::State& state) {
   auto region = protond::ring::WritableRegion::Create({1, 1u << 24});

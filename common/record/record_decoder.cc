@@ -138,13 +138,27 @@ absl::Status DecodeBody(std::span<const uint8_t> bytes, Record& r) {
   switch (r.kind) {
     case Kind::kThreadBegin:
       return r.size_bytes == kHeaderBytes ? absl::OkStatus() : WrongSize(r, kHeaderBytes);
-    case Kind::kSessionBegin:
     case Kind::kScopeEnter:
     case Kind::kScopeExit:
     case Kind::kStateEnter:
     case Kind::kStateExit:
+      if ((r.flags & ~kTimestampTsc) != 0) {
+        return absl::InvalidArgumentError(
+            absl::StrCat("timed record kind ", static_cast<int>(r.kind), " has flags ", r.flags));
+      }
+      [[fallthrough]];
+    case Kind::kSessionBegin:
       if (r.size_bytes != sizeof(TimedRecord)) return WrongSize(r, sizeof(TimedRecord));
       r.value = Load<uint64_t>(bytes, 8);
+      return absl::OkStatus();
+    case Kind::kClockSync:
+      if (r.size_bytes != sizeof(ClockSyncRecord)) return WrongSize(r, sizeof(ClockSyncRecord));
+      if (r.flags != 0 || r.aux != 0) {
+        return absl::InvalidArgumentError(absl::StrCat("clock sync record has flags ", r.flags,
+                                                       " and aux ", r.aux, "; both must be 0"));
+      }
+      r.value = Load<uint64_t>(bytes, 8);
+      r.monotonic_ns = Load<uint64_t>(bytes, 16);
       return absl::OkStatus();
     case Kind::kContextDef:
     case Kind::kNameDef:

@@ -20,7 +20,10 @@ struct Record {
   uint32_t size_bytes;
   uint32_t aux;         // context id, name id or thread id, as the kind says
   uint32_t ref_id = 0;  // kContextDef: parent context id; kMetric: name id
-  uint64_t value = 0;   // timestamp_ns, session id, or the metric's value bits
+  // A timestamp (ns, or TSC ticks with kTimestampTsc), a session id, the metric's value bits, or
+  // kClockSync's TSC value.
+  uint64_t value = 0;
+  uint64_t monotonic_ns = 0;  // kClockSync
   // kContextDef, kNameDef, kDeviceInfo; kNotice: its text; kBlobChunk: the chunk's bytes
   std::string_view name;
   GpuActivityRecord activity{};  // kKernel, kMemcpy, kMemset

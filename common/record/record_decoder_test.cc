@@ -43,6 +43,40 @@ TEST(RecordDecoderTest, DecodesEveryKind) {
   EXPECT_EQ(thread->aux, 77u);
 }
 
+TEST(RecordDecoderTest, DecodesTscTimestampsAndClockSync) {
+  auto exit = DecodeRecord(Bytes(MakeTimed(Kind::kScopeExit, 7, 5'000'000'123, kTimestampTsc)));
+  ASSERT_TRUE(exit.ok()) << exit.status();
+  EXPECT_EQ(exit->flags, kTimestampTsc);
+  EXPECT_EQ(exit->value, 5'000'000'123u);
+
+  auto sync = DecodeRecord(Bytes(MakeClockSync(3'000'000'000, 1'000'000'000)));
+  ASSERT_TRUE(sync.ok()) << sync.status();
+  EXPECT_EQ(sync->kind, Kind::kClockSync);
+  EXPECT_EQ(sync->size_bytes, 24u);
+  EXPECT_EQ(sync->value, 3'000'000'000u);
+  EXPECT_EQ(sync->monotonic_ns, 1'000'000'000u);
+}
+
+TEST(RecordDecoderTest, Malicious_TimedRecordWithUnknownFlagsIsRefused) {
+  auto state = DecodeRecord(Bytes(MakeTimed(Kind::kStateEnter, 1, 10, 2)));
+  EXPECT_EQ(state.status().message(), "timed record kind 8 has flags 2");
+}
+
+TEST(RecordDecoderTest, Malicious_ClockSyncWithBadFieldsIsRefused) {
+  ClockSyncRecord flagged = MakeClockSync(1, 2);
+  flagged.header.flags = 1;
+  EXPECT_EQ(DecodeRecord(Bytes(flagged)).status().message(),
+            "clock sync record has flags 1 and aux 0; both must be 0");
+  ClockSyncRecord with_aux = MakeClockSync(1, 2);
+  with_aux.header.aux = 9;
+  EXPECT_EQ(DecodeRecord(Bytes(with_aux)).status().message(),
+            "clock sync record has flags 0 and aux 9; both must be 0");
+  // The size of a scope record: 16 bytes.
+  TimedRecord short_sync = MakeTimed(Kind::kClockSync, 0, 1);
+  EXPECT_EQ(DecodeRecord(Bytes(short_sync)).status().message(),
+            "record kind 17 has size 16, expected 24");
+}
+
 TEST(RecordDecoderTest, DecodesGpuActivityAndNotices) {
   GpuActivityRecord kernel = MakeGpuActivity(Kind::kKernel, 0, 3);
   kernel.name_id = 5;

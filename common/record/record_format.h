@@ -16,11 +16,12 @@
 //   kThreadBegin   aux=tid           (none): a new thread took the lane; open scopes are void
 //   kContextDef    aux=context_id    u32 parent_context_id, u32 name_bytes, name, padding
 //   kNameDef       aux=name_id       u32 name_bytes, u32 0, name, padding; flags = NameClass
-//   kScopeEnter    aux=context_id    u64 timestamp_ns (CLOCK_MONOTONIC)
-//   kScopeExit     aux=context_id    u64 timestamp_ns
+//   kScopeEnter    aux=context_id    u64 timestamp: CLOCK_MONOTONIC ns, or with flags
+//                                    kTimestampTsc TSC ticks (v8)
+//   kScopeExit     aux=context_id    u64 timestamp, as kScopeEnter
 //   kMetric        aux=context_id    u32 name_id, u32 0, u64 value bits; flags = NameClass
-//   kStateEnter    aux=name_id       u64 timestamp_ns
-//   kStateExit     aux=name_id       u64 timestamp_ns
+//   kStateEnter    aux=name_id       u64 timestamp, as kScopeEnter
+//   kStateExit     aux=name_id       u64 timestamp, as kScopeEnter
 //   kKernel        aux=context_id    GpuActivityRecord (v2)
 //   kMemcpy        aux=context_id    GpuActivityRecord; flags = CopyKind (v2)
 //   kMemset        aux=context_id    GpuActivityRecord (v2)
@@ -32,6 +33,9 @@
 //   kBlobChunk     aux=blob_id       BlobChunkRecord, chunk bytes, padding: one piece of a blob
 //                                    too large for a record, such as an instrumentation buffer (v5)
 //                                    or a sampled kernel's cubin (v7)
+//   kClockSync     aux=0             u64 tsc, u64 monotonic_ns: one TSC value and the
+//                                    CLOCK_MONOTONIC time at that moment, for the daemon to
+//                                    convert TSC timestamps of the process with (v8)
 //
 // Context ids name interned scope paths: context 0 is ROOT and is never defined; every other id
 // is defined (kContextDef) in a lane before that lane first uses it. Name ids (metrics, states,
@@ -46,7 +50,10 @@
 
 namespace protond::record {
 
-inline constexpr uint32_t kRecordFormatVersion = 7;
+inline constexpr uint32_t kRecordFormatVersion = 8;
+// The oldest format the daemon still reads: format 7 is format 8 without TSC timestamps (every
+// timestamp is CLOCK_MONOTONIC ns) and without kClockSync.
+inline constexpr uint32_t kOldestReadableRecordFormatVersion = 7;
 inline constexpr size_t kHeaderBytes = 8;
 inline constexpr size_t kAlignment = 8;
 // Names longer than this are truncated by the writer and rejected by the reader.
@@ -70,8 +77,16 @@ enum class Kind : uint8_t {
   kDeviceInfo = 14,
   kPcSample = 15,
   kBlobChunk = 16,
+  kClockSync = 17,
 };
-inline constexpr uint8_t kMaxKnownKind = 16;
+inline constexpr uint8_t kMaxKnownKind = 17;
+
+// The flags of kScopeEnter, kScopeExit, kStateEnter and kStateExit (v8).
+enum TimestampFlags : uint8_t {
+  // The timestamp is a TSC value, converted by the daemon with the process's kClockSync pairs;
+  // without it, CLOCK_MONOTONIC ns. A process uses one clock for all its records.
+  kTimestampTsc = 1u << 0,
+};
 
 // What a kNameDef names, and the value type of a kMetric.
 enum class NameClass : uint8_t {
@@ -126,8 +141,21 @@ static_assert(offsetof(Header, size_bytes) == 2 && offsetof(Header, aux) == 4);
 // Fixed-size records, as laid out in memory.
 struct TimedRecord {  // kScopeEnter, kScopeExit, kStateEnter, kStateExit
   Header header;
-  uint64_t timestamp_ns;
+  uint64_t timestamp;  // CLOCK_MONOTONIC ns, or TSC ticks with kTimestampTsc
 };
+// kClockSync: the TSC and CLOCK_MONOTONIC read at one moment (the shim reads the TSC before and
+// after the clock and takes the middle). The shim writes one into a lane before the first TSC
+// timestamp of each session there, and again before a record at least kClockSyncTicks after the
+// lane's last one; the daemon keeps them per process (any lane's pair serves every lane).
+struct ClockSyncRecord {
+  Header header;
+  uint64_t tsc;
+  uint64_t monotonic_ns;
+};
+static_assert(sizeof(ClockSyncRecord) == 24 && offsetof(ClockSyncRecord, monotonic_ns) == 16);
+// About 45 ms at 3 GHz: pairs this far apart keep a conversion within a microsecond of
+// CLOCK_MONOTONIC while NTP slews it, at the cost of one clock read per lane per interval.
+inline constexpr uint64_t kClockSyncTicks = uint64_t{1} << 27;
 struct SessionBeginRecord {
   Header header;
   uint64_t session_id;
@@ -297,8 +325,14 @@ constexpr Header MakeHeader(Kind kind, uint8_t flags, size_t size_bytes, uint32_
   return Header{static_cast<uint8_t>(kind), flags, static_cast<uint16_t>(size_bytes), aux};
 }
 
-inline TimedRecord MakeTimed(Kind kind, uint32_t id, uint64_t timestamp_ns) {
-  return TimedRecord{MakeHeader(kind, 0, sizeof(TimedRecord), id), timestamp_ns};
+// `flags` is 0 (a CLOCK_MONOTONIC ns timestamp) or kTimestampTsc.
+inline TimedRecord MakeTimed(Kind kind, uint32_t id, uint64_t timestamp, uint8_t flags = 0) {
+  return TimedRecord{MakeHeader(kind, flags, sizeof(TimedRecord), id), timestamp};
+}
+
+inline ClockSyncRecord MakeClockSync(uint64_t tsc, uint64_t monotonic_ns) {
+  return ClockSyncRecord{MakeHeader(Kind::kClockSync, 0, sizeof(ClockSyncRecord), 0), tsc,
+                         monotonic_ns};
 }
 
 inline SessionBeginRecord MakeSessionBegin(uint64_t session_id) {

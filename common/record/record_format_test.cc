@@ -28,6 +28,18 @@ TEST(RecordFormatTest, ScopeEnterGoldenBytes) {
               ElementsAreArray(Expected({5, 0, 16, 0, 7, 0, 0, 0, 8, 7, 6, 5, 4, 3, 2, 1})));
 }
 
+TEST(RecordFormatTest, TscScopeExitGoldenBytes) {
+  EXPECT_THAT(Bytes(MakeTimed(Kind::kScopeExit, 7, 0x0102030405060708, kTimestampTsc)),
+              ElementsAreArray(Expected({6, 1, 16, 0, 7, 0, 0, 0, 8, 7, 6, 5, 4, 3, 2, 1})));
+}
+
+TEST(RecordFormatTest, ClockSyncGoldenBytes) {
+  EXPECT_THAT(Bytes(MakeClockSync(0x0102030405060708, 0x1112131415161718)),
+              ElementsAreArray(Expected({17,   0,    24,   0,    0,    0,    0,    0,  //
+                                         8,    7,    6,    5,    4,    3,    2,    1,  //
+                                         0x18, 0x17, 0x16, 0x15, 0x14, 0x13, 0x12, 0x11})));
+}
+
 TEST(RecordFormatTest, SessionBeginGoldenBytes) {
   EXPECT_THAT(Bytes(MakeSessionBegin(42)),
               ElementsAreArray(Expected({1, 0, 16, 0, 0, 0, 0, 0, 42, 0, 0, 0, 0, 0, 0, 0})));

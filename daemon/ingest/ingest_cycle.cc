@@ -99,6 +99,7 @@ bool IngestCycle::ALaneFills() const {
 absl::StatusOr<Committed> IngestCycle::Run() {
   // Decide which processes are gone before draining: whatever they wrote is in this drain.
   std::vector<uint64_t> gone;
+  host_tsc_ = host_clock_.Measure();
   for (auto& [id, process] : processes_) {
     if (!process.region) continue;
     const std::shared_ptr<const registry::Process> known = registry_.Find(id);
@@ -161,14 +162,18 @@ void IngestCycle::DrainProcess(uint64_t process_id, ProcessLanes& process) {
     }
   }
   std::vector<uint8_t> scratch;
+  process.decoder->SetHostTsc(host_tsc_);
   for (uint32_t lane = 0; lane < process.lanes.size(); ++lane) {
     DrainLane(process_id, process, lane, sinks, scratch);
   }
+  const std::shared_ptr<const registry::Process> known = registry_.Find(process_id);
+  const uint32_t pid = known ? known->row.pid : 0;
   if (const std::string skipped = process.decoder->stats().Summary(); !skipped.empty()) {
-    const std::shared_ptr<const registry::Process> known = registry_.Find(process_id);
-    ReportProcessProblem(process_id,
-                         absl::StrCat("process ", known ? known->row.pid : 0, " skipped records: "),
-                         skipped);
+    ReportProcessProblem(process_id, absl::StrCat("process ", pid, " skipped records: "), skipped);
+  }
+  if (const std::string clock = process.decoder->ClockSummary(); !clock.empty()) {
+    ReportProcessProblem(
+        process_id, absl::StrCat("process ", pid, " scope times from the TSC may be off: "), clock);
   }
   const uint64_t no_lane = process.region->NoLaneDroppedRecordsUntrusted();
   if (no_lane > process.no_lane_dropped_seen) {

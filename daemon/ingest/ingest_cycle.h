@@ -108,6 +108,9 @@ class IngestCycle {
   void GoBackToTheStoreForRefused(const std::vector<store::RefusedSession>& refused);
 
   std::unique_ptr<store::Store> store_;
+  // protond's own reading of the TSC, measured once per cycle (host_tsc_) for every decoder.
+  HostTscClock host_clock_;
+  HostTsc host_tsc_;
   sessions::SessionTable& sessions_;
   registry::ProcessRegistry& registry_;
   std::map<uint64_t, ProcessLanes> processes_;  // by process id

@@ -6,15 +6,21 @@
 #include <sys/resource.h>
 #include <unistd.h>
 
+#include <atomic>
+#include <chrono>
+#include <functional>
 #include <memory>
+#include <thread>
 #include <vector>
 
+#include "common/clock/tsc_clock.h"
 #include "common/record/record_format.h"
 #include "common/ring/ring_layout.h"
 #include "daemon/registry/proc_stat.h"
 #include "daemon/store/testing/test_files.h"
 #include "gtest/gtest.h"
 #include "shim/ring/ring_writer.h"
+#include "shim/scopes/recorder.h"
 
 namespace protond::ingest {
 namespace {
@@ -193,6 +199,106 @@ TEST_F(IngestCycleTest, RecordsOfAProcessLeaveItsStoppedSessionsPublishedAsTheyW
   sessions_->Publish(registry_->Snapshot(), published);
   EXPECT_EQ(published.Find(stopped.row.session_id), before);
   EXPECT_EQ(published.Find(running.row.session_id)->proto.records(), 4u);
+}
+
+// The shim's recorder, on a thread of its own (its lanes are per thread), around a sleep: the
+// scope's times as the daemon stores them must lie within CLOCK_MONOTONIC read around it, whatever
+// clock the shim stamped with, and last at least the sleep.
+class ShimClockTest : public IngestCycleTest,
+                      public ::testing::WithParamInterface<shim::ScopeClock> {
+ protected:
+  struct Span {
+    uint64_t before_ns = 0;
+    uint64_t after_ns = 0;
+  };
+  // Records one scope "sleep" of `sleep` in `session_id` (the recorder enters before `between`
+  // runs on this thread and exits after).
+  Span RecordASleep(
+      uint64_t session_id, std::chrono::milliseconds sleep,
+      const std::function<void()>& between = [] {}) {
+    shim::Recorder recorder(region_.get(), getpid(), GetParam());
+    recorder.StartRecording(session_id);
+    Span span;
+    span.before_ns = clock::MonotonicNs();
+    std::atomic<bool> entered = false;
+    std::atomic<bool> go_on = false;
+    std::thread thread([&] {
+      recorder.EnterScope("sleep");
+      entered = true;
+      std::this_thread::sleep_for(sleep);
+      while (!go_on) std::this_thread::yield();
+      recorder.ExitScope("sleep");
+    });
+    while (!entered) std::this_thread::yield();
+    between();
+    go_on = true;
+    thread.join();
+    span.after_ns = clock::MonotonicNs();
+    return span;
+  }
+  void ExpectTheSleepWithin(uint64_t session_id, const Span& span,
+                            std::chrono::milliseconds sleep) {
+    absl::StatusOr<store::StoredTrace> trace = cycle_->store().LoadTrace(session_id);
+    ASSERT_TRUE(trace.ok()) << trace.status();
+    ASSERT_EQ(trace->scope_events.size(), 1u);
+    const store::ScopeEventRow& event = trace->scope_events[0];
+    EXPECT_GE(event.begin_ns, span.before_ns);
+    EXPECT_LE(event.end_ns, span.after_ns);
+    EXPECT_GE(event.end_ns - event.begin_ns, static_cast<uint64_t>(sleep.count()) * 1'000'000);
+    sessions::Session* session = sessions_->Find(session_id);
+    EXPECT_TRUE(session->row.problems.empty()) << session->row.problems[0];
+  }
+};
+
+TEST_P(ShimClockTest, ScopeTimesAreOnTheMonotonicClock) {
+  if (GetParam() == shim::ScopeClock::kTsc && !clock::kHasTsc) GTEST_SKIP() << "no TSC";
+  const uint64_t process_id = Attach();
+  sessions::Session& session = sessions_->Add(getuid(), "s", v1::Session::TRACE, {});
+  cycle_->Join(process_id, session);
+  const Span span = RecordASleep(session.row.session_id, std::chrono::milliseconds(20));
+  ASSERT_TRUE(cycle_->Run().ok());
+  ExpectTheSleepWithin(session.row.session_id, span, std::chrono::milliseconds(20));
+}
+
+// A daemon restarted between a scope's enter and its exit has lost the clock pair before the
+// enter: the exit is converted with protond's own reading of the TSC.
+TEST_P(ShimClockTest, ScopeTimesSurviveARestartBetweenEnterAndExit) {
+  if (GetParam() == shim::ScopeClock::kTsc && !clock::kHasTsc) GTEST_SKIP() << "no TSC";
+  const uint64_t process_id = Attach();
+  sessions::Session& first = sessions_->Add(getuid(), "s", v1::Session::TRACE, {});
+  const uint64_t session_id = first.row.session_id;
+  cycle_->Join(process_id, first);
+  const Span span = RecordASleep(session_id, std::chrono::milliseconds(20), [&] {
+    ASSERT_TRUE(cycle_->Run().ok());
+    Restart();
+    EXPECT_EQ(Attach(), process_id);
+  });
+  ASSERT_TRUE(cycle_->Run().ok());
+  ExpectTheSleepWithin(session_id, span, std::chrono::milliseconds(20));
+}
+
+INSTANTIATE_TEST_SUITE_P(Clocks, ShimClockTest,
+                         ::testing::Values(shim::ScopeClock::kMonotonic, shim::ScopeClock::kTsc),
+                         [](const ::testing::TestParamInfo<shim::ScopeClock>& clock) {
+                           return clock.param == shim::ScopeClock::kTsc ? "Tsc" : "Monotonic";
+                         });
+
+// A region of the previous record format (7), as a shim before the TSC wrote it: CLOCK_MONOTONIC
+// timestamps and no clock pairs. It is still attached and read.
+TEST_F(IngestCycleTest, ARegionOfRecordFormat7IsStillRead) {
+  static_cast<ring::RegionHeader*>(region_->base())->record_format_version = 7;
+  const uint64_t process_id = Attach();
+  sessions::Session& session = sessions_->Add(getuid(), "s", v1::Session::TRACE, {});
+  cycle_->Join(process_id, session);
+  Write(record::MakeThreadBegin(static_cast<uint32_t>(gettid())));
+  WriteSteps(session.row.session_id, 3);
+  ASSERT_TRUE(cycle_->Run().ok());
+  EXPECT_EQ(StoredStepCount(session.row.session_id), 3u);
+  absl::StatusOr<store::StoredTree> tree = cycle_->store().LoadTree(session.row.session_id);
+  ASSERT_TRUE(tree.ok()) << tree.status();
+  ASSERT_EQ(tree->node_stats.size(), 1u);
+  EXPECT_EQ(tree->node_stats[0].duration_ns_sum, 150u);  // 3 x 50 ns, as written
+  EXPECT_TRUE(session.row.problems.empty());
 }
 
 TEST_F(IngestCycleTest, DropsThatNoLaneCanNameAreCountedInTheLastSessionJoined) {

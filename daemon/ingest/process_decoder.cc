@@ -149,6 +149,9 @@ void ProcessDecoder::Apply(LaneCursor& cursor, const record::Record& r, SessionL
     case Kind::kDeviceInfo:
       DefineDevice(r);
       return;
+    case Kind::kClockSync:
+      clock_.Add({r.value, r.monotonic_ns});
+      return;
     default:
       break;
   }
@@ -295,13 +298,19 @@ bool ProcessDecoder::TooDeep(uint32_t context_id) const {
   return context != contexts_.end() && context->second.depth > kMaxDepth;
 }
 
+uint64_t ProcessDecoder::TimestampNs(const record::Record& r) {
+  if ((r.flags & record::kTimestampTsc) == 0) return r.value;
+  // Counted in the calibration's summary when it cannot be converted.
+  return clock_.ToNs(r.value).value_or(0);
+}
+
 void ProcessDecoder::ApplyEnter(LaneCursor& cursor, const record::Record& r) {
   // The open scopes are stored with every commit: a lane keeps no more than a tree has levels.
   if (cursor.stack.size() >= kMaxDepth) {
     stats_.too_deep++;
     return;
   }
-  cursor.stack.push_back({r.aux, r.value});
+  cursor.stack.push_back({r.aux, TimestampNs(r)});
 }
 
 void ProcessDecoder::ApplyExit(LaneCursor& cursor, const record::Record& r, SessionSink& sink) {
@@ -322,7 +331,8 @@ void ProcessDecoder::ApplyExit(LaneCursor& cursor, const record::Record& r, Sess
   cursor.stack.resize(depth - 1);
   const std::optional<uint32_t> node = NodeOf(cursor.session_id, *sink.tree, r.aux);
   if (!node.has_value()) return;
-  const uint64_t duration_ns = r.value >= scope.enter_ns ? r.value - scope.enter_ns : 0;
+  const uint64_t exit_ns = TimestampNs(r);
+  const uint64_t duration_ns = exit_ns >= scope.enter_ns ? exit_ns - scope.enter_ns : 0;
   sink.tree->AddScope(*node, process_id_, duration_ns);
   if (sink.scope_events != nullptr) {
     sink.scope_events->push_back({cursor.session_id, process_id_, cursor.lane, cursor.read_pos,

@@ -17,6 +17,7 @@
 #include "absl/status/statusor.h"
 #include "common/record/record_decoder.h"
 #include "daemon/aggregate/call_tree.h"
+#include "daemon/ingest/clock_calibration.h"
 #include "daemon/instrumentation/circular_buffer.h"
 #include "daemon/store/store.h"
 
@@ -121,6 +122,11 @@ class ProcessDecoder {
   // Drops the per-session lookup state of an ended session.
   void ForgetSession(uint64_t session_id) { sessions_.erase(session_id); }
   const DecoderStats& stats() const { return stats_; }
+  // protond's own reading of the TSC, before each cycle's lanes: TSC timestamps are converted and
+  // the process's clock pairs checked with it.
+  void SetHostTsc(const HostTsc& host) { clock_.SetHost(host); }
+  // What the checks of the process's clock pairs found ("" if nothing went wrong).
+  std::string ClockSummary() const { return clock_.Summary(); }
   // The CUDA devices the process's records described since the daemon started, by ordinal.
   std::vector<store::DeviceRow> devices() const;
 
@@ -170,6 +176,8 @@ class ProcessDecoder {
   void LoadDepths();
   // Whether `context_id` is defined deeper than kMaxTreeDepth.
   bool TooDeep(uint32_t context_id) const;
+  // A scope record's time in CLOCK_MONOTONIC ns: as written, or converted from the TSC.
+  uint64_t TimestampNs(const record::Record& r);
   void ApplyEnter(LaneCursor& cursor, const record::Record& r);
   void ApplyExit(LaneCursor& cursor, const record::Record& r, SessionSink& sink);
   void ApplyMetric(LaneCursor& cursor, const record::Record& r, SessionSink& sink);
@@ -212,6 +220,8 @@ class ProcessDecoder {
   std::vector<store::ContextRow> new_contexts_;
   std::vector<store::NameRow> new_names_;
   std::vector<store::DeviceRow> changed_devices_;
+  // The process's clock pairs (kClockSync) from every lane: the TSC is one counter per machine.
+  ClockCalibration clock_;
   DecoderStats stats_;
 };
 

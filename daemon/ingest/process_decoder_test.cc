@@ -760,6 +760,78 @@ TEST_F(ProcessDecoderTest, TraceSessionsGetEachScopeAndActivityAsAnEvent) {
   EXPECT_EQ(rows.node_stats.size(), 3u);  // the aggregates are kept as for any session
 }
 
+// A shim on the TSC: timestamps in ticks, converted with its clock pairs to the CLOCK_MONOTONIC
+// ns of everything else (here a 2.5 GHz TSC; the GPU's times are ns already).
+TEST_F(ProcessDecoderTest, TscTimestampsAreConvertedWithTheProcesssClockPairs) {
+  decoder_.SetHostTsc({{10'000, 2'000'000'000}, 2.5});  // protond's own reading agrees
+  std::vector<store::ScopeEventRow> scope_events;
+  sink_.scope_events = &scope_events;
+  constexpr uint8_t kTsc = record::kTimestampTsc;
+  LaneBytes lane;
+  lane.Add(record::MakeThreadBegin(4242))                              // at 0
+      .Add(record::MakeSessionBegin(5))                                // 8
+      .Add(record::MakeClockSync(10'000, 2'000'000'000))               // 24
+      .Context(1, 0, "outer")                                          // 48
+      .Add(record::MakeTimed(Kind::kScopeEnter, 1, 10'250, kTsc))      // 72: 2 s + 100 ns
+      .Add(record::MakeClockSync(25'010'000, 2'010'000'000))           // 88: 10 ms later
+      .Add(record::MakeTimed(Kind::kScopeExit, 1, 25'010'250, kTsc))   // 112
+      .Add(record::MakeTimed(Kind::kScopeEnter, 1, 25'012'750, kTsc))  // 128: past the last pair
+      .Add(record::MakeTimed(Kind::kScopeExit, 1, 25'015'250, kTsc));  // 144
+  LaneCursor cursor;
+  cursor.lane = 2;
+  ASSERT_TRUE(Decode(cursor, lane.span()).ok());
+  const store::Batch rows = Rows();
+  ASSERT_EQ(rows.nodes.size(), 1u);
+  const uint32_t outer = rows.nodes[0].node_id;
+  // The first enter past the one pair known then, its exit between the pairs, the second scope
+  // past the last pair: protond's rate extrapolates.
+  EXPECT_THAT(scope_events,
+              ::testing::ElementsAre(
+                  store::ScopeEventRow{5, 77, 2, 112, 4242, outer, 2'000'000'100, 2'010'000'100},
+                  store::ScopeEventRow{5, 77, 2, 144, 4242, outer, 2'010'001'100, 2'010'002'100}));
+  ASSERT_EQ(rows.node_stats.size(), 1u);
+  EXPECT_EQ(rows.node_stats[0].duration_ns_sum, 10'000'000u + 1'000u);
+  EXPECT_EQ(records_, 4u);  // clock pairs are not records
+  EXPECT_EQ(decoder_.ClockSummary(), "");
+}
+
+// A format-7 region (a shim before the TSC): timestamps are ns, with no clock pair anywhere.
+TEST_F(ProcessDecoderTest, NanosecondTimestampsNeedNoClockPairs) {
+  LaneBytes lane;
+  lane.Add(record::MakeThreadBegin(1))
+      .Add(record::MakeSessionBegin(5))
+      .Context(1, 0, "step")
+      .Add(record::MakeTimed(Kind::kScopeEnter, 1, 1'000))
+      .Add(record::MakeTimed(Kind::kScopeExit, 1, 4'500));
+  LaneCursor cursor;
+  ASSERT_TRUE(Decode(cursor, lane.span()).ok());
+  const store::Batch rows = Rows();
+  ASSERT_EQ(rows.node_stats.size(), 1u);
+  EXPECT_EQ(rows.node_stats[0].duration_ns_sum, 3'500u);
+  EXPECT_EQ(decoder_.ClockSummary(), "");
+}
+
+TEST_F(ProcessDecoderTest, Malicious_BadClockPairsAreSaidAndTheScopesStillCounted) {
+  constexpr uint8_t kTsc = record::kTimestampTsc;
+  LaneBytes lane;
+  lane.Add(record::MakeThreadBegin(1))
+      .Add(record::MakeSessionBegin(5))
+      .Add(record::MakeClockSync(10'000, 2'000'000'000))
+      .Add(record::MakeClockSync(20'000, 1'000'000'000))  // later TSC, earlier time: ignored
+      .Context(1, 0, "step")
+      .Add(record::MakeTimed(Kind::kScopeEnter, 1, 10'000, kTsc))
+      .Add(record::MakeTimed(Kind::kScopeExit, 1, 30'000, kTsc));  // one pair, no rate
+  LaneCursor cursor;
+  ASSERT_TRUE(Decode(cursor, lane.span()).ok());
+  const store::Batch rows = Rows();
+  ASSERT_EQ(rows.node_stats.size(), 1u);
+  EXPECT_EQ(rows.node_stats[0].count, 1u);
+  EXPECT_EQ(rows.node_stats[0].duration_ns_sum, 0u);  // its end has no time: 0, and said so
+  EXPECT_EQ(decoder_.ClockSummary(),
+            "1 clock pairs out of order (ignored), 1 TSC timestamps with no clock pair to convert "
+            "them (stored as 0 ns)");
+}
+
 TEST_F(ProcessDecoderTest, TraceSessionsGetEachInKernelIntervalInTime) {
   std::vector<store::KernelScopeEventRow> kernel_scope_events;
   sink_.kernel_scope_events = &kernel_scope_events;

@@ -35,11 +35,12 @@ absl::Status CheckFile(int fd, uint64_t claimed_bytes) {
 absl::Status CheckHeader(const RegionHeader& header, uint64_t bytes) {
   if (header.magic != kRegionMagic) return absl::InvalidArgumentError("region has a wrong magic");
   if (header.layout_version != kRegionLayoutVersion ||
-      header.record_format_version != record::kRecordFormatVersion) {
+      header.record_format_version < record::kOldestReadableRecordFormatVersion ||
+      header.record_format_version > record::kRecordFormatVersion) {
     return absl::FailedPreconditionError(absl::StrCat(
         "region has layout version ", header.layout_version, " and record format version ",
         header.record_format_version, "; this daemon reads ", kRegionLayoutVersion, " and ",
-        record::kRecordFormatVersion));
+        record::kOldestReadableRecordFormatVersion, " to ", record::kRecordFormatVersion));
   }
   const RegionGeometry geometry{header.lane_count, header.lane_data_bytes};
   if (absl::Status s = ValidateGeometry(geometry); !s.ok()) return s;

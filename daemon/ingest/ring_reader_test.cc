@@ -7,6 +7,7 @@
 #include <cerrno>
 #include <vector>
 
+#include "common/record/record_format.h"
 #include "gtest/gtest.h"
 #include "shim/ring/ring_writer.h"
 
@@ -82,6 +83,15 @@ TEST(RingReaderTest, Malicious_MisalignedWritePosition) {
   EXPECT_FALSE(reader->CopyLane(0, 0, out).ok());
 }
 
+// A shim of the previous record format (7: no TSC timestamps) is still read.
+TEST(RingReaderTest, ReadsTheOldestReadableRecordFormat) {
+  auto region = WritableRegion::Create(kSmall);
+  static_cast<RegionHeader*>(region->base())->record_format_version =
+      record::kOldestReadableRecordFormatVersion;
+  EXPECT_EQ(record::kOldestReadableRecordFormatVersion, 7u);
+  EXPECT_TRUE(AttachTo(*region).ok());
+}
+
 TEST(RingReaderTest, Malicious_WrongMagicOrVersionOrSize) {
   auto region = WritableRegion::Create(kSmall);
   auto* header = static_cast<RegionHeader*>(region->base());
@@ -90,8 +100,18 @@ TEST(RingReaderTest, Malicious_WrongMagicOrVersionOrSize) {
   auto wrong_version = AttachTo(*region);
   ASSERT_FALSE(wrong_version.ok());
   EXPECT_EQ(wrong_version.status().message(),
-            "region has layout version 99 and record format version 7; this daemon reads 1 and 7");
+            "region has layout version 99 and record format version 8; this daemon reads 1 and 7 "
+            "to 8");
   header->layout_version = kRegionLayoutVersion;
+  for (const uint32_t unreadable : {6u, 9u}) {
+    header->record_format_version = unreadable;
+    auto refused = AttachTo(*region);
+    ASSERT_FALSE(refused.ok());
+    EXPECT_EQ(refused.status().message(), "region has layout version 1 and record format version " +
+                                              std::to_string(unreadable) +
+                                              "; this daemon reads 1 and 7 to 8");
+  }
+  header->record_format_version = record::kRecordFormatVersion;
   header->magic = 0;
   EXPECT_FALSE(AttachTo(*region).ok());
   header->magic = kRegionMagic;

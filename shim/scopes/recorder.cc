@@ -1,16 +1,18 @@
 #include "shim/scopes/recorder.h"
 
 #include <pthread.h>
-#include <time.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <bit>
 #include <chrono>
+#include <cstdlib>
 #include <cstring>
 #include <initializer_list>
 #include <string>
+#include <string_view>
 #include <thread>
+#include <type_traits>
 
 #include "common/record/cubin_blob.h"
 #include "common/record/instrumentation_blob.h"
@@ -40,12 +42,6 @@ void DestroyThreadRecorder(void* pointer) {
 
 void CreateThreadKey() { pthread_key_create(&g_thread_key, DestroyThreadRecorder); }
 
-uint64_t NowNs() {
-  timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return static_cast<uint64_t>(ts.tv_sec) * 1000000000u + static_cast<uint64_t>(ts.tv_nsec);
-}
-
 protond_result Fail(ThreadRecorder& t, protond_result result, std::string message) {
   t.last_error = std::move(message);
   return result;
@@ -61,6 +57,16 @@ void GrowTo(std::vector<bool>& bits, Id id) {
 }
 
 }  // namespace
+
+ScopeClock DetectScopeClock() {
+  static const ScopeClock clock = [] {
+    const char* forced = std::getenv("PROTOND_SCOPE_CLOCK");
+    if (forced != nullptr && std::string_view(forced) == "monotonic") return ScopeClock::kMonotonic;
+    std::string why_not;
+    return clock::TscIsInvariantHere(&why_not) ? ScopeClock::kTsc : ScopeClock::kMonotonic;
+  }();
+  return clock;
+}
 
 ThreadRecorder& CurrentThread() {
   if (tl_thread != nullptr) return *tl_thread;
@@ -99,8 +105,24 @@ bool PrepareLane(ring::WritableRegion& region, uint32_t tid, SlotLane& l, uint64
     if (!l.lane.TryAppend(&begin, sizeof(begin))) return l.lane.CountDropped(), false;
     l.session = session;
     l.told_too_deep = false;
+    l.next_clock_sync = 0;
   }
   return true;
+}
+
+[[gnu::noinline]] bool AppendClockSync(SlotLane& l) {
+  const clock::ClockPair pair = clock::TakeClockPair();
+  const auto sync = record::MakeClockSync(pair.tsc, pair.monotonic_ns);
+  if (!l.lane.TryAppend(&sync, sizeof(sync))) return false;
+  l.next_clock_sync = pair.tsc + record::kClockSyncTicks;
+  return true;
+}
+
+// Before a timed record: a clock pair when its timestamp is from the TSC and the lane has had
+// none in this session, or none for kClockSyncTicks. False when the pair did not fit.
+inline bool SyncClock(SlotLane& l, const record::TimedRecord& timed) {
+  if ((timed.header.flags & record::kTimestampTsc) == 0) return true;
+  return timed.timestamp < l.next_clock_sync || AppendClockSync(l);
 }
 
 // The session's problems say which scope name was cut: its tree shows the cut name.
@@ -180,6 +202,9 @@ protond_result WriteRecord(Recorder& recorder, ThreadRecorder& t, uint32_t slot,
   for (const NameRef& name : names) {
     defined =
         defined && (name.id == 0 || DefineName(recorder.names(), l, name.id, name.name_class));
+  }
+  if constexpr (std::is_same_v<Record, record::TimedRecord>) {
+    defined = defined && SyncClock(l, record);
   }
   if (!defined) {
     l.lane.CountDropped();
@@ -431,12 +456,12 @@ protond_result Recorder::EnterScope(const char* name) {
   if (!IsValidName(name)) return Fail(t, PROTOND_ERR_INVALID_ARGUMENT, "scope name is empty");
   const ContextCacheEntry& context = LookupContext(names_, t, InnermostScope(t), name);
   OpenScope scope{context.context_id, context.name, {}, {}};
-  uint64_t now_ns = 0;
+  uint64_t now = 0;
   const protond_result result = ForEachSession(slot_mask_, [&](uint32_t slot, uint64_t session) {
-    if (now_ns == 0) now_ns = NowNs();
-    const protond_result written =
-        WriteRecord(*this, t, slot, session, context.context_id, {},
-                    record::MakeTimed(record::Kind::kScopeEnter, context.context_id, now_ns));
+    if (now == 0) now = Now();
+    const protond_result written = WriteRecord(
+        *this, t, slot, session, context.context_id, {},
+        record::MakeTimed(record::Kind::kScopeEnter, context.context_id, now, TimestampFlags()));
     if (written == PROTOND_OK) scope.recorded_in[slot] = session;
     if (written == PROTOND_DROPPED) scope.dropped_in[slot] = session;
     return written;
@@ -458,16 +483,18 @@ protond_result Recorder::ExitScope(const char* name) {
   }
   t.stack.pop_back();
   PublishIfMain(t);
-  uint64_t now_ns = 0;
+  uint64_t now = 0;
   return ForEachSession(slot_mask_, [&](uint32_t slot, uint64_t session) {
     if (top.dropped_in[slot] == session) return CountLostExit(*region_, t, slot, session);
     if (top.recorded_in[slot] != session) return PROTOND_INACTIVE;
-    if (now_ns == 0) now_ns = NowNs();
-    const auto exit = record::MakeTimed(record::Kind::kScopeExit, top.context_id, now_ns);
+    if (now == 0) now = Now();
+    const auto exit =
+        record::MakeTimed(record::Kind::kScopeExit, top.context_id, now, TimestampFlags());
     // The enter went into this lane in this session, so the context is defined and the session
     // announced (unless the lane moved on to another session in between): write directly.
     SlotLane& l = t.lanes[slot];
     if (l.session == session) {
+      if (!SyncClock(l, exit)) return l.lane.CountDropped(), PROTOND_DROPPED;
       return l.lane.TryWrite(&exit, sizeof(exit)) ? PROTOND_OK : PROTOND_DROPPED;
     }
     return WriteRecord(*this, t, slot, session, top.context_id, {}, exit);
@@ -511,12 +538,12 @@ protond_result Recorder::EnterState(const char* name) {
   t.state_name_id = entry.name_id;
   t.state_recorded_in = {};
   t.state_dropped_in = {};
-  uint64_t now_ns = 0;
+  uint64_t now = 0;
   return ForEachSession(slot_mask_, [&](uint32_t slot, uint64_t session) {
-    if (now_ns == 0) now_ns = NowNs();
+    if (now == 0) now = Now();
     const protond_result written = WriteRecord(
         *this, t, slot, session, record::kRootContextId, {{entry.name_id, NameClass::kState}},
-        record::MakeTimed(record::Kind::kStateEnter, entry.name_id, now_ns));
+        record::MakeTimed(record::Kind::kStateEnter, entry.name_id, now, TimestampFlags()));
     if (written == PROTOND_OK) t.state_recorded_in[slot] = session;
     if (written == PROTOND_DROPPED) t.state_dropped_in[slot] = session;
     return written;
@@ -668,14 +695,14 @@ protond_result Recorder::ExitState() {
   const SessionsBySlot recorded_in = t.state_recorded_in;
   const SessionsBySlot dropped_in = t.state_dropped_in;
   t.state_name_id = 0;
-  uint64_t now_ns = 0;
+  uint64_t now = 0;
   return ForEachSession(slot_mask_, [&](uint32_t slot, uint64_t session) {
     if (dropped_in[slot] == session) return CountLostExit(*region_, t, slot, session);
     if (recorded_in[slot] != session) return PROTOND_INACTIVE;
-    if (now_ns == 0) now_ns = NowNs();
+    if (now == 0) now = Now();
     return WriteRecord(*this, t, slot, session, record::kRootContextId,
                        {{name_id, NameClass::kState}},
-                       record::MakeTimed(record::Kind::kStateExit, name_id, now_ns));
+                       record::MakeTimed(record::Kind::kStateExit, name_id, now, TimestampFlags()));
   });
 }
 

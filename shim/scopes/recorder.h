@@ -1,8 +1,9 @@
 // The shim's recording half: per-thread scope stacks and states, encoded as records into the
 // calling thread's lanes of the shared-memory region, one lane per recording session. Everything
 // here runs on application threads: no lock after a thread's first use of a name, no allocation
-// after warm-up, no system call except the vDSO clock. Which sessions record is a few atomics
-// (session slots) the control thread sets.
+// after warm-up, no system call (timestamps come from the TSC, or the vDSO clock where the TSC
+// cannot stand for CLOCK_MONOTONIC). Which sessions record is a few atomics (session slots) the
+// control thread sets.
 #ifndef PROTOND_SHIM_SCOPES_RECORDER_H_
 #define PROTOND_SHIM_SCOPES_RECORDER_H_
 
@@ -17,12 +18,20 @@
 #include <string_view>
 #include <vector>
 
+#include "common/clock/tsc_clock.h"
 #include "protond/shim.h"
 #include "shim/ring/ring_writer.h"
 #include "shim/scopes/name_table.h"
 #include "shim/scopes/thread_recorder.h"
 
 namespace protond::shim {
+
+// What stamps scope and state records: the TSC where it is invariant and the kernel keeps time
+// with it (x86-64; the daemon converts with the clock pairs written beside), else CLOCK_MONOTONIC.
+enum class ScopeClock : uint8_t { kMonotonic, kTsc };
+// Decided once per process, at the first call (the shim's load): PROTOND_SCOPE_CLOCK=monotonic
+// forces CLOCK_MONOTONIC.
+ScopeClock DetectScopeClock();
 
 // GPU work launched on a thread with no open scope of its own lands in the main thread's
 // innermost scope: the kernels of PyTorch's autograd threads, say, under the scope around
@@ -34,8 +43,9 @@ class Recorder {
  public:
   // `region` must outlive the recorder. `main_tid` is the thread whose scopes other threads
   // inherit (the process's initial thread).
-  explicit Recorder(ring::WritableRegion* region, uint32_t main_tid = getpid())
-      : region_(region), main_tid_(main_tid) {}
+  explicit Recorder(ring::WritableRegion* region, uint32_t main_tid = getpid(),
+                    ScopeClock clock = DetectScopeClock())
+      : region_(region), main_tid_(main_tid), tsc_(clock == ScopeClock::kTsc) {}
 
   // Records go to `session_id` too from now on, in lanes of its own (one session slot); false
   // when kMaxSessions sessions record already. Starts and stops come from one thread at a time
@@ -119,10 +129,16 @@ class Recorder {
 
   NameTable& names() { return names_; }
   ring::WritableRegion* region() { return region_; }
+  ScopeClock clock() const { return tsc_ ? ScopeClock::kTsc : ScopeClock::kMonotonic; }
 
  private:
+  // A timestamp for a scope or state record, and the flags saying which clock it is from.
+  uint64_t Now() const { return tsc_ ? clock::ReadTsc() : clock::MonotonicNs(); }
+  uint8_t TimestampFlags() const { return tsc_ ? record::kTimestampTsc : 0; }
+
   ring::WritableRegion* region_;
   const uint32_t main_tid_;
+  const bool tsc_;
   std::atomic<uint32_t> main_context_{0};  // the main thread's innermost scope
   std::atomic<protond_context_provider> provider_{nullptr};
 

@@ -22,6 +22,10 @@ namespace {
 using record::Kind;
 using record::testing::H100;
 
+// The cases stamp with CLOCK_MONOTONIC, whose records need no clock pairs, unless they are about
+// the TSC.
+constexpr ScopeClock kNs = ScopeClock::kMonotonic;
+
 // Thread state is per thread and bound to one region, so each case records on a fresh thread.
 template <typename F>
 void OnNewThread(F f) {
@@ -54,7 +58,7 @@ std::vector<Kind> Kinds(const std::vector<record::Record>& records) {
 TEST(RecorderTest, WritesDefinitionsOnceThenEnterExitAndMetrics) {
   auto region = ring::WritableRegion::Create({4, 1u << 16});
   ASSERT_TRUE(region.ok());
-  Recorder recorder(&*region);
+  Recorder recorder(&*region, getpid(), kNs);
   recorder.StartRecording(7);
   OnNewThread([&] {
     for (int i = 0; i < 2; ++i) {
@@ -84,12 +88,92 @@ TEST(RecorderTest, WritesDefinitionsOnceThenEnterExitAndMetrics) {
   EXPECT_LE(records[3].value, records[9].value);
 }
 
+TEST(RecorderTest, MonotonicTimestampsAreNsWithNoClockPairs) {
+  auto region = ring::WritableRegion::Create({4, 1u << 16});
+  Recorder recorder(&*region, getpid(), kNs);
+  recorder.StartRecording(7);
+  const uint64_t before_ns = clock::MonotonicNs();
+  OnNewThread([&] {
+    recorder.EnterScope("a");
+    recorder.ExitScope("a");
+  });
+  const uint64_t after_ns = clock::MonotonicNs();
+  std::vector<uint8_t> bytes;
+  const auto records = ReadLane(*region, 0, bytes);
+  ASSERT_EQ(Kinds(records),
+            (std::vector<Kind>{Kind::kThreadBegin, Kind::kSessionBegin, Kind::kContextDef,
+                               Kind::kScopeEnter, Kind::kScopeExit}));
+  EXPECT_EQ(records[3].flags, 0);
+  EXPECT_GE(records[3].value, before_ns);
+  EXPECT_LE(records[4].value, after_ns);
+}
+
+// With the TSC each session's records in a lane start with a clock pair, and a timestamp more than
+// kClockSyncTicks after the lane's last pair gets a new one first.
+TEST(RecorderTest, TscTimestampsComeAfterAClockPairOfTheirLane) {
+  if (!clock::kHasTsc) GTEST_SKIP() << "no TSC on this architecture";
+  auto region = ring::WritableRegion::Create({4, 1u << 16});
+  Recorder recorder(&*region, getpid(), ScopeClock::kTsc);
+  recorder.StartRecording(7);
+  const uint64_t before_ns = clock::MonotonicNs();
+  OnNewThread([&] {
+    recorder.EnterScope("a");
+    recorder.ExitScope("a");
+    recorder.EnterState("busy");
+    recorder.ExitState();
+    const uint64_t wait_until = clock::ReadTsc() + record::kClockSyncTicks;
+    while (clock::ReadTsc() <= wait_until) std::this_thread::yield();
+    recorder.EnterScope("a");
+    recorder.ExitScope("a");
+  });
+  const uint64_t after_ns = clock::MonotonicNs();
+  std::vector<uint8_t> bytes;
+  const auto records = ReadLane(*region, 0, bytes);
+  ASSERT_EQ(Kinds(records),
+            (std::vector<Kind>{Kind::kThreadBegin, Kind::kSessionBegin, Kind::kContextDef,
+                               Kind::kClockSync, Kind::kScopeEnter, Kind::kScopeExit,
+                               Kind::kNameDef, Kind::kStateEnter, Kind::kStateExit,
+                               Kind::kClockSync, Kind::kScopeEnter, Kind::kScopeExit}));
+  const record::Record& pair = records[3];
+  EXPECT_GE(pair.monotonic_ns, before_ns);
+  EXPECT_LE(pair.monotonic_ns, after_ns);
+  EXPECT_GE(pair.value, records[4].value);  // the pair is taken after the enter's timestamp
+  EXPECT_LE(pair.value, records[5].value);
+  for (size_t i : {4, 5, 7, 8, 10, 11}) {
+    EXPECT_EQ(records[i].flags, record::kTimestampTsc) << i;
+  }
+  EXPECT_GT(records[9].value, pair.value + record::kClockSyncTicks);
+  EXPECT_GT(records[9].monotonic_ns, pair.monotonic_ns);
+}
+
+TEST(RecorderTest, TscTimestampsOfTheLanesNextSessionGetAClockPairFirst) {
+  if (!clock::kHasTsc) GTEST_SKIP() << "no TSC on this architecture";
+  auto region = ring::WritableRegion::Create({4, 1u << 16});
+  Recorder recorder(&*region, getpid(), ScopeClock::kTsc);
+  OnNewThread([&] {
+    for (uint64_t session : {7, 8}) {
+      recorder.StartRecording(session);
+      recorder.EnterScope("a");
+      recorder.ExitScope("a");
+      recorder.StopRecording(session);
+      recorder.FinishStopping(session);
+    }
+  });
+  std::vector<uint8_t> bytes;
+  const auto records = ReadLane(*region, 0, bytes);
+  EXPECT_EQ(
+      Kinds(records),
+      (std::vector<Kind>{Kind::kThreadBegin, Kind::kSessionBegin, Kind::kContextDef,
+                         Kind::kClockSync, Kind::kScopeEnter, Kind::kScopeExit, Kind::kSessionBegin,
+                         Kind::kClockSync, Kind::kScopeEnter, Kind::kScopeExit}));
+}
+
 // The GPU tracer writes from CUPTI's thread, about contexts that application threads entered:
 // the writing thread's lane gets the definitions it needs first.
 TEST(RecorderTest, GpuActivityFromAnotherThreadDefinesItsContextAndKernelName) {
   auto region = ring::WritableRegion::Create({4, 1u << 16});
   ASSERT_TRUE(region.ok());
-  Recorder recorder(&*region);
+  Recorder recorder(&*region, getpid(), kNs);
   uint32_t launch_context = 0;
   OnNewThread([&] {
     EXPECT_EQ(recorder.CurrentContext(), record::kRootContextId);
@@ -130,7 +214,7 @@ TEST(RecorderTest, GpuActivityFromAnotherThreadDefinesItsContextAndKernelName) {
 TEST(RecorderTest, AStoppingSessionTakesItsGpuWorkButNothingFromTheProgram) {
   auto region = ring::WritableRegion::Create({4, 1u << 16});
   ASSERT_TRUE(region.ok());
-  Recorder recorder(&*region);
+  Recorder recorder(&*region, getpid(), kNs);
   ASSERT_TRUE(recorder.StartRecording(5));
   const uint32_t while_recording = recorder.RecordingSet();
   ASSERT_TRUE(recorder.StopRecording(5));
@@ -167,7 +251,7 @@ TEST(RecorderTest, AStoppingSessionTakesItsGpuWorkButNothingFromTheProgram) {
 TEST(RecorderTest, DeviceInfoGoesIntoTheCallingThreadsLaneWithItsNameCut) {
   auto region = ring::WritableRegion::Create({4, 1u << 16});
   ASSERT_TRUE(region.ok());
-  Recorder recorder(&*region);
+  Recorder recorder(&*region, getpid(), kNs);
   recorder.StartRecording(4);
   const std::string long_name(record::kMaxNameBytes + 10, 'x');
   OnNewThread([&] {
@@ -196,7 +280,7 @@ TEST(RecorderTest, DeviceInfoGoesIntoTheCallingThreadsLaneWithItsNameCut) {
 TEST(RecorderTest, AScopeNameOverTheLimitIsCutAlikeAtEnterAndExitAndSaysSo) {
   auto region = ring::WritableRegion::Create({4, 1u << 16});
   ASSERT_TRUE(region.ok());
-  Recorder recorder(&*region);
+  Recorder recorder(&*region, getpid(), kNs);
   recorder.StartRecording(5);
   const std::string long_name(record::kMaxNameBytes + 100, 'x');
   OnNewThread([&] {
@@ -232,7 +316,7 @@ TEST(RecorderTest, ANameIsCutAtACharactersStart) {
 
   auto region = ring::WritableRegion::Create({4, 1u << 16});
   ASSERT_TRUE(region.ok());
-  Recorder recorder(&*region);
+  Recorder recorder(&*region, getpid(), kNs);
   recorder.StartRecording(5);
   OnNewThread([&] {
     EXPECT_EQ(recorder.EnterScope(name.c_str()), PROTOND_OK);
@@ -252,7 +336,7 @@ TEST(RecorderTest, ANameIsCutAtACharactersStart) {
 TEST(RecorderTest, ScopesNestedDeeperThanTheLimitAreLeftOutCountedAndSaidOnce) {
   auto region = ring::WritableRegion::Create({1, 1u << 20});
   ASSERT_TRUE(region.ok());
-  Recorder recorder(&*region);
+  Recorder recorder(&*region, getpid(), kNs);
   recorder.StartRecording(5);
   OnNewThread([&] {
     for (int depth = 1; depth <= kMaxTreeDepth + 2; ++depth) {
@@ -285,7 +369,7 @@ TEST(RecorderTest, ScopesNestedDeeperThanTheLimitAreLeftOutCountedAndSaidOnce) {
 TEST(RecorderTest, ALaneCatchesUpOnDefinitionsAsDeepAsTheLimit) {
   auto region = ring::WritableRegion::Create({1, 1u << 20});
   ASSERT_TRUE(region.ok());
-  Recorder recorder(&*region);
+  Recorder recorder(&*region, getpid(), kNs);
   OnNewThread([&] {
     for (int depth = 1; depth < kMaxTreeDepth; ++depth) {
       EXPECT_EQ(recorder.EnterScope("s"), PROTOND_INACTIVE);
@@ -310,7 +394,7 @@ TEST(RecorderTest, ALaneCatchesUpOnDefinitionsAsDeepAsTheLimit) {
 TEST(RecorderTest, DeviceInfoThatDoesNotFitIsCountedAsDropped) {
   auto region = ring::WritableRegion::Create({1, ring::kMinLaneDataBytes});
   ASSERT_TRUE(region.ok());
-  Recorder recorder(&*region);
+  Recorder recorder(&*region, getpid(), kNs);
   OnNewThread([&] { EXPECT_EQ(recorder.WriteDeviceInfo(0, H100(), "H100"), PROTOND_INACTIVE); });
   recorder.StartRecording(1);
   // 40 + 4096 bytes: more than the whole 4096-byte lane.
@@ -324,7 +408,7 @@ TEST(RecorderTest, DeviceInfoThatDoesNotFitIsCountedAsDropped) {
 TEST(RecorderTest, InstrumentationBufferGoesAsABlobUnderTheInnermostScope) {
   auto region = ring::WritableRegion::Create({4, 1u << 16});
   ASSERT_TRUE(region.ok());
-  Recorder recorder(&*region);
+  Recorder recorder(&*region, getpid(), kNs);
   recorder.StartRecording(4);
   const std::vector<uint8_t> buffer(6000, 0xab);  // 2 chunks
   const std::vector<std::string_view> scopes = {"loop", "load"};
@@ -364,7 +448,7 @@ TEST(RecorderTest, InstrumentationBufferGoesAsABlobUnderTheInnermostScope) {
 TEST(RecorderTest, AWrongInstrumentationBufferIsRefusedWhetherOrNotASessionRecords) {
   auto region = ring::WritableRegion::Create({4, 1u << 16});
   ASSERT_TRUE(region.ok());
-  Recorder recorder(&*region);  // no session records
+  Recorder recorder(&*region, getpid(), kNs);  // no session records
   const std::vector<uint8_t> buffer(6000, 0xab);
   const std::vector<std::string_view> scopes = {"loop", ""};
   record::InstrumentationBufferHeader header{};
@@ -384,7 +468,7 @@ TEST(RecorderTest, AWrongInstrumentationBufferIsRefusedWhetherOrNotASessionRecor
 
 TEST(RecorderTest, InactiveRecordsNothingButKeepsTheStack) {
   auto region = ring::WritableRegion::Create({4, 1u << 16});
-  Recorder recorder(&*region);
+  Recorder recorder(&*region, getpid(), kNs);
   OnNewThread([&] {
     EXPECT_EQ(recorder.EnterScope("outer"), PROTOND_INACTIVE);
     recorder.StartRecording(3);
@@ -402,7 +486,7 @@ TEST(RecorderTest, InactiveRecordsNothingButKeepsTheStack) {
 
 TEST(RecorderTest, ScopeMismatchAndMissingScopeAreErrorsWithMessages) {
   auto region = ring::WritableRegion::Create({4, 1u << 16});
-  Recorder recorder(&*region);
+  Recorder recorder(&*region, getpid(), kNs);
   recorder.StartRecording(1);
   OnNewThread([&] {
     EXPECT_EQ(recorder.ExitScope(nullptr), PROTOND_ERR_NO_SCOPE);
@@ -419,7 +503,7 @@ TEST(RecorderTest, ScopeMismatchAndMissingScopeAreErrorsWithMessages) {
 // while it is open land on it, and the GPU tracer attributes the launch to it.
 TEST(RecorderTest, LaunchFrameTakesMetricsAndLaunchesUntilItCloses) {
   auto region = ring::WritableRegion::Create({4, 1u << 16});
-  Recorder recorder(&*region);
+  Recorder recorder(&*region, getpid(), kNs);
   recorder.StartRecording(1);
   uint32_t frame = 0;
   uint32_t step = 0;
@@ -505,7 +589,7 @@ int g_provider_calls = 0;
 
 TEST(RecorderTest, ContextProviderPlacesGpuWorkAndLaunchFrames) {
   auto region = ring::WritableRegion::Create({4, 1u << 16});
-  Recorder recorder(&*region);
+  Recorder recorder(&*region, getpid(), kNs);
   recorder.StartRecording(1);
   const uint32_t frames = recorder.names().InternContext(
       recorder.names().InternContext(record::kRootContextId, "train.py:10@<module>"),
@@ -541,7 +625,7 @@ TEST(RecorderTest, ContextProviderPlacesGpuWorkAndLaunchFrames) {
 
 TEST(RecorderTest, MetricKeepsItsFirstType) {
   auto region = ring::WritableRegion::Create({4, 1u << 16});
-  Recorder recorder(&*region);
+  Recorder recorder(&*region, getpid(), kNs);
   recorder.StartRecording(1);
   OnNewThread([&] {
     EXPECT_EQ(recorder.AddDoubleMetric("a", 1.5), PROTOND_OK);
@@ -553,7 +637,7 @@ TEST(RecorderTest, MetricKeepsItsFirstType) {
 
 TEST(RecorderTest, FullLaneDropsAreCountedExactly) {
   auto region = ring::WritableRegion::Create({1, ring::kMinLaneDataBytes});
-  Recorder recorder(&*region);
+  Recorder recorder(&*region, getpid(), kNs);
   recorder.StartRecording(1);
   int written = 0;
   int dropped = 0;
@@ -577,7 +661,7 @@ TEST(RecorderTest, FullLaneDropsAreCountedExactly) {
 // A state whose enter was lost: its exit is counted as lost too.
 TEST(RecorderTest, ExitOfALostStateIsCountedAsDropped) {
   auto region = ring::WritableRegion::Create({1, ring::kMinLaneDataBytes});
-  Recorder recorder(&*region);
+  Recorder recorder(&*region, getpid(), kNs);
   recorder.StartRecording(1);
   OnNewThread([&] {
     while (recorder.EnterScope("fill") == PROTOND_OK) {
@@ -592,7 +676,7 @@ TEST(RecorderTest, ExitOfALostStateIsCountedAsDropped) {
 
 TEST(RecorderTest, ThreadsUseSeparateLanesAndReleaseThemAtExit) {
   auto region = ring::WritableRegion::Create({2, 1u << 16});
-  Recorder recorder(&*region);
+  Recorder recorder(&*region, getpid(), kNs);
   recorder.StartRecording(1);
   for (int i = 0; i < 5; ++i) {
     OnNewThread([&] { EXPECT_EQ(recorder.EnterScope("t"), PROTOND_OK); });
@@ -606,7 +690,7 @@ TEST(RecorderTest, ThreadsUseSeparateLanesAndReleaseThemAtExit) {
 TEST(RecorderTest, SessionsRecordingTogetherGetLanesOfTheirOwn) {
   auto region = ring::WritableRegion::Create({4, 1u << 16});
   ASSERT_TRUE(region.ok());
-  Recorder recorder(&*region);
+  Recorder recorder(&*region, getpid(), kNs);
   ASSERT_TRUE(recorder.StartRecording(1));
   OnNewThread([&] {
     EXPECT_EQ(recorder.EnterScope("a"), PROTOND_OK);
@@ -643,7 +727,7 @@ TEST(RecorderTest, SessionsRecordingTogetherGetLanesOfTheirOwn) {
 TEST(RecorderTest, AFreedSlotServesTheNextSessionWithoutItsPredecessorsExits) {
   auto region = ring::WritableRegion::Create({4, 1u << 16});
   ASSERT_TRUE(region.ok());
-  Recorder recorder(&*region);
+  Recorder recorder(&*region, getpid(), kNs);
   for (uint64_t id = 1; id <= kMaxSessions; ++id) EXPECT_TRUE(recorder.StartRecording(id));
   EXPECT_FALSE(recorder.StartRecording(kMaxSessions + 1));  // every slot is taken
   EXPECT_FALSE(recorder.StopRecording(kMaxSessions + 1));
@@ -679,7 +763,7 @@ TEST(RecorderTest, AFreedSlotServesTheNextSessionWithoutItsPredecessorsExits) {
 TEST(RecorderTest, GpuWorkGoesToTheSessionsThatRecordedAtItsLaunch) {
   auto region = ring::WritableRegion::Create({4, 1u << 16});
   ASSERT_TRUE(region.ok());
-  Recorder recorder(&*region);
+  Recorder recorder(&*region, getpid(), kNs);
   ASSERT_TRUE(recorder.StartRecording(1));
   const uint32_t only_first = recorder.RecordingSet();
   ASSERT_TRUE(recorder.StartRecording(2));
@@ -727,7 +811,7 @@ TEST(RecorderTest, GpuWorkGoesToTheSessionsThatRecordedAtItsLaunch) {
 TEST(RecorderTest, GpuWorkWaitsForTheDaemonToDrainAFullLane) {
   auto region = ring::WritableRegion::Create({1, ring::kMinLaneDataBytes});
   ASSERT_TRUE(region.ok());
-  Recorder recorder(&*region);
+  Recorder recorder(&*region, getpid(), kNs);
   ASSERT_TRUE(recorder.StartRecording(1));
   auto reader = ring::RegionReader::Attach(dup(region->fd()), region->bytes());
   ASSERT_TRUE(reader.ok()) << reader.status();

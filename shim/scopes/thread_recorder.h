@@ -38,6 +38,9 @@ struct SlotLane {
   bool announced = false;             // ThreadBegin written since the lane was claimed
   bool stalled = false;               // a wait for room timed out; no more waits until room appears
   bool told_too_deep = false;         // the session was told that deeper scopes are left out
+  // A TSC timestamp at or past this needs a clock pair (kClockSync) before it in the lane: 0 after
+  // each session's start in the lane, then kClockSyncTicks after the last pair.
+  uint64_t next_clock_sync = 0;
 };
 
 struct ContextCacheEntry {
