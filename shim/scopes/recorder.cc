@@ -78,6 +78,17 @@ ThreadRecorder& CurrentThread() {
   return *tl_thread;
 }
 
+namespace {
+
+// CurrentThread with its common case inline: the thread's recorder exists.
+[[gnu::always_inline]] inline ThreadRecorder& ThisThread() {
+  if (tl_thread != nullptr) [[likely]]
+    return *tl_thread;
+  return CurrentThread();
+}
+
+}  // namespace
+
 const char* LastError() { return CurrentThread().last_error.c_str(); }
 
 void SetLastError(std::string message) { CurrentThread().last_error = std::move(message); }
@@ -134,7 +145,7 @@ bool AppendCutNotice(SlotLane& l, const ContextEntry& entry) {
   return l.lane.TryAppend(buffer, record::EncodeNotice(text, buffer));
 }
 
-bool IsDefined(const SlotLane& l, uint32_t context_id) {
+inline bool IsDefined(const SlotLane& l, uint32_t context_id) {
   return context_id == record::kRootContextId ||
          (context_id < l.context_defined.size() && l.context_defined[context_id]);
 }
@@ -276,21 +287,45 @@ protond_result Combine(protond_result so_far, protond_result next) {
   return so_far;
 }
 
-const ContextCacheEntry& LookupContext(NameTable& names, ThreadRecorder& t, uint32_t parent_id,
-                                       const char* name, bool launch_frame = false) {
-  const auto key = reinterpret_cast<uintptr_t>(name);
-  ContextCacheEntry& entry =
-      t.cache[((key >> 3) ^ (parent_id * 0x9e3779b1u) ^ launch_frame) % ThreadRecorder::kCacheSize];
-  // The pointer alone could be a reused buffer with new contents, so the content decides.
-  if (entry.key_pointer == name && entry.parent_id == parent_id &&
-      entry.launch_frame == launch_frame && *entry.name == CutName(name)) {
-    return entry;
+// Whether the caller's `name` is `interned` (a name CutName gave): compared in place, stopping at
+// the first difference, without measuring `name` first and without reading past its end. The
+// common case, a short name, is a few inline byte compares (the hot path's name checks cost more
+// than the rest of an idle pair with strlen and memcmp).
+[[gnu::always_inline]] inline bool SameName(const std::string& interned, const char* name) {
+  const size_t size = interned.size();
+  // A name this long may have been cut: compare it cut the same way.
+  if (size + 4 > record::kMaxNameBytes) [[unlikely]]
+    return interned == CutName(name);
+  const char* expected = interned.data();
+  if (size > 32) return std::strncmp(name, expected, size) == 0 && name[size] == '\0';
+  for (size_t i = 0; i < size; ++i) {
+    if (name[i] != expected[i]) return false;  // also where `name` ends early
   }
+  return name[size] == '\0';
+}
+
+[[gnu::noinline]] void FillContextCache(ContextCacheEntry& entry, NameTable& names,
+                                        uint32_t parent_id, const char* name, bool launch_frame) {
   entry.context_id = names.InternContext(parent_id, name, launch_frame);
   entry.parent_id = parent_id;
   entry.launch_frame = launch_frame;
   entry.key_pointer = name;
   entry.name = &names.Context(entry.context_id)->name;
+}
+
+[[gnu::always_inline]] inline const ContextCacheEntry& LookupContext(NameTable& names,
+                                                                     ThreadRecorder& t,
+                                                                     uint32_t parent_id,
+                                                                     const char* name,
+                                                                     bool launch_frame = false) {
+  const auto key = reinterpret_cast<uintptr_t>(name);
+  ContextCacheEntry& entry =
+      t.cache[((key >> 3) ^ (parent_id * 0x9e3779b1u) ^ launch_frame) % ThreadRecorder::kCacheSize];
+  // The pointer alone could be a reused buffer with new contents, so the content decides.
+  if (entry.key_pointer != name || entry.parent_id != parent_id ||
+      entry.launch_frame != launch_frame || !SameName(*entry.name, name)) [[unlikely]] {
+    FillContextCache(entry, names, parent_id, name, launch_frame);
+  }
   return entry;
 }
 
@@ -299,7 +334,7 @@ const NameCacheEntry& LookupName(NameTable& names, ThreadRecorder& t, const char
   const auto key = reinterpret_cast<uintptr_t>(name);
   NameCacheEntry& entry = t.name_cache[(key >> 3) % ThreadRecorder::kNameCacheSize];
   if (entry.key_pointer == name && entry.name_class == static_cast<uint8_t>(name_class) &&
-      *entry.name == CutName(name)) {
+      SameName(*entry.name, name)) {
     return entry;
   }
   NameClass first_class;
@@ -415,10 +450,6 @@ protond_result Recorder::ForEachSession(const std::atomic<uint32_t>& slots, Writ
   return result;
 }
 
-uint32_t Recorder::InnermostScope(const ThreadRecorder& t) const {
-  return t.stack.empty() ? record::kRootContextId : t.stack.back().context_id;
-}
-
 uint32_t Recorder::GpuWorkScope(const ThreadRecorder& t) const {
   if (!t.stack.empty() || t.tid == main_tid_) return InnermostScope(t);
   return main_context_.load(std::memory_order_relaxed);
@@ -447,53 +478,72 @@ void Recorder::SetContextProvider(protond_context_provider provider) {
   provider_.store(provider, std::memory_order_release);
 }
 
-void Recorder::PublishIfMain(const ThreadRecorder& t) {
-  if (t.tid == main_tid_) main_context_.store(InnermostScope(t), std::memory_order_relaxed);
-}
-
 protond_result Recorder::EnterScope(const char* name) {
-  ThreadRecorder& t = CurrentThread();
+  ThreadRecorder& t = ThisThread();
   if (!IsValidName(name)) return Fail(t, PROTOND_ERR_INVALID_ARGUMENT, "scope name is empty");
   const ContextCacheEntry& context = LookupContext(names_, t, InnermostScope(t), name);
-  OpenScope scope{context.context_id, context.name, {}, {}};
-  uint64_t now = 0;
-  const protond_result result = ForEachSession(slot_mask_, [&](uint32_t slot, uint64_t session) {
-    if (now == 0) now = Now();
-    const protond_result written = WriteRecord(
-        *this, t, slot, session, context.context_id, {},
-        record::MakeTimed(record::Kind::kScopeEnter, context.context_id, now, TimestampFlags()));
-    if (written == PROTOND_OK) scope.recorded_in[slot] = session;
-    if (written == PROTOND_DROPPED) scope.dropped_in[slot] = session;
-    return written;
-  });
-  t.stack.push_back(scope);
+  // Built in place: a copy from a local, written piecewise, stalls on store forwarding.
+  OpenScope& scope = t.stack.emplace_back(context.context_id, context.name);
+  const protond_result result =
+      slot_mask_.load(std::memory_order_acquire) == 0 ? PROTOND_INACTIVE : WriteEnter(t, scope);
   PublishIfMain(t);
   return result;
 }
 
+[[gnu::noinline]] protond_result Recorder::WriteEnter(ThreadRecorder& t, OpenScope& scope) {
+  const uint32_t context_id = scope.context_id;
+  uint64_t now = 0;
+  return ForEachSession(slot_mask_, [&](uint32_t slot, uint64_t session) {
+    if (now == 0) now = Now();
+    const auto enter =
+        record::MakeTimed(record::Kind::kScopeEnter, context_id, now, TimestampFlags());
+    SlotLane& l = t.lanes[slot];
+    protond_result written;
+    // A lane announced in this session that has defined the context needs nothing else first.
+    if (l.session == session && IsDefined(l, context_id)) [[likely]] {
+      written = !SyncClock(l, enter)                     ? (l.lane.CountDropped(), PROTOND_DROPPED)
+                : l.lane.TryWrite(&enter, sizeof(enter)) ? PROTOND_OK
+                                                         : PROTOND_DROPPED;
+    } else {
+      written = WriteRecord(*this, t, slot, session, context_id, {}, enter);
+    }
+    if (written == PROTOND_OK) scope.SetRecorded(slot, session);
+    if (written == PROTOND_DROPPED) scope.SetDropped(slot, session);
+    return written;
+  });
+}
+
 protond_result Recorder::ExitScope(const char* name) {
-  ThreadRecorder& t = CurrentThread();
+  ThreadRecorder& t = ThisThread();
   if (t.stack.empty()) return Fail(t, PROTOND_ERR_NO_SCOPE, "no scope is open on this thread");
-  const OpenScope top = t.stack.back();
+  // Read in place, and popped once its records are written (which never touch the stack).
+  const OpenScope& top = t.stack.back();
   // The enter interned the name cut (CutName): the exit compares it cut the same way.
-  if (name != nullptr && *top.name != CutName(name)) {
+  if (name != nullptr && !SameName(*top.name, name)) {
     return Fail(t, PROTOND_ERR_SCOPE_MISMATCH,
                 "Scope name mismatch: exiting '" + std::string(name) +
                     "' but the innermost scope is '" + *top.name + "'");
   }
+  // An enter written for no session has no exit to write either.
+  const protond_result result =
+      (top.recorded_slots | top.dropped_slots) == 0 ? PROTOND_INACTIVE : WriteExit(t, top);
   t.stack.pop_back();
   PublishIfMain(t);
+  return result;
+}
+
+[[gnu::noinline]] protond_result Recorder::WriteExit(ThreadRecorder& t, const OpenScope& top) {
   uint64_t now = 0;
   return ForEachSession(slot_mask_, [&](uint32_t slot, uint64_t session) {
-    if (top.dropped_in[slot] == session) return CountLostExit(*region_, t, slot, session);
-    if (top.recorded_in[slot] != session) return PROTOND_INACTIVE;
+    if (top.DroppedIn(slot, session)) return CountLostExit(*region_, t, slot, session);
+    if (!top.RecordedIn(slot, session)) return PROTOND_INACTIVE;
     if (now == 0) now = Now();
     const auto exit =
         record::MakeTimed(record::Kind::kScopeExit, top.context_id, now, TimestampFlags());
     // The enter went into this lane in this session, so the context is defined and the session
     // announced (unless the lane moved on to another session in between): write directly.
     SlotLane& l = t.lanes[slot];
-    if (l.session == session) {
+    if (l.session == session) [[likely]] {
       if (!SyncClock(l, exit)) return l.lane.CountDropped(), PROTOND_DROPPED;
       return l.lane.TryWrite(&exit, sizeof(exit)) ? PROTOND_OK : PROTOND_DROPPED;
     }
@@ -514,7 +564,7 @@ protond_result Recorder::AddDoubleMetric(const char* name, double value) {
 }
 
 protond_result Recorder::AddMetric(const char* name, NameClass type, uint64_t value_bits) {
-  ThreadRecorder& t = CurrentThread();
+  ThreadRecorder& t = ThisThread();
   if (!IsValidName(name)) return Fail(t, PROTOND_ERR_INVALID_ARGUMENT, "metric name is empty");
   if (!recording()) return PROTOND_INACTIVE;
   const NameCacheEntry& entry = LookupName(names_, t, name, type);
@@ -532,7 +582,7 @@ protond_result Recorder::AddMetric(const char* name, NameClass type, uint64_t va
 }
 
 protond_result Recorder::EnterState(const char* name) {
-  ThreadRecorder& t = CurrentThread();
+  ThreadRecorder& t = ThisThread();
   if (!IsValidName(name)) return Fail(t, PROTOND_ERR_INVALID_ARGUMENT, "state name is empty");
   const NameCacheEntry& entry = LookupName(names_, t, name, NameClass::kState);
   t.state_name_id = entry.name_id;
@@ -551,7 +601,7 @@ protond_result Recorder::EnterState(const char* name) {
 }
 
 protond_result Recorder::EnterLaunch(const char* name) {
-  ThreadRecorder& t = CurrentThread();
+  ThreadRecorder& t = ThisThread();
   if (!IsValidName(name)) return Fail(t, PROTOND_ERR_INVALID_ARGUMENT, "kernel name is empty");
   // Nothing is written: the frame reaches the daemon as the context of what lands on it.
   t.launch_context =
@@ -560,7 +610,7 @@ protond_result Recorder::EnterLaunch(const char* name) {
 }
 
 protond_result Recorder::ExitLaunch() {
-  ThreadRecorder& t = CurrentThread();
+  ThreadRecorder& t = ThisThread();
   if (t.launch_context == 0) {
     return Fail(t, PROTOND_ERR_NO_SCOPE, "no kernel launch is open on this thread");
   }
@@ -569,13 +619,13 @@ protond_result Recorder::ExitLaunch() {
 }
 
 void Recorder::ApiCallReturned(bool kernel_launch) {
-  ThreadRecorder& t = CurrentThread();
+  ThreadRecorder& t = ThisThread();
   t.provided_context = kNoProvidedContext;
   if (kernel_launch) t.launch_context = 0;
 }
 
 uint32_t Recorder::CurrentContext() {
-  ThreadRecorder& t = CurrentThread();
+  ThreadRecorder& t = ThisThread();
   return t.launch_context != 0 ? t.launch_context : LaunchParent(t, /*in_api_call=*/true);
 }
 
@@ -585,7 +635,7 @@ protond_result Recorder::WriteGpuActivity(const record::GpuActivityRecord& activ
   SessionsBySlot launched_in;
   const bool known =
       recording_set != kUnknownRecordingSet && SessionsOf(recording_set, &launched_in);
-  ThreadRecorder& t = CurrentThread();
+  ThreadRecorder& t = ThisThread();
   return ForEachSession(delivery_mask_, [&](uint32_t slot, uint64_t session) {
     if (known && std::find(launched_in.begin(), launched_in.end(), session) == launched_in.end()) {
       return PROTOND_INACTIVE;  // the session did not record when the work was launched
@@ -598,7 +648,7 @@ protond_result Recorder::WriteGpuActivity(const record::GpuActivityRecord& activ
 }
 
 protond_result Recorder::WritePcSample(const record::PcSampleRecord& sample) {
-  ThreadRecorder& t = CurrentThread();
+  ThreadRecorder& t = ThisThread();
   return ForEachSession(delivery_mask_, [&](uint32_t slot, uint64_t session) {
     WaitForRoom(t.lanes[slot], sizeof(sample) + 3 * kDefinitionRoom);
     return WriteRecord(*this, t, slot, session, sample.header.aux,
@@ -614,7 +664,7 @@ protond_result Recorder::WriteInstrumentationBuffer(const char* kernel_name,
                                                     std::span<const uint32_t> profiled_warps,
                                                     std::span<const std::string_view> scope_names,
                                                     std::span<const uint8_t> buffer) {
-  ThreadRecorder& t = CurrentThread();
+  ThreadRecorder& t = ThisThread();
   if (!IsValidName(kernel_name)) {
     return Fail(t, PROTOND_ERR_INVALID_ARGUMENT, "kernel name is empty");
   }
@@ -646,7 +696,7 @@ protond_result Recorder::WriteInstrumentationBuffer(const char* kernel_name,
 }
 
 protond_result Recorder::WriteCubin(uint64_t crc, std::span<const uint8_t> cubin) {
-  ThreadRecorder& t = CurrentThread();
+  ThreadRecorder& t = ThisThread();
   if (delivery_mask_.load(std::memory_order_acquire) == 0) return PROTOND_INACTIVE;
   absl::StatusOr<std::string> blob = record::EncodeCubinBlob(crc, cubin);
   if (!blob.ok()) {
@@ -681,7 +731,7 @@ protond_result Recorder::WriteDeviceInfo(uint32_t device_id, const record::Devic
 void Recorder::CountDropped(uint64_t count) {
   // What was lost would have gone to every recording session.
   ForEachSession(delivery_mask_, [&](uint32_t slot, uint64_t session) {
-    ThreadRecorder& t = CurrentThread();
+    ThreadRecorder& t = ThisThread();
     if (!PrepareLane(*region_, t.tid, t.lanes[slot], session)) return PROTOND_DROPPED;
     t.lanes[slot].lane.CountDropped(count);
     return PROTOND_OK;
@@ -689,7 +739,7 @@ void Recorder::CountDropped(uint64_t count) {
 }
 
 protond_result Recorder::ExitState() {
-  ThreadRecorder& t = CurrentThread();
+  ThreadRecorder& t = ThisThread();
   if (t.state_name_id == 0) return Fail(t, PROTOND_ERR_NO_SCOPE, "no state is set on this thread");
   const uint32_t name_id = t.state_name_id;
   const SessionsBySlot recorded_in = t.state_recorded_in;

@@ -150,13 +150,21 @@ class Recorder {
 
   // The slot that holds `session_id`, recording or stopping; kMaxSessions when none does.
   uint32_t SlotOf(uint64_t session_id) const;
-  uint32_t InnermostScope(const ThreadRecorder& t) const;
+  uint32_t InnermostScope(const ThreadRecorder& t) const {
+    return t.stack.empty() ? record::kRootContextId : t.stack.back().context_id;
+  }
   // Where GPU work of the thread goes when no launch frame or context provider says otherwise.
   uint32_t GpuWorkScope(const ThreadRecorder& t) const;
   // Where metrics and GPU work of the thread go: the open launch frame, else the innermost scope.
   uint32_t CurrentContextOf(const ThreadRecorder& t) const;
-  void PublishIfMain(const ThreadRecorder& t);
+  void PublishIfMain(const ThreadRecorder& t) {
+    if (t.tid == main_tid_) main_context_.store(InnermostScope(t), std::memory_order_relaxed);
+  }
   protond_result AddMetric(const char* name, record::NameClass type, uint64_t value_bits);
+  // The records of a scope's enter and exit, for the sessions recording: out of the line of
+  // EnterScope and ExitScope, which an idle pair runs alone.
+  protond_result WriteEnter(ThreadRecorder& t, OpenScope& scope);
+  protond_result WriteExit(ThreadRecorder& t, const OpenScope& scope);
   // Numbers the slots' current contents as a new recording set.
   void PublishRecordingSet();
   // The sessions of recording set `number` (low 16 bits); false when it is not known.

@@ -21,12 +21,36 @@ inline constexpr uint32_t kMaxSessions = 4;
 // exit goes where the enter went and nowhere else.
 using SessionsBySlot = std::array<uint64_t, kMaxSessions>;
 
+// Per slot, the session the enter was written for (and where it was lost: the exit is lost there
+// too). Only the slots whose bit is set hold one: an enter while no session records writes the
+// first 16 bytes and nothing more.
 struct OpenScope {
+  OpenScope(uint32_t context, const std::string* interned_name)
+      : context_id(context), name(interned_name) {}
+
+  bool RecordedIn(uint32_t slot, uint64_t session) const {
+    return (recorded_slots >> slot & 1u) != 0 && recorded_in[slot] == session;
+  }
+  bool DroppedIn(uint32_t slot, uint64_t session) const {
+    return (dropped_slots >> slot & 1u) != 0 && dropped_in[slot] == session;
+  }
+  void SetRecorded(uint32_t slot, uint64_t session) {
+    recorded_in[slot] = session;
+    recorded_slots |= static_cast<uint8_t>(1u << slot);
+  }
+  void SetDropped(uint32_t slot, uint64_t session) {
+    dropped_in[slot] = session;
+    dropped_slots |= static_cast<uint8_t>(1u << slot);
+  }
+
   uint32_t context_id;
+  uint8_t recorded_slots = 0;
+  uint8_t dropped_slots = 0;
   const std::string* name;  // interned; compared against exit's name
   SessionsBySlot recorded_in;
-  SessionsBySlot dropped_in;  // where the enter was lost: the exit is lost there too
+  SessionsBySlot dropped_in;
 };
+static_assert(kMaxSessions <= 8, "OpenScope keeps a byte of slot bits");
 
 // The thread's lane for one session slot: records of the slot's session go there, so that each
 // lane carries one session at a time and the daemon needs no fan-out.
