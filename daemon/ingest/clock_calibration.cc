@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <chrono>
-#include <cmath>
 #include <thread>
 
 #include "absl/strings/str_cat.h"
@@ -19,21 +18,14 @@ double TicksPerNs(const clock::ClockPair& a, const clock::ClockPair& b) {
 
 uint64_t Distance(uint64_t a, uint64_t b) { return a > b ? a - b : b - a; }
 
-// `anchor`'s time moved by the ticks from it to `tsc` (either way) at `ticks_per_ns`.
-uint64_t Extrapolate(const clock::ClockPair& anchor, uint64_t tsc, double ticks_per_ns) {
+// `anchor`'s time moved by the ticks from it to `tsc` (either way) at `ns_per_tick`, rounded.
+uint64_t Extrapolate(const clock::ClockPair& anchor, uint64_t tsc, double ns_per_tick) {
   const double ticks = tsc >= anchor.tsc ? static_cast<double>(tsc - anchor.tsc)
                                          : -static_cast<double>(anchor.tsc - tsc);
-  const double ns = static_cast<double>(anchor.monotonic_ns) + ticks / ticks_per_ns;
+  const double ns = static_cast<double>(anchor.monotonic_ns) + ticks * ns_per_tick;
   if (ns <= 0) return 0;
   if (ns >= 1.8e19) return UINT64_MAX;
-  return static_cast<uint64_t>(std::llround(ns));
-}
-
-// Exact: `tsc` lies in [a.tsc, b.tsc], and b is after a on both clocks.
-uint64_t Interpolate(const clock::ClockPair& a, const clock::ClockPair& b, uint64_t tsc) {
-  const unsigned __int128 ticks = tsc - a.tsc;
-  return a.monotonic_ns +
-         static_cast<uint64_t>(ticks * (b.monotonic_ns - a.monotonic_ns) / (b.tsc - a.tsc));
+  return static_cast<uint64_t>(ns + 0.5);  // llround would be a libm call per timestamp
 }
 
 }  // namespace
@@ -60,7 +52,7 @@ HostTsc HostTscClock::Measure() {
 
 bool ClockCalibration::Disagrees(const clock::ClockPair& anchor, double ticks_per_ns,
                                  const clock::ClockPair& pair) {
-  const uint64_t expected = Extrapolate(anchor, pair.tsc, ticks_per_ns);
+  const uint64_t expected = Extrapolate(anchor, pair.tsc, 1 / ticks_per_ns);
   const uint64_t off = Distance(expected, pair.monotonic_ns);
   const uint64_t tolerance =
       kToleranceNs +
@@ -111,6 +103,7 @@ void ClockCalibration::Add(clock::ClockPair pair) {
   }
   pairs_.insert(next, pair);
   if (pairs_.size() > kMaxPairs) pairs_.erase(pairs_.begin());
+  line_.valid = false;
 }
 
 double ClockCalibration::Rate() const {
@@ -134,18 +127,34 @@ size_t ClockCalibration::SegmentOf(uint64_t tsc) {
   return last_segment_;
 }
 
-std::optional<uint64_t> ClockCalibration::ToNs(uint64_t tsc) {
+ClockCalibration::Line ClockCalibration::LineOf(uint64_t tsc) {
   const size_t segment = SegmentOf(tsc);
-  if (segment + 1 < pairs_.size()) return Interpolate(pairs_[segment], pairs_[segment + 1], tsc);
-  const double rate = Rate();
-  if (rate <= 0) {
-    // One pair and no rate: only a TSC exactly at the pair has a time.
-    if (segment < pairs_.size() && pairs_[segment].tsc == tsc) return pairs_[segment].monotonic_ns;
-    stats_.uncalibrated++;
-    return std::nullopt;
+  if (line_.valid && line_.segment == segment) return line_;
+  Line line{segment, {}, 0, true};
+  if (segment + 1 < pairs_.size()) {
+    const clock::ClockPair& a = pairs_[segment];
+    const clock::ClockPair& b = pairs_[segment + 1];
+    line.anchor = a;
+    line.ns_per_tick =
+        static_cast<double>(b.monotonic_ns - a.monotonic_ns) / static_cast<double>(b.tsc - a.tsc);
+  } else {
+    const double rate = Rate();
+    line.anchor = pairs_.empty()            ? host_.pair
+                  : segment < pairs_.size() ? pairs_[segment]
+                                            : pairs_.front();
+    line.ns_per_tick = rate > 0 ? 1 / rate : 0;
   }
-  if (pairs_.empty()) return Extrapolate(host_.pair, tsc, rate);
-  return Extrapolate(segment < pairs_.size() ? pairs_[segment] : pairs_.front(), tsc, rate);
+  line_ = line;
+  return line;
+}
+
+std::optional<uint64_t> ClockCalibration::ToNs(uint64_t tsc) {
+  const Line line = LineOf(tsc);
+  if (line.ns_per_tick > 0) return Extrapolate(line.anchor, tsc, line.ns_per_tick);
+  // One pair and no rate: only a TSC exactly at the pair has a time.
+  if (!pairs_.empty() && line.anchor.tsc == tsc) return line.anchor.monotonic_ns;
+  stats_.uncalibrated++;
+  return std::nullopt;
 }
 
 std::string ClockCalibration::Summary() const {

@@ -59,7 +59,10 @@ class ClockCalibration {
   static constexpr uint64_t kMinSpacingNs = 1'000'000;
   static constexpr size_t kMaxPairs = 1024;  // the oldest go first
 
-  void SetHost(const HostTsc& host) { host_ = host; }
+  void SetHost(const HostTsc& host) {
+    host_ = host;
+    line_.valid = false;
+  }
   void Add(clock::ClockPair pair_untrusted);
   // The CLOCK_MONOTONIC time of `tsc`; nullopt (counted) when there is nothing to convert with.
   std::optional<uint64_t> ToNs(uint64_t tsc);
@@ -75,9 +78,19 @@ class ClockCalibration {
   bool Disagrees(const clock::ClockPair& anchor, double ticks_per_ns, const clock::ClockPair& pair);
   // The index of the last pair at or before `tsc`, or pairs_.size() when there is none.
   size_t SegmentOf(uint64_t tsc);
+  // The line a TSC value of a segment converts by: through its pair (or the first pair, or
+  // protond's own before any), at the slope to the next pair or the rate past the last.
+  struct Line {
+    size_t segment = 0;
+    clock::ClockPair anchor;
+    double ns_per_tick = 0;  // 0: no rate known
+    bool valid = false;
+  };
+  Line LineOf(uint64_t tsc);
 
   std::vector<clock::ClockPair> pairs_;  // by TSC (and so by time), kMinSpacingNs apart
   size_t last_segment_ = 0;              // a cache for SegmentOf
+  Line line_;                            // and for LineOf: a division per segment, not per stamp
   HostTsc host_;
   ClockCheckStats stats_;
 };
