@@ -1,6 +1,8 @@
 #include "daemon/attach/target_check.h"
 
+#include <fcntl.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <filesystem>
@@ -132,13 +134,25 @@ std::string WhyShimCannotLoad(const TargetState& target, const std::string& shim
 }
 
 bool SameLibrary(const std::string& ours, const std::string& theirs) {
-  struct stat our_file, their_file;
-  if (stat(ours.c_str(), &our_file) != 0 || stat(theirs.c_str(), &their_file) != 0) return false;
-  if (our_file.st_dev == their_file.st_dev && our_file.st_ino == their_file.st_ino) return true;
-  if (our_file.st_size != their_file.st_size) return false;
-  const absl::StatusOr<std::string> our_bytes = files::ReadWholeFile(ours, "");
-  const absl::StatusOr<std::string> their_bytes = files::ReadWholeFile(theirs, "");
-  return our_bytes.ok() && their_bytes.ok() && *our_bytes == *their_bytes;
+  struct stat our_file;
+  if (stat(ours.c_str(), &our_file) != 0) return false;
+  // `theirs` lies in a filesystem the process controls: a FIFO there must not hang protond, nor a
+  // file swapped in after a check, so the very file opened is the one checked.
+  const int fd = open(theirs.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+  if (fd < 0) return false;
+  struct stat their_file;
+  bool same = fstat(fd, &their_file) == 0 && S_ISREG(their_file.st_mode) &&
+              their_file.st_size == our_file.st_size;
+  if (same && (our_file.st_dev != their_file.st_dev || our_file.st_ino != their_file.st_ino)) {
+    const absl::StatusOr<std::string> our_bytes = files::ReadWholeFile(ours, "");
+    std::string their_bytes(static_cast<size_t>(their_file.st_size), '\0');
+    same = our_bytes.ok() &&
+           pread(fd, their_bytes.data(), their_bytes.size(), 0) ==
+               static_cast<ssize_t>(their_bytes.size()) &&
+           *our_bytes == their_bytes;
+  }
+  close(fd);
+  return same;
 }
 
 std::vector<pid_t> ProcessesWithCudaMapped() {

@@ -2,6 +2,7 @@
 
 #include <fcntl.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -140,6 +141,10 @@ TEST(SameLibraryTest, TheSameFileOrACopyButNotAnotherFile) {
   EXPECT_TRUE(SameLibrary(ours, (dir / "copy.so").string()));
   EXPECT_FALSE(SameLibrary(ours, (dir / "other.so").string()));
   EXPECT_FALSE(SameLibrary(ours, (dir / "none.so").string()));
+  // A FIFO where the library should be neither blocks nor passes.
+  const std::string fifo = (dir / "fifo.so").string();
+  ASSERT_EQ(mkfifo(fifo.c_str(), 0600), 0);
+  EXPECT_FALSE(SameLibrary(ours, fifo));
   std::filesystem::remove_all(dir);
 }
 
