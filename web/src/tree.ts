@@ -149,3 +149,66 @@ export function numericColumns(tree: Tree): number[] {
   }
   return result;
 }
+
+// A live refresh (docs/web.md) brings a new answer whose node ids (indexes) moved where frames
+// were added. matchNodes pairs each new node with the old node at the same place: the same full
+// name under the matched parent, the k-th of that name among its siblings. The result holds,
+// for each new id, the old id or -1 (a new frame).
+export function matchNodes(before: Tree, after: Tree): Int32Array {
+  const match = new Int32Array(after.nodes.length).fill(-1);
+  if (after.nodes.length === 0 || before.nodes.length === 0) return match;
+  match[0] = 0;
+  for (const node of after.nodes) {
+    const old = match[node.id];
+    if (old < 0 || node.children.length === 0) continue;
+    // The old node's children by name, each name's in sibling order.
+    const byName = new Map<string, number[]>();
+    for (const c of before.nodes[old].children) {
+      const name = before.nodes[c].fullName;
+      const list = byName.get(name);
+      if (list) list.push(c);
+      else byName.set(name, [c]);
+    }
+    const seen = new Map<string, number>();
+    for (const c of node.children) {
+      const name = after.nodes[c].fullName;
+      const k = seen.get(name) ?? 0;
+      seen.set(name, k + 1);
+      const candidates = byName.get(name);
+      if (candidates && k < candidates.length) match[c] = candidates[k];
+    }
+  }
+  return match;
+}
+
+// The expanded set carried into a refreshed tree: a frame the old tree had (with children) keeps
+// its open or closed state; a new frame, or one that just got children, opens as the first
+// render would (depth below openDepth).
+export function carryExpanded(
+  before: Tree,
+  expanded: ReadonlySet<number>,
+  after: Tree,
+  match: Int32Array,
+  openDepth: number,
+): Set<number> {
+  const result = new Set<number>();
+  for (const node of after.nodes) {
+    if (node.children.length === 0) continue;
+    const old = match[node.id];
+    const open = old >= 0 && before.nodes[old].children.length > 0 ? expanded.has(old) : node.depth < openDepth;
+    if (open) result.add(node.id);
+  }
+  return result;
+}
+
+// An old node's id in the refreshed tree; where the frame is gone, its nearest ancestor's; the
+// root at worst.
+export function carryNode(before: Tree, id: number, match: Int32Array): number {
+  const newIds = new Map<number, number>();
+  for (let i = 0; i < match.length; i++) if (match[i] >= 0) newIds.set(match[i], i);
+  for (let old = id; old >= 0 && old < before.nodes.length; old = before.nodes[old].parent) {
+    const found = newIds.get(old);
+    if (found !== undefined) return found;
+  }
+  return 0;
+}
