@@ -1,6 +1,7 @@
 // The mock server's data (mock_server.mjs), in docs/web.md's shapes: three sessions, the first
 // with hostile names (markup, control characters, a 1 MB name), the second its base for a diff,
-// the third a running session with a 10k-node tree.
+// the third a running session with a 10k-node tree, the fourth a running session whose tree grows
+// at each fetch (growingFrames) until the test stops it (mock_server.mjs's /api/mock/stop).
 
 export const HOSTILE_NAME = "<img src=x onerror=alert(1)>";
 export const CONTROL_NAME = "ctl\u0007\u001b[31m\u202eevil\nline";
@@ -24,7 +25,10 @@ function session(id, name, state, records, processes, extra = {}) {
   };
 }
 
-export function sessions(runningRecords) {
+export const GROWING = "4";
+
+// growing: { fetches, state } of session 4 (mock_server.mjs keeps it).
+export function sessions(runningRecords, growing = { fetches: 0, state: "RUNNING" }) {
   return [
     session(1, "train " + HOSTILE_NAME, "STOPPED", 5000,
       [{ pid: 101, command: "python train.py", job: job(0, 2) }, { pid: 102, command: "python train.py", job: job(1, 2) }],
@@ -32,6 +36,8 @@ export function sessions(runningRecords) {
     session(2, "baseline", "STOPPED", 4000, [{ pid: 201, command: "python train.py --base", job: job(0, 1) }]),
     session(3, "big live run", "RUNNING", runningRecords, [{ pid: 301, command: "./bench", job: job(0, 1) }],
       { alwaysOn: true, dropped: "7" }),
+    session(4, "growing run", growing.state, 100 * growing.fetches, [{ pid: 401, command: "./grow", job: job(0, 1) }],
+      { dropped: String(growing.fetches) }),
   ];
 }
 
@@ -72,6 +78,24 @@ export function bigFrames(n) {
   return frames;
 }
 
+// Session 4's tree after `fetches` fetches: each adds a frame "step_K" as the root's first child
+// (so every other frame's id moves) and a kernel under outer_0/mid_0, and time grows.
+export function growingFrames(fetches) {
+  const frames = [[null, "ROOT", "ROOT", 0, 1]];
+  for (let k = fetches; k >= 1; k--) frames.push([0, `step_${k}`, `step_${k}`, 1000 * k, 1]);
+  for (let i = 0; i < 3; i++) {
+    const outer = frames.length;
+    frames.push([0, `outer_${i}`, `outer_${i}`, 0, fetches]);
+    for (let j = 0; j < 3; j++) {
+      const mid = frames.length;
+      frames.push([outer, `mid_${i}_${j}`, `mid_${i}_${j}`, 0, fetches]);
+      for (let l = 0; l < 2; l++) frames.push([mid, `kernel_${i}_${j}_${l}`, `kernel_${i}_${j}_${l}`, 100 * fetches * (l + 1), fetches]);
+      if (i === 0 && j === 0) for (let k = 1; k <= fetches; k++) frames.push([mid, `late_kernel_${k}`, `late_kernel_${k}`, 50 * k, 1]);
+    }
+  }
+  return frames;
+}
+
 const trees = new Map();
 function treeNodes(id) {
   if (!trees.has(id)) {
@@ -93,12 +117,12 @@ function columnsFor(metrics) {
   return null;
 }
 
-export function treeAnswer(id, metrics, fullNames, allSessions) {
+export function treeAnswer(id, metrics, fullNames, allSessions, growingFetches = 0) {
   const spec = columnsFor(metrics);
   if (!spec) return { status: 400, body: { error: `metrics: unknown metric '${metrics}' (known: time, count)` } };
   const found = allSessions.find((s) => s.id === id);
   if (!found) return { status: 404, body: { error: `session ${id} does not exist` } };
-  const nodes = treeNodes(id).map((n) => {
+  const nodes = (id === GROWING ? nodesFrom(growingFrames(growingFetches)) : treeNodes(id)).map((n) => {
     const values = spec.cell(n);
     return { id: n.id, parent: n.parent, name: fullNames ? n.full_name : n.name, full_name: n.full_name,
       values, text: values.map((v, c) => (v === null ? "" : spec.text(v, c))) };

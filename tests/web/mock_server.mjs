@@ -11,7 +11,7 @@ import { readFile } from "node:fs/promises";
 import { createServer } from "node:http";
 import { extname, join, resolve } from "node:path";
 import { pathToFileURL } from "node:url";
-import { diffAnswer, sessions, treeAnswer } from "./fixtures.mjs";
+import { diffAnswer, GROWING, sessions, treeAnswer } from "./fixtures.mjs";
 
 const TYPES = { ".html": "text/html; charset=utf-8", ".js": "text/javascript; charset=utf-8",
   ".css": "text/css; charset=utf-8" };
@@ -34,16 +34,32 @@ export function startMockServer({ webDir, port = 0, token = randomBytes(32).toSt
   const root = resolve(webDir);
   const started = Date.now();
   const runningRecords = () => String(1000 + Math.floor((Date.now() - started) / 100));
+  // Session 4 grows at each fetch of its tree while RUNNING; /api/mock/stop and /api/mock/start
+  // (the mock's own, for page_check.mjs) stop it and start it again; /api/mock/fail makes its next
+  // tree fetch a 502; /api/mock/fetches counts its tree requests.
+  const growing = { fetches: 0, state: "RUNNING", treeRequests: 0, fail: 0 };
   const api = (url) => {
-    const all = sessions(runningRecords());
     const q = url.searchParams;
+    if (url.pathname === "/api/tree" && q.get("session") === GROWING) {
+      growing.treeRequests++;
+      if (growing.fail > 0) {
+        growing.fail--;
+        return { status: 502, body: { error: "protond did not answer (the mock's /api/mock/fail)" } };
+      }
+      if (growing.state === "RUNNING") growing.fetches++;
+    }
+    const all = sessions(runningRecords(), growing);
     const fullNames = q.get("names") === "full";
     if (q.has("names") && !["short", "full"].includes(q.get("names"))) {
       return { status: 400, body: { error: `names: '${q.get("names")}' is neither short nor full` } };
     }
     switch (url.pathname) {
       case "/api/sessions": return { status: 200, body: { sessions: all } };
-      case "/api/tree": return treeAnswer(q.get("session") ?? "", q.get("metrics") ?? "", fullNames, all);
+      case "/api/tree": return treeAnswer(q.get("session") ?? "", q.get("metrics") ?? "", fullNames, all, growing.fetches);
+      case "/api/mock/stop": growing.state = "STOPPED"; return { status: 200, body: { growing } };
+      case "/api/mock/start": growing.state = "RUNNING"; return { status: 200, body: { growing } };
+      case "/api/mock/fail": growing.fail = 1; return { status: 200, body: { growing } };
+      case "/api/mock/fetches": return { status: 200, body: { growing } };
       case "/api/diff": return diffAnswer(q.get("a") ?? "", q.get("b") ?? "", q.get("metrics") ?? "", fullNames, all);
       default: return { status: 404, body: { error: `no such API: ${url.pathname}` } };
     }

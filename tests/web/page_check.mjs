@@ -7,7 +7,12 @@
 //
 //   page_check.mjs BASE_URL_WITH_TOKEN SESSION_ID [--diff A B] [--big SESSION_ID]
 //                  [--require-hostile] [--artifacts DIR] [--metrics SPEC] [--render-limit-ms MS]
+//                  [--live SESSION_ID]
 //
+// --live: a RUNNING session on mock_server.mjs whose tree grows at each fetch (its session 4,
+// with the mock's /api/mock/stop, /api/mock/start, /api/mock/fail and /api/mock/fetches): the
+// page refreshes it without a reload and keeps what the user did, survives a failed refresh, stops
+// refreshing once the session stopped and once the page is left.
 // --require-hostile: SESSION_ID's tree must hold the name <img src=x onerror=alert(1)> (the
 // mock's does). Needs puppeteer-core from web/node_modules (scripts/build_web.sh installs it)
 // and Chromium (CHROMIUM, else /usr/bin/chromium). Exits 0 when every check passed, 1 if not.
@@ -21,13 +26,14 @@ const HOSTILE_NAME = "<img src=x onerror=alert(1)>";
 const ROW_PX = 18; // web/src/views/flame.ts
 
 function parseArgs(argv) {
-  const options = { diff: null, big: null, requireHostile: false, artifacts: "web-artifacts", renderLimitMs: null,
+  const options = { diff: null, big: null, live: null, requireHostile: false, artifacts: "web-artifacts", renderLimitMs: null,
     metrics: "time/ms,count" };
   const positional = [];
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i];
     if (a === "--diff") options.diff = [argv[++i], argv[++i]];
     else if (a === "--big") options.big = argv[++i];
+    else if (a === "--live") options.live = argv[++i];
     else if (a === "--require-hostile") options.requireHostile = true;
     else if (a === "--artifacts") options.artifacts = argv[++i];
     else if (a === "--metrics") options.metrics = argv[++i];
@@ -301,12 +307,112 @@ async function checkBig(id) {
   await shot("big-tree.png");
 }
 
+// The waits below have no time limit (timeout 0): a slow machine is slower, not failing; ctest's
+// own timeout ends a page that never gets there.
+const liveAttr = (name) => page.$eval("#live-status", (s, n) => s.getAttribute(n), name);
+const waitLive = (predicate, arg) => page.waitForFunction(predicate, { timeout: 0, polling: 100 }, arg);
+const rowOf = (name) => page.evaluate((n) => {
+  const row = [...document.querySelectorAll("#tree tbody tr")].find((r) => r.querySelector("span.frame")?.textContent === n);
+  return row ? { id: Number(row.getAttribute("data-id")), open: row.querySelector("button.toggle")?.getAttribute("aria-expanded") ?? null,
+    match: row.classList.contains("match") } : null;
+}, name);
+const mock = async (what) => (await api(`/api/mock/${what}`)).body.growing;
+const framesNote = () => page.$eval("#tree-note", (p) => p.textContent);
+
+async function checkLive(id) {
+  await page.goto("about:blank");
+  await page.setViewport({ width: 1400, height: 500 }); // short, so the page scrolls
+  await page.goto(`${options.origin}/#/session/${id}`, { waitUntil: "load" });
+  await waitTree();
+  await waitLive(() => document.getElementById("live-status")?.getAttribute("data-live") === "true");
+  await page.evaluate(() => { window.__notReloaded = true; });
+  const liveText = await page.$eval("#live-status", (s) => s.textContent);
+  check(liveText.startsWith("live, refreshing every 2 s"), `a running session's page says so ("${liveText}")`);
+  // What the user does: search (it opens its match's ancestors, outer_0 and mid_0_0), open a
+  // closed frame, close an open one, zoom the flame graph from a name, sort, scroll. All in one
+  // task of the page's, so no refresh comes between (a refresh redraws the rows).
+  await page.evaluate(() => {
+    const row = (n) => [...document.querySelectorAll("#tree tbody tr")]
+      .find((r) => r.querySelector("span.frame")?.textContent === n);
+    const search = document.getElementById("search");
+    search.value = "late_kernel_1";
+    search.dispatchEvent(new Event("input"));
+    row("mid_1_0").querySelector("button.toggle").click();
+    row("outer_2").querySelector("button.toggle").click();
+    row("mid_1_1").querySelector("span.frame").click();
+    document.querySelector('#tree thead th[data-column="0"]').click();
+    window.scrollTo(0, 200);
+  });
+  const facts = await page.$eval(".facts", (f) => f.textContent);
+  const frames = await framesNote();
+  const zoomBefore = await page.$eval("#flame", (c) => c.getAttribute("data-zoom"));
+  const scrollBefore = await page.evaluate(() => window.scrollY);
+  const seen = Number(await liveAttr("data-refreshes"));
+  await waitLive((n) => Number(document.getElementById("live-status")?.getAttribute("data-refreshes")) >= n + 2, seen);
+  const factsAfter = await page.$eval(".facts", (f) => f.textContent);
+  check(await page.evaluate(() => window.__notReloaded === true) && factsAfter !== facts,
+    `the header's numbers move without a reload ("${facts}" -> "${factsAfter}")`);
+  const framesAfter = await framesNote();
+  check(framesAfter !== frames, `the tree grows without a reload ("${frames}" -> "${framesAfter}")`);
+  const opened = await rowOf("mid_1_0");
+  const searched = await rowOf("mid_0_0");
+  const closed = await rowOf("outer_2");
+  check(opened?.open === "true", `a frame the user opened stays open (${JSON.stringify(opened)})`);
+  check(searched?.open === "true" && (await rowOf("late_kernel_2")) !== null,
+    `a frame the search opened stays open, its new children shown (${JSON.stringify(searched)})`);
+  check(closed?.open === "false", `a frame the user closed stays closed (${JSON.stringify(closed)})`);
+  const zoomLabel = await page.$eval("#flame-zoom", (s) => s.textContent);
+  const zoomAfter = await page.$eval("#flame", (c) => c.getAttribute("data-zoom"));
+  check(/zoomed to mid_1_1$/.test(zoomLabel) && zoomAfter !== zoomBefore,
+    `the flame graph stays zoomed on the same frame, under its new id (${zoomBefore} -> ${zoomAfter}: "${zoomLabel}")`);
+  check((await page.$eval("#search", (s) => s.value)) === "late_kernel_1" && (await rowOf("late_kernel_1"))?.match === true,
+    "the search stays and marks its match in the new tree");
+  check(/\u25bc$/.test(await page.$eval('#tree thead th[data-column="0"]', (t) => t.textContent)), "the sort stays");
+  check(scrollBefore > 0 && await page.evaluate(() => window.scrollY) === scrollBefore,
+    `the scroll position stays (${scrollBefore})`);
+  await shot("live.png");
+
+  // A failed refresh: a note, the tree stays, and the next try brings it back.
+  await mock("fail");
+  await waitLive(() => document.getElementById("live-status")?.getAttribute("data-live") === "retrying");
+  const note = await page.$eval("#live-status", (s) => s.textContent);
+  check(/^refresh failed/.test(note) && (await page.$$("#tree tbody tr")).length > 0,
+    `a failed refresh says so and leaves the tree shown ("${note.slice(0, 80)}")`);
+  await waitLive(() => document.getElementById("live-status")?.getAttribute("data-live") === "true");
+  check(true, "after a failed refresh the page tries again and is live");
+
+  // The session stops: one last refresh shows the final tree, then no more requests.
+  await mock("stop");
+  await waitLive(() => document.getElementById("live-status")?.getAttribute("data-live") === "false");
+  const stoppedText = await page.$eval("#live-status", (s) => s.textContent);
+  const requests = (await mock("fetches")).treeRequests;
+  const final = await api(`/api/tree?session=${id}`);
+  check(/^stopped/.test(stoppedText) && (await framesNote()).startsWith(`${final.body.nodes.length} frames`) &&
+    (await page.$eval(".facts", (f) => f.textContent)).includes("STOPPED"),
+    `a stopped session shows its final tree and stops refreshing ("${stoppedText}")`);
+  await sleep(5000); // two refresh periods and more: a page still refreshing would have asked again
+  const later = (await mock("fetches")).treeRequests;
+  check(later === requests + 1, `no tree request after the session stopped (${requests + 1} -> ${later})`);
+
+  // Leaving the page leaves no timer behind.
+  await mock("start");
+  await goTo(`#/session/${id}`);
+  await waitLive(() => Number(document.getElementById("live-status")?.getAttribute("data-refreshes")) >= 1);
+  await goTo("#/sessions", "#sessions tbody tr");
+  const left = (await mock("fetches")).treeRequests;
+  await sleep(5000);
+  const afterLeaving = (await mock("fetches")).treeRequests;
+  check(afterLeaving === left, `no tree request after leaving the page (${left} -> ${afterLeaving})`);
+  await mock("stop");
+}
+
 try {
   await checkSessions();
   await checkSession();
   await checkError();
   if (options.diff) await checkDiff(options.diff);
   if (options.big) await checkBig(options.big);
+  if (options.live) await checkLive(options.live);
 } catch (e) {
   check(false, `the checks ran to the end (${e.stack ?? e})`);
   await shot("failure.png").catch(() => {});

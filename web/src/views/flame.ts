@@ -7,7 +7,7 @@ import { diffFill, maxMagnitude } from "../diff_colour";
 import { append, h } from "../dom";
 import { frameAt, frameWeights, layoutIcicle, rowCount, type Frame } from "../icicle";
 import { displayName, labelText, titleText } from "../text";
-import type { Tree } from "../tree";
+import { carryNode, type Tree } from "../tree";
 
 const ROW_PX = 18;
 const MAX_ROWS = 1200; // the canvas stays under browsers' 32767-pixel limit
@@ -48,6 +48,15 @@ export class FlameGraph {
     this.tree = tree;
     this.fullNames = fullNames;
     this.zoom = 0;
+    this.setColumn(column);
+  }
+
+  // A live refresh's tree: the column and the zoom stay (the zoomed frame, found by its place in
+  // the tree: tree.ts's carryNode; its nearest ancestor where it is gone).
+  refreshTree(tree: Tree, match: Int32Array, column: number): void {
+    if (!this.tree) return this.setTree(tree, column, this.fullNames);
+    this.zoom = carryNode(this.tree, this.zoom, match);
+    this.tree = tree;
     this.setColumn(column);
   }
 

@@ -21,6 +21,7 @@ export function showSession(view: HTMLElement, id: string): () => void {
   return showTreePage(view, {
     diff: false,
     load: (options) => fetchTree(id, options),
+    live: (answer) => answer.session?.state === "RUNNING",
     header: (answer) => h("div", {},
       h("h1", {}, `Session ${id}`),
       sessionFacts(answer.session, ""),

@@ -7,6 +7,7 @@ import { append, clear, h } from "../dom";
 import { displayName, titleText } from "../text";
 import {
   ancestorsOf,
+  carryExpanded,
   expandedToDepth,
   visibleRows,
   type SortKey,
@@ -48,11 +49,22 @@ export class TreeTable {
     this.renderBody();
   }
 
-  // Highlights the matches and opens their ancestors so each shows.
-  setSearch(matches: Set<number>): void {
+  // A live refresh's tree (match: tree.ts's matchNodes from the shown tree): what was open or
+  // closed stays so, the sort stays; the search matches are set again by setSearch.
+  refreshTree(tree: Tree, match: Int32Array): void {
+    if (!this.tree) return this.setTree(tree, this.fullNames);
+    this.expanded = carryExpanded(this.tree, this.expanded, tree, match, OPEN_DEPTH);
+    this.tree = tree;
+    this.matches = new Set();
+    this.renderBody();
+  }
+
+  // Highlights the matches and (unless open is false: a refresh, which keeps what the user
+  // closed) opens their ancestors so each shows.
+  setSearch(matches: Set<number>, open = true): void {
     if (!this.tree) return;
     this.matches = matches;
-    for (const id of ancestorsOf(this.tree, matches)) this.expanded.add(id);
+    if (open) for (const id of ancestorsOf(this.tree, matches)) this.expanded.add(id);
     this.renderBody();
   }
 
