@@ -49,6 +49,7 @@ export function showTreePage(view: HTMLElement, spec: TreePageSpec): () => void 
   let tree: Tree | null = null;
   let flameColumn = 0;
   let shownColumns = "";
+  let shownOptions = ""; // the metrics and names of the tree shown
   let firstRender = true;
   let refreshes = 0;
   const flame = new FlameGraph(spec.diff);
@@ -74,8 +75,9 @@ export function showTreePage(view: HTMLElement, spec: TreePageSpec): () => void 
     window.clearTimeout(timer);
     timer = undefined;
     if (!refresh) status.textContent = "loading\u2026";
+    const asked = { ...options };
     try {
-      const answer = await spec.load({ ...options });
+      const answer = await spec.load(asked);
       if (stopped || mine !== generation) return;
       const next = buildTree(answer);
       const scroll = [window.scrollX, window.scrollY];
@@ -87,7 +89,7 @@ export function showTreePage(view: HTMLElement, spec: TreePageSpec): () => void 
       const numeric = numericColumns(next);
       if (!numeric.includes(flameColumn)) flameColumn = numeric[0] ?? 0;
       const columnsKey = JSON.stringify([next.columns, numeric, flameColumn]);
-      if (!refresh || columnsKey !== shownColumns) {
+      if (!refresh || columnsKey !== shownColumns) { // (a refresh leaves the <select> alone)
         shownColumns = columnsKey;
         clear(columnSlot);
         if (numeric.length > 0) {
@@ -98,13 +100,17 @@ export function showTreePage(view: HTMLElement, spec: TreePageSpec): () => void 
           }));
         }
       }
-      if (refresh && tree) {
+      // A refresh keeps the view's state only over a tree of the same metrics and names (not
+      // after a change of them that failed: that answer starts the table over).
+      const keep = refresh && tree !== null && JSON.stringify(asked) === shownOptions;
+      shownOptions = JSON.stringify(asked);
+      if (keep && tree) {
         const match = matchNodes(tree, next);
         table.refreshTree(next, match);
         flame.refreshTree(next, match, flameColumn);
       } else {
-        table.setTree(next, options.fullNames);
-        flame.setTree(next, flameColumn, options.fullNames);
+        table.setTree(next, asked.fullNames);
+        flame.setTree(next, flameColumn, asked.fullNames);
       }
       tree = next;
       if (!refresh) status.textContent = "";
