@@ -87,6 +87,9 @@ TEST_F(OnDemandTest, ThreeWindowsOfARunningProgramAreThreeSessions) {
   const std::string pid = std::to_string(workload);
   std::vector<std::chrono::milliseconds> spans;  // from before start to after stop
   for (int window = 1; window <= 3; ++window) {
+    // Connected now: once, under ASan beside other tests, a start found the process between two
+    // control connections ("not connected to protond now"; cause not found yet).
+    ASSERT_TRUE(WaitRegistered(workload)) << "window " << window;
     const auto before = std::chrono::steady_clock::now();
     const Completed start = Protonctl({"start", "--pid", pid, "--name", "w"});
     ASSERT_EQ(start.exit_code, 0) << start.out << start.err;
