@@ -150,8 +150,9 @@ std::string ProtondService::RefusalFor(const Peer& peer, uint32_t pid, uint64_t*
   }
   if (peer.uid != 0 && proc.st_uid != peer.uid) return another_user(proc.st_uid);
   if (found != nullptr) {
-    return "not connected to protond now (it reconnects by itself after a daemon restart: try "
-           "again in a few seconds)";
+    // Its shim hangs up as the process ends, before /proc lets it go.
+    return "not connected to protond now: it is ending, or protond restarted and it has not "
+           "reconnected yet (it does by itself: try again in a few seconds)";
   }
   return kNotRegistered;
 }
