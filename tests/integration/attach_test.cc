@@ -64,7 +64,9 @@ class AttachTest : public ::testing::Test {
 
 TEST_F(AttachTest, StartLoadsTheShimOnceAndEachWindowRecordsItsSteps) {
   daemon_.Start();
-  const pid_t workload = SpawnWorkload(/*steps=*/600, /*step_ms=*/5);
+  // 8 s of steps: the two windows take about 1.5 s, and more than 3 s under ASan beside other
+  // tests (a workload that ends first is "not connected to protond now").
+  const pid_t workload = SpawnWorkload(/*steps=*/1600, /*step_ms=*/5);
   const std::string pid = std::to_string(workload);
   std::this_thread::sleep_for(std::chrono::milliseconds(200));
   const Completed listed = Protonctl({"processes", "--all"});
@@ -93,8 +95,8 @@ TEST_F(AttachTest, StartLoadsTheShimOnceAndEachWindowRecordsItsSteps) {
 
   const Completed done = Wait(workload, dir_);
   EXPECT_EQ(done.exit_code, 0) << done.err;
-  const Completed alone =
-      RunToEnd({BinDir() + "/attach_workload", BinDir() + "/libprotond_shim.so", "600", "0"}, dir_);
+  const Completed alone = RunToEnd(
+      {BinDir() + "/attach_workload", BinDir() + "/libprotond_shim.so", "1600", "0"}, dir_);
   ASSERT_EQ(alone.exit_code, 0) << alone.err;
   // The same results: only the step at which the shim appeared differs.
   const std::string results = alone.out.substr(0, alone.out.find(", attached at"));
