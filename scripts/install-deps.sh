@@ -25,6 +25,9 @@ packages=(
   # starts a Prometheus server on port 9090 (`systemctl disable --now prometheus` stops it).
   prometheus
   python3-yaml  # parses the Kubernetes manifests (tests/deploy/k8s_manifests_test.py)
+  # An interpreter to embed in the test of the shim's Python frame reader
+  # (shim/python/python_stack_test.cc); the shim itself needs no Python headers.
+  python3-dev
   # `pip install ./client-lib/python` offline into a venv (docs/python.md), which
   # client-lib/python/tests/test_packaging.py does: Debian's pip, venv and build backend.
   python3-pip python3-venv python3-setuptools python3-wheel

@@ -32,6 +32,7 @@
 #ifdef PROTOND_HAS_NVTX
 #include "shim/nvtx/nvtx_ranges.h"
 #endif
+#include "shim/python/python_stack.h"
 #include "shim/ring/ring_writer.h"
 #include "shim/scopes/recorder.h"
 #include "shim/sessions/stop_queue.h"
@@ -447,6 +448,18 @@ protond_result ExportSession(uint64_t session_id, const char* format, const char
   });
 }
 
+// context="python" read by the shim (protond_use_python_context): made once, with the first
+// call's excluded prefix, and never freed, since a CUDA call may be walking it at any time.
+std::once_flag g_python_stack_once;
+PythonStack* g_python_stack = nullptr;
+std::string g_python_stack_error;  // why it could not be made
+
+uint32_t PythonContextProvider() {
+  Recorder* recorder = ActiveRecorder();
+  if (recorder == nullptr) return PROTOND_NO_CONTEXT;
+  return g_python_stack->ContextOfThisThread(recorder->names(), PROTOND_NO_CONTEXT);
+}
+
 }  // namespace
 }  // namespace protond::shim
 
@@ -540,6 +553,24 @@ PROTOND_EXPORT protond_result protond_set_context_provider(protond_context_provi
   auto* recorder = ActiveRecorder();
   if (recorder == nullptr) return PROTOND_INACTIVE;
   recorder->SetContextProvider(provider);
+  return PROTOND_OK;
+}
+
+PROTOND_EXPORT protond_result protond_use_python_context(const char* excluded_prefix) {
+  using protond::shim::g_python_stack;
+  auto* recorder = ActiveRecorder();
+  if (recorder == nullptr) return PROTOND_INACTIVE;
+  std::call_once(protond::shim::g_python_stack_once, [&] {
+    g_python_stack =
+        protond::shim::PythonStack::Resolve(excluded_prefix != nullptr ? excluded_prefix : "",
+                                            &protond::shim::g_python_stack_error)
+            .release();
+  });
+  if (g_python_stack == nullptr) {
+    return protond::shim::Fail(PROTOND_ERR_UNAVAILABLE,
+                               "context=\"python\": " + protond::shim::g_python_stack_error);
+  }
+  recorder->SetContextProvider(&protond::shim::PythonContextProvider);
   return PROTOND_OK;
 }
 

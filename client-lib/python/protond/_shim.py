@@ -18,11 +18,10 @@ ERR_SCOPE_MISMATCH = 5
 ERR_NO_SCOPE = 6
 ERR_UNAVAILABLE = 7
 
-ABI_VERSION = 7  # version 7: protond_instrumentation_buffer
+ABI_VERSION = 9  # version 9: protond_use_python_context
 
-# protond_context_provider: the context of GPU work launched on the calling thread.
+# protond_context_provider: only NULL is passed from here (back to the scope stack).
 CONTEXT_PROVIDER = ctypes.CFUNCTYPE(ctypes.c_uint32)
-NO_CONTEXT = 0xFFFFFFFF  # PROTOND_NO_CONTEXT
 
 _SIGNATURES = {
     "protond_abi_version": ([], ctypes.c_int),
@@ -35,7 +34,7 @@ _SIGNATURES = {
     "protond_launch_enter": ([ctypes.c_char_p], ctypes.c_int),
     "protond_launch_exit": ([], ctypes.c_int),
     "protond_set_context_provider": ([CONTEXT_PROVIDER], ctypes.c_int),
-    "protond_context_intern": ([ctypes.c_uint32, ctypes.c_char_p], ctypes.c_uint32),
+    "protond_use_python_context": ([ctypes.c_char_p], ctypes.c_int),
     "protond_session_start": ([ctypes.c_char_p, ctypes.POINTER(ctypes.c_uint64)], ctypes.c_int),
     "protond_session_start_with_data": (
         [ctypes.c_char_p, ctypes.c_char_p, ctypes.POINTER(ctypes.c_uint64)], ctypes.c_int),

@@ -14,7 +14,7 @@
 extern "C" {
 #endif
 
-#define PROTOND_SHIM_ABI_VERSION 8
+#define PROTOND_SHIM_ABI_VERSION 9
 
 typedef enum protond_result {
   PROTOND_OK = 0,
@@ -100,6 +100,14 @@ protond_result protond_launch_exit(void);
 #define PROTOND_NO_CONTEXT UINT32_MAX
 typedef uint32_t (*protond_context_provider)(void);
 protond_result protond_set_context_provider(protond_context_provider provider);
+/* Proton's context="python" without a callback: the shim itself reads the launching thread's
+ * Python frames inside each CUDA call, with CPython's API as the process has it (3.9 or later),
+ * taking the GIL for the walk where the thread let it go, as a ctypes provider would. Frames of
+ * files whose path starts with `excluded_prefix` (the caller's own package; NULL or "": none)
+ * are left out; the first call's prefix holds for the life of the process.
+ * protond_set_context_provider(NULL) goes back to the scope stack. PROTOND_ERR_UNAVAILABLE when
+ * the process has no CPython (protond_last_error names what is missing). (ABI version 9) */
+protond_result protond_use_python_context(const char* excluded_prefix);
 /* The context `name` under context `parent` (0 is ROOT), interned: the same pair gives the same id
  * for the life of the process. PROTOND_NO_CONTEXT for a NULL or empty name or an unknown parent.
  * (ABI version 4) */
