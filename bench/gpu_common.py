@@ -1,5 +1,5 @@
 """What the GPU scripts share (bench/gpu_overhead.py, bench/python_api_overhead.py,
-tests/gpu/compare_with_proton.py, tests/gpu/compare_python_api.py,
+bench/training_overhead.py, tests/gpu/compare_with_proton.py, tests/gpu/compare_python_api.py,
 bench/research/callback_cost.py): a private protond from a bundle, the Triton kernel their
 programs launch, and the paired off/on rounds the overhead benchmarks measure with."""
 import contextlib
