@@ -19,6 +19,7 @@ struct CPythonApi {
   void* (*frame_back)(void*);
   void* (*frame_code)(void*);
   int (*frame_line)(void*);
+  int (*frame_offset)(void*);  // PyFrame_GetLasti, 3.11 and later; nullptr before
   void* (*get_attribute)(void*, const char*);
   const char* (*utf8)(void*);  // borrowed: valid while its string lives
   void (*incref)(void*);
@@ -94,6 +95,9 @@ std::unique_ptr<PythonStack> PythonStack::Resolve(std::string excluded_prefix, s
   Find("PyFrame_GetBack", &api->frame_back, &missing);
   Find("PyFrame_GetCode", &api->frame_code, &missing);
   Find("PyFrame_GetLineNumber", &api->frame_line, &missing);
+  if (std::string none; !Find("PyFrame_GetLasti", &api->frame_offset, &none)) {
+    api->frame_offset = nullptr;
+  }
   Find("PyObject_GetAttrString", &api->get_attribute, &missing);
   Find("PyUnicode_AsUTF8", &api->utf8, &missing);
   Find("Py_IncRef", &api->incref, &missing);
@@ -123,19 +127,24 @@ uint32_t PythonStack::ContextOfThisThread(NameTable& names, uint32_t failed) {
   std::vector<Frame> frames;
   ReadFrames(thread_state, &frames);
   const uint32_t context = Intern(frames, names, failed);
-  for (const Frame& frame : frames) api_->decref(frame.code);
+  for (const Frame& frame : frames) {
+    api_->decref(frame.code);
+    api_->decref(frame.frame);
+  }
   return context;
 }
 
 void PythonStack::ReadFrames(void* thread_state, std::vector<Frame>* frames) const {
-  void* frame = api_->thread_frame(thread_state);
-  while (frame != nullptr && frames->size() < kMaxDepth) {
-    frames->push_back({api_->frame_code(frame), api_->frame_line(frame)});
-    void* back = api_->frame_back(frame);
-    api_->decref(frame);
-    frame = back;
+  for (void* frame = api_->thread_frame(thread_state); frame != nullptr;
+       frame = api_->frame_back(frame)) {
+    if (frames->size() == kMaxDepth) {
+      api_->decref(frame);
+      return;
+    }
+    const int position =
+        api_->frame_offset != nullptr ? api_->frame_offset(frame) : api_->frame_line(frame);
+    frames->push_back({frame, api_->frame_code(frame), position});
   }
-  if (frame != nullptr) api_->decref(frame);
 }
 
 uint32_t PythonStack::Intern(const std::vector<Frame>& frames, NameTable& names, uint32_t failed) {
@@ -143,17 +152,19 @@ uint32_t PythonStack::Intern(const std::vector<Frame>& frames, NameTable& names,
   uint32_t context = 0;
   for (auto frame = frames.rbegin(); frame != frames.rend(); ++frame) {
     if (frame->code == nullptr) return failed;
-    auto [known, inserted] = frame_contexts_.try_emplace({context, frame->code, frame->line}, 0);
+    auto [known, inserted] =
+        frame_contexts_.try_emplace({context, frame->code, frame->position}, 0);
     if (inserted) {
       const CodeNames* code = NamesOf(frame->code);
       if (code == nullptr) {
         frame_contexts_.erase(known);
         return failed;
       }
-      known->second = code->excluded
-                          ? context
-                          : names.InternContext(context, absl::StrCat(code->file, ":", frame->line,
-                                                                      "@", code->function));
+      known->second =
+          code->excluded ? context
+                         : names.InternContext(context, absl::StrCat(code->file, ":",
+                                                                     api_->frame_line(frame->frame),
+                                                                     "@", code->function));
     }
     context = known->second;
   }

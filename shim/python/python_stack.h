@@ -49,10 +49,14 @@ class PythonStack {
     bool excluded = false;
   };
   struct Frame {
-    void* code;  // a strong reference while the walk runs
-    int line;
+    void* frame;  // strong references while the walk runs
+    void* code;
+    // Where the frame is in its code: the instruction offset where this Python has it (3.11 and
+    // later), else the line. Finding the line from the offset scans the code's line table, which
+    // in the long functions torch.compile generates costs more than the rest of the walk.
+    int position;
   };
-  // (parent context, code object, line): the context of that frame under that parent.
+  // (parent context, code object, position): the context of that frame under that parent.
   using FrameKey = std::tuple<uint32_t, const void*, int>;
 
   PythonStack(std::unique_ptr<CPythonApi> api, std::string excluded_prefix);

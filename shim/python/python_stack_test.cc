@@ -131,6 +131,15 @@ TEST_F(PythonStackTest, TheSameStackIsTheSameContext) {
   EXPECT_THAT(Path(contexts_[0]), ElementsAre("/work/loop.py:3@<module>"));
 }
 
+// Frames are told apart by their instruction offset where Python has one: two calls on one line
+// are still one frame name, one context.
+TEST_F(PythonStackTest, TwoCallsOnOneLineAreOneContext) {
+  Run("import probe\nprobe.here(); probe.here()\n", "/work/line.py");
+  ASSERT_EQ(contexts_.size(), 2u);
+  EXPECT_EQ(contexts_[0], contexts_[1]);
+  EXPECT_THAT(Path(contexts_[0]), ElementsAre("/work/line.py:2@<module>"));
+}
+
 TEST_F(PythonStackTest, FramesOfTheExcludedFilesAreLeftOut) {
   Run(R"(import probe
 exec(compile("def hook(call):\n    call()\n", "/excluded/hook.py", "exec"))
