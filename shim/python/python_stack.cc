@@ -112,6 +112,13 @@ std::unique_ptr<PythonStack> PythonStack::Resolve(std::string excluded_prefix, s
   return std::unique_ptr<PythonStack>(new PythonStack(std::move(api), std::move(excluded_prefix)));
 }
 
+size_t PythonStack::FrameKeyHash::operator()(const FrameKey& key) const {
+  const auto [parent, code, position] = key;
+  // The code object's address carries most of the entropy; the rest is mixed in.
+  return std::hash<const void*>()(code) ^ (size_t{parent} * 0x9E3779B97F4A7C15ULL) ^
+         (static_cast<size_t>(static_cast<uint32_t>(position)) << 1);
+}
+
 PythonStack::PythonStack(std::unique_ptr<CPythonApi> api, std::string excluded_prefix)
     : api_(std::move(api)), excluded_prefix_(std::move(excluded_prefix)) {}
 

@@ -15,11 +15,10 @@
 #include <memory>
 #include <string>
 #include <tuple>
+#include <unordered_map>
 #include <vector>
 
 #include "absl/base/thread_annotations.h"
-#include "absl/container/flat_hash_map.h"
-#include "absl/container/node_hash_map.h"
 #include "absl/synchronization/mutex.h"
 #include "shim/scopes/name_table.h"
 
@@ -58,6 +57,9 @@ class PythonStack {
   };
   // (parent context, code object, position): the context of that frame under that parent.
   using FrameKey = std::tuple<uint32_t, const void*, int>;
+  struct FrameKeyHash {
+    size_t operator()(const FrameKey& key) const;
+  };
 
   PythonStack(std::unique_ptr<CPythonApi> api, std::string excluded_prefix);
   // The thread's frames, innermost first (the GIL held), at most kMaxDepth.
@@ -70,8 +72,10 @@ class PythonStack {
   // Taken with the GIL held, so uncontended with one interpreter; it keeps the caches right
   // under a free-threaded Python too.
   absl::Mutex mutex_;
-  absl::node_hash_map<const void*, CodeNames> code_names_ ABSL_GUARDED_BY(mutex_);  // stable
-  absl::flat_hash_map<FrameKey, uint32_t> frame_contexts_ ABSL_GUARDED_BY(mutex_);
+  // Standard maps, not Abseil's: each Abseil library the shim links is loaded into every process
+  // the shim is preloaded in (docs/performance.md, "Process start-up cost of the shim").
+  std::unordered_map<const void*, CodeNames> code_names_ ABSL_GUARDED_BY(mutex_);
+  std::unordered_map<FrameKey, uint32_t, FrameKeyHash> frame_contexts_ ABSL_GUARDED_BY(mutex_);
 };
 
 }  // namespace protond::shim
