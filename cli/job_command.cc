@@ -9,6 +9,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "cli/fan_out/job_tree_command.h"
+#include "cli/follow.h"
 #include "cli/profile_commands.h"
 #include "common/status/status_macros.h"
 #include "view/jobs/collective_summary.h"
@@ -110,13 +111,37 @@ absl::StatusOr<std::vector<v1::Session>> SessionsOf(client::Client& client, cons
   return sessions;
 }
 
+struct JobReport {
+  std::string text;
+  bool recording = false;  // a session of it still runs
+};
+
+absl::StatusOr<JobReport> ReadJobReport(client::Client& client, const JobArgs& args) {
+  ASSIGN_OR_RETURN(const std::vector<v1::Session> sessions, SessionsOf(client, args));
+  JobReport report;
+  std::vector<v1::Trace> traces;
+  traces.reserve(sessions.size());
+  for (const v1::Session& session : sessions) {
+    report.recording = report.recording || session.state() == v1::Session::RUNNING;
+    ASSIGN_OR_RETURN(v1::Trace trace, client.GetTrace(session.id()));
+    traces.push_back(std::move(trace));
+  }
+  const std::string host = HostOf(client.endpoint());
+  std::vector<view::TracedSession> traced;
+  for (size_t i = 0; i < sessions.size(); ++i) traced.push_back({&sessions[i], &traces[i], host});
+  report.text = RenderJobReport(traced, args.job);
+  return report;
+}
+
 }  // namespace
 
 absl::StatusOr<JobArgs> ParseJobArgs(const std::vector<std::string>& args) {
   JobArgs parsed;
   bool have_session = false;
   for (size_t i = 0; i < args.size(); ++i) {
-    if (args[i] == "--job") {
+    if (args[i] == "--follow") {
+      parsed.follow = true;
+    } else if (args[i] == "--job") {
       if (i + 1 >= args.size() || args[i + 1].empty()) {
         return absl::InvalidArgumentError("--job needs a job id");
       }
@@ -158,17 +183,27 @@ std::string RenderJobReport(std::span<const view::TracedSession> sessions, const
 }
 
 absl::StatusOr<std::string> RunJobCommand(client::Client& client, const JobArgs& args) {
-  ASSIGN_OR_RETURN(const std::vector<v1::Session> sessions, SessionsOf(client, args));
-  std::vector<v1::Trace> traces;
-  traces.reserve(sessions.size());
-  for (const v1::Session& session : sessions) {
-    ASSIGN_OR_RETURN(v1::Trace trace, client.GetTrace(session.id()));
-    traces.push_back(std::move(trace));
-  }
-  const std::string host = HostOf(client.endpoint());
-  std::vector<view::TracedSession> traced;
-  for (size_t i = 0; i < sessions.size(); ++i) traced.push_back({&sessions[i], &traces[i], host});
-  return RenderJobReport(traced, args.job);
+  ASSIGN_OR_RETURN(const JobReport report, ReadJobReport(client, args));
+  return report.text;
+}
+
+absl::Status FollowJob(client::Client& client, const JobArgs& args, absl::Duration interval,
+                       const std::function<bool()>& keep_going,
+                       const std::function<void(const std::string& frame)>& show) {
+  const std::string followed =
+      args.job.empty() ? absl::StrCat("session ", args.session_id) : absl::StrCat("job ", args.job);
+  return FollowFrames(
+      interval,
+      [&]() -> absl::StatusOr<FollowFrame> {
+        ASSIGN_OR_RETURN(const JobReport report, ReadJobReport(client, args));
+        const std::string heading =
+            report.recording ? absl::StrCat(followed, ", recording: redrawn every ",
+                                            absl::FormatDuration(interval), ", Ctrl-C leaves ",
+                                            args.job.empty() ? "it" : "its sessions", " running")
+                             : absl::StrCat(followed, ", stopped");
+        return FollowFrame{absl::StrCat(heading, "\n\n", report.text), report.recording};
+      },
+      keep_going, show);
 }
 
 }  // namespace protond::cli

@@ -5,11 +5,14 @@
 #define PROTOND_CLI_JOB_COMMAND_H_
 
 #include <cstdint>
+#include <functional>
 #include <span>
 #include <string>
 #include <vector>
 
+#include "absl/status/status.h"
 #include "absl/status/statusor.h"
+#include "absl/time/time.h"
 #include "client-lib/cpp/client.h"
 #include "view/jobs/kernel_order.h"
 
@@ -18,9 +21,13 @@ namespace protond::cli {
 struct JobArgs {
   uint64_t session_id = 0;  // SESSION; 0 with --job
   std::string job;          // --job JOB: every session of the job's processes
+  bool follow = false;      // --follow: redrawn while a session of it runs
 };
 
-// Exactly one of SESSION and --job JOB.
+// How often `job --follow` redraws: each frame reads the sessions' traces again.
+inline constexpr absl::Duration kJobFollowInterval = absl::Seconds(2);
+
+// Exactly one of SESSION and --job JOB, and --follow.
 absl::StatusOr<JobArgs> ParseJobArgs(const std::vector<std::string>& args);
 
 // The report on `sessions` (trace sessions, their traces read): a heading, the verdict, the
@@ -31,6 +38,14 @@ std::string RenderJobReport(std::span<const view::TracedSession> sessions, const
 // Reads the session (or the job's sessions) and their traces from the daemon behind `client`,
 // and renders the report. A session recorded without --data trace is refused with what to do.
 absl::StatusOr<std::string> RunJobCommand(client::Client& client, const JobArgs& args);
+
+// --follow: the report every `interval` while a session of it runs, headed by what it follows
+// ("job 4711, recording: redrawn every 2s, Ctrl-C leaves its sessions running"); then a last
+// report of everything, headed "... stopped". A job's sessions are looked up again for each
+// report, so a session started later joins. FollowFrames (cli/follow.h) says when it ends.
+absl::Status FollowJob(client::Client& client, const JobArgs& args, absl::Duration interval,
+                       const std::function<bool()>& keep_going,
+                       const std::function<void(const std::string& frame)>& show);
 
 }  // namespace protond::cli
 

@@ -15,10 +15,12 @@ TEST(JobCommandTest, TakesASessionOrAJob) {
   ASSERT_TRUE(args.ok()) << args.status();
   EXPECT_EQ(args->session_id, 12u);
   EXPECT_EQ(args->job, "");
-  args = ParseJobArgs({"--job", "77"});
+  EXPECT_FALSE(args->follow);
+  args = ParseJobArgs({"--job", "77", "--follow"});
   ASSERT_TRUE(args.ok()) << args.status();
   EXPECT_EQ(args->session_id, 0u);
   EXPECT_EQ(args->job, "77");
+  EXPECT_TRUE(args->follow);
 }
 
 TEST(JobCommandTest, RefusesWhatItCannotRead) {
@@ -30,7 +32,7 @@ TEST(JobCommandTest, RefusesWhatItCannotRead) {
       {{"12", "13"}, "unexpected argument '13'"},
       {{"0"}, "'0' is not a session id (a positive number; see protonctl sessions)"},
       {{"abc"}, "'abc' is not a session id (a positive number; see protonctl sessions)"},
-      {{"12", "--follow"}, "unknown option '--follow'"},
+      {{"12", "--fellow"}, "unknown option '--fellow'"},
   };
   for (const auto& [args, message] : cases) {
     const absl::StatusOr<JobArgs> parsed = ParseJobArgs(args);

@@ -9,6 +9,7 @@
 #include "absl/strings/str_join.h"
 #include "absl/time/clock.h"
 #include "cli/arg_reader.h"
+#include "cli/follow.h"
 #include "common/status/status_macros.h"
 #include "view/hatchet/hatchet_reader.h"
 #include "view/render/metric_spec.h"
@@ -159,31 +160,23 @@ std::string FollowHeading(const v1::Session& session, absl::Duration interval) {
   return absl::StrCat(heading, "\n\n");
 }
 
-// False when `keep_going` said to stop before `interval` was over.
-bool SleepUnlessStopped(absl::Duration interval, const std::function<bool()>& keep_going) {
-  const absl::Time end = absl::Now() + interval;
-  while (absl::Now() < end) {
-    if (!keep_going()) return false;
-    absl::SleepFor(std::min(absl::Milliseconds(50), end - absl::Now()));
-  }
-  return keep_going();
-}
-
 }  // namespace
 
 absl::Status FollowTree(client::Client& client, const TreeArgs& args, absl::Duration interval,
                         const std::function<bool()>& keep_going,
                         const std::function<void(const std::string& frame)>& show) {
   ASSIGN_OR_RETURN(const uint64_t id, ParseSessionId(args.profile));
-  while (true) {
-    // The state before the tree: a session seen running may stop while its tree is read, and
-    // then one more frame shows all of it.
-    ASSIGN_OR_RETURN(const v1::Session before, client.GetSession(id));
-    ASSIGN_OR_RETURN(const std::string tree, RenderTreeCommand(client, args));
-    show(FollowHeading(before, interval) + tree);
-    if (before.state() != v1::Session::RUNNING) return absl::OkStatus();
-    if (!SleepUnlessStopped(interval, keep_going)) return absl::OkStatus();
-  }
+  return FollowFrames(
+      interval,
+      [&]() -> absl::StatusOr<FollowFrame> {
+        // The state before the tree: a session seen running may stop while its tree is read,
+        // and then one more frame shows all of it.
+        ASSIGN_OR_RETURN(const v1::Session before, client.GetSession(id));
+        ASSIGN_OR_RETURN(const std::string tree, RenderTreeCommand(client, args));
+        return FollowFrame{FollowHeading(before, interval) + tree,
+                           before.state() == v1::Session::RUNNING};
+      },
+      keep_going, show);
 }
 
 absl::StatusOr<TopArgs> ParseTopArgs(const std::vector<std::string>& args) {

@@ -6,6 +6,7 @@
 #include <csignal>
 #include <cstdio>
 #include <cstdlib>
+#include <functional>
 #include <string>
 #include <thread>
 #include <vector>
@@ -99,20 +100,23 @@ void StopOnCtrlC() {
 // As hatchet decides for proton-viewer: colour for a terminal, unless NO_COLOR (no-color.org).
 bool ColourOutput() { return isatty(STDOUT_FILENO) && std::getenv("NO_COLOR") == nullptr; }
 
-// A terminal sees each frame in place of the last; a pipe gets them one after another.
-int Follow(client::Client& client, const TreeArgs& args) {
+using ShowFrame = std::function<void(const std::string& frame)>;
+
+// --follow's frames: a terminal sees each in place of the last; a pipe gets them one after
+// another. `follow` runs the command's loop (cli/follow.h) until Ctrl-C or its end.
+int ShowFollowed(
+    const std::function<absl::Status(const std::function<bool()>&, const ShowFrame&)>& follow) {
   StopOnCtrlC();
   const bool terminal = isatty(STDOUT_FILENO);
   bool first = true;
-  absl::Status followed = FollowTree(
-      client, args, kFollowInterval, [] { return !g_interrupted.load(); },
-      [&](const std::string& frame) {
-        if (terminal) std::fputs("\033[H\033[2J", stdout);
-        if (!terminal && !first) std::fputs("\n", stdout);
-        first = false;
-        std::fputs(frame.c_str(), stdout);
-        std::fflush(stdout);
-      });
+  absl::Status followed = follow([] { return !g_interrupted.load(); },
+                                 [&](const std::string& frame) {
+                                   if (terminal) std::fputs("\033[H\033[2J", stdout);
+                                   if (!terminal && !first) std::fputs("\n", stdout);
+                                   first = false;
+                                   std::fputs(frame.c_str(), stdout);
+                                   std::fflush(stdout);
+                                 });
   return followed.ok() ? 0 : Fail(followed);
 }
 
@@ -133,13 +137,22 @@ int Tree(client::Client& client, const std::vector<std::string>& args) {
   if (!tree_args.ok()) return BadCommandUsage("tree", tree_args.status().message());
   if (!tree_args->job.empty()) return JobTree({client.endpoint()}, *tree_args);
   tree_args->view.colour = ColourOutput();
-  if (tree_args->follow) return Follow(client, *tree_args);
+  if (tree_args->follow) {
+    return ShowFollowed([&](const std::function<bool()>& keep_going, const ShowFrame& show) {
+      return FollowTree(client, *tree_args, kFollowInterval, keep_going, show);
+    });
+  }
   return Print(RenderTreeCommand(client, *tree_args));
 }
 
 int Job(client::Client& client, const std::vector<std::string>& args) {
   absl::StatusOr<JobArgs> job_args = ParseJobArgs(args);
   if (!job_args.ok()) return BadCommandUsage("job", job_args.status().message());
+  if (job_args->follow) {
+    return ShowFollowed([&](const std::function<bool()>& keep_going, const ShowFrame& show) {
+      return FollowJob(client, *job_args, kJobFollowInterval, keep_going, show);
+    });
+  }
   return Print(RunJobCommand(client, *job_args));
 }
 

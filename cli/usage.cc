@@ -37,10 +37,11 @@ constexpr CommandText kCommands[] = {
      "                                            min, median and max per rank, and the slowest\n"
      "                                            rank (with --hosts: over every node)\n"},
     {"job",
-     "  job SESSION | job --job JOB               which rank the others wait for in NCCL\n"
+     "  job (SESSION | --job JOB) [--follow]      which rank the others wait for in NCCL\n"
      "                                            collectives, and a summary per collective\n"
      "                                            (sessions run with --data trace; "
-     "docs/jobs.md)\n"},
+     "docs/jobs.md);\n"
+     "                                            --follow: redrawn every 2 s while it records\n"},
     {"top",
      "  top SESSION|FILE [-n COUNT] [--full-names | --mangled]\n"
      "                                            the kernels that took the most GPU time, with\n"

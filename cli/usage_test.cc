@@ -46,9 +46,10 @@ TEST(UsageTest, UiShowsItsOptions) {
             "(docs/web.md)\n");
 }
 
-TEST(UsageTest, JobShowsBothItsForms) {
-  EXPECT_THAT(CommandUsage("job"), HasSubstr("  job SESSION | job --job JOB "));
-  EXPECT_THAT(CommandUsage("job"), HasSubstr("(sessions run with --data trace; docs/jobs.md)\n"));
+TEST(UsageTest, JobShowsBothItsFormsAndFollow) {
+  EXPECT_THAT(CommandUsage("job"), HasSubstr("  job (SESSION | --job JOB) [--follow] "));
+  EXPECT_THAT(CommandUsage("job"), HasSubstr("(sessions run with --data trace; docs/jobs.md);\n"));
+  EXPECT_THAT(CommandUsage("job"), HasSubstr("--follow: redrawn every 2 s while it records\n"));
 }
 
 TEST(UsageTest, AnUnknownCommandHasNoUsage) {

@@ -1,8 +1,10 @@
 // `protonctl job` end to end: a two-rank job's NCCL kernels (nccl_kernels_workload, no GPU
 // needed) recorded by `protonctl run --data trace` into one session, and the verdict read back
 // by session and by job.
+#include <chrono>
 #include <regex>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "gmock/gmock.h"
@@ -71,6 +73,37 @@ TEST_F(JobTest, NamesNoRankWithoutADelay) {
   ASSERT_EQ(job.exit_code, 0) << job.err;
   EXPECT_THAT(job.out, HasSubstr("\nno rank is late: ")) << job.out;
   EXPECT_EQ(LatenessMs(job.out), -1) << job.out;
+}
+
+// --follow redraws the report while the job's session runs (its shell sleeps after the ranks are
+// done), then shows it once more, stopped.
+TEST_F(JobTest, FollowRedrawsTheReportUntilTheJobsSessionStops) {
+  const pid_t run =
+      Spawn({BinDir() + "/protonctl", "--socket", daemon_.socket(), "run", "--data", "trace", "--",
+             "/bin/sh", "-c", BinDir() + "/nccl_kernels_workload 10 50 && sleep 5"},
+            dir_, {{{"SLURM_JOB_ID", kJob}}});
+  bool ready = false;  // the ranks' kernels are in
+  for (int i = 0; i < 100 && !ready; ++i) {
+    ready =
+        Protonctl({"job", "--job", kJob}).out.find("arrives last at 50 of 50") != std::string::npos;
+    if (!ready) std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  }
+  ASSERT_TRUE(ready);
+  const Completed follow = Protonctl({"job", "--job", kJob, "--follow"});
+  EXPECT_EQ(Wait(run, dir_).exit_code, 0);
+  ASSERT_EQ(follow.exit_code, 0) << follow.err;
+  const std::string recording = std::string("job ") + kJob +
+                                ", recording: redrawn every 2s, Ctrl-C leaves its sessions running"
+                                "\n\njob job-4711: session 1, 2 ranks with NCCL kernels";
+  EXPECT_EQ(follow.out.rfind(recording, 0), 0u) << follow.out;
+  // Frames follow one another after a blank line on a pipe; the last is the only stopped one.
+  const std::string stopped = std::string("\n\njob ") + kJob + ", stopped\n\njob job-4711: ";
+  const size_t last = follow.out.find(stopped);
+  ASSERT_NE(last, std::string::npos) << follow.out;
+  EXPECT_EQ(follow.out.find(stopped, last + 1), std::string::npos) << follow.out;
+  EXPECT_THAT(follow.out.substr(last), HasSubstr(") arrives last at 50 of 50 all_reduce calls"));
+  EXPECT_NE(follow.out.find("\n\n" + recording), std::string::npos) << "redrawn while recording:\n"
+                                                                    << follow.out;
 }
 
 TEST_F(JobTest, ATreeSessionIsRefusedWithWhatToDo) {
