@@ -1,5 +1,5 @@
 """What the GPU scripts share (bench/gpu_overhead.py, bench/python_api_overhead.py,
-bench/training_overhead.py, tests/gpu/compare_with_proton.py, tests/gpu/compare_python_api.py,
+bench/training_overhead.py, bench/always_on_overhead.py, tests/gpu/compare_with_proton.py, tests/gpu/compare_python_api.py,
 bench/research/callback_cost.py): a private protond from a bundle, the Triton kernel their
 programs launch, and the paired off/on rounds the overhead benchmarks measure with."""
 import contextlib
@@ -31,11 +31,12 @@ def write_program(work, text):
 
 
 @contextlib.contextmanager
-def protond(bundle, work):
-    """A protond serving work/protond.sock while the block runs; yields the socket path."""
+def protond(bundle, work, options=()):
+    """A protond serving work/protond.sock while the block runs, with `options` (for example
+    ["--always-on"]); yields the socket path."""
     socket = os.path.join(work, "protond.sock")
     daemon = subprocess.Popen([f"{bundle}/bin/protond", "--socket", socket, "--state-dir",
-                               f"{work}/state"], stderr=subprocess.DEVNULL)
+                               f"{work}/state", *options], stderr=subprocess.DEVNULL)
     try:
         for _ in range(100):
             if os.path.exists(socket):
@@ -45,6 +46,25 @@ def protond(bundle, work):
     finally:
         daemon.terminate()
         daemon.wait()
+
+
+# Source text: a small GPT-2 from transformers' config (random init, nothing downloaded) trained
+# with AdamW, as tests/gpu/training_check.py trains it; training_step(forward) is one step, with
+# forward the model or its torch.compile.
+TRAINING_LOOP = r'''
+import torch
+from transformers import GPT2Config, GPT2LMHeadModel
+torch.manual_seed(0)
+config = GPT2Config(n_layer=4, n_head=8, n_embd=512, n_positions=256, vocab_size=8192)
+model = GPT2LMHeadModel(config).cuda()
+optimizer = torch.optim.AdamW(model.parameters(), lr=1e-4)
+tokens = torch.randint(0, config.vocab_size, (8, 256), device="cuda")
+
+def training_step(forward):
+    forward(tokens, labels=tokens).loss.backward()
+    optimizer.step()
+    optimizer.zero_grad(set_to_none=True)
+'''
 
 
 def shim_env(bundle, socket):

@@ -21,16 +21,17 @@ import os
 import sys
 import tempfile
 
-from gpu_common import PAIRED_ROUNDS, collect_paired, print_paired, protond, write_program
+from gpu_common import (PAIRED_ROUNDS, TRAINING_LOOP, collect_paired, print_paired, protond,
+                        write_program)
 
 PROFILERS = ["protond", "proton", "torch"]
 CONTEXTS = ["shadow", "python"]
 WORKLOADS = ["eager", "compile"]
 
-# argv[1] is a row's name: "protond shadow", "proton python", "torch".
+# argv[1] is a row's name: "protond shadow", "proton python", "torch". The profiler is imported
+# before the model is made, as in a user's script.
 PROGRAM = r'''
 import os, sys, torch
-from transformers import GPT2Config, GPT2LMHeadModel
 profiler, _, context = sys.argv[1].partition(" ")
 if profiler == "torch":
     scope = torch.profiler.record_function
@@ -53,20 +54,12 @@ else:
         # daemon): a row measured so would read as free.
         assert proton.start("bench", context=context) is not None, "the profiler did not start"
     stop = proton.finalize
-
-torch.manual_seed(0)
-config = GPT2Config(n_layer=4, n_head=8, n_embd=512, n_positions=256, vocab_size=8192)
-model = GPT2LMHeadModel(config).cuda()
-optimizer = torch.optim.AdamW(model.parameters(), lr=1e-4)
-tokens = torch.randint(0, config.vocab_size, (8, 256), device="cuda")
-
+''' + TRAINING_LOOP + r'''
 def training(forward):
     def steps():
         for _ in range(10):
             with scope("step"):
-                forward(tokens, labels=tokens).loss.backward()
-                optimizer.step()
-                optimizer.zero_grad(set_to_none=True)
+                training_step(forward)
     return steps
 
 # torch.compile compiles on the first call, run_paired_rounds' untimed warm-up.

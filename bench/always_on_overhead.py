@@ -1,0 +1,166 @@
+#!/usr/bin/env python3
+"""What `protond --always-on` costs a training loop: tests/gpu/training_check.py's small GPT-2
+(AdamW) trained by two processes that take turns on the GPU, CHUNK seconds each: one with the shim
+preloaded and registered with an always-on protond, one without protond. Each step's wall-clock
+start and length are kept.
+
+Always-on windows open at multiples of the period on the wall clock (docs/always-on.md), so the
+profiled process's steps are told apart without asking the daemon: "in a window" when they
+overlap [k * period, k * period + window + 0.3 s] (the tail: the window's start reaches the shim
+over its control connection and its stop at the next commit interval), "idle" otherwise. From
+the medians of step times:
+  - idle cost: the profiled process's idle steps over the unprofiled process's steps, per pair of
+    turns next to each other (median [min-max] over the pairs): what the preloaded, registered,
+    idle shim costs;
+  - window cost: its steps in a window over its idle steps of the same turn, per window;
+  - at the policy: idle * (1 + window / period * (window cost - 1)), what the steps per second lose
+    over a long run; the issue's goal at the default policy (2 s every 60 s) is within 1%.
+A window whose start fell in the other process's turn records nothing and is not counted. The
+number of window sessions protond stored is printed as a check that windows were opened.
+
+Usage (on the GPU machine, from a bundle made by scripts/bundle.sh):
+    cd bench && python3 always_on_overhead.py ../bundle [SECONDS] [--window 2] [--period 60]
+        [--chunk 5] [--workload eager|compile]
+"""
+import argparse
+import json
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+
+from gpu_common import TRAINING_LOOP, protond, shim_env, spread, write_program
+
+WINDOW_TAIL_S = 0.3
+
+# Told on stdin how many seconds to train ("quit": write the steps to argv[1] and end), it
+# answers "done" on stdout after each turn.
+PROGRAM = "import json, sys, time\n" + TRAINING_LOOP + r'''
+forward = model if sys.argv[2] == "eager" else torch.compile(model)
+for _ in range(3):  # compiles, and the first steps' one-time costs
+    training_step(forward)
+torch.cuda.synchronize()
+steps = []  # (wall-clock start, seconds)
+print("ready", flush=True)
+for line in sys.stdin:
+    if line.strip() == "quit":
+        break
+    end = time.perf_counter() + float(line)
+    while time.perf_counter() < end:
+        wall, began = time.time(), time.perf_counter()
+        training_step(forward)
+        torch.cuda.synchronize()
+        steps.append((wall, time.perf_counter() - began))
+    print("done", flush=True)
+with open(sys.argv[1], "w") as f:
+    json.dump(steps, f)
+'''
+
+
+def start_trainer(program, work, name, workload, env):
+    trainer = subprocess.Popen([sys.executable, program, f"{work}/{name}.json", workload],
+                               env=env, cwd=work, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                               text=True)
+    if trainer.stdout.readline().strip() != "ready":
+        sys.exit(f"{name}: the training program did not start")
+    return trainer
+
+
+def take_turns(trainers, seconds, chunk):
+    """Turns of `chunk` seconds, one trainer after the other, until `seconds` have passed; the
+    turns of each trainer as (first step index, end index) once the steps are read."""
+    turns = {name: 0 for name in trainers}
+    for _ in range(int(seconds / chunk / len(trainers))):
+        for name, trainer in trainers.items():
+            trainer.stdin.write(f"{chunk}\n")
+            trainer.stdin.flush()
+            if trainer.stdout.readline().strip() != "done":
+                sys.exit(f"{name}: the training program ended early")
+            turns[name] += 1
+    return turns
+
+
+def in_window(start, length, window, period):
+    first = int(start // period)
+    for k in (first, first + 1):
+        if start < k * period + window + WINDOW_TAIL_S and start + length > k * period:
+            return True
+    return False
+
+
+def split_turns(steps, chunk_count):
+    """The steps of each turn: a gap longer than a step between two steps is a turn change."""
+    turns, current = [], []
+    for step in steps:
+        if current and step[0] - (current[-1][0] + current[-1][1]) > 0.5:
+            turns.append(current)
+            current = []
+        current.append(step)
+    turns.append(current)
+    return turns if len(turns) == chunk_count else None
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("bundle", nargs="?", default="bundle")
+    parser.add_argument("seconds", nargs="?", type=float, default=240)
+    parser.add_argument("--window", type=float, default=2)
+    parser.add_argument("--period", type=float, default=60)
+    parser.add_argument("--chunk", type=float, default=5)
+    parser.add_argument("--workload", choices=["eager", "compile"], default="eager")
+    args = parser.parse_args()
+    bundle = os.path.abspath(args.bundle)
+    work = tempfile.mkdtemp()
+    program = write_program(work, PROGRAM)
+    options = ["--always-on", "--always-on-window", f"{int(args.window * 1000)}ms",
+               "--always-on-period", f"{int(args.period * 1000)}ms"]
+    with protond(bundle, work, options) as socket:
+        python_path = dict(PYTHONPATH=f"{bundle}/python")
+        trainers = {
+            "profiled": start_trainer(program, work, "profiled", args.workload,
+                                      dict(shim_env(bundle, socket), **python_path)),
+            "unprofiled": start_trainer(program, work, "unprofiled", args.workload,
+                                        dict(os.environ, **python_path)),
+        }
+        turns = take_turns(trainers, args.seconds, args.chunk)
+        for trainer in trainers.values():
+            trainer.stdin.write("quit\n")
+            trainer.stdin.close()
+            trainer.wait()
+        sessions = subprocess.run([f"{bundle}/bin/protonctl", "--socket", socket, "sessions"],
+                                  capture_output=True, text=True).stdout
+    windows_stored = sum(1 for line in sessions.splitlines() if "window pid" in line)
+    steps = {name: json.load(open(f"{work}/{name}.json")) for name in trainers}
+    profiled = split_turns(steps["profiled"], turns["profiled"])
+    unprofiled = split_turns(steps["unprofiled"], turns["unprofiled"])
+    if profiled is None or unprofiled is None:
+        sys.exit("the steps could not be split into turns (a step longer than 0.5 s?)")
+
+    idle_ratios, window_ratios = [], []
+    for mine, theirs in zip(profiled, unprofiled):
+        idle = [s for w, s in mine if not in_window(w, s, args.window, args.period)]
+        busy = [s for w, s in mine if in_window(w, s, args.window, args.period)]
+        if idle:
+            idle_ratios.append(statistics.median(idle) /
+                               statistics.median(s for _, s in theirs))
+        if busy and idle:
+            window_ratios.append(statistics.median(busy) / statistics.median(idle))
+    print(f"{args.workload}, {args.seconds:.0f} s in turns of {args.chunk:g} s, windows of "
+          f"{args.window:g} s every {args.period:g} s; {windows_stored} window sessions stored, "
+          f"{len(window_ratios)} in the profiled process's turns")
+    print(f"step: {1000 * statistics.median(s for _, s in steps['unprofiled']):.1f} ms "
+          f"unprofiled (median)")
+    print(f"idle cost (profiled idle / unprofiled, per pair of turns): {spread(idle_ratios)}")
+    if not window_ratios:
+        sys.exit("no window fell in the profiled process's turns: run longer")
+    print(f"window cost (in a window / idle, per window): {spread(window_ratios)}")
+    idle, window = statistics.median(idle_ratios), statistics.median(window_ratios)
+    for label, window_s, period_s in (("this run's policy", args.window, args.period),
+                                      ("the default policy (2 s every 60 s)", 2, 60)):
+        print(f"at {label}: {idle * (1 + window_s / period_s * (window - 1)):.4f} of the "
+              f"unprofiled step time")
+
+
+if __name__ == "__main__":
+    main()
