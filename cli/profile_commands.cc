@@ -13,6 +13,7 @@
 #include "common/status/status_macros.h"
 #include "view/hatchet/hatchet_reader.h"
 #include "view/render/metric_spec.h"
+#include "view/tree/top_collectives.h"
 #include "view/tree/top_stalls.h"
 
 namespace protond::cli {
@@ -190,17 +191,23 @@ absl::StatusOr<TopArgs> ParseTopArgs(const std::vector<std::string>& args) {
       RETURN_IF_ERROR(view::ChooseKernelNames(reader.arg(), &parsed.kernel_names));
     } else if (reader.Is("--stalls")) {
       parsed.stalls = true;
+    } else if (reader.Is("--collectives")) {
+      parsed.collectives = true;
     } else {
       RETURN_IF_ERROR(reader.Profile(&parsed.profile));
     }
   }
   if (parsed.profile.empty()) return Usage("top needs a session id or a Hatchet file");
+  if (parsed.stalls && parsed.collectives) {
+    return Usage("--stalls and --collectives are two different tables: ask for one");
+  }
   return parsed;
 }
 
 absl::StatusOr<std::string> RenderTopCommand(client::Client& client, const TopArgs& args) {
   ASSIGN_OR_RETURN(const v1::Tree tree, LoadProfile(client, args.profile));
   if (args.stalls) return view::RenderTopStalls(tree, args.limit);
+  if (args.collectives) return view::RenderTopCollectives(tree, args.limit);
   return view::RenderTopKernels(tree, args.limit, args.kernel_names);
 }
 

@@ -65,10 +65,11 @@ struct TopArgs {
   std::string profile;
   int limit = view::kDefaultTopKernels;                        // -n
   view::KernelNames kernel_names = view::KernelNames::kShort;  // --full-names, --mangled
-  bool stalls = false;  // the sampled lines with the most stalls, not the kernels
+  bool stalls = false;       // the sampled lines with the most stalls, not the kernels
+  bool collectives = false;  // the NCCL collectives, not the kernels
 };
 
-// `top PROFILE [-n N] [--full-names | --mangled] [--stalls]`.
+// `top PROFILE [-n N] [--full-names | --mangled] [--stalls | --collectives]`.
 absl::StatusOr<TopArgs> ParseTopArgs(const std::vector<std::string>& args);
 
 absl::StatusOr<std::string> RenderTopCommand(client::Client& client, const TopArgs& args);

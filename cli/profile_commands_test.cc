@@ -94,6 +94,9 @@ TEST(ProfileCommandsTest, ParsesTopArguments) {
   EXPECT_EQ(ParseTopArgs({"x"})->limit, view::kDefaultTopKernels);
   EXPECT_EQ(ParseTopArgs({"-n", "x"}).status().message(), "-n needs a number >= 0, not 'x'");
   EXPECT_EQ(ParseTopArgs({}).status().message(), "top needs a session id or a Hatchet file");
+  EXPECT_TRUE(ParseTopArgs({"7", "--collectives"})->collectives);
+  EXPECT_EQ(ParseTopArgs({"7", "--collectives", "--stalls"}).status().message(),
+            "--stalls and --collectives are two different tables: ask for one");
 }
 
 // Proton's file: the launch-metadata state and the empty scope are hidden, the C++ kernel is

@@ -49,6 +49,9 @@ constexpr CommandText kCommands[] = {
     {"top",
      "  top SESSION|FILE --stalls [-n COUNT]      the sampled source lines with the most stalled\n"
      "                                            PC samples, and why (--mode pcsampling)\n"},
+    {"top",
+     "  top SESSION|FILE --collectives [-n COUNT] the NCCL collectives by GPU time: calls,\n"
+     "                                            datatype, algorithm, protocol (docs/jobs.md)\n"},
     {"export",
      "  export SESSION|FILE --format hatchet|chrome|folded|svg|csv|pprof -o FILE\n"
      "         [--force] [-m METRIC] [--full-names | --mangled]\n"

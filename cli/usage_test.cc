@@ -33,6 +33,7 @@ TEST(UsageTest, TreeAndTopShowEachOfTheirForms) {
   EXPECT_THAT(CommandUsage("tree"), HasSubstr("  tree SESSION|FILE [-m METRIC[,METRIC]]"));
   EXPECT_THAT(CommandUsage("tree"), HasSubstr("  tree --job JOB [-m METRIC] [-d DEPTH]"));
   EXPECT_THAT(CommandUsage("top"), HasSubstr("  top SESSION|FILE --stalls [-n COUNT]"));
+  EXPECT_THAT(CommandUsage("top"), HasSubstr("  top SESSION|FILE --collectives [-n COUNT]"));
 }
 
 TEST(UsageTest, UiShowsItsOptions) {

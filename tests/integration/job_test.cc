@@ -106,6 +106,16 @@ TEST_F(JobTest, FollowRedrawsTheReportUntilTheJobsSessionStops) {
                                                                     << follow.out;
 }
 
+// top --collectives needs no trace: the kernel names say enough for calls and times.
+TEST_F(JobTest, TopCollectivesSumsBothRanksOfATreeSession) {
+  RunJob("tree", 10);
+  const Completed top = Protonctl({"top", "1", "--collectives"});
+  ASSERT_EQ(top.exit_code, 0) << top.err;
+  EXPECT_THAT(top.out, ::testing::StartsWith("TIME (ms)  TIME %  CALLS  AVG (us)  COLLECTIVE"));
+  EXPECT_THAT(top.out, ::testing::MatchesRegex("(.|\n)*\n +[0-9.]+ +100\\.0 +100 +[0-9.]+ +"
+                                               "all_reduce +f32 +RING +LL\n(.|\n)*"));
+}
+
 TEST_F(JobTest, ATreeSessionIsRefusedWithWhatToDo) {
   RunJob("tree", 10);
   const Completed job = Protonctl({"job", "1"});
