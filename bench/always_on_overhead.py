@@ -1,26 +1,26 @@
 #!/usr/bin/env python3
 """What `protond --always-on` costs a training loop: tests/gpu/training_check.py's small GPT-2
-(AdamW) trained by two processes that take turns on the GPU, CHUNK seconds each: one with the shim
-preloaded and registered with an always-on protond, one without protond. Each step's wall-clock
-start and length are kept.
+(AdamW) trained by PAIRS pairs of processes that take turns on the GPU, CHUNK seconds each: in
+each pair one with the shim preloaded and registered with an always-on protond, one without
+protond. Each step's wall-clock start and length are kept.
 
 Always-on windows open at multiples of the period on the wall clock (docs/always-on.md), so the
-profiled process's steps are told apart without asking the daemon: "in a window" when they
+profiled processes' steps are told apart without asking the daemon: "in a window" when they
 overlap [k * period, k * period + window + 0.3 s] (the tail: the window's start reaches the shim
 over its control connection and its stop at the next commit interval), "idle" otherwise. From
 the medians of step times:
-  - idle cost: the profiled process's idle steps over the unprofiled process's steps, per pair of
-    turns next to each other (median [min-max] over the pairs): what the preloaded, registered,
-    idle shim costs;
-  - window cost: its steps in a window over its idle steps of the same turn, per window;
+  - idle cost: per round of turns, the profiled processes' idle steps over the unprofiled
+    processes' steps (each side the median of its processes' medians: the speed of one process
+    differs from another's by more than the idle shim could cost, so one pair decides nothing);
+  - window cost: a process's steps in a window over its idle steps of the same turn, per window;
   - at the policy: idle * (1 + window / period * (window cost - 1)), what the steps per second lose
     over a long run; the issue's goal at the default policy (2 s every 60 s) is within 1%.
-A window whose start fell in the other process's turn records nothing and is not counted. The
+A window whose start fell in another process's turn records nothing and is not counted. The
 number of window sessions protond stored is printed as a check that windows were opened.
 
 Usage (on the GPU machine, from a bundle made by scripts/bundle.sh):
     cd bench && python3 always_on_overhead.py ../bundle [SECONDS] [--window 2] [--period 60]
-        [--chunk 5] [--workload eager|compile]
+        [--chunk 5] [--workload eager|compile] [--pairs 2]
 """
 import argparse
 import json
@@ -68,8 +68,8 @@ def start_trainer(program, work, name, workload, env):
 
 
 def take_turns(trainers, seconds, chunk):
-    """Turns of `chunk` seconds, one trainer after the other, until `seconds` have passed; the
-    turns of each trainer as (first step index, end index) once the steps are read."""
+    """Rounds of turns of `chunk` seconds, one trainer after the other, until `seconds` have
+    passed; how many turns each trainer had."""
     turns = {name: 0 for name in trainers}
     for _ in range(int(seconds / chunk / len(trainers))):
         for name, trainer in trainers.items():
@@ -109,6 +109,7 @@ def main():
     parser.add_argument("--period", type=float, default=60)
     parser.add_argument("--chunk", type=float, default=5)
     parser.add_argument("--workload", choices=["eager", "compile"], default="eager")
+    parser.add_argument("--pairs", type=int, default=2)
     args = parser.parse_args()
     bundle = os.path.abspath(args.bundle)
     work = tempfile.mkdtemp()
@@ -117,12 +118,12 @@ def main():
                "--always-on-period", f"{int(args.period * 1000)}ms"]
     with protond(bundle, work, options) as socket:
         python_path = dict(PYTHONPATH=f"{bundle}/python")
-        trainers = {
-            "profiled": start_trainer(program, work, "profiled", args.workload,
-                                      dict(shim_env(bundle, socket), **python_path)),
-            "unprofiled": start_trainer(program, work, "unprofiled", args.workload,
-                                        dict(os.environ, **python_path)),
-        }
+        envs = {"profiled": dict(shim_env(bundle, socket), **python_path),
+                "unprofiled": dict(os.environ, **python_path)}
+        # Interleaved: profiled 1, unprofiled 1, profiled 2, ...
+        trainers = {f"{kind} {i}": start_trainer(program, work, f"{kind}-{i}", args.workload,
+                                                 envs[kind])
+                    for i in range(1, args.pairs + 1) for kind in envs}
         turns = take_turns(trainers, args.seconds, args.chunk)
         for trainer in trainers.values():
             trainer.stdin.write("quit\n")
@@ -131,27 +132,41 @@ def main():
         sessions = subprocess.run([f"{bundle}/bin/protonctl", "--socket", socket, "sessions"],
                                   capture_output=True, text=True).stdout
     windows_stored = sum(1 for line in sessions.splitlines() if "window pid" in line)
-    steps = {name: json.load(open(f"{work}/{name}.json")) for name in trainers}
-    profiled = split_turns(steps["profiled"], turns["profiled"])
-    unprofiled = split_turns(steps["unprofiled"], turns["unprofiled"])
-    if profiled is None or unprofiled is None:
-        sys.exit("the steps could not be split into turns (a step longer than 0.5 s?)")
+    turn_steps = {}  # name -> the steps of each of its turns
+    for name in trainers:
+        with open(f"{work}/{name.replace(' ', '-')}.json") as f:
+            turn_steps[name] = split_turns(json.load(f), turns[name])
+        if turn_steps[name] is None:
+            sys.exit(f"{name}: its steps could not be split into turns (a step over 0.5 s?)")
 
+    # Per round of turns: the profiled processes' idle steps against the unprofiled ones', each
+    # side the median over its processes of their medians, so that no one process's own speed
+    # decides; and per window, the steps in it against the same turn's idle steps.
     idle_ratios, window_ratios = [], []
-    for mine, theirs in zip(profiled, unprofiled):
-        idle = [s for w, s in mine if not in_window(w, s, args.window, args.period)]
-        busy = [s for w, s in mine if in_window(w, s, args.window, args.period)]
-        if idle:
-            idle_ratios.append(statistics.median(idle) /
-                               statistics.median(s for _, s in theirs))
-        if busy and idle:
-            window_ratios.append(statistics.median(busy) / statistics.median(idle))
+    for round_index in range(min(turns.values())):
+        idle_medians, unprofiled_medians = [], []
+        for name, steps in turn_steps.items():
+            turn = steps[round_index]
+            if name.startswith("unprofiled"):
+                unprofiled_medians.append(statistics.median(s for _, s in turn))
+                continue
+            idle = [s for w, s in turn if not in_window(w, s, args.window, args.period)]
+            busy = [s for w, s in turn if in_window(w, s, args.window, args.period)]
+            if idle:
+                idle_medians.append(statistics.median(idle))
+            if busy and idle:
+                window_ratios.append(statistics.median(busy) / statistics.median(idle))
+        if idle_medians:
+            idle_ratios.append(statistics.median(idle_medians) /
+                               statistics.median(unprofiled_medians))
+    unprofiled_steps = [s for name, steps in turn_steps.items() if name.startswith("unprofiled")
+                        for turn in steps for _, s in turn]
     print(f"{args.workload}, {args.seconds:.0f} s in turns of {args.chunk:g} s, windows of "
           f"{args.window:g} s every {args.period:g} s; {windows_stored} window sessions stored, "
-          f"{len(window_ratios)} in the profiled process's turns")
-    print(f"step: {1000 * statistics.median(s for _, s in steps['unprofiled']):.1f} ms "
-          f"unprofiled (median)")
-    print(f"idle cost (profiled idle / unprofiled, per pair of turns): {spread(idle_ratios)}")
+          f"{len(window_ratios)} in the profiled processes' turns")
+    print(f"step: {1000 * statistics.median(unprofiled_steps):.1f} ms unprofiled (median)")
+    print(f"idle cost (profiled idle / unprofiled, per round of turns, {args.pairs} process "
+          f"pairs): {spread(idle_ratios)}")
     if not window_ratios:
         sys.exit("no window fell in the profiled process's turns: run longer")
     print(f"window cost (in a window / idle, per window): {spread(window_ratios)}")
