@@ -23,20 +23,7 @@ constexpr TableColumn kColumns[] = {{"TIME (ms)", true}, {"TIME %", true},    {"
                                     {"AVG (us)", true},  {"TFLOP/s", true},   {"GB/s", true},
                                     {"BOUND", false},    {"% OF PEAK", true}, {"NAME", false}};
 
-// One kernel name's GPU work over all its call paths.
-struct Kernel {
-  std::string name;  // as the driver gave it
-  double time_ns = 0;
-  uint64_t count = 0;
-  double flops = 0;
-  double bytes = 0;
-  bool has_flops = false;
-  bool has_bytes = false;
-  RooflineBounds bounds;
-  bool judged = false;  // some of its work ran on a device the peak table knows
-};
-
-void AddWork(const v1::Tree& tree, const v1::TreeNode& node, double time_ns, Kernel* kernel) {
+void AddWork(const v1::Tree& tree, const v1::TreeNode& node, double time_ns, KernelWork* kernel) {
   kernel->time_ns += time_ns;
   kernel->count += node.count();
   for (const v1::Metric& metric : node.metrics()) {
@@ -57,8 +44,8 @@ void AddWork(const v1::Tree& tree, const v1::TreeNode& node, double time_ns, Ker
   }
 }
 
-std::vector<Kernel> CollectKernels(const v1::Tree& tree) {
-  std::vector<Kernel> kernels;
+std::vector<KernelWork> CollectKernels(const v1::Tree& tree) {
+  std::vector<KernelWork> kernels;
   absl::flat_hash_map<std::string, size_t> index;
   for (const v1::TreeNode& node : tree.nodes()) {
     const std::optional<double> time_ns = NodeGpuTimeNs(node);
@@ -68,11 +55,11 @@ std::vector<Kernel> CollectKernels(const v1::Tree& tree) {
     AddWork(tree, node, *time_ns, &kernels[it->second]);
   }
   std::stable_sort(kernels.begin(), kernels.end(),
-                   [](const Kernel& a, const Kernel& b) { return a.time_ns > b.time_ns; });
+                   [](const KernelWork& a, const KernelWork& b) { return a.time_ns > b.time_ns; });
   return kernels;
 }
 
-std::vector<std::string> Row(const Kernel& kernel, double total_ns, KernelNames names) {
+std::vector<std::string> Row(const KernelWork& kernel, double total_ns, KernelNames names) {
   const double seconds = kernel.time_ns / 1e9;
   auto rate = [&](bool has, double amount, double unit) {
     return has && seconds > 0 ? absl::StrFormat("%.1f", amount / seconds / unit) : "-";
@@ -112,15 +99,17 @@ std::string DeviceLines(const v1::Tree& tree) {
 
 }  // namespace
 
-absl::StatusOr<std::string> RenderTopKernels(const v1::Tree& profile, int limit,
-                                             KernelNames names) {
+absl::StatusOr<std::vector<KernelWork>> KernelsByGpuTime(const v1::Tree& profile) {
   ASSIGN_OR_RETURN(const TreeShape shape, CheckTreeShape(profile));
-  // Kernels are told apart by the driver's names; `names` is only how they are shown.
-  const v1::Tree tree = DropHiddenFrames(profile, shape);
-  const std::vector<Kernel> kernels = CollectKernels(tree);
+  // Kernels are told apart by the driver's names; how they are shown is the caller's.
+  return CollectKernels(DropHiddenFrames(profile, shape));
+}
+
+absl::StatusOr<std::string> RenderTopKernels(const v1::Tree& tree, int limit, KernelNames names) {
+  ASSIGN_OR_RETURN(const std::vector<KernelWork> kernels, KernelsByGpuTime(tree));
   if (kernels.empty()) return std::string("no GPU kernels in this profile\n");
   double total_ns = 0;
-  for (const Kernel& kernel : kernels) total_ns += kernel.time_ns;
+  for (const KernelWork& kernel : kernels) total_ns += kernel.time_ns;
   std::vector<std::vector<std::string>> rows;
   for (size_t i = 0; i < kernels.size() && static_cast<int>(i) < limit; ++i) {
     rows.push_back(Row(kernels[i], total_ns, names));

@@ -1,6 +1,7 @@
 #include "view/tree/top_kernels.h"
 
 #include <string>
+#include <vector>
 
 #include "gtest/gtest.h"
 #include "view/testing/test_profiles.h"
@@ -42,6 +43,27 @@ TEST(TopKernelsTest, HeaviestFirstWithRooflineVerdicts) {
             "  200.000    66.7     700   285.714    494.7   335.0  compute       50.0  nvjet\n"
             "   70.000    23.3  140000     0.500        -  2392.9  memory        71.4  copy\n"
             "   30.000    10.0    2000    15.000        -       -  -                -  add_one\n");
+}
+
+// What top lists, as numbers for other views: by driver name, heaviest first, summed over
+// call paths, launch metadata left out.
+TEST(TopKernelsTest, KernelsByGpuTimeAreTopsKernels) {
+  absl::StatusOr<std::vector<KernelWork>> kernels = KernelsByGpuTime(H100Profile());
+  ASSERT_TRUE(kernels.ok()) << kernels.status();
+  ASSERT_EQ(kernels->size(), 3u);
+  EXPECT_EQ((*kernels)[0].name, "nvjet");
+  EXPECT_EQ((*kernels)[0].time_ns, 200'000'000);
+  EXPECT_EQ((*kernels)[1].name, "_Z4copyPfS_");
+  EXPECT_EQ((*kernels)[1].time_ns, 70'000'000);
+  EXPECT_EQ((*kernels)[2].name, "add_one");
+  EXPECT_EQ((*kernels)[2].time_ns, 30'000'000);
+  EXPECT_EQ((*kernels)[2].count, 2000u);
+  v1::Tree no_gpu;
+  testing::AddNode(&no_gpu, 0, 0, "ROOT");
+  testing::AddNode(&no_gpu, 1, 0, "train", 3);
+  kernels = KernelsByGpuTime(no_gpu);
+  ASSERT_TRUE(kernels.ok()) << kernels.status();
+  EXPECT_TRUE(kernels->empty());
 }
 
 // Kernels are told apart by their full names, and shown as asked.
