@@ -14,10 +14,12 @@
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/string_view.h"
+#include "absl/time/clock.h"
 #include "cli/export_command.h"
 #include "cli/fan_out/each_host.h"
 #include "cli/fan_out/hostlist.h"
 #include "cli/fan_out/job_tree_command.h"
+#include "cli/history_command.h"
 #include "cli/job_command.h"
 #include "cli/on_demand_commands.h"
 #include "cli/profile_commands.h"
@@ -89,6 +91,12 @@ int Sessions(client::Client& client, const std::vector<std::string>& args) {
   if (!sessions.ok()) return Fail(sessions.status());
   std::fputs(view::RenderSessionTable(sessions->sessions()).c_str(), stdout);
   return 0;
+}
+
+int History(client::Client& client, const std::vector<std::string>& args) {
+  absl::StatusOr<HistoryArgs> history = ParseHistoryArgs(args, absl::Now());
+  if (!history.ok()) return BadCommandUsage("history", history.status().message());
+  return Print(RunHistoryCommand(client, *history));
 }
 
 std::atomic<bool> g_interrupted{false};
@@ -352,6 +360,7 @@ int Main(int argc, char** argv) {
   // Never destroyed: main() ends the process without tearing down gRPC's channel.
   client::Client& client = *new client::Client(*std::move(endpoint));
   if (command == "sessions") return Sessions(client, args);
+  if (command == "history") return History(client, args);
   if (command == "tree") return Tree(client, args);
   if (command == "job") return Job(client, args);
   if (command == "top") return Top(client, args);

@@ -23,6 +23,12 @@ constexpr CommandText kCommands[] = {
      "                                            pcsampling[:interval=CYCLES] also samples the\n"
      "                                            GPU's program counters, docs/pc-sampling.md)\n"},
     {"sessions", "  sessions                                  list your sessions\n"},
+    {"history",
+     "  history [--pid PID | --job JOB] [--command REGEX] [--since T] [--until T]\n"
+     "                                            the always-on windows (protond --always-on)\n"
+     "                                            you may see, oldest first: when, whose, GPU\n"
+     "                                            busy, top kernel; T: a duration back (90s, 30m,\n"
+     "                                            2h) or an RFC 3339 time (docs/always-on.md)\n"},
     {"tree",
      "  tree SESSION|FILE [-m METRIC[,METRIC]] [-d DEPTH] [-t THRESHOLD] [-i REGEX | -e REGEX]\n"
      "       [-f full|file_function_line|function_line|file_function|sass] [--print-sorted]\n"

@@ -19,8 +19,8 @@ TEST(UsageTest, ACommandsUsageIsItsPartOfTheWhole) {
   const std::string whole = ProtonctlUsage("/run/protond/protond.sock");
   EXPECT_THAT(whole, StartsWith("usage: protonctl [--socket PATH"));
   EXPECT_THAT(whole, HasSubstr("else the default (/run/protond/protond.sock).\n"));
-  for (const char* command : {"run", "sessions", "tree", "job", "top", "export", "devices",
-                              "processes", "start", "stop", "ui"}) {
+  for (const char* command : {"run", "sessions", "history", "tree", "job", "top", "export",
+                              "devices", "processes", "start", "stop", "ui"}) {
     const std::string usage = CommandUsage(command);
     ASSERT_THAT(usage, StartsWith("usage: protonctl [GLOBAL OPTIONS] COMMAND ...\n  ")) << command;
     const std::string part = usage.substr(usage.find('\n') + 1);
@@ -51,6 +51,13 @@ TEST(UsageTest, JobShowsBothItsFormsAndFollow) {
   EXPECT_THAT(CommandUsage("job"), HasSubstr("  job (SESSION | --job JOB) [--follow] "));
   EXPECT_THAT(CommandUsage("job"), HasSubstr("(sessions run with --data trace; docs/jobs.md);\n"));
   EXPECT_THAT(CommandUsage("job"), HasSubstr("--follow: redrawn every 2 s while it records\n"));
+}
+
+TEST(UsageTest, HistoryShowsItsFiltersAndRange) {
+  EXPECT_THAT(CommandUsage("history"),
+              HasSubstr("  history [--pid PID | --job JOB] [--command REGEX] [--since T] "
+                        "[--until T]\n"));
+  EXPECT_THAT(CommandUsage("history"), HasSubstr("2h) or an RFC 3339 time (docs/always-on.md)\n"));
 }
 
 TEST(UsageTest, AnUnknownCommandHasNoUsage) {

@@ -1,0 +1,244 @@
+#include "cli/history_command.h"
+
+#include <algorithm>
+#include <array>
+#include <cstdint>
+#include <functional>
+#include <limits>
+#include <memory>
+#include <utility>
+
+#include "absl/status/status.h"
+#include "absl/strings/match.h"
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "absl/strings/strip.h"
+#include "absl/time/clock.h"
+#include "cli/arg_reader.h"
+#include "cli/fan_out/job_tree_command.h"
+#include "common/status/status_macros.h"
+#include "common/text/duration.h"
+#include "re2/re2.h"
+#include "view/render/session_table.h"
+#include "view/render/text_table.h"
+#include "view/tree/frame_names.h"
+#include "view/tree/top_kernels.h"
+
+namespace protond::cli {
+namespace {
+
+absl::Status Usage(const std::string& message) { return absl::InvalidArgumentError(message); }
+
+// --since/--until: a duration back from `now` (the parser of start --duration), else RFC 3339.
+absl::StatusOr<absl::Time> ParseWhen(const std::string& flag, const std::string& text,
+                                     absl::Time now) {
+  const absl::StatusOr<uint64_t> ms = text::ParseDurationMs(text);
+  if (ms.ok()) {
+    // Past int64's milliseconds: before anything was recorded.
+    if (*ms > static_cast<uint64_t>(std::numeric_limits<int64_t>::max())) {
+      return absl::InfinitePast();
+    }
+    return now - absl::Milliseconds(static_cast<int64_t>(*ms));
+  }
+  absl::Time time;
+  std::string ignored;
+  if (absl::ParseTime(absl::RFC3339_full, text, &time, &ignored)) return time;
+  return Usage(absl::StrCat("bad ", flag, " '", text, "': ", ms.status().message(),
+                            ", nor an RFC 3339 time (2026-11-27T10:00:00Z)"));
+}
+
+// What --since and --until said, for a message about them.
+struct RangeTexts {
+  std::string since;
+  std::string until;
+};
+
+absl::Status ParseHistoryOption(ArgReader& reader, absl::Time now, HistoryArgs* parsed,
+                                RangeTexts* texts) {
+  if (reader.Is("--pid")) {
+    ASSIGN_OR_RETURN(const std::string pid, reader.Value());
+    if (!absl::SimpleAtoi(pid, &parsed->pid) || parsed->pid == 0) {
+      return Usage(absl::StrCat("--pid needs a process id (a positive number), not '", pid, "'"));
+    }
+  } else if (reader.Is("--job")) {
+    ASSIGN_OR_RETURN(parsed->job, reader.Value());
+    if (parsed->job.empty()) return Usage("--job needs a job id");
+  } else if (reader.Is("--command")) {
+    ASSIGN_OR_RETURN(parsed->command, reader.Value());
+    const re2::RE2 regex(parsed->command, re2::RE2::Quiet);
+    if (!regex.ok()) {
+      return Usage(absl::StrCat("bad --command regex '", parsed->command, "': ", regex.error()));
+    }
+  } else if (reader.Is("--since", "--until")) {
+    const std::string flag = reader.arg();
+    ASSIGN_OR_RETURN(const std::string text, reader.Value());
+    ASSIGN_OR_RETURN(const absl::Time when, ParseWhen(flag, text, now));
+    const bool since = flag == "--since";
+    (since ? parsed->since : parsed->until) = when;
+    (since ? texts->since : texts->until) = text;
+  } else {
+    std::string unexpected;
+    RETURN_IF_ERROR(reader.Profile(&unexpected));
+    return Usage(absl::StrCat("unexpected argument '", unexpected, "'"));
+  }
+  return absl::OkStatus();
+}
+
+bool AnyProcess(const v1::Session& session,
+                const std::function<bool(const v1::SessionProcess&)>& test) {
+  return std::any_of(session.processes().begin(), session.processes().end(), test);
+}
+
+bool Selected(const v1::Session& session, const HistoryArgs& args, const re2::RE2* command) {
+  if (!session.always_on_window()) return false;
+  const absl::Time start = absl::FromUnixNanos(session.start_time_unix_ns());
+  if (start < args.since || start >= args.until) return false;
+  if (!args.job.empty() && !IsSessionOfJob(session, args.job)) return false;
+  if (args.pid != 0 &&
+      !AnyProcess(session, [&](const v1::SessionProcess& p) { return p.pid() == args.pid; })) {
+    return false;
+  }
+  return command == nullptr || AnyProcess(session, [&](const v1::SessionProcess& p) {
+           return re2::RE2::PartialMatch(p.command(), *command);
+         });
+}
+
+constexpr std::array<view::TableColumn, 6> kColumns = {{
+    {"START", false},
+    {"LENGTH", true},
+    {"WHO", false},
+    {"GPU BUSY", true},
+    {"RECORDS", true},
+    {"TOP KERNEL", false},
+}};
+
+// How long it recorded: to its end, or to `now` while it runs.
+absl::Duration LengthOf(const v1::Session& session, absl::Time now) {
+  const absl::Time start = absl::FromUnixNanos(session.start_time_unix_ns());
+  const absl::Time end = session.state() == v1::Session::RUNNING
+                             ? now
+                             : absl::FromUnixNanos(session.end_time_unix_ns());
+  return std::max(end - start, absl::ZeroDuration());
+}
+
+// "pid P: COMMAND" or "job J", as the window's name ("window pid P", "window job J") says.
+std::string Who(const v1::Session& session) {
+  absl::string_view who = session.name();
+  absl::ConsumePrefix(&who, "window ");
+  if (who.empty()) return "-";
+  if (absl::StartsWith(who, "pid ") && session.processes_size() > 0 &&
+      !session.processes(0).command().empty()) {
+    return absl::StrCat(who, ": ", session.processes(0).command());
+  }
+  return std::string(who);
+}
+
+// The GPUs the window's processes ran work on; one when the tree does not say.
+int GpusUsed(const v1::Tree& tree) {
+  const auto used = std::count_if(tree.devices().begin(), tree.devices().end(),
+                                  [](const v1::Device& device) { return device.used(); });
+  return std::max<int>(1, static_cast<int>(used));
+}
+
+absl::StatusOr<std::vector<std::string>> WindowRow(const HistoryWindow& window, absl::Time now) {
+  const v1::Session& session = *window.session;
+  absl::StatusOr<std::vector<view::KernelWork>> kernels = view::KernelsByGpuTime(*window.tree);
+  if (!kernels.ok()) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("the tree of window ", session.id(), ": ", kernels.status().message()));
+  }
+  const absl::Duration length = LengthOf(session, now);
+  double gpu_ns = 0;
+  for (const view::KernelWork& kernel : *kernels) gpu_ns += kernel.time_ns;
+  std::string busy = "-";
+  std::string top = "-";
+  if (!kernels->empty()) {
+    const double length_ns = absl::ToDoubleNanoseconds(length) * GpusUsed(*window.tree);
+    if (length_ns > 0) busy = absl::StrFormat("%.1f%%", 100 * gpu_ns / length_ns);
+    top = view::KernelName(kernels->front().name, view::KernelNames::kShort);
+    if (gpu_ns > 0)
+      absl::StrAppendFormat(&top, " (%.1f%%)", 100 * kernels->front().time_ns / gpu_ns);
+  }
+  std::string length_text = absl::FormatDuration(absl::Trunc(length, absl::Milliseconds(1)));
+  if (session.state() == v1::Session::RUNNING) absl::StrAppend(&length_text, " so far");
+  return std::vector<std::string>{view::FormatLocalTime(session.start_time_unix_ns()),
+                                  length_text,
+                                  Who(session),
+                                  busy,
+                                  absl::StrCat(session.records()),
+                                  top};
+}
+
+}  // namespace
+
+absl::StatusOr<HistoryArgs> ParseHistoryArgs(const std::vector<std::string>& args, absl::Time now) {
+  HistoryArgs parsed;
+  RangeTexts texts;
+  ArgReader reader(args);
+  while (reader.Next()) RETURN_IF_ERROR(ParseHistoryOption(reader, now, &parsed, &texts));
+  if (parsed.pid != 0 && !parsed.job.empty()) {
+    return Usage("--pid and --job cannot be used together");
+  }
+  if (parsed.since >= parsed.until) {
+    return Usage(absl::StrCat("--since '", texts.since, "' must be before --until '", texts.until,
+                              "': no window starts in between"));
+  }
+  return parsed;
+}
+
+std::vector<const v1::Session*> SelectWindows(
+    const google::protobuf::RepeatedPtrField<v1::Session>& sessions, const HistoryArgs& args) {
+  std::unique_ptr<re2::RE2> command;
+  if (!args.command.empty()) command = std::make_unique<re2::RE2>(args.command, re2::RE2::Quiet);
+  std::vector<const v1::Session*> windows;
+  // A regex that ParseHistoryArgs did not check matches nothing.
+  if (command != nullptr && !command->ok()) return windows;
+  for (const v1::Session& session : sessions) {
+    if (Selected(session, args, command.get())) windows.push_back(&session);
+  }
+  std::stable_sort(windows.begin(), windows.end(), [](const v1::Session* a, const v1::Session* b) {
+    return std::pair(a->start_time_unix_ns(), a->id()) <
+           std::pair(b->start_time_unix_ns(), b->id());
+  });
+  return windows;
+}
+
+absl::StatusOr<std::string> RenderHistory(std::span<const HistoryWindow> windows,
+                                          size_t total_windows, absl::Time now) {
+  if (total_windows == 0) {
+    return std::string(
+        "no always-on windows: protond records them when started with --always-on "
+        "(docs/always-on.md)\n");
+  }
+  if (windows.empty()) {
+    return total_windows == 1
+               ? std::string("the one always-on window does not match\n")
+               : absl::StrCat("none of the ", total_windows, " always-on windows matches\n");
+  }
+  std::vector<std::vector<std::string>> rows;
+  for (const HistoryWindow& window : windows) {
+    ASSIGN_OR_RETURN(std::vector<std::string> row, WindowRow(window, now));
+    rows.push_back(std::move(row));
+  }
+  return view::RenderTextTable(kColumns, rows);
+}
+
+absl::StatusOr<std::string> RunHistoryCommand(client::Client& client, const HistoryArgs& args) {
+  ASSIGN_OR_RETURN(const v1::ListSessionsResponse listed, client.ListSessions());
+  const size_t total =
+      std::count_if(listed.sessions().begin(), listed.sessions().end(),
+                    [](const v1::Session& session) { return session.always_on_window(); });
+  const std::vector<const v1::Session*> selected = SelectWindows(listed.sessions(), args);
+  std::vector<v1::Tree> trees;
+  trees.reserve(selected.size());
+  for (const v1::Session* session : selected) {
+    ASSIGN_OR_RETURN(v1::Tree tree, client.GetTree(session->id()));
+    trees.push_back(std::move(tree));
+  }
+  std::vector<HistoryWindow> windows;
+  for (size_t i = 0; i < selected.size(); ++i) windows.push_back({selected[i], &trees[i]});
+  return RenderHistory(windows, total, absl::Now());
+}
+
+}  // namespace protond::cli

@@ -1,0 +1,60 @@
+// `protonctl history`: the always-on windows (docs/always-on.md) the caller may see, oldest first,
+// one line each: when, how long, whose, how busy the GPU was and with which kernel. The windows
+// are the daemon's sessions with always_on_window set; nothing of the daemon's is read but
+// ListSessions and GetTree.
+#ifndef PROTOND_CLI_HISTORY_COMMAND_H_
+#define PROTOND_CLI_HISTORY_COMMAND_H_
+
+#include <cstdint>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "absl/time/time.h"
+#include "client-lib/cpp/client.h"
+#include "protond.pb.h"
+
+namespace protond::cli {
+
+struct HistoryArgs {
+  uint32_t pid = 0;     // --pid: the windows that recorded this process; 0 for any
+  std::string job;      // --job: the windows of this job (cli/fan_out's IsSessionOfJob)
+  std::string command;  // --command: RE2, found anywhere in a window's process's command line
+  // --since and --until, resolved against the time of parsing: a window is listed when it
+  // started in [since, until).
+  absl::Time since = absl::InfinitePast();
+  absl::Time until = absl::InfiniteFuture();
+};
+
+// `history [--pid P | --job J | --command REGEX] [--since T] [--until T]`. T is a duration back
+// from `now` (common/text/duration.h: 90s, 30m, 2h) or an RFC 3339 time (2026-11-27T10:00:00Z).
+// InvalidArgumentError names what was wrong: an unknown option, a bad value, --pid with --job,
+// a regex RE2 refuses, --since not before --until.
+absl::StatusOr<HistoryArgs> ParseHistoryArgs(const std::vector<std::string>& args, absl::Time now);
+
+// Of `sessions`, the windows that `args` selects, oldest first (by start, then id). Pure.
+std::vector<const v1::Session*> SelectWindows(
+    const google::protobuf::RepeatedPtrField<v1::Session>& sessions, const HistoryArgs& args);
+
+// A window and its tree, as the daemon gave them.
+struct HistoryWindow {
+  const v1::Session* session;
+  const v1::Tree* tree;
+};
+
+// A table of `windows` in their order: START (local time), LENGTH (so far, for one that still
+// runs at `now`), WHO ("pid P: COMMAND" or "job J", from the window's name), GPU BUSY (GPU time,
+// as `protonctl top` sums it, over the length and the GPUs the window used; "-" without GPU
+// work), RECORDS and TOP KERNEL (the heaviest kernel's short name and its share of the GPU time).
+// With no window, one line instead: none at all (`total_windows` 0, and how windows are made), or
+// none of `total_windows` selected. Pure; names are printed as PrintableText.
+absl::StatusOr<std::string> RenderHistory(std::span<const HistoryWindow> windows,
+                                          size_t total_windows, absl::Time now);
+
+// Lists the sessions, reads the selected windows' trees, and renders them.
+absl::StatusOr<std::string> RunHistoryCommand(client::Client& client, const HistoryArgs& args);
+
+}  // namespace protond::cli
+
+#endif  // PROTOND_CLI_HISTORY_COMMAND_H_
