@@ -1,7 +1,13 @@
 // protond --always-on against a real daemon and an idle sample workload (the shim preloaded, no
 // session): windows open by themselves, each its own stopped session with records, marked as a
-// window; a session started by hand takes the process's windows, and the skips are counted.
+// window; a session started by hand takes the process's windows, and the skips are counted;
+// `protonctl history` lists them.
+#include <time.h>
+#include <unistd.h>
+
 #include <chrono>
+#include <cstdio>
+#include <sstream>
 #include <string>
 #include <thread>
 #include <vector>
@@ -14,7 +20,32 @@
 namespace protond::testing {
 namespace {
 
+using ::testing::ContainsRegex;
 using ::testing::HasSubstr;
+using ::testing::StartsWith;
+
+// `unix_ns` as RFC 3339 in UTC, to the nanosecond: 2026-11-27T10:00:00.300000000Z.
+std::string Rfc3339(int64_t unix_ns) {
+  const time_t seconds = unix_ns / 1'000'000'000;
+  struct tm utc;
+  gmtime_r(&seconds, &utc);
+  char text[64];
+  const size_t length = strftime(text, sizeof(text), "%Y-%m-%dT%H:%M:%S", &utc);
+  char fraction[16];
+  std::snprintf(fraction, sizeof(fraction), ".%09lldZ",
+                static_cast<long long>(unix_ns % 1'000'000'000));
+  return std::string(text, length) + fraction;
+}
+
+// The lines of a table after its header.
+std::vector<std::string> Rows(const std::string& table) {
+  std::vector<std::string> rows;
+  std::istringstream lines(table);
+  std::string line;
+  std::getline(lines, line);  // the header
+  while (std::getline(lines, line)) rows.push_back(line);
+  return rows;
+}
 
 class AlwaysOnTest : public ::testing::Test {
  protected:
@@ -42,6 +73,13 @@ class AlwaysOnTest : public ::testing::Test {
       std::this_thread::sleep_for(std::chrono::milliseconds(50));
     }
     return false;
+  }
+
+  Completed History(const std::vector<std::string>& args) {
+    std::vector<std::string> argv = {BinDir() + "/protonctl", "--socket", daemon_.socket(),
+                                     "history"};
+    argv.insert(argv.end(), args.begin(), args.end());
+    return RunToEnd(argv, dir_);
   }
 
   std::vector<v1::Session> Windows() {
@@ -130,6 +168,75 @@ TEST_F(AlwaysOnTest, ASessionStartedByHandTakesTheProcesssWindowsAndTheyAreCount
   EXPECT_TRUE(after);
   kill(workload, SIGTERM);
   Wait(workload, dir_);
+}
+
+// On this CPU-only machine the windows have no kernels: GPU busy and top kernel are "-".
+TEST_F(AlwaysOnTest, HistoryListsTheWindowsOfAPidOldestFirst) {
+  const Completed before = History({});
+  EXPECT_EQ(before.exit_code, 0) << before.err;
+  EXPECT_EQ(before.out,
+            "no always-on windows: protond records them when started with --always-on "
+            "(docs/always-on.md)\n");
+  const pid_t workload = SpawnIdleWorkload(/*steps=*/300);
+  ASSERT_TRUE(WaitRegistered(workload));
+  std::this_thread::sleep_for(std::chrono::milliseconds(2600));
+  kill(workload, SIGTERM);
+  Wait(workload, dir_);
+  std::this_thread::sleep_for(std::chrono::milliseconds(1200));  // no window since a second
+
+  const std::vector<v1::Session> windows = Windows();
+  ASSERT_GE(windows.size(), 2u) << ReadFile(daemon_.log_path());
+  const Completed all = History({});
+  ASSERT_EQ(all.exit_code, 0) << all.err;
+  EXPECT_THAT(all.out, StartsWith("START                LENGTH  WHO"));
+  EXPECT_THAT(all.out, HasSubstr("  GPU BUSY  RECORDS  TOP KERNEL\n"));
+  const std::vector<std::string> rows = Rows(all.out);
+  ASSERT_EQ(rows.size(), windows.size()) << all.out;
+  for (const std::string& row : rows) {
+    EXPECT_THAT(row, ContainsRegex("^20[0-9][0-9]-[0-9][0-9]-[0-9][0-9] [0-9:]{8} +[0-9.]+m?s?  "
+                                   "pid " +
+                                   std::to_string(workload) +
+                                   ": [^ ]*/sample_workload --steps 300 --step-ms 10 +- +[0-9]+ "
+                                   " -$"))
+        << all.out;
+  }
+
+  const Completed other = History({"--pid", std::to_string(getpid())});
+  EXPECT_EQ(other.exit_code, 0) << other.err;
+  EXPECT_EQ(other.out,
+            "none of the " + std::to_string(windows.size()) + " always-on windows matches\n");
+  const Completed same = History({"--pid", std::to_string(workload), "--command", "sample_work"});
+  EXPECT_EQ(same.out, all.out);
+
+  const Completed recent = History({"--since", "1s"});
+  EXPECT_EQ(recent.exit_code, 0) << recent.err;
+  EXPECT_EQ(recent.out,
+            "none of the " + std::to_string(windows.size()) + " always-on windows matches\n");
+  // From the second window's start on (RFC 3339, to the nanosecond): all but the first.
+  int64_t second_start = INT64_MAX;
+  int64_t first_start = INT64_MAX;
+  for (const v1::Session& window : windows) {
+    const int64_t start = window.start_time_unix_ns();
+    if (start < first_start) {
+      second_start = first_start;
+      first_start = start;
+    } else if (start < second_start) {
+      second_start = start;
+    }
+  }
+  const Completed later = History({"--since", Rfc3339(second_start)});
+  EXPECT_EQ(later.exit_code, 0) << later.err;
+  EXPECT_EQ(Rows(later.out).size(), windows.size() - 1) << later.out;
+  EXPECT_EQ(Rows(later.out), std::vector<std::string>(rows.begin() + 1, rows.end()));
+
+  const Completed bad = History({"--since", "2x"});
+  EXPECT_EQ(bad.exit_code, 2) << bad.out;
+  EXPECT_EQ(bad.out, "");
+  EXPECT_EQ(bad.err.substr(0, bad.err.find('\n')),
+            "protonctl: history: bad --since '2x': '2x' is not a duration (a positive number with "
+            "ms, s, m or h; a bare number is seconds), nor an RFC 3339 time "
+            "(2026-11-27T10:00:00Z)");
+  EXPECT_THAT(bad.err, HasSubstr("\n  history [--pid PID | --job JOB]"));
 }
 
 TEST_F(AlwaysOnTest, BadFlagsAreRefusedNamingTheFlag) {
