@@ -1,7 +1,8 @@
 // Parses arbitrary words as protonctl's arguments, the way `protonctl tree|top|export|start|stop`
-// do, and renders what parsed over a small fixed profile (scopes with CPU timings, kernels with
-// GPU time, flops and bytes, an H100): -m, -f, -i/-e, -t, -d and the export formats reach the
-// code that uses them. Errors are answers; a crash, undefined behaviour or a hang is a finding.
+// (and history and job) do, and renders what parsed over a small fixed profile (scopes with CPU
+// timings, kernels with GPU time, flops and bytes, an H100): -m, -f, -i/-e, -t, -d and the export
+// formats reach the code that uses them. Errors are answers; a crash, undefined behaviour or a
+// hang is a finding.
 //
 // Input: words separated by NUL or newline bytes, the same words given to every parser.
 #include <cstddef>
@@ -11,7 +12,10 @@
 
 #include "absl/strings/str_split.h"
 #include "absl/strings/string_view.h"
+#include "absl/time/time.h"
 #include "cli/export_command.h"
+#include "cli/history_command.h"
+#include "cli/job_command.h"
 #include "cli/on_demand_commands.h"
 #include "cli/profile_commands.h"
 #include "common/text/duration.h"
@@ -87,6 +91,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   FuzzProfileCommands(args, *profile);
   (void)protond::cli::ParseStartArgs(args);
   (void)protond::cli::ParseStopArgs(args);
+  (void)protond::cli::ParseHistoryArgs(args, absl::FromUnixSeconds(1'800'000'000));
+  (void)protond::cli::ParseJobArgs(args);
   for (const std::string& word : args) FuzzOneWord(word, *profile);
   return 0;
 }
