@@ -1,23 +1,34 @@
 #include "common/files/read_file.h"
 
+#include <fcntl.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <cerrno>
-#include <fstream>
-#include <sstream>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 
 namespace protond::files {
 
+absl::StatusOr<std::string> ReadFromFd(int fd, const std::string& what) {
+  std::string text;
+  char buffer[65536];
+  while (true) {
+    const ssize_t got = read(fd, buffer, sizeof(buffer));
+    if (got < 0 && errno == EINTR) continue;
+    if (got < 0) return absl::ErrnoToStatus(errno, absl::StrCat("reading ", what));
+    if (got == 0) return text;
+    text.append(buffer, static_cast<size_t>(got));
+  }
+}
+
 absl::StatusOr<std::string> ReadWholeFile(const std::string& path, const std::string& what) {
-  std::ifstream in(path);
-  if (!in) return absl::ErrnoToStatus(errno, absl::StrCat(what, " ", path));
-  std::stringstream text;
-  text << in.rdbuf();
-  if (in.bad()) return absl::ErrnoToStatus(errno, absl::StrCat("reading ", what, " ", path));
-  return text.str();
+  const int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return absl::ErrnoToStatus(errno, absl::StrCat(what, " ", path));
+  absl::StatusOr<std::string> text = ReadFromFd(fd, absl::StrCat(what, " ", path));
+  close(fd);
+  return text;
 }
 
 absl::StatusOr<std::string> ReadPrivateFile(const std::string& path, const std::string& what) {

@@ -1,16 +1,17 @@
 #include "daemon/registry/proc_stat.h"
 
 #include <cstdlib>
-#include <fstream>
-#include <iterator>
 #include <sstream>
 #include <string>
+
+#include "common/files/read_file.h"
 
 namespace protond::registry {
 
 uint64_t ReadStartTicks(uint32_t pid) {
-  std::ifstream in("/proc/" + std::to_string(pid) + "/stat");
-  const std::string stat((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  // "" once the process is gone, also when it ends while being read.
+  const std::string stat =
+      files::ReadWholeFile("/proc/" + std::to_string(pid) + "/stat", "").value_or("");
   // The command name (field 2) may contain spaces and parentheses: count from the last ')'.
   const size_t comm_end = stat.rfind(')');
   if (comm_end == std::string::npos || comm_end + 2 > stat.size()) return 0;
@@ -23,7 +24,8 @@ uint64_t ReadStartTicks(uint32_t pid) {
 }
 
 uint32_t ReadPidInOwnNamespace(uint32_t pid) {
-  std::ifstream in("/proc/" + std::to_string(pid) + "/status");
+  std::istringstream in(
+      files::ReadWholeFile("/proc/" + std::to_string(pid) + "/status", "").value_or(""));
   for (std::string line; std::getline(in, line);) {
     if (!line.starts_with("NStgid:")) continue;
     const size_t last = line.find_last_of(" \t");

@@ -6,7 +6,6 @@
 
 #include <algorithm>
 #include <chrono>
-#include <fstream>
 #include <map>
 #include <set>
 #include <string>
@@ -14,6 +13,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "common/files/read_file.h"
 #include "common/status/status_macros.h"
 #include "daemon/attach/remote_loader.h"
 #include "daemon/service/protond_service.h"
@@ -37,11 +37,9 @@ constexpr std::chrono::seconds kRegistrationWait{5};
 constexpr uint64_t kMaxDurationMs = uint64_t{100} * 366 * 24 * 3600 * 1000;  // 100 years
 
 bool CudaLoaded(uint32_t pid) {
-  std::ifstream maps(absl::StrCat("/proc/", pid, "/maps"));
-  for (std::string line; std::getline(maps, line);) {
-    if (line.find("/libcuda.so") != std::string::npos) return true;
-  }
-  return false;
+  const std::string maps =
+      files::ReadWholeFile(absl::StrCat("/proc/", pid, "/maps"), "").value_or("");
+  return maps.find("/libcuda.so") != std::string::npos;
 }
 
 // What GPU tracing finds or would find in the process. Whether another tool holds CUPTI is only
