@@ -117,31 +117,31 @@ outer(probe.here_without_gil)
 )";
 
 TEST_F(PythonStackTest, NamesTheCallersFramesOutermostFirstWithOrWithoutTheGil) {
-  Run(kProgram, "/work/train.py");
+  Run(kProgram, "/app/train.py");
   ASSERT_EQ(contexts_.size(), 3u);
-  EXPECT_THAT(Path(contexts_[0]), ElementsAre("/work/train.py:6@<module>", "/work/train.py:5@outer",
-                                              "/work/train.py:3@inner"));
-  EXPECT_THAT(Path(contexts_[1]), ElementsAre("/work/train.py:7@<module>", "/work/train.py:5@outer",
-                                              "/work/train.py:3@inner"));
-  EXPECT_THAT(Path(contexts_[2]), ElementsAre("/work/train.py:8@<module>", "/work/train.py:5@outer",
-                                              "/work/train.py:3@inner"));
+  EXPECT_THAT(Path(contexts_[0]), ElementsAre("/app/train.py:6@<module>", "/app/train.py:5@outer",
+                                              "/app/train.py:3@inner"));
+  EXPECT_THAT(Path(contexts_[1]), ElementsAre("/app/train.py:7@<module>", "/app/train.py:5@outer",
+                                              "/app/train.py:3@inner"));
+  EXPECT_THAT(Path(contexts_[2]), ElementsAre("/app/train.py:8@<module>", "/app/train.py:5@outer",
+                                              "/app/train.py:3@inner"));
   // The frames below the module's line are one context each, whatever the call above them.
   EXPECT_EQ(names_.Context(contexts_[0])->name, names_.Context(contexts_[1])->name);
 }
 
 TEST_F(PythonStackTest, TheSameStackIsTheSameContext) {
-  Run("import probe\nfor _ in range(3):\n    probe.here()\n", "/work/loop.py");
+  Run("import probe\nfor _ in range(3):\n    probe.here()\n", "/app/loop.py");
   EXPECT_THAT(contexts_, ElementsAre(contexts_[0], contexts_[0], contexts_[0]));
-  EXPECT_THAT(Path(contexts_[0]), ElementsAre("/work/loop.py:3@<module>"));
+  EXPECT_THAT(Path(contexts_[0]), ElementsAre("/app/loop.py:3@<module>"));
 }
 
 // Frames are told apart by their instruction offset where Python has one: two calls on one line
 // are still one frame name, one context.
 TEST_F(PythonStackTest, TwoCallsOnOneLineAreOneContext) {
-  Run("import probe\nprobe.here(); probe.here()\n", "/work/line.py");
+  Run("import probe\nprobe.here(); probe.here()\n", "/app/line.py");
   ASSERT_EQ(contexts_.size(), 2u);
   EXPECT_EQ(contexts_[0], contexts_[1]);
-  EXPECT_THAT(Path(contexts_[0]), ElementsAre("/work/line.py:2@<module>"));
+  EXPECT_THAT(Path(contexts_[0]), ElementsAre("/app/line.py:2@<module>"));
 }
 
 TEST_F(PythonStackTest, FramesOfTheExcludedFilesAreLeftOut) {
@@ -151,13 +151,13 @@ def user():
     hook(probe.here)
 user()
 )",
-      "/work/user.py");
+      "/app/user.py");
   ASSERT_EQ(contexts_.size(), 1u);
-  EXPECT_THAT(Path(contexts_[0]), ElementsAre("/work/user.py:5@<module>", "/work/user.py:4@user"));
+  EXPECT_THAT(Path(contexts_[0]), ElementsAre("/app/user.py:5@<module>", "/app/user.py:4@user"));
 }
 
 TEST_F(PythonStackTest, AThreadPythonDoesNotKnowIsRoot) {
-  Run("import probe\nprobe.from_foreign_thread()\n", "/work/foreign.py");
+  Run("import probe\nprobe.from_foreign_thread()\n", "/app/foreign.py");
   EXPECT_THAT(contexts_, ElementsAre(0u));
 }
 
@@ -169,9 +169,9 @@ except ValueError as error:
     probe.here()
     assert str(error) == "kept"
 )",
-      "/work/pending.py");
+      "/app/pending.py");
   ASSERT_EQ(contexts_.size(), 1u);
-  EXPECT_THAT(Path(contexts_[0]), ElementsAre("/work/pending.py:5@<module>"));
+  EXPECT_THAT(Path(contexts_[0]), ElementsAre("/app/pending.py:5@<module>"));
 }
 
 }  // namespace
