@@ -24,6 +24,7 @@
 #include "view/render/text_table.h"
 #include "view/tree/frame_names.h"
 #include "view/tree/top_kernels.h"
+#include "view/tree/tree_merge.h"
 
 namespace protond::cli {
 namespace {
@@ -46,43 +47,6 @@ absl::StatusOr<absl::Time> ParseWhen(const std::string& flag, const std::string&
   if (absl::ParseTime(absl::RFC3339_full, text, &time, &ignored)) return time;
   return Usage(absl::StrCat("bad ", flag, " '", text, "': ", ms.status().message(),
                             ", nor an RFC 3339 time (2026-11-27T10:00:00Z)"));
-}
-
-// What --since and --until said, for a message about them.
-struct RangeTexts {
-  std::string since;
-  std::string until;
-};
-
-absl::Status ParseHistoryOption(ArgReader& reader, absl::Time now, HistoryArgs* parsed,
-                                RangeTexts* texts) {
-  if (reader.Is("--pid")) {
-    ASSIGN_OR_RETURN(const std::string pid, reader.Value());
-    if (!absl::SimpleAtoi(pid, &parsed->pid) || parsed->pid == 0) {
-      return Usage(absl::StrCat("--pid needs a process id (a positive number), not '", pid, "'"));
-    }
-  } else if (reader.Is("--job")) {
-    ASSIGN_OR_RETURN(parsed->job, reader.Value());
-    if (parsed->job.empty()) return Usage("--job needs a job id");
-  } else if (reader.Is("--command")) {
-    ASSIGN_OR_RETURN(parsed->command, reader.Value());
-    const re2::RE2 regex(parsed->command, re2::RE2::Quiet);
-    if (!regex.ok()) {
-      return Usage(absl::StrCat("bad --command regex '", parsed->command, "': ", regex.error()));
-    }
-  } else if (reader.Is("--since", "--until")) {
-    const std::string flag = reader.arg();
-    ASSIGN_OR_RETURN(const std::string text, reader.Value());
-    ASSIGN_OR_RETURN(const absl::Time when, ParseWhen(flag, text, now));
-    const bool since = flag == "--since";
-    (since ? parsed->since : parsed->until) = when;
-    (since ? texts->since : texts->until) = text;
-  } else {
-    std::string unexpected;
-    RETURN_IF_ERROR(reader.Profile(&unexpected));
-    return Usage(absl::StrCat("unexpected argument '", unexpected, "'"));
-  }
-  return absl::OkStatus();
 }
 
 bool AnyProcess(const v1::Session& session,
@@ -172,18 +136,56 @@ absl::StatusOr<std::vector<std::string>> WindowRow(const HistoryWindow& window, 
 
 }  // namespace
 
-absl::StatusOr<HistoryArgs> ParseHistoryArgs(const std::vector<std::string>& args, absl::Time now) {
-  HistoryArgs parsed;
-  RangeTexts texts;
-  ArgReader reader(args);
-  while (reader.Next()) RETURN_IF_ERROR(ParseHistoryOption(reader, now, &parsed, &texts));
+absl::StatusOr<bool> ParseWindowOption(ArgReader& reader, absl::Time now, HistoryArgs* parsed) {
+  if (reader.Is("--pid")) {
+    ASSIGN_OR_RETURN(const std::string pid, reader.Value());
+    if (!absl::SimpleAtoi(pid, &parsed->pid) || parsed->pid == 0) {
+      return Usage(absl::StrCat("--pid needs a process id (a positive number), not '", pid, "'"));
+    }
+  } else if (reader.Is("--job")) {
+    ASSIGN_OR_RETURN(parsed->job, reader.Value());
+    if (parsed->job.empty()) return Usage("--job needs a job id");
+  } else if (reader.Is("--command")) {
+    ASSIGN_OR_RETURN(parsed->command, reader.Value());
+    const re2::RE2 regex(parsed->command, re2::RE2::Quiet);
+    if (!regex.ok()) {
+      return Usage(absl::StrCat("bad --command regex '", parsed->command, "': ", regex.error()));
+    }
+  } else if (reader.Is("--since", "--until")) {
+    const std::string flag = reader.arg();
+    ASSIGN_OR_RETURN(const std::string text, reader.Value());
+    ASSIGN_OR_RETURN(const absl::Time when, ParseWhen(flag, text, now));
+    const bool since = flag == "--since";
+    (since ? parsed->since : parsed->until) = when;
+    (since ? parsed->since_text : parsed->until_text) = text;
+  } else {
+    return false;
+  }
+  return true;
+}
+
+absl::Status CheckWindowSelection(const HistoryArgs& parsed) {
   if (parsed.pid != 0 && !parsed.job.empty()) {
     return Usage("--pid and --job cannot be used together");
   }
   if (parsed.since >= parsed.until) {
-    return Usage(absl::StrCat("--since '", texts.since, "' must be before --until '", texts.until,
-                              "': no window starts in between"));
+    return Usage(absl::StrCat("--since '", parsed.since_text, "' must be before --until '",
+                              parsed.until_text, "': no window starts in between"));
   }
+  return absl::OkStatus();
+}
+
+absl::StatusOr<HistoryArgs> ParseHistoryArgs(const std::vector<std::string>& args, absl::Time now) {
+  HistoryArgs parsed;
+  ArgReader reader(args);
+  while (reader.Next()) {
+    ASSIGN_OR_RETURN(const bool known, ParseWindowOption(reader, now, &parsed));
+    if (known) continue;
+    std::string unexpected;
+    RETURN_IF_ERROR(reader.Profile(&unexpected));
+    return Usage(absl::StrCat("unexpected argument '", unexpected, "'"));
+  }
+  RETURN_IF_ERROR(CheckWindowSelection(parsed));
   return parsed;
 }
 
@@ -222,6 +224,45 @@ absl::StatusOr<std::string> RenderHistory(std::span<const HistoryWindow> windows
     rows.push_back(std::move(row));
   }
   return view::RenderTextTable(kColumns, rows);
+}
+
+namespace {
+
+// "of pid 7", "of job 981", "matching 'train'", or "" for all windows, and the range.
+std::string SelectionText(const HistoryArgs& args) {
+  std::string text;
+  if (args.pid != 0) absl::StrAppend(&text, " of pid ", args.pid);
+  if (!args.job.empty()) absl::StrAppend(&text, " of job ", args.job);
+  if (!args.command.empty()) absl::StrAppend(&text, " whose command matches '", args.command, "'");
+  if (!args.since_text.empty()) absl::StrAppend(&text, " since ", args.since_text);
+  if (!args.until_text.empty()) absl::StrAppend(&text, " until ", args.until_text);
+  return text;
+}
+
+}  // namespace
+
+absl::StatusOr<WindowRange> LoadWindowRange(client::Client& client, const HistoryArgs& args) {
+  ASSIGN_OR_RETURN(const v1::ListSessionsResponse listed, client.ListSessions());
+  const std::vector<const v1::Session*> selected = SelectWindows(listed.sessions(), args);
+  if (selected.empty()) {
+    return absl::NotFoundError(absl::StrCat("no always-on window", SelectionText(args),
+                                            " (protonctl history lists them)"));
+  }
+  std::vector<v1::Tree> trees;
+  trees.reserve(selected.size());
+  for (const v1::Session* session : selected) {
+    ASSIGN_OR_RETURN(v1::Tree tree, client.GetTree(session->id()));
+    trees.push_back(std::move(tree));
+  }
+  WindowRange range;
+  ASSIGN_OR_RETURN(range.tree, view::MergeTrees(trees));
+  const v1::Session& last = *selected.back();
+  const std::string end =
+      last.state() == v1::Session::RUNNING ? "now" : view::FormatLocalTime(last.end_time_unix_ns());
+  range.heading = absl::StrCat(
+      selected.size(), " always-on window", selected.size() == 1 ? "" : "s", SelectionText(args),
+      ": ", view::FormatLocalTime(selected.front()->start_time_unix_ns()), " to ", end, "\n");
+  return range;
 }
 
 absl::StatusOr<std::string> RunHistoryCommand(client::Client& client, const HistoryArgs& args) {

@@ -12,6 +12,7 @@
 
 #include "absl/status/statusor.h"
 #include "absl/time/time.h"
+#include "cli/arg_reader.h"
 #include "client-lib/cpp/client.h"
 #include "protond.pb.h"
 
@@ -25,6 +26,8 @@ struct HistoryArgs {
   // started in [since, until).
   absl::Time since = absl::InfinitePast();
   absl::Time until = absl::InfiniteFuture();
+  std::string since_text;  // as given, for messages
+  std::string until_text;
 };
 
 // `history [--pid P | --job J | --command REGEX] [--since T] [--until T]`. T is a duration back
@@ -32,6 +35,14 @@ struct HistoryArgs {
 // InvalidArgumentError names what was wrong: an unknown option, a bad value, --pid with --job,
 // a regex RE2 refuses, --since not before --until.
 absl::StatusOr<HistoryArgs> ParseHistoryArgs(const std::vector<std::string>& args, absl::Time now);
+
+// If `reader`'s argument is one of the options that select windows (--pid, --job, --command,
+// --since, --until), reads it (and its value) into `parsed` and returns true; else false. Also
+// how `protonctl tree --since` selects its windows.
+absl::StatusOr<bool> ParseWindowOption(ArgReader& reader, absl::Time now, HistoryArgs* parsed);
+
+// What no single option can say is wrong: --pid with --job, --since not before --until.
+absl::Status CheckWindowSelection(const HistoryArgs& parsed);
 
 // Of `sessions`, the windows that `args` selects, oldest first (by start, then id). Pure.
 std::vector<const v1::Session*> SelectWindows(
@@ -51,6 +62,15 @@ struct HistoryWindow {
 // none of `total_windows` selected. Pure; names are printed as PrintableText.
 absl::StatusOr<std::string> RenderHistory(std::span<const HistoryWindow> windows,
                                           size_t total_windows, absl::Time now);
+
+// The windows `args` selects, oldest first, their trees merged into one (view/tree/tree_merge.h),
+// with a line that says which windows they were. NotFoundError, naming the range, when none is
+// selected.
+struct WindowRange {
+  std::string heading;  // "12 always-on windows of pid 7, 2026-11-27 10:00:00 to 10:11:02"
+  v1::Tree tree;
+};
+absl::StatusOr<WindowRange> LoadWindowRange(client::Client& client, const HistoryArgs& args);
 
 // Lists the sessions, reads the selected windows' trees, and renders them.
 absl::StatusOr<std::string> RunHistoryCommand(client::Client& client, const HistoryArgs& args);

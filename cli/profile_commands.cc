@@ -1,18 +1,21 @@
 #include "cli/profile_commands.h"
 
 #include <algorithm>
+#include <utility>
 
 #include "absl/status/status.h"
 #include "absl/strings/ascii.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "absl/strings/strip.h"
 #include "absl/time/clock.h"
 #include "cli/arg_reader.h"
 #include "cli/follow.h"
 #include "common/status/status_macros.h"
 #include "view/hatchet/hatchet_reader.h"
 #include "view/render/metric_spec.h"
+#include "view/tree/share_shift.h"
 #include "view/tree/top_collectives.h"
 #include "view/tree/top_stalls.h"
 
@@ -29,7 +32,35 @@ absl::StatusOr<int> ParseCount(const std::string& option, const std::string& tex
   return value;
 }
 
-absl::Status ParseTreeOption(ArgReader& reader, TreeArgs* parsed) {
+// -t: a number, or a percentage ("5%").
+absl::StatusOr<double> ParseThreshold(const std::string& text) {
+  absl::string_view number = text;
+  const bool percent = absl::ConsumeSuffix(&number, "%");
+  double threshold;
+  if (!absl::SimpleAtod(number, &threshold)) {
+    return Usage(absl::StrCat("-t needs a number or a percentage, not '", text, "'"));
+  }
+  return percent ? threshold / 100 : threshold;
+}
+
+// --pid, --job, --command, --since and --until: the windows of `tree`'s range; after
+// `--diff --since T`, --since and --until are the compared range's.
+absl::StatusOr<bool> ParseRangeOption(ArgReader& reader, absl::Time now, TreeArgs* parsed) {
+  if (reader.Is("--job")) return false;  // a range's only with --since and the others
+  if (parsed->diff_range && !reader.Is("--since", "--until")) {
+    if (!reader.Is("--pid", "--command")) return false;
+    return Usage(
+        "--pid, --job and --command go before --diff: both ranges are of the same windows");
+  }
+  HistoryArgs* into = parsed->diff_range ? &parsed->diff_windows : &parsed->windows;
+  ASSIGN_OR_RETURN(const bool known, ParseWindowOption(reader, now, into));
+  if (known && !parsed->diff_range) parsed->window_range = true;
+  return known;
+}
+
+absl::Status ParseTreeOption(ArgReader& reader, absl::Time now, TreeArgs* parsed) {
+  ASSIGN_OR_RETURN(const bool range_option, ParseRangeOption(reader, now, parsed));
+  if (range_option) return absl::OkStatus();
   view::ViewOptions& view = parsed->view;
   if (reader.Is("-m", "--metrics")) {
     ASSIGN_OR_RETURN(view.metrics, reader.Value());
@@ -38,11 +69,7 @@ absl::Status ParseTreeOption(ArgReader& reader, TreeArgs* parsed) {
     ASSIGN_OR_RETURN(view.depth, ParseCount("-d", depth));
   } else if (reader.Is("-t", "--threshold")) {
     ASSIGN_OR_RETURN(const std::string text, reader.Value());
-    double threshold;
-    if (!absl::SimpleAtod(text, &threshold)) {
-      return Usage(absl::StrCat("-t needs a number, not '", text, "'"));
-    }
-    view.threshold = threshold;
+    ASSIGN_OR_RETURN(view.threshold, ParseThreshold(text));
   } else if (reader.Is("-i", "--include")) {
     ASSIGN_OR_RETURN(view.include, reader.Value());
   } else if (reader.Is("-e", "--exclude")) {
@@ -51,7 +78,12 @@ absl::Status ParseTreeOption(ArgReader& reader, TreeArgs* parsed) {
     ASSIGN_OR_RETURN(const std::string format, reader.Value());
     ASSIGN_OR_RETURN(view.format, view::ParseFrameFormat(format));
   } else if (reader.Is("--diff", "-diff")) {
-    ASSIGN_OR_RETURN(parsed->diff_profile, reader.Value());
+    ASSIGN_OR_RETURN(const std::string other, reader.Value());
+    if (other == "--since" || other == "--until") {  // the reader now stands on it
+      parsed->diff_range = true;
+      return ParseRangeOption(reader, now, parsed).status();
+    }
+    parsed->diff_profile = other;
   } else if (reader.Is("--print-sorted", "--print_sorted")) {
     view.print_sorted = true;
   } else if (reader.Is("--full-names", "--mangled")) {
@@ -98,10 +130,49 @@ absl::StatusOr<v1::Tree> LoadProfile(client::Client& client, const std::string& 
   return client.GetTree(id, rank, instructions);
 }
 
-absl::StatusOr<TreeArgs> ParseTreeArgs(const std::vector<std::string>& args) {
+namespace {
+
+// A tree over a range of windows: the range's own checks, and no option that needs a session.
+absl::Status CheckWindowRangeArgs(TreeArgs* parsed) {
+  if (!parsed->profile.empty()) {
+    return Usage(absl::StrCat("tree takes a profile (", parsed->profile,
+                              ") or a range of always-on windows, not both"));
+  }
+  if (parsed->follow || !parsed->rank.empty() || !parsed->diff_profile.empty()) {
+    return Usage("a range of always-on windows takes no --follow, --rank or --diff PROFILE");
+  }
+  parsed->windows.job = std::exchange(parsed->job, "");
+  RETURN_IF_ERROR(CheckWindowSelection(parsed->windows));
+  if (!parsed->diff_range) return absl::OkStatus();
+  if (parsed->list_metrics) return Usage("-l cannot be used with --diff --since");
+  parsed->diff_windows.pid = parsed->windows.pid;
+  parsed->diff_windows.job = parsed->windows.job;
+  parsed->diff_windows.command = parsed->windows.command;
+  RETURN_IF_ERROR(CheckWindowSelection(parsed->diff_windows));
+  const double threshold = parsed->view.threshold.value_or(kDefaultShareThreshold);
+  if (!(threshold >= 0 && threshold < 1)) {
+    return Usage(absl::StrCat("-t with --diff --since is a share of the GPU time below 100%, not '",
+                              threshold * 100, "%'"));
+  }
+  parsed->view.threshold = threshold;
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+absl::StatusOr<TreeArgs> ParseTreeArgs(const std::vector<std::string>& args, absl::Time now) {
   TreeArgs parsed;
   ArgReader reader(args);
-  while (reader.Next()) RETURN_IF_ERROR(ParseTreeOption(reader, &parsed));
+  while (reader.Next()) RETURN_IF_ERROR(ParseTreeOption(reader, now, &parsed));
+  if (parsed.diff_range && !parsed.window_range) {
+    return Usage(
+        "--diff --since compares two ranges of always-on windows: give the first with "
+        "--since (and --pid, --job or --command) before --diff");
+  }
+  if (parsed.window_range) {
+    RETURN_IF_ERROR(CheckWindowRangeArgs(&parsed));
+    return parsed;
+  }
   if (!parsed.job.empty()) {
     if (!parsed.profile.empty()) return Usage("tree takes a profile or --job JOB, not both");
     const view::ViewOptions defaults;
@@ -126,7 +197,29 @@ absl::StatusOr<TreeArgs> ParseTreeArgs(const std::vector<std::string>& args) {
   return parsed;
 }
 
+namespace {
+
+absl::StatusOr<std::string> RenderWindowRange(client::Client& client, const TreeArgs& args) {
+  ASSIGN_OR_RETURN(WindowRange now, LoadWindowRange(client, args.windows));
+  if (args.list_metrics) {
+    return absl::StrCat(absl::StrJoin(view::AvailableMetricNames(now.tree), "\n"), "\n");
+  }
+  if (!args.diff_range) {
+    ASSIGN_OR_RETURN(const std::string tree, view::RenderProfile(std::move(now.tree), args.view));
+    return absl::StrCat(now.heading, "\n", tree);
+  }
+  ASSIGN_OR_RETURN(const WindowRange then, LoadWindowRange(client, args.diff_windows));
+  const double threshold = *args.view.threshold;
+  ASSIGN_OR_RETURN(const view::ShareShifts shifts,
+                   view::FindShareShifts(now.tree, then.tree, threshold));
+  return absl::StrCat("now:  ", now.heading, "then: ", then.heading, "\n",
+                      view::RenderShareShifts(shifts, threshold, args.view.kernel_names));
+}
+
+}  // namespace
+
 absl::StatusOr<std::string> RenderTreeCommand(client::Client& client, const TreeArgs& args) {
+  if (args.window_range) return RenderWindowRange(client, args);
   // A session's own view comes rendered by the daemon, which has its tree at hand (protond.proto's
   // ViewTree); a file, a diff, -l and --full-names (ViewOptions has no field for it) are done here.
   if (IsSessionId(args.profile) && args.diff_profile.empty() && !args.list_metrics &&

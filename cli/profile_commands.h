@@ -10,6 +10,7 @@
 
 #include "absl/status/statusor.h"
 #include "absl/time/time.h"
+#include "cli/history_command.h"
 #include "client-lib/cpp/client.h"
 #include "protond.pb.h"
 #include "view/tree/profile_view.h"
@@ -36,17 +37,30 @@ struct TreeArgs {
   std::string job;            // --job: the job's ranks on every node (cli/fan_out/), no profile
   bool list_metrics = false;  // -l
   bool follow = false;        // --follow: redrawn while the session runs
+  // --since/--until (with --pid, --job or --command): the always-on windows that started in the
+  // range, merged into one tree, in place of a profile.
+  bool window_range = false;
+  HistoryArgs windows;
+  // --diff --since T [--until T]: what moved between that range and `windows`' (the same
+  // --pid, --job or --command), listed by share of GPU time past -t (default 5%).
+  bool diff_range = false;
+  HistoryArgs diff_windows;
   view::ViewOptions view;
 };
 
 // `tree PROFILE [-m M] [-d N] [-t F] [-i RE | -e RE] [-f FORMAT] [--print-sorted] [--diff OTHER]
-// [--full-names | --mangled] [-l] [--rank R] [--follow]`, or `tree --job JOB [-m M] [-d N]
-// [--full-names | --mangled]`;
+// [--full-names | --mangled] [-l] [--rank R] [--follow]`, `tree --job JOB [-m M] [-d N]
+// [--full-names | --mangled]`, or over always-on windows `tree (--pid P | --job J | --command RE)
+// --since T [--until T] [view options] [--diff --since T [--until T] [-t P%]]` (T as for
+// history, resolved against `now`). -t takes a fraction or a percentage ("5%").
 // InvalidArgumentError says what is wrong with them.
-absl::StatusOr<TreeArgs> ParseTreeArgs(const std::vector<std::string>& args);
+absl::StatusOr<TreeArgs> ParseTreeArgs(const std::vector<std::string>& args, absl::Time now);
 
 // The tree (or with -l the metric names, one a line).
 absl::StatusOr<std::string> RenderTreeCommand(client::Client& client, const TreeArgs& args);
+
+// -t of a --diff --since: a move of 5 points of the GPU time's share is listed.
+inline constexpr double kDefaultShareThreshold = 0.05;
 
 // How often --follow redraws.
 inline constexpr absl::Duration kFollowInterval = absl::Seconds(1);

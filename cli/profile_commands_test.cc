@@ -9,6 +9,7 @@
 namespace protond::cli {
 namespace {
 
+const absl::Time kNow = absl::FromUnixSeconds(1'800'000'000);
 constexpr char kFixture[] = HATCHET_TESTDATA_DIR "/h100_proton.hatchet";
 
 // Files never reach the daemon: this client is never connected.
@@ -18,7 +19,7 @@ client::Client& NoDaemon() {
 }
 
 std::string Tree(const std::vector<std::string>& args) {
-  absl::StatusOr<TreeArgs> parsed = ParseTreeArgs(args);
+  absl::StatusOr<TreeArgs> parsed = ParseTreeArgs(args, kNow);
   EXPECT_TRUE(parsed.ok()) << parsed.status();
   if (!parsed.ok()) return parsed.status().ToString();
   absl::StatusOr<std::string> text = RenderTreeCommand(NoDaemon(), *parsed);
@@ -26,13 +27,14 @@ std::string Tree(const std::vector<std::string>& args) {
 }
 
 std::string UsageError(const std::vector<std::string>& args) {
-  return ParseTreeArgs(args).status().ToString();
+  return ParseTreeArgs(args, kNow).status().ToString();
 }
 
 TEST(ProfileCommandsTest, ParsesEveryTreeOption) {
   absl::StatusOr<TreeArgs> args = ParseTreeArgs(
       {"-m", "time/ms,util", "-d", "3", "-t", "0.5", "-i", "w_.*", "-f", "file_function",
-       "--print-sorted", "--diff", "old.hatchet", "--mangled", "-l", "new.hatchet"});
+       "--print-sorted", "--diff", "old.hatchet", "--mangled", "-l", "new.hatchet"},
+      kNow);
   ASSERT_TRUE(args.ok()) << args.status();
   EXPECT_EQ(args->profile, "new.hatchet");
   EXPECT_EQ(args->diff_profile, "old.hatchet");
@@ -45,18 +47,76 @@ TEST(ProfileCommandsTest, ParsesEveryTreeOption) {
   EXPECT_TRUE(args->view.print_sorted);
   EXPECT_EQ(args->view.kernel_names, view::KernelNames::kMangled);
   // proton-viewer's spellings too.
-  args = ParseTreeArgs({"7", "--print_sorted", "-diff", "8", "--exclude", "x"});
+  args = ParseTreeArgs({"7", "--print_sorted", "-diff", "8", "--exclude", "x"}, kNow);
   ASSERT_TRUE(args.ok()) << args.status();
   EXPECT_TRUE(args->view.print_sorted);
   EXPECT_EQ(args->diff_profile, "8");
   EXPECT_EQ(args->view.exclude, "x");
   EXPECT_FALSE(args->follow);
-  EXPECT_TRUE(ParseTreeArgs({"7", "--follow"})->follow);
-  args = ParseTreeArgs({"--job", "981", "-m", "time/ms", "-d", "3"});
+  EXPECT_TRUE(ParseTreeArgs({"7", "--follow"}, kNow)->follow);
+  args = ParseTreeArgs({"--job", "981", "-m", "time/ms", "-d", "3"}, kNow);
   ASSERT_TRUE(args.ok()) << args.status();
   EXPECT_EQ(args->job, "981");
   EXPECT_EQ(args->view.metrics, "time/ms");
   EXPECT_EQ(args->view.depth, 3);
+}
+
+TEST(ProfileCommandsTest, ARangeOfWindowsAndTheRangeItIsComparedWith) {
+  absl::StatusOr<TreeArgs> args =
+      ParseTreeArgs({"--job", "981", "--since", "1h", "-d", "2", "--diff", "--since", "25h",
+                     "--until", "24h", "-t", "10%"},
+                    kNow);
+  ASSERT_TRUE(args.ok()) << args.status();
+  EXPECT_TRUE(args->window_range);
+  EXPECT_TRUE(args->job.empty());  // not the fan-out view of the job's session
+  EXPECT_EQ(args->windows.job, "981");
+  EXPECT_EQ(args->windows.since, kNow - absl::Hours(1));
+  EXPECT_EQ(args->windows.until, absl::InfiniteFuture());
+  EXPECT_TRUE(args->diff_range);
+  EXPECT_EQ(args->diff_windows.job, "981");
+  EXPECT_EQ(args->diff_windows.since, kNow - absl::Hours(25));
+  EXPECT_EQ(args->diff_windows.until, kNow - absl::Hours(24));
+  EXPECT_DOUBLE_EQ(*args->view.threshold, 0.10);
+  EXPECT_EQ(args->view.depth, 2);
+
+  args = ParseTreeArgs({"--pid", "7", "--since", "2026-11-27T10:00:00Z"}, kNow);
+  ASSERT_TRUE(args.ok()) << args.status();
+  EXPECT_EQ(args->windows.pid, 7u);
+  EXPECT_FALSE(args->diff_range);
+  EXPECT_FALSE(args->view.threshold.has_value());
+  // A diff of ranges lists moves of 5 points by default.
+  args = ParseTreeArgs({"--command", "train", "--diff", "--until", "24h"}, kNow);
+  ASSERT_TRUE(args.ok()) << args.status();
+  EXPECT_EQ(args->diff_windows.command, "train");
+  EXPECT_DOUBLE_EQ(*args->view.threshold, kDefaultShareThreshold);
+}
+
+TEST(ProfileCommandsTest, BadRangesOfWindowsSayWhatIsWrong) {
+  EXPECT_EQ(UsageError({"7", "--since", "1h"}),
+            "INVALID_ARGUMENT: tree takes a profile (7) or a range of always-on windows, not both");
+  EXPECT_EQ(UsageError({"--pid", "7", "--job", "9"}),
+            "INVALID_ARGUMENT: --pid and --job cannot be used together");
+  EXPECT_EQ(UsageError({"--pid", "7", "--since", "1h", "--until", "2h"}),
+            "INVALID_ARGUMENT: --since '1h' must be before --until '2h': no window starts in "
+            "between");
+  EXPECT_EQ(UsageError({"--pid", "7", "--follow"}),
+            "INVALID_ARGUMENT: a range of always-on windows takes no --follow, --rank or --diff "
+            "PROFILE");
+  EXPECT_EQ(UsageError({"--since", "1h", "--diff", "--since", "2h", "--pid", "7"}),
+            "INVALID_ARGUMENT: --pid, --job and --command go before --diff: both ranges are of "
+            "the same windows");
+  EXPECT_EQ(UsageError({"--job", "9", "--diff", "--since", "2h"}),
+            "INVALID_ARGUMENT: --diff --since compares two ranges of always-on windows: give the "
+            "first with --since (and --pid, --job or --command) before --diff");
+  EXPECT_EQ(UsageError({"--since", "1h", "--diff", "--since", "2h", "-t", "150%"}),
+            "INVALID_ARGUMENT: -t with --diff --since is a share of the GPU time below 100%, not "
+            "'150%'");
+  EXPECT_EQ(UsageError({"--since", "2x"}),
+            "INVALID_ARGUMENT: bad --since '2x': '2x' is not a duration (a positive number with "
+            "ms, s, m or h; a bare number is seconds), nor an RFC 3339 time "
+            "(2026-11-27T10:00:00Z)");
+  EXPECT_EQ(UsageError({"7", "-t", "5%%"}),
+            "INVALID_ARGUMENT: -t needs a number or a percentage, not '5%%'");
 }
 
 TEST(ProfileCommandsTest, BadTreeArgumentsSayWhatIsWrong) {
@@ -70,7 +130,8 @@ TEST(ProfileCommandsTest, BadTreeArgumentsSayWhatIsWrong) {
             "INVALID_ARGUMENT: tree --job takes -m, -d, --full-names and --mangled only");
   EXPECT_EQ(UsageError({"1", "-i", "a", "-e", "b"}),
             "INVALID_ARGUMENT: -i and -e cannot be used together");
-  EXPECT_EQ(UsageError({"1", "-t", "much"}), "INVALID_ARGUMENT: -t needs a number, not 'much'");
+  EXPECT_EQ(UsageError({"1", "-t", "much"}),
+            "INVALID_ARGUMENT: -t needs a number or a percentage, not 'much'");
   EXPECT_EQ(UsageError({"1", "-d", "-1"}), "INVALID_ARGUMENT: -d needs a number >= 0, not '-1'");
   EXPECT_EQ(
       UsageError({"1", "-f", "short"}),

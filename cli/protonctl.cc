@@ -141,7 +141,7 @@ int JobTree(const std::vector<client::Endpoint>& nodes, const TreeArgs& args) {
 }
 
 int Tree(client::Client& client, const std::vector<std::string>& args) {
-  absl::StatusOr<TreeArgs> tree_args = ParseTreeArgs(args);
+  absl::StatusOr<TreeArgs> tree_args = ParseTreeArgs(args, absl::Now());
   if (!tree_args.ok()) return BadCommandUsage("tree", tree_args.status().message());
   if (!tree_args->job.empty()) return JobTree({client.endpoint()}, *tree_args);
   tree_args->view.colour = ColourOutput();
@@ -306,7 +306,7 @@ int OnHosts(const std::string& hostlist, const RemoteFlags& remote, const std::s
     nodes.push_back(*std::move(node));
   }
   if (command == "tree") {
-    absl::StatusOr<TreeArgs> tree_args = ParseTreeArgs(args);
+    absl::StatusOr<TreeArgs> tree_args = ParseTreeArgs(args, absl::Now());
     if (!tree_args.ok()) return BadCommandUsage("tree", tree_args.status().message());
     if (!tree_args->job.empty()) return JobTree(nodes, *tree_args);
   }

@@ -1,8 +1,8 @@
 // Parses arbitrary words as protonctl's arguments, the way `protonctl tree|top|export|start|stop`
 // (and history and job) do, and renders what parsed over a small fixed profile (scopes with CPU
-// timings, kernels with GPU time, flops and bytes, an H100): -m, -f, -i/-e, -t, -d and the export
-// formats reach the code that uses them. Errors are answers; a crash, undefined behaviour or a
-// hang is a finding.
+// timings, kernels with GPU time, flops and bytes, an H100): -m, -f, -i/-e, -t, -d, the export
+// formats and a range diff's threshold reach the code that uses them. Errors are answers; a crash,
+// undefined behaviour or a hang is a finding.
 //
 // Input: words separated by NUL or newline bytes, the same words given to every parser.
 #include <cstddef>
@@ -23,6 +23,7 @@
 #include "view/testing/test_trees.h"
 #include "view/tree/frame_names.h"
 #include "view/tree/profile_view.h"
+#include "view/tree/share_shift.h"
 
 namespace {
 
@@ -61,9 +62,19 @@ protond::v1::Tree FixedProfile() {
 }
 
 void FuzzProfileCommands(const std::vector<std::string>& args, const protond::v1::Tree& profile) {
-  if (absl::StatusOr<protond::cli::TreeArgs> tree = protond::cli::ParseTreeArgs(args); tree.ok()) {
+  if (absl::StatusOr<protond::cli::TreeArgs> tree =
+          protond::cli::ParseTreeArgs(args, absl::FromUnixSeconds(1'800'000'000));
+      tree.ok()) {
     (void)protond::view::RenderProfile(profile, tree->view,
                                        tree->diff_profile.empty() ? nullptr : &profile);
+    if (tree->diff_range) {  // a range against itself: the threshold reaches the comparison
+      absl::StatusOr<protond::view::ShareShifts> shifts =
+          protond::view::FindShareShifts(profile, profile, *tree->view.threshold);
+      if (shifts.ok()) {
+        (void)protond::view::RenderShareShifts(*shifts, *tree->view.threshold,
+                                               tree->view.kernel_names);
+      }
+    }
   }
   (void)protond::cli::ParseTopArgs(args);
   if (absl::StatusOr<protond::cli::ExportArgs> exported = protond::cli::ParseExportArgs(args);

@@ -42,6 +42,13 @@ constexpr CommandText kCommands[] = {
      "total,\n"
      "                                            min, median and max per rank, and the slowest\n"
      "                                            rank (with --hosts: over every node)\n"},
+    {"tree",
+     "  tree (--pid PID | --job JOB | --command REGEX) [--since T] [--until T] [-m METRIC] ...\n"
+     "       [--diff --since T [--until T] [-t 5%]]\n"
+     "                                            the always-on windows in the range as one tree;\n"
+     "                                            with --diff --since, the kernels and scopes\n"
+     "                                            whose share of GPU time moved by more than -t\n"
+     "                                            against the other range (docs/always-on.md)\n"},
     {"job",
      "  job (SESSION | --job JOB) [--follow]      which rank the others wait for in NCCL\n"
      "                                            collectives, and a summary per collective\n"

@@ -75,12 +75,13 @@ class AlwaysOnTest : public ::testing::Test {
     return false;
   }
 
-  Completed History(const std::vector<std::string>& args) {
+  Completed Protonctl(const std::string& command, const std::vector<std::string>& args) {
     std::vector<std::string> argv = {BinDir() + "/protonctl", "--socket", daemon_.socket(),
-                                     "history"};
+                                     command};
     argv.insert(argv.end(), args.begin(), args.end());
     return RunToEnd(argv, dir_);
   }
+  Completed History(const std::vector<std::string>& args) { return Protonctl("history", args); }
 
   std::vector<v1::Session> Windows() {
     auto sessions = client_.ListSessions();
@@ -171,7 +172,7 @@ TEST_F(AlwaysOnTest, ASessionStartedByHandTakesTheProcesssWindowsAndTheyAreCount
 }
 
 // On this CPU-only machine the windows have no kernels: GPU busy and top kernel are "-".
-TEST_F(AlwaysOnTest, HistoryListsTheWindowsOfAPidOldestFirst) {
+TEST_F(AlwaysOnTest, HistoryListsTheWindowsOfAPidOldestFirstAndTreeMergesARangeOfThem) {
   const Completed before = History({});
   EXPECT_EQ(before.exit_code, 0) << before.err;
   EXPECT_EQ(before.out,
@@ -237,6 +238,41 @@ TEST_F(AlwaysOnTest, HistoryListsTheWindowsOfAPidOldestFirst) {
             "ms, s, m or h; a bare number is seconds), nor an RFC 3339 time "
             "(2026-11-27T10:00:00Z)");
   EXPECT_THAT(bad.err, HasSubstr("\n  history [--pid PID | --job JOB]"));
+
+  // tree --pid --since: the windows as one tree, each frame's count the sum of the windows'.
+  uint64_t steps = 0;
+  for (const v1::Session& window : windows) {
+    auto tree = client_.GetTree(window.id());
+    ASSERT_TRUE(tree.ok()) << tree.status();
+    for (const v1::TreeNode& node : tree->nodes())
+      steps += node.name() == "step" ? node.count() : 0;
+  }
+  ASSERT_GT(steps, 0u);
+  const std::string pid = std::to_string(workload);
+  const Completed merged = Protonctl("tree", {"--pid", pid, "--since", "1h", "-m", "count"});
+  ASSERT_EQ(merged.exit_code, 0) << merged.err;
+  EXPECT_THAT(merged.out, StartsWith(std::to_string(windows.size()) + " always-on windows of pid " +
+                                     pid + " since 1h: "));
+  EXPECT_THAT(merged.out, ContainsRegex("\n +" + std::to_string(steps) + " +.*step\n"))
+      << merged.out;
+
+  // --diff --since: the windows from the second on against the first; an idle loop's scopes keep
+  // their shares, so nothing moved by 5 points, but everything moved by more than -1.
+  const Completed diff = Protonctl("tree", {"--pid", pid, "--since", Rfc3339(second_start),
+                                            "--diff", "--until", Rfc3339(second_start)});
+  ASSERT_EQ(diff.exit_code, 0) << diff.err;
+  EXPECT_THAT(diff.out,
+              StartsWith("now:  " + std::to_string(windows.size() - 1) + " always-on window"));
+  EXPECT_THAT(diff.out, HasSubstr("\nthen: 1 always-on window of pid " + pid + " until "));
+  EXPECT_THAT(diff.out, HasSubstr("share of scope time (no GPU work in either range): now "));
+  EXPECT_THAT(diff.out, ContainsRegex("no kernel or scope moved by more than 5.0 points\n|"
+                                      "scope +train/step/"))
+      << diff.out;
+
+  const Completed none = Protonctl("tree", {"--pid", std::to_string(getpid())});
+  EXPECT_EQ(none.exit_code, 1);
+  EXPECT_EQ(none.err, "protonctl: no always-on window of pid " + std::to_string(getpid()) +
+                          " (protonctl history lists them)\n");
 }
 
 TEST_F(AlwaysOnTest, BadFlagsAreRefusedNamingTheFlag) {

@@ -83,7 +83,7 @@ TEST_F(HelpTest, AnUnknownOptionNamesItselfAndTheCommandsUsage) {
   EXPECT_EQ(tree.exit_code, 2);
   EXPECT_THAT(tree.err, StartsWith("protonctl: tree: unknown option '--folow'\n" +
                                    std::string(kCommandUsage) + "  tree SESSION|FILE"));
-  EXPECT_THAT(tree.err, EndsWith("(with --hosts: over every node)\n"));
+  EXPECT_THAT(tree.err, EndsWith("against the other range (docs/always-on.md)\n"));
   EXPECT_THAT(tree.err, Not(HasSubstr("  export ")));
   const Completed start = Protonctl({"start", "--pid", "1", "--color", "red"});
   EXPECT_EQ(start.exit_code, 2);
