@@ -20,7 +20,15 @@ number of window sessions protond stored is printed as a check that windows were
 
 Usage (on the GPU machine, from a bundle made by scripts/bundle.sh):
     cd bench && python3 always_on_overhead.py ../bundle [SECONDS] [--window 2] [--period 60]
-        [--chunk 5] [--workload eager|compile] [--pairs 2]
+        [--chunk 5] [--workload eager|compile] [--pairs 2] [--views] [--control]
+
+--views also prints what `protonctl history` and `protonctl tree --since` (a range of windows as
+one tree, and the second half of the run against the first) show of the first profiled process's
+windows, before protond stops: a check that they read real GPU windows.
+
+--control runs the "profiled" processes without the shim too (an A/A run): its idle cost is the
+noise floor of the comparison between processes, against which the idle cost of a real run is
+read.
 """
 import argparse
 import json
@@ -101,6 +109,19 @@ def split_turns(steps, chunk_count):
     return turns if len(turns) == chunk_count else None
 
 
+def show_views(bundle, socket, seconds):
+    """protonctl's views of the first profiled process's windows, each command and its output."""
+    half = f"{int(seconds / 2)}s"
+    select = ["--command", "profiled-1"]
+    for command in (["history", *select],
+                    ["tree", *select, "-d", "3", "-m", "time/ms"],
+                    ["tree", *select, "--since", half, "--diff", "--until", half]):
+        print("$ protonctl " + " ".join(command), flush=True)
+        shown = subprocess.run([f"{bundle}/bin/protonctl", "--socket", socket, *command],
+                               capture_output=True, text=True)
+        print(shown.stdout + shown.stderr, flush=True)
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("bundle", nargs="?", default="bundle")
@@ -110,6 +131,8 @@ def main():
     parser.add_argument("--chunk", type=float, default=5)
     parser.add_argument("--workload", choices=["eager", "compile"], default="eager")
     parser.add_argument("--pairs", type=int, default=2)
+    parser.add_argument("--views", action="store_true")
+    parser.add_argument("--control", action="store_true")
     args = parser.parse_args()
     bundle = os.path.abspath(args.bundle)
     work = tempfile.mkdtemp()
@@ -120,6 +143,8 @@ def main():
         python_path = dict(PYTHONPATH=f"{bundle}/python")
         envs = {"profiled": dict(shim_env(bundle, socket), **python_path),
                 "unprofiled": dict(os.environ, **python_path)}
+        if args.control:
+            envs["profiled"] = envs["unprofiled"]
         # Interleaved: profiled 1, unprofiled 1, profiled 2, ...
         trainers = {f"{kind} {i}": start_trainer(program, work, f"{kind}-{i}", args.workload,
                                                  envs[kind])
@@ -131,6 +156,8 @@ def main():
             trainer.wait()
         sessions = subprocess.run([f"{bundle}/bin/protonctl", "--socket", socket, "sessions"],
                                   capture_output=True, text=True).stdout
+        if args.views:
+            show_views(bundle, socket, args.seconds)
     windows_stored = sum(1 for line in sessions.splitlines() if "window pid" in line)
     turn_steps = {}  # name -> the steps of each of its turns
     for name in trainers:
@@ -161,12 +188,15 @@ def main():
                                statistics.median(unprofiled_medians))
     unprofiled_steps = [s for name, steps in turn_steps.items() if name.startswith("unprofiled")
                         for turn in steps for _, s in turn]
-    print(f"{args.workload}, {args.seconds:.0f} s in turns of {args.chunk:g} s, windows of "
+    print(f"{'A/A control (no process has the shim): ' if args.control else ''}"
+          f"{args.workload}, {args.seconds:.0f} s in turns of {args.chunk:g} s, windows of "
           f"{args.window:g} s every {args.period:g} s; {windows_stored} window sessions stored, "
           f"{len(window_ratios)} in the profiled processes' turns")
     print(f"step: {1000 * statistics.median(unprofiled_steps):.1f} ms unprofiled (median)")
     print(f"idle cost (profiled idle / unprofiled, per round of turns, {args.pairs} process "
           f"pairs): {spread(idle_ratios)}")
+    if args.control:
+        return
     if not window_ratios:
         sys.exit("no window fell in the profiled process's turns: run longer")
     print(f"window cost (in a window / idle, per window): {spread(window_ratios)}")
