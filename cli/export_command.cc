@@ -17,7 +17,7 @@
 namespace protond::cli {
 namespace {
 
-constexpr char kFormats[] = "hatchet, chrome, folded, svg, csv or pprof";
+constexpr char kFormats[] = "hatchet, hatchet_msgpack, chrome, folded, svg, csv or pprof";
 
 // An output that exists, with what the user of protonctl can do about it.
 absl::Status WithForceHint(const absl::Status& status) {
@@ -116,6 +116,7 @@ absl::StatusOr<ExportInput> ReadInput(client::Client& client, const ExportArgs& 
 
 absl::StatusOr<ExportFormat> ParseExportFormat(const std::string& text) {
   if (text == "hatchet") return ExportFormat::kHatchet;
+  if (text == "hatchet_msgpack") return ExportFormat::kHatchetMsgPack;
   if (text == "chrome") return ExportFormat::kChrome;
   if (text == "folded") return ExportFormat::kFolded;
   if (text == "svg") return ExportFormat::kSvg;
@@ -128,6 +129,8 @@ std::string ExportExtension(ExportFormat format) {
   switch (format) {
     case ExportFormat::kHatchet:
       return "hatchet";
+    case ExportFormat::kHatchetMsgPack:
+      return "hatchet_msgpack";
     case ExportFormat::kChrome:
       return "json";
     case ExportFormat::kFolded:
@@ -161,6 +164,8 @@ absl::StatusOr<std::string> RenderExport(const ExportArgs& args, const ExportInp
   switch (args.format) {
     case ExportFormat::kHatchet:
       return view::RenderHatchet(input.tree);
+    case ExportFormat::kHatchetMsgPack:
+      return view::RenderHatchetMsgPack(input.tree);
     case ExportFormat::kChrome:
       return client::RenderChromeTrace(input.trace);
     case ExportFormat::kFolded: {

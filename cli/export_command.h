@@ -1,6 +1,7 @@
 // `protonctl export`: a profile (a session of the daemon or a Hatchet file) written to a file in
-// a format other tools read: Proton's Hatchet JSON, a Chrome trace, folded stacks, an SVG flame
-// graph, a per-kernel CSV like `nsys stats` or a gzipped pprof profile. See docs/export.md.
+// a format other tools read: Proton's Hatchet JSON (or its MessagePack encoding), a Chrome trace,
+// folded stacks, an SVG flame graph, a per-kernel CSV like `nsys stats` or a gzipped pprof
+// profile. See docs/export.md.
 #ifndef PROTOND_CLI_EXPORT_COMMAND_H_
 #define PROTOND_CLI_EXPORT_COMMAND_H_
 
@@ -16,7 +17,7 @@
 
 namespace protond::cli {
 
-enum class ExportFormat { kHatchet, kChrome, kFolded, kSvg, kCsv, kPprof };
+enum class ExportFormat { kHatchet, kHatchetMsgPack, kChrome, kFolded, kSvg, kCsv, kPprof };
 
 struct ExportArgs {
   std::string profile;
@@ -28,11 +29,12 @@ struct ExportArgs {
       view::KernelNames::kShort;  // --full-names, --mangled: folded, svg, csv
 };
 
-// --format's value: "hatchet", "chrome", "folded", "svg", "csv" or "pprof"; else
+// --format's value: "hatchet", "hatchet_msgpack", "chrome", "folded", "svg", "csv" or "pprof"; else
 // InvalidArgumentError listing them.
 absl::StatusOr<ExportFormat> ParseExportFormat(const std::string& text);
 
-// The file name extension of a format's file, without the dot: "hatchet", "json" (chrome),
+// The file name extension of a format's file, without the dot: "hatchet", "hatchet_msgpack",
+// "json" (chrome),
 // "folded", "svg", "csv", "pb.gz" (pprof).
 std::string ExportExtension(ExportFormat format);
 

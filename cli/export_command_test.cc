@@ -60,10 +60,12 @@ TEST(ExportCommandTest, ParsesEveryOption) {
 
 TEST(ExportCommandTest, BadArgumentsSayWhatIsWrong) {
   EXPECT_EQ(UsageError({"7", "--format", "pdf", "-o", "x"}),
-            "INVALID_ARGUMENT: --format is hatchet, chrome, folded, svg, csv or pprof, not 'pdf'");
+            "INVALID_ARGUMENT: --format is hatchet, hatchet_msgpack, chrome, folded, svg, csv or "
+            "pprof, not 'pdf'");
   EXPECT_EQ(UsageError({"7", "--format", "csv"}), "INVALID_ARGUMENT: export needs -o FILE");
   EXPECT_EQ(UsageError({"7", "-o", "x"}),
-            "INVALID_ARGUMENT: export needs --format: hatchet, chrome, folded, svg, csv or pprof");
+            "INVALID_ARGUMENT: export needs --format: hatchet, hatchet_msgpack, chrome, folded, "
+            "svg, csv or pprof");
   EXPECT_EQ(UsageError({"--format", "csv", "-o", "x"}),
             "INVALID_ARGUMENT: export needs a session id or a Hatchet file");
   EXPECT_EQ(UsageError({"7", "8"}), "INVALID_ARGUMENT: unexpected argument '8'");
@@ -73,15 +75,17 @@ TEST(ExportCommandTest, BadArgumentsSayWhatIsWrong) {
 // The web page names its downloads by format; every format that parses has its extension.
 TEST(ExportCommandTest, EachFormatHasItsExtension) {
   const std::pair<const char*, const char*> formats[] = {
-      {"hatchet", "hatchet"}, {"chrome", "json"}, {"folded", "folded"},
-      {"svg", "svg"},         {"csv", "csv"},     {"pprof", "pb.gz"}};
+      {"hatchet", "hatchet"}, {"hatchet_msgpack", "hatchet_msgpack"},
+      {"chrome", "json"},     {"folded", "folded"},
+      {"svg", "svg"},         {"csv", "csv"},
+      {"pprof", "pb.gz"}};
   for (const auto& [name, extension] : formats) {
     absl::StatusOr<ExportFormat> format = ParseExportFormat(name);
     ASSERT_TRUE(format.ok()) << format.status();
     EXPECT_EQ(ExportExtension(*format), extension);
   }
   EXPECT_EQ(ParseExportFormat("png").status().message(),
-            "--format is hatchet, chrome, folded, svg, csv or pprof, not 'png'");
+            "--format is hatchet, hatchet_msgpack, chrome, folded, svg, csv or pprof, not 'png'");
 }
 
 TEST(ExportCommandTest, EachFormatMatchesItsGoldenFile) {

@@ -66,11 +66,12 @@ constexpr CommandText kCommands[] = {
      "  top SESSION|FILE --collectives [-n COUNT] the NCCL collectives by GPU time: calls,\n"
      "                                            datatype, algorithm, protocol (docs/jobs.md)\n"},
     {"export",
-     "  export SESSION|FILE --format hatchet|chrome|folded|svg|csv|pprof -o FILE\n"
-     "         [--force] [-m METRIC] [--full-names | --mangled]\n"
+     "  export SESSION|FILE --format hatchet|hatchet_msgpack|chrome|folded|svg|csv|pprof\n"
+     "         -o FILE [--force] [-m METRIC] [--full-names | --mangled]\n"
      "                                            write a profile for other tools: Proton's\n"
-     "                                            Hatchet JSON, a Chrome trace (sessions run\n"
-     "                                            with --data trace), folded stacks, an SVG\n"
+     "                                            Hatchet JSON (or in MessagePack), a Chrome\n"
+     "                                            trace (sessions run with --data trace),\n"
+     "                                            folded stacks, an SVG\n"
      "                                            flame graph, a per-kernel CSV, a gzipped\n"
      "                                            pprof profile (go tool pprof, speedscope) "
      "(docs/export.md)\n"},

@@ -432,9 +432,11 @@ protond_result ExportSession(uint64_t session_id, const char* format, const char
   if (format == nullptr || path == nullptr || *path == '\0') {
     return Fail(PROTOND_ERR_INVALID_ARGUMENT, "export needs a format and a non-empty path");
   }
-  if (std::string_view(format) != "hatchet" && std::string_view(format) != "chrome_trace") {
-    return Fail(PROTOND_ERR_INVALID_ARGUMENT, std::string("unknown export format '") + format +
-                                                  "' (known: hatchet, chrome_trace)");
+  if (std::string_view(format) != "hatchet" && std::string_view(format) != "hatchet_msgpack" &&
+      std::string_view(format) != "chrome_trace") {
+    return Fail(PROTOND_ERR_INVALID_ARGUMENT,
+                std::string("unknown export format '") + format +
+                    "' (known: hatchet, hatchet_msgpack, chrome_trace)");
   }
   Shim* shim = g_shim.load();
   // A session this process stopped is complete once its stop reached the daemon.

@@ -109,7 +109,7 @@ TEST_F(RouterTest, BadParametersAreNamed) {
       "names: short or full, not 'long'",
       "b: the parameter is missing",
       "b: '0' is not a session id (a positive number; see protonctl sessions)",
-      "format: --format is hatchet, chrome, folded, svg, csv or pprof, not 'png'",
+      "format: --format is hatchet, hatchet_msgpack, chrome, folded, svg, csv or pprof, not 'png'",
       "format: the parameter is missing",
       "bad %-escape in the query: '%zz'",
   };

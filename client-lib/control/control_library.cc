@@ -245,10 +245,11 @@ absl::Status WriteProfile(const std::string& path, const std::string& text) {
   return files::WriteOutputFile(path, text, files::ExistingFile::kReplace);
 }
 
-// The session's profile as text: a Chrome trace, or else Hatchet JSON.
+// The session's profile in `format`: a Chrome trace, Hatchet JSON, or Hatchet in MessagePack
+// (bytes, not text).
 absl::StatusOr<std::string> RenderProfile(client::Client& client, uint64_t session_id,
-                                          bool chrome_trace, CallTiming& timing) {
-  if (chrome_trace) {
+                                          std::string_view format, CallTiming& timing) {
+  if (format == "chrome_trace") {
     absl::StatusOr<v1::Trace> trace = client.GetTrace(session_id);
     timing.Lap("rpc");
     if (!trace.ok()) return trace.status();
@@ -257,19 +258,19 @@ absl::StatusOr<std::string> RenderProfile(client::Client& client, uint64_t sessi
   absl::StatusOr<v1::Tree> tree = client.GetTree(session_id);
   timing.Lap("rpc");
   if (!tree.ok()) return tree.status();
-  return view::RenderHatchet(*tree);
+  return format == "hatchet_msgpack" ? view::RenderHatchetMsgPack(*tree)
+                                     : view::RenderHatchet(*tree);
 }
 
-// The shim checked that `format` is one of the two.
+// The shim checked that `format` is one of the three.
 int ExportSession(ProtondControl* control, uint64_t session_id, const char* format,
                   const char* path, char* error, size_t error_bytes) {
-  const bool chrome_trace = std::string_view(format) == "chrome_trace";
   return WithClient(control, "export_session", error, error_bytes,
                     [&](client::Client& client, CallTiming& timing) -> absl::Status {
-                      ASSIGN_OR_RETURN(const std::string text,
-                                       RenderProfile(client, session_id, chrome_trace, timing));
+                      ASSIGN_OR_RETURN(const std::string contents,
+                                       RenderProfile(client, session_id, format, timing));
                       timing.Lap("render");
-                      absl::Status written = WriteProfile(path, text);
+                      absl::Status written = WriteProfile(path, contents);
                       timing.Lap("write");
                       return written;
                     });

@@ -47,7 +47,8 @@ struct ProtondControlApi {
   int (*flush_session)(ProtondControl* control, uint64_t session_id, char* error,
                        size_t error_bytes);
   // Writes the session to `path` in `format`: "hatchet" (Proton's Hatchet JSON of the stored
-  // tree) or "chrome_trace" (Proton's Chrome trace of a trace session's events).
+  // tree), "hatchet_msgpack" (the same in MessagePack) or "chrome_trace" (Proton's Chrome trace
+  // of a trace session's events).
   int (*export_session)(ProtondControl* control, uint64_t session_id, const char* format,
                         const char* path, char* error, size_t error_bytes);
 };

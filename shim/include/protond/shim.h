@@ -72,6 +72,8 @@ protond_result protond_session_resume(uint64_t session_id);
 
 /* Writes session `session_id` (any session the caller may read) to `path` in `format`:
  * "hatchet" is Proton's Hatchet JSON of the stored tree, what proton.finalize() writes;
+ * "hatchet_msgpack" the same content encoded as MessagePack, as newer Proton's
+ * finalize(output_format="hatchet_msgpack") writes it (docs/export.md);
  * "chrome_trace" (ABI version 4) is Proton's Chrome trace of a session started with data "trace"
  * (protond_session_start_with_data), refused for any other session. This process's own session is
  * flushed first, and a stop of it still finishing is waited for. PROTOND_ERR_INVALID_ARGUMENT for
