@@ -18,9 +18,12 @@ PROTON_SCRIPT = """
     import triton.profiler as proton
     from triton.profiler import scope
     import triton.profiler.context
+    import triton.profiler.hooks.launch as proton_launch  # newer Proton's LaunchHook, data
     import protond.profiler
     print("aliased", proton is protond.profiler,
-          triton.profiler.context is protond.profiler.context)
+          triton.profiler.context is protond.profiler.context,
+          proton_launch.LaunchHook is protond.profiler.hooks.launch.LaunchHook,
+          triton.profiler.data is protond.profiler.data)
     print("session", proton.start("prof"))
     with scope("step", metrics={"flops": 7}):
         with proton.scope("inner"):
@@ -50,7 +53,7 @@ def test_a_proton_script_records_into_the_session_protonctl_started(daemon):
     run = protonctl_run(daemon, ["--as-proton", "--name", "as_proton", "--", sys.executable,
                                  script])
     assert run.returncode == 0, run.stderr
-    assert run.stdout.splitlines() == ["aliased True True", "session 0", "depth 2",
+    assert run.stdout.splitlines() == ["aliased True True True True", "session 0", "depth 2",
                                        "triton: Stand-in for Triton, which is not installed"]
     assert "protonctl: session 1 (as_proton):" in run.stderr
     root, _ = daemon.hatchet("prof")
@@ -87,7 +90,7 @@ def test_an_installed_triton_keeps_everything_but_its_profiler(daemon):
                         env={"PYTHONPATH": site})
     assert run.returncode == 0, run.stderr
     assert run.stdout.splitlines() == [
-        "user sitecustomize", "aliased True True", "session 0", "depth 2", "triton: real triton",
+        "user sitecustomize", "aliased True True True True", "session 0", "depth 2", "triton: real triton",
         "real language",
         "No module named 'triton.profiler.viewer': protond.profiler, which stands in for "
         "triton.profiler, has no 'protond.profiler.viewer'"]

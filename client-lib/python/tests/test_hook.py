@@ -190,3 +190,67 @@ def test_a_bad_metadata_value_is_reported_once_and_the_launch_goes_on(monkeypatc
         launch.enter(LazyDict({"name": "k", "flops": "many", "bytes": 8}))
     assert shim.calls == [("launch", b"k"), ("int", b"bytes", 8)] * 2
     assert capsys.readouterr().err.count("launch_metadata's 'flops' is not recorded") == 1
+
+
+def test_launch_hook_include_and_exclude_filter_kernels_by_name(monkeypatch):
+    monkeypatch.syspath_prepend(PACKAGE_DIR)
+    from protond import _shim
+    from protond.profiler import hook
+    from protond.profiler.hooks.launch import LaunchHook
+
+    shim = _RecordingShim()
+    monkeypatch.setattr(_shim, "library", lambda: shim)
+    ran = []
+
+    class LazyDict:
+        def __init__(self, name, given_name):
+            self.data, self.given_name = {"name": name}, given_name
+
+        def get(self):
+            ran.append(self.data["name"])
+            return {"name": self.given_name, "bytes": 8}
+
+    launch = hook.TritonLaunchHook()
+    assert LaunchHook() is LaunchHook()  # one per process, as Proton's
+    try:
+        # re.match: from the start of the compiled name; the given name must match too.
+        LaunchHook().configure(include=".*matmul", exclude="skip_")
+        launch.enter(LazyDict("add_kernel", "add"))  # left out before launch_metadata runs
+        launch.enter(LazyDict("fused_matmul", "matmul_128"))
+        launch.enter(LazyDict("my_matmul", "skip_me"))  # left out by the name it gives
+        assert ran == ["fused_matmul", "my_matmul"]
+        assert shim.calls == [("launch", b"matmul_128"), ("int", b"bytes", 8)]
+        LaunchHook().configure()  # cleared: every kernel again
+        launch.enter(LazyDict("add_kernel", "add"))
+        assert shim.calls[-2:] == [("launch", b"add"), ("int", b"bytes", 8)]
+    finally:
+        LaunchHook().configure()
+
+
+def test_start_takes_the_launch_hook_object(daemon):
+    run = daemon.run("""
+        import protond.profiler as proton
+        from protond.profiler.hooks.launch import LaunchHook
+        from triton.launcher import launch
+
+        calls = []
+        def metadata(grid, metadata, args):
+            calls.append(1)
+            return {"name": "renamed"}
+
+        hook = LaunchHook()
+        hook.configure(exclude="add")
+        proton.start("hooked", hook=hook)
+        launch("add_kernel", metadata)
+        launch("matmul_kernel", metadata)
+        proton.finalize()
+        print("launch_metadata calls", len(calls))
+        try:
+            proton.start("other", hook=proton.hooks.Hook())
+        except NotImplementedError as error:
+            print(error)
+    """, env=_fake_triton(daemon.directory, "chain"))
+    assert run.returncode == 0, run.stderr
+    assert run.stdout.splitlines() == [
+        "launch_metadata calls 1",
+        "protond.profiler does not support hook objects other than LaunchHook yet"]

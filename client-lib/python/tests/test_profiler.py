@@ -165,7 +165,8 @@ def test_errors_read_as_protons(daemon):
     assert lines[5] == "ValueError The metric name 'cpu_time' is reserved."
     assert lines[6] == "ValueError Unknown context: 'bogus' (known: shadow, python)"
     assert lines[7] == "ValueError Unknown data: 'bogus' (known: tree, trace)"
-    assert lines[8] == "NotImplementedError protond.profiler does not support hook objects yet"
+    assert lines[8] == ("NotImplementedError protond.profiler does not support hook objects other "
+                        "than LaunchHook yet")
     assert lines[9] == ('ValueError output_format="chrome_trace" needs a session started with '
                         'data="trace"; session 0 (errors) keeps only its call tree: write "hatchet"')
     assert lines[10] == "depth 1"  # scopes whose metrics failed were closed again

@@ -9,6 +9,7 @@ import sys
 from .. import _shim
 from . import python_context as _python_context
 from . import scope as _scope
+from .hooks.launch import LaunchHook
 
 # The launch metadata that Triton 3.6's Proton records; other keys are ignored, as there.
 METRICS = frozenset(("flops8", "flops16", "flops32", "flops64", "flops", "bytes"))
@@ -23,6 +24,7 @@ class TritonLaunchHook:
         self._lib = _shim.library()
         self._names = {}  # kernel name -> its bytes, encoded once
         self._refused = set()  # metric keys already reported as not recordable
+        self._filter = LaunchHook()  # the process's one, as configure() left it
 
     def enter(self, lazy_dict):
         # Triton's LazyDict holds the kernel's own name and, when the kernel has launch_metadata,
@@ -30,7 +32,13 @@ class TritonLaunchHook:
         # except under context="python", where Proton's kernels sit below the hook's frames.
         if not getattr(lazy_dict, "extras", True) and not _python_context.installed():
             return
+        # LaunchHook.configure's filter, on the compiled name first, so that launch_metadata
+        # does not run for a kernel left out, then on the name launch_metadata gives, as Proton.
+        if not self._filter.matches(getattr(lazy_dict, "data", {}).get("name")):
+            return
         metadata = lazy_dict.get()
+        if not self._filter.matches(metadata["name"]):
+            return
         if self._lib.protond_launch_enter(self._encoded(metadata["name"])) != _shim.OK:
             return  # no GPU tracing: no kernel node to put metrics on
         for key in METRICS.intersection(metadata):

@@ -9,10 +9,11 @@ import sys
 from .. import _shim
 from . import hook as _hook
 from . import python_context as _python_context
+from .hooks.launch import LaunchHook as _LaunchHook
 
 _CONTEXTS = ("shadow", "python")
 _DATA = ("tree", "trace")
-_FORMATS = ("", "hatchet", "chrome_trace")
+_FORMATS = ("", "hatchet", "hatchet_msgpack", "chrome_trace")
 # The modes the shim knows (it checks their options); others are Proton's instrumentation modes.
 _PC_SAMPLING = ("pcsampling", "pc_sampling")
 # Proton's words, from its session manager.
@@ -72,7 +73,8 @@ def _check_arguments(context, data, backend, mode, hook):
         raise ValueError(f"Unknown hook: {hook!r} (known: None, 'triton', or a hook object)")
     mode_text = _mode_text(mode)
     unsupported = [
-        (hook is not None and hook != "triton", "hook objects"),
+        (hook is not None and hook != "triton" and not isinstance(hook, _LaunchHook),
+         "hook objects other than LaunchHook"),
         (backend not in (None, "cupti"), f"backend={backend!r}"),
         (mode_text and mode_text.split(":")[0] not in _PC_SAMPLING, f"mode={mode_text!r}"),
     ]
@@ -204,7 +206,7 @@ def start(name=None, *, context="shadow", data="tree", backend=None, mode=None, 
     _next_id += 1
     _sessions[session_id] = _Session(name, daemon_id.value, hook, context,
                                      inherited=bool(inherited), data=data, mode=mode)
-    if hook == "triton":
+    if hook == "triton" or isinstance(hook, _LaunchHook):  # the process's one LaunchHook
         _hook.install()
     if context == "python":
         _python_context.install()
@@ -241,13 +243,27 @@ def _output_format(session_id, session, output_format):
     return output_format
 
 
+def export(session_id, output_format, path):
+    """Writes open session `session_id`'s profile to `path` in `output_format` ("hatchet",
+    "hatchet_msgpack" or "chrome_trace") without ending it, after what this process recorded so
+    far is stored; for proton.data. False (nothing written) when profiling is off; RuntimeError
+    with the daemon's reason when it could not be written."""
+    if _off and session_id not in _sessions:
+        return False
+    session = _session(session_id)
+    if _shim.library().protond_session_export(session.daemon_id, output_format.encode(),
+                                              os.fsencode(path)) != _shim.OK:
+        raise RuntimeError(f"protond.profiler: the profile of session {session_id} "
+                           f"({session.name}) could not be read: {_shim.last_error()}")
+    return True
+
+
 def finalize(session=None, output_format=""):
     """Ends `session` (None: every open session) and writes its `<name>.hatchet` file, or
-    `<name>.chrome_trace` for a session started with data="trace"."""
+    `<name>.chrome_trace` for a session started with data="trace", or `<name>.hatchet_msgpack`
+    (the tree in MessagePack) when asked."""
     if output_format not in _FORMATS:
-        raise NotImplementedError(
-            f"protond.profiler does not write output_format={output_format!r} yet (only hatchet "
-            "and chrome_trace)")
+        raise RuntimeError(f"Unknown output format: {output_format}")  # Proton's words
     if session is not None:
         _refuse_under_launcher(session, "finalized")
     chosen = _chosen(session)
