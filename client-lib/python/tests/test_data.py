@@ -52,6 +52,19 @@ def test_get_returns_the_tree_so_far_and_the_session_goes_on(daemon):
     assert isinstance(step["n"], int) and isinstance(step["loss"], float)
 
 
+def test_get_reads_a_trace_sessions_tree_too(daemon):
+    run = daemon.run("""
+        import protond.profiler as proton
+        s = proton.start("traced", data="trace")
+        with proton.scope("step", metrics={"n": 4}):
+            pass
+        print(proton.data.get(s)[0]["children"][0]["metrics"])
+        proton.finalize()
+    """)
+    assert run.returncode == 0, run.stderr
+    assert run.stdout.splitlines() == ["{'n': 4}"]
+
+
 def test_hatchet_msgpack_holds_what_hatchet_holds(daemon):
     run = daemon.run("""
         import protond.profiler as proton
