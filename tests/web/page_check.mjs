@@ -250,7 +250,8 @@ async function checkSession() {
 
   // Export links, and the download they give.
   const links = await page.$$eval("a.export", (as) => as.map((a) => a.getAttribute("href")));
-  check(links.length === 6 && links.includes(`/api/export?session=${options.session}&format=hatchet`), `export links (${links.length})`);
+  check(links.length === 7 && links.includes(`/api/export?session=${options.session}&format=hatchet`) &&
+        links.includes(`/api/export?session=${options.session}&format=hatchet_msgpack`), `export links (${links.length})`);
   const exportStatus = await page.evaluate(async (p) => {
     const r = await fetch(p, { credentials: "same-origin" });
     return [r.status, r.headers.get("content-disposition")];

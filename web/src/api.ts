@@ -61,7 +61,7 @@ export function fetchDiff(a: string, b: string, options: TreeOptions): Promise<T
   return getJson<TreeAnswer>("/api/diff?" + ids + treeQuery(options));
 }
 
-export const EXPORT_FORMATS = ["hatchet", "chrome", "folded", "svg", "csv", "pprof"] as const;
+export const EXPORT_FORMATS = ["hatchet", "hatchet_msgpack", "chrome", "folded", "svg", "csv", "pprof"] as const;
 
 export function exportUrl(session: string, format: string): string {
   return "/api/export?session=" + encodeURIComponent(session) + "&format=" + encodeURIComponent(format);
