@@ -2,8 +2,9 @@
 `start(hook="triton")` and `start(hook=LaunchHook())` both install. `configure(include=...,
 exclude=...)` limits it to some kernels: regular expressions matched (re.match, from the start of
 the name) against the compiled kernel's name, and again against the name its launch_metadata
-gives. A kernel left out keeps its launch_metadata unrun and its node named by the driver, as if
-the hook were not there."""
+gives. A kernel left out by its compiled name does not have its launch_metadata run; either way
+a kernel left out has its node named by the driver and no metadata metrics, as without the
+hook."""
 import re
 
 from .hook import Hook
