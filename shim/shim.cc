@@ -491,6 +491,26 @@ PROTOND_EXPORT protond_result protond_metric_double(const char* name, double val
   return recorder != nullptr ? recorder->AddDoubleMetric(name, value) : PROTOND_INACTIVE;
 }
 
+static_assert(PROTOND_MAX_VECTOR_METRIC_ELEMENTS == protond::record::kMaxVectorMetricElements);
+
+PROTOND_EXPORT protond_result protond_metric_int64_vector(const char* name, const int64_t* values,
+                                                          size_t count) {
+  auto* recorder = ActiveRecorder();
+  return recorder != nullptr
+             ? recorder->AddVectorMetric(name, protond::record::NameClass::kInt64VectorMetric,
+                                         values, count)
+             : PROTOND_INACTIVE;
+}
+
+PROTOND_EXPORT protond_result protond_metric_double_vector(const char* name, const double* values,
+                                                           size_t count) {
+  auto* recorder = ActiveRecorder();
+  return recorder != nullptr
+             ? recorder->AddVectorMetric(name, protond::record::NameClass::kDoubleVectorMetric,
+                                         values, count)
+             : PROTOND_INACTIVE;
+}
+
 PROTOND_EXPORT protond_result protond_state_enter(const char* name) {
   auto* recorder = ActiveRecorder();
   return recorder != nullptr ? recorder->EnterState(name) : PROTOND_INACTIVE;

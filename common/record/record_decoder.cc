@@ -57,6 +57,25 @@ absl::Status DecodeMetric(std::span<const uint8_t> bytes, Record& r) {
   return absl::OkStatus();
 }
 
+absl::Status DecodeVectorMetric(std::span<const uint8_t> bytes, Record& r) {
+  if (r.size_bytes < sizeof(VectorMetricPrefix)) return WrongSize(r, sizeof(VectorMetricPrefix));
+  if (r.flags != static_cast<uint8_t>(NameClass::kInt64VectorMetric) &&
+      r.flags != static_cast<uint8_t>(NameClass::kDoubleVectorMetric)) {
+    return absl::InvalidArgumentError(absl::StrCat("vector metric has value type ", r.flags));
+  }
+  r.ref_id = Load<uint32_t>(bytes, 8);
+  const uint32_t count = Load<uint32_t>(bytes, 12);
+  if (count == 0 || count > kMaxVectorMetricElements) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "vector metric of ", count, " elements; it needs 1 to ", kMaxVectorMetricElements));
+  }
+  if (VectorMetricRecordBytes(count) != r.size_bytes) {
+    return WrongSize(r, VectorMetricRecordBytes(count));
+  }
+  r.elements = bytes.subspan(sizeof(VectorMetricPrefix), count * sizeof(uint64_t));
+  return absl::OkStatus();
+}
+
 absl::Status DecodeGpuActivity(std::span<const uint8_t> bytes, Record& r) {
   if (r.size_bytes != sizeof(GpuActivityRecord)) return WrongSize(r, sizeof(GpuActivityRecord));
   r.activity = Load<GpuActivityRecord>(bytes, 0);
@@ -166,6 +185,8 @@ absl::Status DecodeBody(std::span<const uint8_t> bytes, Record& r) {
       return DecodeNamed(bytes, r);
     case Kind::kMetric:
       return DecodeMetric(bytes, r);
+    case Kind::kVectorMetric:
+      return DecodeVectorMetric(bytes, r);
     case Kind::kKernel:
     case Kind::kMemcpy:
     case Kind::kMemset:

@@ -19,7 +19,7 @@ struct Record {
   uint8_t flags;
   uint32_t size_bytes;
   uint32_t aux;         // context id, name id or thread id, as the kind says
-  uint32_t ref_id = 0;  // kContextDef: parent context id; kMetric: name id
+  uint32_t ref_id = 0;  // kContextDef: parent context id; kMetric, kVectorMetric: name id
   // A timestamp (ns, or TSC ticks with kTimestampTsc), a session id, the metric's value bits, or
   // kClockSync's TSC value.
   uint64_t value = 0;
@@ -30,7 +30,9 @@ struct Record {
   DeviceInfoRecord device{};     // kDeviceInfo (aux is the device ordinal)
   PcSampleRecord pc_sample{};    // kPcSample
   BlobChunkRecord blob{};        // kBlobChunk (aux is the blob id)
-  bool unknown_kind = false;     // a kind newer than this decoder: skip it, count it
+  // kVectorMetric: its elements, count x 8 bytes of int64 or double (flags), unaligned
+  std::span<const uint8_t> elements;
+  bool unknown_kind = false;  // a kind newer than this decoder: skip it, count it
 };
 
 // Decodes the record at the start of `bytes_untrusted`. Errors (InvalidArgument, naming the

@@ -1,5 +1,6 @@
 #include "common/record/record_decoder.h"
 
+#include <cstring>
 #include <vector>
 
 #include "common/record/test_records.h"
@@ -41,6 +42,52 @@ TEST(RecordDecoderTest, DecodesEveryKind) {
   auto thread = DecodeRecord(Bytes(MakeThreadBegin(77)));
   ASSERT_TRUE(thread.ok()) << thread.status();
   EXPECT_EQ(thread->aux, 77u);
+}
+
+TEST(RecordDecoderTest, DecodesVectorMetrics) {
+  const std::vector<uint8_t> bytes = testing::VectorMetric(4, 2, {1, -2, 3});
+  auto metric = DecodeRecord(bytes);
+  ASSERT_TRUE(metric.ok()) << metric.status();
+  EXPECT_EQ(metric->kind, Kind::kVectorMetric);
+  EXPECT_EQ(metric->flags, static_cast<uint8_t>(NameClass::kInt64VectorMetric));
+  EXPECT_EQ(metric->size_bytes, 16u + 3 * 8);
+  EXPECT_EQ(metric->aux, 4u);
+  EXPECT_EQ(metric->ref_id, 2u);
+  ASSERT_EQ(metric->elements.size(), 3u * 8);
+  int64_t second;
+  std::memcpy(&second, metric->elements.data() + 8, sizeof(second));
+  EXPECT_EQ(second, -2);
+
+  const std::vector<int64_t> longest(kMaxVectorMetricElements, 7);
+  auto full = DecodeRecord(testing::VectorMetric(1, 2, longest, NameClass::kDoubleVectorMetric));
+  ASSERT_TRUE(full.ok()) << full.status();
+  EXPECT_EQ(full->elements.size(), kMaxVectorMetricElements * 8u);
+}
+
+TEST(RecordDecoderTest, Malicious_VectorMetricsWithBadCountsOrTypesAreRefused) {
+  std::vector<uint8_t> scalar_type = testing::VectorMetric(1, 2, {1, 2});
+  scalar_type[1] = static_cast<uint8_t>(NameClass::kInt64Metric);
+  EXPECT_EQ(DecodeRecord(scalar_type).status().message(), "vector metric has value type 1");
+
+  // A count that disagrees with the size, either way, and one past the limit.
+  std::vector<uint8_t> counted_more = testing::VectorMetric(1, 2, {1, 2});
+  counted_more[12] = 3;
+  EXPECT_EQ(DecodeRecord(counted_more).status().message(),
+            "record kind 18 has size 32, expected 40");
+  std::vector<uint8_t> counted_none = testing::VectorMetric(1, 2, {1, 2});
+  counted_none[12] = 0;
+  EXPECT_EQ(DecodeRecord(counted_none).status().message(),
+            "vector metric of 0 elements; it needs 1 to 512");
+  std::vector<uint8_t> too_long = testing::VectorMetric(1, 2, {1});
+  const uint32_t huge = kMaxVectorMetricElements + 1;
+  std::memcpy(too_long.data() + 12, &huge, sizeof(huge));
+  EXPECT_EQ(DecodeRecord(too_long).status().message(),
+            "vector metric of 513 elements; it needs 1 to 512");
+  // A header alone: no room for the name and count.
+  std::vector<uint8_t> header_only = testing::VectorMetric(1, 2, {1});
+  header_only[2] = 8;
+  header_only.resize(8);
+  EXPECT_EQ(DecodeRecord(header_only).status().message(), "record kind 18 has size 8, expected 16");
 }
 
 TEST(RecordDecoderTest, DecodesTscTimestampsAndClockSync) {

@@ -36,6 +36,11 @@
 //   kClockSync     aux=0             u64 tsc, u64 monotonic_ns: one TSC value and the
 //                                    CLOCK_MONOTONIC time at that moment, for the daemon to
 //                                    convert TSC timestamps of the process with (v8)
+//   kVectorMetric  aux=context_id    u32 name_id, u32 count, count x (int64 or double): a
+//                                    vector metric (Proton's list or tensor value), summed
+//                                    element-wise; flags = NameClass kInt64VectorMetric or
+//                                    kDoubleVectorMetric; 1 <= count <= kMaxVectorMetricElements
+//                                    (v9)
 //
 // Context ids name interned scope paths: context 0 is ROOT and is never defined; every other id
 // is defined (kContextDef) in a lane before that lane first uses it. Name ids (metrics, states,
@@ -50,9 +55,10 @@
 
 namespace protond::record {
 
-inline constexpr uint32_t kRecordFormatVersion = 8;
+inline constexpr uint32_t kRecordFormatVersion = 9;
 // The oldest format the daemon still reads: format 7 is format 8 without TSC timestamps (every
-// timestamp is CLOCK_MONOTONIC ns) and without kClockSync.
+// timestamp is CLOCK_MONOTONIC ns) and without kClockSync; format 8 is format 9 without
+// kVectorMetric and its name classes.
 inline constexpr uint32_t kOldestReadableRecordFormatVersion = 7;
 inline constexpr size_t kHeaderBytes = 8;
 inline constexpr size_t kAlignment = 8;
@@ -78,8 +84,9 @@ enum class Kind : uint8_t {
   kPcSample = 15,
   kBlobChunk = 16,
   kClockSync = 17,
+  kVectorMetric = 18,
 };
-inline constexpr uint8_t kMaxKnownKind = 17;
+inline constexpr uint8_t kMaxKnownKind = 18;
 
 // The flags of kScopeEnter, kScopeExit, kStateEnter and kStateExit (v8).
 enum TimestampFlags : uint8_t {
@@ -98,8 +105,12 @@ enum class NameClass : uint8_t {
   // information, "kernel+0x1a0" (the instruction's offset in the function).
   kSourceLine = 5,
   kStallReason = 6,  // CUPTI's name: "smsp__pcsamp_warps_issue_stalled_long_scoreboard"
+  // A metric whose values are vectors of int64 or double (v9): a name given as a vector stays a
+  // vector of that element type, as a scalar name stays a scalar of its type.
+  kInt64VectorMetric = 7,
+  kDoubleVectorMetric = 8,
 };
-inline constexpr uint8_t kMaxNameClass = 6;
+inline constexpr uint8_t kMaxNameClass = 8;
 
 // What a blob (kBlobChunk) holds; the layouts are below.
 enum class BlobClass : uint32_t {
@@ -299,6 +310,18 @@ enum class InstrumentationLayout : uint32_t {
 };
 static_assert(sizeof(TimedRecord) == 16 && sizeof(SessionBeginRecord) == 16);
 static_assert(sizeof(MetricRecord) == 24 && offsetof(MetricRecord, value_bits) == 16);
+
+// kVectorMetric: this prefix, then `count` 8-byte elements (int64 or IEEE-754 double bits, as the
+// flags say), which make the record a multiple of 8 bytes as they are.
+struct VectorMetricPrefix {
+  Header header;
+  uint32_t name_id;
+  uint32_t count;
+};
+static_assert(sizeof(VectorMetricPrefix) == 16);
+// A vector metric's record must fit the u16 size and the shim's record buffers (kMaxRecordBytes):
+// longer vectors are refused by the shim (PROTOND_ERR_INVALID_ARGUMENT) and by the decoder.
+inline constexpr uint32_t kMaxVectorMetricElements = 512;
 static_assert(sizeof(NamedRecordPrefix) == 16);
 
 constexpr size_t AlignUp(size_t n) { return (n + kAlignment - 1) & ~(kAlignment - 1); }
@@ -315,9 +338,14 @@ constexpr size_t DeviceInfoRecordBytes(size_t name_bytes) {
 constexpr size_t BlobChunkRecordBytes(size_t chunk_bytes) {
   return AlignUp(sizeof(BlobChunkRecord) + chunk_bytes);
 }
+// Size of a kVectorMetric record of `count` elements.
+constexpr size_t VectorMetricRecordBytes(size_t count) {
+  return sizeof(VectorMetricPrefix) + count * sizeof(uint64_t);
+}
 // The largest record: a device with a name of kMaxNameBytes.
 inline constexpr size_t kMaxRecordBytes = DeviceInfoRecordBytes(kMaxNameBytes);
 static_assert(kMaxRecordBytes >= NamedRecordBytes(kMaxNameBytes));
+static_assert(kMaxRecordBytes >= VectorMetricRecordBytes(kMaxVectorMetricElements));
 static_assert(kMaxRecordBytes >= BlobChunkRecordBytes(kMaxBlobChunkBytes));
 static_assert(kMaxRecordBytes <= UINT16_MAX);
 
@@ -362,6 +390,21 @@ inline MetricRecord MakeDoubleMetric(uint32_t context_id, uint32_t name_id, doub
   uint64_t bits;
   std::memcpy(&bits, &value, sizeof(bits));
   return MakeMetric(context_id, name_id, NameClass::kDoubleMetric, bits);
+}
+
+// Writes a kVectorMetric record of `count` elements (`values`: count x 8 bytes of int64 or double,
+// as `type`, kInt64VectorMetric or kDoubleVectorMetric, says) into `out`, which must hold
+// VectorMetricRecordBytes(count) bytes (count <= kMaxVectorMetricElements). Returns the bytes
+// written.
+inline size_t EncodeVectorMetric(uint32_t context_id, uint32_t name_id, NameClass type,
+                                 const void* values, uint32_t count, uint8_t* out) {
+  const size_t size = VectorMetricRecordBytes(count);
+  const VectorMetricPrefix prefix{
+      MakeHeader(Kind::kVectorMetric, static_cast<uint8_t>(type), size, context_id), name_id,
+      count};
+  std::memcpy(out, &prefix, sizeof(prefix));
+  std::memcpy(out + sizeof(prefix), values, count * sizeof(uint64_t));
+  return size;
 }
 
 // Writes a record with a NamedRecordPrefix and `text` into `out`, which must hold

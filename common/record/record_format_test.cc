@@ -57,6 +57,14 @@ TEST(RecordFormatTest, Int64MetricGoldenBytes) {
                                          0xfe, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff})));
 }
 
+TEST(RecordFormatTest, VectorMetricGoldenBytes) {
+  EXPECT_THAT(testing::VectorMetric(3, 9, {1, -2}),
+              ElementsAreArray(Expected({18,   7,    32,   0,    3,    0,    0,    0,  //
+                                         9,    0,    0,    0,    2,    0,    0,    0,  //
+                                         1,    0,    0,    0,    0,    0,    0,    0,  //
+                                         0xfe, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff})));
+}
+
 TEST(RecordFormatTest, DoubleMetricGoldenBytes) {
   // 1.5 is 0x3FF8000000000000.
   EXPECT_THAT(Bytes(MakeDoubleMetric(3, 9, 1.5)),

@@ -2,6 +2,7 @@
 #ifndef PROTOND_COMMON_RECORD_TEST_RECORDS_H_
 #define PROTOND_COMMON_RECORD_TEST_RECORDS_H_
 
+#include <cstdint>
 #include <string_view>
 #include <vector>
 
@@ -45,6 +46,16 @@ inline std::vector<uint8_t> BlobChunk(uint32_t blob_id, uint32_t total_bytes, ui
                                       BlobClass blob_class = BlobClass::kInstrumentationBuffer) {
   std::vector<uint8_t> out(BlobChunkRecordBytes(chunk.size()));
   EncodeBlobChunk(blob_id, blob_class, total_bytes, offset, chunk, out.data());
+  return out;
+}
+
+// The kVectorMetric record of `values` (int64 elements, or double ones for kDoubleVectorMetric
+// given as their bits) for name `name_id` at `context_id`.
+inline std::vector<uint8_t> VectorMetric(uint32_t context_id, uint32_t name_id,
+                                         const std::vector<int64_t>& values,
+                                         NameClass type = NameClass::kInt64VectorMetric) {
+  std::vector<uint8_t> out(VectorMetricRecordBytes(values.size()));
+  EncodeVectorMetric(context_id, name_id, type, values.data(), values.size(), out.data());
   return out;
 }
 

@@ -5,6 +5,7 @@
 #include <limits>
 
 #include "absl/strings/str_cat.h"
+#include "common/status/status_macros.h"
 #include "common/tree/tree_depth.h"
 
 namespace protond::aggregate {
@@ -12,7 +13,11 @@ namespace {
 
 using store::MetricAggregation;
 
-const char* TypeName(bool is_double) { return is_double ? "double" : "int64_t"; }
+// A metric type as Proton's messages name it.
+const char* TypeName(bool is_double, bool is_vector) {
+  if (is_vector) return is_double ? "std::vector<double>" : "std::vector<int64_t>";
+  return is_double ? "double" : "int64_t";
+}
 
 // `*sum += value`, stopping at INT64_MAX or INT64_MIN (no undefined overflow, whatever a process
 // sends); false when it stopped there.
@@ -109,33 +114,57 @@ absl::Status CallTree::AddGpuActivity(uint32_t node, uint64_t process_id, uint64
   return status;
 }
 
-uint32_t CallTree::InternMetric(const MetricName& name, bool is_double, bool* type_ok) {
+absl::StatusOr<uint32_t> CallTree::InternMetric(const MetricName& name, bool is_double,
+                                                size_t vector_count) {
   auto it = metric_ids_.find(name.name);
   if (it == metric_ids_.end()) {
     it = metric_ids_.emplace(name.name, static_cast<uint32_t>(metric_names_.size())).first;
-    metric_names_.push_back({name, is_double});
+    metric_names_.push_back({name, is_double, vector_count});
   }
-  *type_ok = metric_names_[it->second].is_double == is_double;
-  return it->second;
+  const uint32_t metric = it->second;
+  const MetricInfo& info = metric_names_[metric];
+  if (info.is_double != is_double || (info.vector_count == 0) != (vector_count == 0)) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("Metric value type mismatch for valueId ", metric, " (", info.name.name,
+                     "): current=", TypeName(info.is_double, info.vector_count != 0),
+                     ", new=", TypeName(is_double, vector_count != 0)));
+  }
+  if (info.vector_count != vector_count) {  // Proton's words for a device metric of another size
+    return absl::InvalidArgumentError(absl::StrCat("size mismatch for metric ", info.name.name,
+                                                   ": current=", info.vector_count,
+                                                   ", new=", vector_count));
+  }
+  return metric;
+}
+
+store::MetricRow& CallTree::ChangeMetric(uint32_t node, uint64_t process_id, uint32_t metric) {
+  const MetricInfo& info = metric_names_[metric];
+  auto [it, inserted] = metrics_.try_emplace(MetricKey{node, process_id, metric});
+  store::MetricRow& row = it->second.row;
+  if (inserted) {
+    // A vector starts as zeros: 0 as an int64 and as a double.
+    row = {session_id_,
+           node,
+           process_id,
+           info.name.name,
+           info.name.aggregation,
+           info.is_double,
+           0,
+           0,
+           std::vector<uint64_t>(info.vector_count, 0)};
+  }
+  if (!it->second.changed) {
+    it->second.changed = true;
+    changed_metrics_.push_back(it->first);
+  }
+  return row;
 }
 
 absl::Status CallTree::AddMetric(uint32_t node, uint64_t process_id, const MetricName& name,
                                  bool is_double, uint64_t value_bits) {
-  bool type_ok;
-  const uint32_t metric = InternMetric(name, is_double, &type_ok);
-  const MetricInfo& info = metric_names_[metric];
-  if (!type_ok) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("Metric value type mismatch for valueId ", metric, " (", info.name.name,
-                     "): current=", TypeName(info.is_double), ", new=", TypeName(is_double)));
-  }
-  auto [it, inserted] = metrics_.try_emplace(MetricKey{node, process_id, metric});
-  store::MetricRow& row = it->second.row;
-  if (inserted) {
-    row = {session_id_, node, process_id, info.name.name, info.name.aggregation, is_double, 0, 0};
-  }
-  const bool overwrite = info.name.aggregation == MetricAggregation::kProperty;
-  absl::Status status;
+  ASSIGN_OR_RETURN(const uint32_t metric, InternMetric(name, is_double, 0));
+  store::MetricRow& row = ChangeMetric(node, process_id, metric);
+  const bool overwrite = row.aggregation == MetricAggregation::kProperty;
   if (is_double) {
     double value;
     std::memcpy(&value, &value_bits, sizeof(value));
@@ -143,15 +172,42 @@ absl::Status CallTree::AddMetric(uint32_t node, uint64_t process_id, const Metri
   } else if (overwrite) {
     row.int_value = static_cast<int64_t>(value_bits);
   } else if (!AddSaturating(&row.int_value, static_cast<int64_t>(value_bits))) {
-    status = absl::OutOfRangeError(absl::StrCat(
-        "int64_t metric '", info.name.name, "' of process ", process_id, " at node '",
-        nodes_[node].name, "' passed the int64 limit; its sum stays at ", row.int_value));
+    return absl::OutOfRangeError(absl::StrCat(
+        "int64_t metric '", row.name, "' of process ", process_id, " at node '", nodes_[node].name,
+        "' passed the int64 limit; its sum stays at ", row.int_value));
   }
-  if (!it->second.changed) {
-    it->second.changed = true;
-    changed_metrics_.push_back(it->first);
+  return absl::OkStatus();
+}
+
+absl::Status CallTree::AddVectorMetric(uint32_t node, uint64_t process_id, const MetricName& name,
+                                       bool is_double, const std::vector<uint64_t>& value_bits) {
+  ASSIGN_OR_RETURN(const uint32_t metric, InternMetric(name, is_double, value_bits.size()));
+  store::MetricRow& row = ChangeMetric(node, process_id, metric);
+  if (row.aggregation == MetricAggregation::kProperty) {
+    row.vector_bits = value_bits;
+    return absl::OkStatus();
   }
-  return status;
+  bool saturated = false;
+  for (size_t i = 0; i < value_bits.size(); ++i) {
+    uint64_t& sum_bits = row.vector_bits[i];
+    if (is_double) {
+      double sum, value;
+      std::memcpy(&sum, &sum_bits, sizeof(sum));
+      std::memcpy(&value, &value_bits[i], sizeof(value));
+      sum += value;
+      std::memcpy(&sum_bits, &sum, sizeof(sum));
+    } else {
+      int64_t sum = static_cast<int64_t>(sum_bits);
+      saturated |= !AddSaturating(&sum, static_cast<int64_t>(value_bits[i]));
+      sum_bits = static_cast<uint64_t>(sum);
+    }
+  }
+  if (saturated) {
+    return absl::OutOfRangeError(absl::StrCat(
+        "int64_t vector metric '", row.name, "' of process ", process_id, " at node '",
+        nodes_[node].name, "' passed the int64 limit; its elements stay at the limit"));
+  }
+  return absl::OkStatus();
 }
 
 absl::Status CallTree::AddPcSamples(uint32_t node, uint64_t process_id, const StallReason& reason,
@@ -223,9 +279,11 @@ void CallTree::Load(const store::StoredTree& stored) {
     }
   }
   for (const store::MetricRow& row : stored.metrics) {
-    bool type_ok;
-    const uint32_t metric = InternMetric({row.name, row.aggregation}, row.is_double, &type_ok);
-    metrics_[MetricKey{row.node_id, row.process_id, metric}] = {row, false};
+    // A stored row of another type or count than the name's first (a store of an older daemon)
+    // is kept apart from the sums: it stays in the store as it is.
+    absl::StatusOr<uint32_t> metric =
+        InternMetric({row.name, row.aggregation}, row.is_double, row.vector_bits.size());
+    if (metric.ok()) metrics_[MetricKey{row.node_id, row.process_id, *metric}] = {row, false};
   }
 }
 

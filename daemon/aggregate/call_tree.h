@@ -14,6 +14,7 @@
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/status/status.h"
+#include "absl/status/statusor.h"
 #include "daemon/store/store.h"
 
 namespace protond::aggregate {
@@ -76,6 +77,13 @@ class CallTree {
   absl::Status AddMetric(uint32_t node, uint64_t process_id, const MetricName& name, bool is_double,
                          uint64_t value_bits);
 
+  // Adds a vector metric's elements (int64 or double bits) element-wise, as Proton sums a list or
+  // tensor metric (properties: sets them). A name keeps its type (a vector of int64 or of double,
+  // never a scalar) and its element count in the session; another is refused in Proton's words
+  // and the value is left out. int64 elements saturate as AddMetric's sums do.
+  absl::Status AddVectorMetric(uint32_t node, uint64_t process_id, const MetricName& name,
+                               bool is_double, const std::vector<uint64_t>& value_bits);
+
   // `samples` PC samples with `reason` at `node` (an instruction under its source line, under a
   // kernel), as Proton counts them (ParseStallReason).
   absl::Status AddPcSamples(uint32_t node, uint64_t process_id, const StallReason& reason,
@@ -126,6 +134,7 @@ class CallTree {
   struct MetricInfo {
     MetricName name;
     bool is_double;
+    size_t vector_count = 0;  // a vector metric's elements; 0 for a scalar
   };
 
   // Child, whatever the depth.
@@ -133,7 +142,12 @@ class CallTree {
   ProcessPart& Part(uint64_t process_id);
   // The process's stats at `node`, marked changed.
   NodeStats& ChangeStats(uint32_t node, uint64_t process_id);
-  uint32_t InternMetric(const MetricName& name, bool is_double, bool* type_ok);
+  // The metric's index; an error (Proton's words) when it was first given another type or, for a
+  // vector (`vector_count` > 0), another element count.
+  absl::StatusOr<uint32_t> InternMetric(const MetricName& name, bool is_double,
+                                        size_t vector_count);
+  // The metric's slot at (node, process), made on first use and marked changed.
+  store::MetricRow& ChangeMetric(uint32_t node, uint64_t process_id, uint32_t metric);
 
   uint64_t session_id_;
   std::vector<Node> nodes_;  // index = node id; 0 is ROOT

@@ -2,7 +2,9 @@
 
 #include <cstdint>
 #include <cstring>
+#include <limits>
 #include <optional>
+#include <vector>
 
 #include "common/tree/tree_depth.h"
 #include "gtest/gtest.h"
@@ -60,6 +62,87 @@ TEST(CallTreeTest, ScopesAggregateCountSumMinMax) {
   store::Batch again;
   tree.TakeChangedRows(again);
   EXPECT_TRUE(again.nodes.empty() && again.node_stats.empty());
+}
+
+TEST(CallTreeTest, VectorMetricsSumElementWise) {
+  CallTree tree(1);
+  const uint32_t a = *tree.Child(kRootNodeId, "a");
+  ASSERT_TRUE(tree.AddVectorMetric(a, 1, ParseMetricName("v"), false, {1, 2, 3}).ok());
+  ASSERT_TRUE(tree.AddVectorMetric(a, 1, ParseMetricName("v"), false, {1, 2, 3}).ok());
+  ASSERT_TRUE(tree.AddVectorMetric(a, 1, ParseMetricName("w"), true, {Bits(0.5), Bits(-1.0)}).ok());
+  ASSERT_TRUE(tree.AddVectorMetric(a, 1, ParseMetricName("w"), true, {Bits(0.25), Bits(4.0)}).ok());
+  ASSERT_TRUE(tree.AddVectorMetric(a, 1, ParseMetricName("p (pty)"), false, {5, 6}).ok());
+  ASSERT_TRUE(tree.AddVectorMetric(a, 1, ParseMetricName("p (pty)"), false, {7, 8}).ok());
+  // Another process's part of the same node is a row of its own.
+  ASSERT_TRUE(tree.AddVectorMetric(a, 2, ParseMetricName("v"), false, {10, 20, 30}).ok());
+  store::Batch batch;
+  tree.TakeChangedRows(batch);
+  ASSERT_EQ(batch.metrics.size(), 4u);
+  EXPECT_EQ(batch.metrics[0].name, "v");
+  EXPECT_FALSE(batch.metrics[0].is_double);
+  EXPECT_EQ(batch.metrics[0].vector_bits, (std::vector<uint64_t>{2, 4, 6}));
+  EXPECT_EQ(batch.metrics[1].vector_bits, (std::vector<uint64_t>{Bits(0.75), Bits(3.0)}));
+  EXPECT_TRUE(batch.metrics[1].is_double);
+  EXPECT_EQ(batch.metrics[2].aggregation, MetricAggregation::kProperty);
+  EXPECT_EQ(batch.metrics[2].vector_bits, (std::vector<uint64_t>{7, 8}));
+  EXPECT_EQ(batch.metrics[3].process_id, 2u);
+  EXPECT_EQ(batch.metrics[3].vector_bits, (std::vector<uint64_t>{10, 20, 30}));
+}
+
+TEST(CallTreeTest, VectorMetricsKeepTheirTypeAndSizeInProtonsWords) {
+  CallTree tree(1);
+  const uint32_t a = *tree.Child(kRootNodeId, "a");
+  const uint32_t b = *tree.Child(kRootNodeId, "b");
+  ASSERT_TRUE(tree.AddVectorMetric(a, 1, ParseMetricName("v"), false, {1, 2, 3}).ok());
+  // The size holds for the whole session: every node, every process.
+  EXPECT_EQ(tree.AddVectorMetric(b, 2, ParseMetricName("v"), false, {1, 2}).message(),
+            "size mismatch for metric v: current=3, new=2");
+  EXPECT_EQ(
+      tree.AddVectorMetric(a, 1, ParseMetricName("v"), true, {Bits(1), Bits(2), Bits(3)}).message(),
+      "Metric value type mismatch for valueId 0 (v): current=std::vector<int64_t>, "
+      "new=std::vector<double>");
+  EXPECT_EQ(tree.AddMetric(a, 1, ParseMetricName("v"), false, 1).message(),
+            "Metric value type mismatch for valueId 0 (v): current=std::vector<int64_t>, "
+            "new=int64_t");
+  ASSERT_TRUE(tree.AddMetric(a, 1, ParseMetricName("s"), false, 1).ok());
+  EXPECT_EQ(tree.AddVectorMetric(a, 1, ParseMetricName("s"), false, {1}).message(),
+            "Metric value type mismatch for valueId 1 (s): current=int64_t, "
+            "new=std::vector<int64_t>");
+  store::Batch batch;
+  tree.TakeChangedRows(batch);
+  ASSERT_EQ(batch.metrics.size(), 2u);  // the refused values changed nothing
+  EXPECT_EQ(batch.metrics[0].vector_bits, (std::vector<uint64_t>{1, 2, 3}));
+  EXPECT_EQ(batch.metrics[1].int_value, 1);
+}
+
+TEST(CallTreeTest, Int64VectorElementsSaturate) {
+  CallTree tree(1);
+  const uint32_t a = *tree.Child(kRootNodeId, "a");
+  const auto max = static_cast<uint64_t>(std::numeric_limits<int64_t>::max());
+  ASSERT_TRUE(tree.AddVectorMetric(a, 1, ParseMetricName("v"), false, {max, 1}).ok());
+  EXPECT_EQ(tree.AddVectorMetric(a, 1, ParseMetricName("v"), false, {1, 1}).code(),
+            absl::StatusCode::kOutOfRange);
+  store::Batch batch;
+  tree.TakeChangedRows(batch);
+  ASSERT_EQ(batch.metrics.size(), 1u);
+  EXPECT_EQ(batch.metrics[0].vector_bits, (std::vector<uint64_t>{max, 2}));
+}
+
+TEST(CallTreeTest, LoadedVectorMetricsGoOnSumming) {
+  store::StoredTree stored;
+  stored.nodes = {{1, 1, 0, "a"}};
+  store::MetricRow row{1, 1, 7, "v", MetricAggregation::kInclusive, false, 0, 0, {}};
+  row.vector_bits = {1, 2};
+  stored.metrics = {row};
+  CallTree tree(1);
+  tree.Load(stored);
+  ASSERT_TRUE(tree.AddVectorMetric(1, 7, ParseMetricName("v"), false, {10, 20}).ok());
+  EXPECT_EQ(tree.AddVectorMetric(1, 7, ParseMetricName("v"), false, {1}).message(),
+            "size mismatch for metric v: current=2, new=1");
+  store::Batch batch;
+  tree.TakeChangedRows(batch);
+  ASSERT_EQ(batch.metrics.size(), 1u);
+  EXPECT_EQ(batch.metrics[0].vector_bits, (std::vector<uint64_t>{11, 22}));
 }
 
 TEST(CallTreeTest, MetricsFollowProtonSemantics) {

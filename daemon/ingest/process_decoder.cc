@@ -168,6 +168,8 @@ void ProcessDecoder::Apply(LaneCursor& cursor, const record::Record& r, SessionL
       return ApplyExit(cursor, r, *sink);
     case Kind::kMetric:
       return ApplyMetric(cursor, r, *sink);
+    case Kind::kVectorMetric:
+      return ApplyVectorMetric(cursor, r, *sink);
     case Kind::kStateEnter:
       cursor.state_name_id = r.aux;
       return;
@@ -352,6 +354,23 @@ void ProcessDecoder::ApplyMetric(LaneCursor& cursor, const record::Record& r, Se
   const bool is_double = r.flags == static_cast<uint8_t>(NameClass::kDoubleMetric);
   absl::Status status =
       sink.tree->AddMetric(*node, process_id_, name->second.metric, is_double, r.value);
+  if (!status.ok()) ReportProblem(sink, std::string(status.message()));
+}
+
+void ProcessDecoder::ApplyVectorMetric(LaneCursor& cursor, const record::Record& r,
+                                       SessionSink& sink) {
+  const Name* name = NameWithClass(r.ref_id, static_cast<NameClass>(r.flags));
+  if (name == nullptr) {
+    stats_.undefined_reference++;
+    return;
+  }
+  const std::optional<uint32_t> node = NodeOf(cursor.session_id, *sink.tree, r.aux);
+  if (!node.has_value()) return;
+  std::vector<uint64_t> value_bits(r.elements.size() / sizeof(uint64_t));
+  std::memcpy(value_bits.data(), r.elements.data(), r.elements.size());
+  const bool is_double = r.flags == static_cast<uint8_t>(NameClass::kDoubleVectorMetric);
+  absl::Status status =
+      sink.tree->AddVectorMetric(*node, process_id_, name->metric, is_double, value_bits);
   if (!status.ok()) ReportProblem(sink, std::string(status.message()));
 }
 

@@ -181,6 +181,9 @@ class ProcessDecoder {
   void ApplyEnter(LaneCursor& cursor, const record::Record& r);
   void ApplyExit(LaneCursor& cursor, const record::Record& r, SessionSink& sink);
   void ApplyMetric(LaneCursor& cursor, const record::Record& r, SessionSink& sink);
+  // A vector metric; its name must be of its class (the shim defines a name with the class of its
+  // first value and refuses values of another).
+  void ApplyVectorMetric(LaneCursor& cursor, const record::Record& r, SessionSink& sink);
   void ApplyGpuActivity(LaneCursor& cursor, const record::Record& r, SessionSink& sink);
   void ApplyPcSample(LaneCursor& cursor, const record::Record& r, SessionSink& sink);
   // Puts the chunk into the lane's blob; a complete blob is applied.

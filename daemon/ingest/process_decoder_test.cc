@@ -63,6 +63,13 @@ class LaneBytes {
     }
     return *this;
   }
+  LaneBytes& Vector(uint32_t context_id, uint32_t name_id, const std::vector<int64_t>& values,
+                    record::NameClass type = record::NameClass::kInt64VectorMetric) {
+    const std::vector<uint8_t> out =
+        record::testing::VectorMetric(context_id, name_id, values, type);
+    bytes_.insert(bytes_.end(), out.begin(), out.end());
+    return *this;
+  }
   LaneBytes& Notice(std::string_view text) {
     std::vector<uint8_t> out(record::NamedRecordBytes(text.size()));
     record::EncodeNotice(text, out.data());
@@ -721,6 +728,31 @@ TEST_F(ProcessDecoderTest, MetricTypeChangeIsReportedAsProblem) {
   ASSERT_EQ(problems_.size(), 1u);
   EXPECT_EQ(problems_[0],
             "Metric value type mismatch for valueId 0 (a): current=int64_t, new=double");
+}
+
+TEST_F(ProcessDecoderTest, VectorMetricsSumElementWiseAndSizeChangesAreProblems) {
+  LaneBytes lane;
+  lane.Add(record::MakeSessionBegin(5))
+      .Context(1, 0, "s")
+      .Name(1, record::NameClass::kInt64VectorMetric, "v")
+      .Vector(1, 1, {1, 2, 3})
+      .Vector(1, 1, {1, 2, 3})
+      .Vector(1, 1, {1, 2})  // a shim refuses this; another process's lane may not
+      // A vector record naming a scalar name, or a name of the other element type: not its name.
+      .Name(2, record::NameClass::kInt64Metric, "n")
+      .Vector(1, 2, {1})
+      .Vector(1, 1, {1, 2, 3}, record::NameClass::kDoubleVectorMetric);
+  LaneCursor cursor;
+  ASSERT_TRUE(Decode(cursor, lane.span()).ok());
+  EXPECT_EQ(decoder_.stats().undefined_reference, 2u);
+  ASSERT_EQ(problems_.size(), 1u);
+  EXPECT_EQ(problems_[0], "size mismatch for metric v: current=3, new=2");
+  const store::Batch rows = Rows();
+  ASSERT_EQ(rows.metrics.size(), 1u);
+  EXPECT_EQ(rows.metrics[0].vector_bits, (std::vector<uint64_t>{2, 4, 6}));
+  EXPECT_EQ(rows.metrics[0].node_id, rows.nodes[0].node_id);
+  ASSERT_EQ(rows.names.size(), 2u);
+  EXPECT_EQ(rows.names[0].name_class, static_cast<int>(record::NameClass::kInt64VectorMetric));
 }
 
 TEST_F(ProcessDecoderTest, TraceSessionsGetEachScopeAndActivityAsAnEvent) {

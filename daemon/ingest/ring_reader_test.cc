@@ -83,13 +83,15 @@ TEST(RingReaderTest, Malicious_MisalignedWritePosition) {
   EXPECT_FALSE(reader->CopyLane(0, 0, out).ok());
 }
 
-// A shim of the previous record format (7: no TSC timestamps) is still read.
+// Shims of the previous record formats (8: no vector metrics; 7: no TSC timestamps either) are
+// still read.
 TEST(RingReaderTest, ReadsTheOldestReadableRecordFormat) {
   auto region = WritableRegion::Create(kSmall);
-  static_cast<RegionHeader*>(region->base())->record_format_version =
-      record::kOldestReadableRecordFormatVersion;
   EXPECT_EQ(record::kOldestReadableRecordFormatVersion, 7u);
-  EXPECT_TRUE(AttachTo(*region).ok());
+  for (const uint32_t older : {7u, 8u}) {
+    static_cast<RegionHeader*>(region->base())->record_format_version = older;
+    EXPECT_TRUE(AttachTo(*region).ok()) << older;
+  }
 }
 
 TEST(RingReaderTest, Malicious_WrongMagicOrVersionOrSize) {
@@ -100,16 +102,16 @@ TEST(RingReaderTest, Malicious_WrongMagicOrVersionOrSize) {
   auto wrong_version = AttachTo(*region);
   ASSERT_FALSE(wrong_version.ok());
   EXPECT_EQ(wrong_version.status().message(),
-            "region has layout version 99 and record format version 8; this daemon reads 1 and 7 "
-            "to 8");
+            "region has layout version 99 and record format version 9; this daemon reads 1 and 7 "
+            "to 9");
   header->layout_version = kRegionLayoutVersion;
-  for (const uint32_t unreadable : {6u, 9u}) {
+  for (const uint32_t unreadable : {6u, 10u}) {
     header->record_format_version = unreadable;
     auto refused = AttachTo(*region);
     ASSERT_FALSE(refused.ok());
     EXPECT_EQ(refused.status().message(), "region has layout version 1 and record format version " +
                                               std::to_string(unreadable) +
-                                              "; this daemon reads 1 and 7 to 8");
+                                              "; this daemon reads 1 and 7 to 9");
   }
   header->record_format_version = record::kRecordFormatVersion;
   header->magic = 0;

@@ -1,6 +1,7 @@
 #include "daemon/query/tree_query.h"
 
 #include <algorithm>
+#include <cstring>
 #include <map>
 #include <vector>
 
@@ -22,11 +23,34 @@ struct MergedNode {
   std::vector<store::MetricRow> metrics;  // one per name, merged
 };
 
+// Adds a vector row's elements to `merged`'s, as the scalars below add (int64 wraps around).
+void AddElements(store::MetricRow& merged, const store::MetricRow& row) {
+  for (size_t i = 0; i < row.vector_bits.size(); ++i) {
+    uint64_t& sum = merged.vector_bits[i];
+    if (row.is_double) {
+      double a, b;
+      std::memcpy(&a, &sum, sizeof(a));
+      std::memcpy(&b, &row.vector_bits[i], sizeof(b));
+      a += b;
+      std::memcpy(&sum, &a, sizeof(a));
+    } else {
+      sum += row.vector_bits[i];
+    }
+  }
+}
+
 void MergeMetric(MergedNode& node, const store::MetricRow& row) {
   for (store::MetricRow& merged : node.metrics) {
     if (merged.name != row.name) continue;
     if (row.aggregation == store::MetricAggregation::kProperty) {
       merged = row;
+    } else if (!merged.vector_bits.empty() || !row.vector_bits.empty()) {
+      // A name has one type and length in a session (the call tree refuses others): a row that
+      // differs anyway, from a damaged store, is left out rather than misread.
+      if (merged.vector_bits.size() == row.vector_bits.size() &&
+          merged.is_double == row.is_double) {
+        AddElements(merged, row);
+      }
     } else if (row.is_double) {
       merged.double_value += row.double_value;
     } else {
@@ -36,6 +60,20 @@ void MergeMetric(MergedNode& node, const store::MetricRow& row) {
     return;
   }
   node.metrics.push_back(row);
+}
+
+void SetVector(const store::MetricRow& row, v1::Metric& metric) {
+  if (!row.is_double) {
+    auto* values = metric.mutable_int_vector()->mutable_values();
+    for (uint64_t bits : row.vector_bits) values->Add(static_cast<int64_t>(bits));
+    return;
+  }
+  auto* values = metric.mutable_double_vector()->mutable_values();
+  for (uint64_t bits : row.vector_bits) {
+    double value;
+    std::memcpy(&value, &bits, sizeof(value));
+    values->Add(value);
+  }
 }
 
 v1::Metric::Aggregation ToProto(store::MetricAggregation aggregation) {
@@ -63,7 +101,9 @@ void Emit(const MergedNode& node, v1::Tree& tree) {
     v1::Metric* metric = out->add_metrics();
     metric->set_name(row.name);
     metric->set_aggregation(ToProto(row.aggregation));
-    if (row.is_double) {
+    if (!row.vector_bits.empty()) {
+      SetVector(row, *metric);
+    } else if (row.is_double) {
       metric->set_double_value(row.double_value);
     } else {
       metric->set_int_value(row.int_value);

@@ -12,9 +12,9 @@ TEST(TreeQueryTest, MergesProcessesAndEmitsPreOrder) {
   stored.nodes = {{1, 1, 0, "a"}, {1, 2, 0, "b"}, {1, 3, 1, "a.child"}};
   stored.node_stats = {{1, 1, 10, 2, 30, 10, 20}, {1, 1, 11, 1, 5, 5, 5}, {1, 3, 10, 1, 7, 7, 7}};
   stored.metrics = {
-      {1, 1, 10, "flops", store::MetricAggregation::kInclusive, false, 3, 0},
-      {1, 1, 11, "flops", store::MetricAggregation::kInclusive, false, 4, 0},
-      {1, 2, 10, "batch", store::MetricAggregation::kProperty, false, 8, 0},
+      {1, 1, 10, "flops", store::MetricAggregation::kInclusive, false, 3, 0, {}},
+      {1, 1, 11, "flops", store::MetricAggregation::kInclusive, false, 4, 0, {}},
+      {1, 2, 10, "batch", store::MetricAggregation::kProperty, false, 8, 0, {}},
   };
   const v1::Tree tree = BuildTree(stored, false);
   ASSERT_EQ(tree.nodes_size(), 4);
@@ -49,8 +49,8 @@ TEST(TreeQueryTest, KeepingProcessesGivesTheirPartOnly) {
   store::StoredTree stored;
   stored.nodes = {{1, 1, 0, "step"}};
   stored.node_stats = {{1, 1, 10, 2, 30, 10, 20}, {1, 1, 11, 1, 5, 5, 5}};
-  stored.metrics = {{1, 1, 10, "flops", store::MetricAggregation::kInclusive, false, 3, 0},
-                    {1, 1, 11, "flops", store::MetricAggregation::kInclusive, false, 4, 0}};
+  stored.metrics = {{1, 1, 10, "flops", store::MetricAggregation::kInclusive, false, 3, 0, {}},
+                    {1, 1, 11, "flops", store::MetricAggregation::kInclusive, false, 4, 0, {}}};
   stored.devices = {{4242, {10, 0, "H100", 90, 132, 0, 0, 0, 0}},
                     {4243, {11, 0, "H100", 90, 132, 0, 0, 0, 0}}};
   KeepProcesses({11}, stored);
@@ -92,9 +92,9 @@ TEST(TreeQueryTest, DevicesComeWithTheTreeInStoredOrder) {
 TEST(TreeQueryTest, ADeviceIsUsedByTheProcessesThatRanWorkOnIt) {
   store::StoredTree stored;
   stored.nodes = {{1, 1, 0, "kernel"}};
-  stored.metrics = {{1, 1, 10, "device_id", store::MetricAggregation::kProperty, false, 0, 0},
-                    {1, 1, 11, "device_id", store::MetricAggregation::kProperty, false, 1, 0},
-                    {1, 1, 11, "time (ns)", store::MetricAggregation::kInclusive, false, 0, 0}};
+  stored.metrics = {{1, 1, 10, "device_id", store::MetricAggregation::kProperty, false, 0, 0, {}},
+                    {1, 1, 11, "device_id", store::MetricAggregation::kProperty, false, 1, 0, {}},
+                    {1, 1, 11, "time (ns)", store::MetricAggregation::kInclusive, false, 0, 0, {}}};
   stored.devices = {{4242, {10, 0, "H200", 90, 132, 0, 0, 0, 0}},
                     {4242, {10, 1, "H200", 90, 132, 0, 0, 0, 0}},
                     {4243, {11, 0, "H200", 90, 132, 0, 0, 0, 0}},
@@ -122,10 +122,10 @@ store::StoredTree SampledLine() {
                   {1, 3, 2, "0x0140", store::NodeKind::kInstruction},
                   {1, 4, 2, "0x0150", store::NodeKind::kInstruction}};
   stored.metrics = {
-      {1, 3, 10, "num_samples", store::MetricAggregation::kInclusive, false, 90, 0},
-      {1, 3, 11, "num_samples", store::MetricAggregation::kInclusive, false, 5, 0},
-      {1, 4, 10, "num_samples", store::MetricAggregation::kInclusive, false, 10, 0},
-      {1, 4, 10, "stalled_wait", store::MetricAggregation::kInclusive, false, 10, 0},
+      {1, 3, 10, "num_samples", store::MetricAggregation::kInclusive, false, 90, 0, {}},
+      {1, 3, 11, "num_samples", store::MetricAggregation::kInclusive, false, 5, 0, {}},
+      {1, 4, 10, "num_samples", store::MetricAggregation::kInclusive, false, 10, 0, {}},
+      {1, 4, 10, "stalled_wait", store::MetricAggregation::kInclusive, false, 10, 0, {}},
   };
   return stored;
 }

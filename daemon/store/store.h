@@ -22,7 +22,7 @@
 
 namespace protond::store {
 
-inline constexpr int kSchemaVersion = 10;
+inline constexpr int kSchemaVersion = 11;
 
 // What a session keeps: the call tree (Proton's data="tree"), or the tree and every event
 // (data="trace": scope instances and GPU activities, for a Chrome trace).
@@ -129,6 +129,9 @@ struct MetricRow {
   bool is_double = false;
   int64_t int_value = 0;
   double double_value = 0;
+  // A vector metric's elements (schema 11): int64 or double bits, as is_double says; then
+  // int_value and double_value are 0. Empty for a scalar.
+  std::vector<uint64_t> vector_bits;
 };
 
 // A process's interned scope path (context) or name, as its shim defined them.

@@ -241,8 +241,10 @@ TEST_F(StoreMigrationFromV2Test, TheUpgradedStoreTakesSessionModes) {
   EXPECT_EQ((*session)->mode, "pcsampling:interval=1024");
 }
 
-// Version 9 is version 10 without sessions.always_on_window, its last column.
-#define PROTOND_BACK_TO_V9 "ALTER TABLE sessions DROP COLUMN always_on_window; "
+// Version 10 is version 11 without metric_values.vector_value, its last column; version 9 is
+// version 10 without sessions.always_on_window, its last column.
+#define PROTOND_BACK_TO_V10 "ALTER TABLE metric_values DROP COLUMN vector_value; "
+#define PROTOND_BACK_TO_V9 PROTOND_BACK_TO_V10 "ALTER TABLE sessions DROP COLUMN always_on_window; "
 // Version 5 is version 6 without sessions.mode, its last column; version 6 is version 7 without
 // kernel_scope_events and nodes.kind; version 7 is version 8 without cubins and nodes.cubin_crc:
 // made here from a current store, so that the steps from 5, 6 and 7 are tested on their own.
@@ -378,8 +380,8 @@ TEST(StoreMigrationFromV8Test, VersionEightKeepsItsMetricsAndTakesNan) {
   batch.sessions = {{1, "before", 1000, SessionState::kRunning, 5, 0, {}}};
   batch.processes = {{1, 4242, 1000, 77, "python", false}};
   batch.nodes = {{1, 1, 0, "step"}};
-  batch.metrics = {{1, 1, 1, "bytes", MetricAggregation::kInclusive, false, 7, 0},
-                   {1, 1, 1, "loss", MetricAggregation::kInclusive, true, 0, 2.5}};
+  batch.metrics = {{1, 1, 1, "bytes", MetricAggregation::kInclusive, false, 7, 0, {}},
+                   {1, 1, 1, "loss", MetricAggregation::kInclusive, true, 0, 2.5, {}}};
   {
     absl::StatusOr<std::unique_ptr<Store>> store = Store::Open(path);
     ASSERT_TRUE(store.ok()) << store.status();
@@ -448,6 +450,50 @@ TEST(StoreMigrationFromV9Test, VersionNineKeepsItsSessionsAsStartedBySomeone) {
   ASSERT_TRUE(window.ok() && window->has_value()) << window.status();
   EXPECT_TRUE((*window)->always_on_window);
   EXPECT_EQ(QueryFile(path, "SELECT group_concat(always_on_window) FROM sessions"), "0,1");
+  EXPECT_EQ(QueryFile(path, "PRAGMA integrity_check"), "ok");
+}
+
+TEST(StoreMigrationFromV10Test, VersionTenKeepsItsScalarMetricsAndTakesVectors) {
+  testing::TempDir dir;
+  const std::string path = dir.File("protond.db");
+  Batch batch;
+  batch.sessions = {{1, "before", 1000, SessionState::kRunning, 5, 0, {}}};
+  batch.processes = {{1, 4242, 1000, 77, "python", false}};
+  batch.nodes = {{1, 1, 0, "step"}};
+  batch.metrics = {{1, 1, 1, "bytes", MetricAggregation::kInclusive, false, 7, 0, {}},
+                   {1, 1, 1, "loss", MetricAggregation::kProperty, true, 0, 2.5, {}}};
+  {
+    absl::StatusOr<std::unique_ptr<Store>> store = Store::Open(path);
+    ASSERT_TRUE(store.ok()) << store.status();
+    ASSERT_TRUE((*store)->CommitBatch(batch).ok());
+  }
+  testing::ExecOnFile(path, PROTOND_BACK_TO_V10 "PRAGMA user_version = 10;");
+  const std::string has_column =
+      "SELECT count(*) FROM pragma_table_info('metric_values') WHERE name = 'vector_value'";
+  ASSERT_EQ(QueryFile(path, has_column), "0");
+
+  absl::StatusOr<std::unique_ptr<Store>> store = Store::Open(path);
+  ASSERT_TRUE(store.ok()) << store.status();
+  EXPECT_EQ(QueryFile(path, "PRAGMA user_version"), absl::StrCat(kSchemaVersion));
+  EXPECT_EQ(QueryFile(path, has_column), "1");
+  absl::StatusOr<StoredTree> before = (*store)->LoadTree(1);
+  ASSERT_TRUE(before.ok()) << before.status();
+  ASSERT_EQ(before->metrics.size(), 2u);
+  EXPECT_EQ(before->metrics[0].int_value, 7);
+  EXPECT_TRUE(before->metrics[0].vector_bits.empty());
+  EXPECT_EQ(before->metrics[1].double_value, 2.5);
+  EXPECT_EQ(before->metrics[1].aggregation, MetricAggregation::kProperty);
+
+  MetricRow vector{1, 1, 1, "v", MetricAggregation::kInclusive, false, 0, 0, {}};
+  vector.vector_bits = {2, 4, static_cast<uint64_t>(-6)};
+  batch.metrics.push_back(vector);
+  ASSERT_TRUE((*store)->CommitBatch(batch).ok());
+  absl::StatusOr<StoredTree> after = (*store)->LoadTree(1);
+  ASSERT_TRUE(after.ok()) << after.status();
+  ASSERT_EQ(after->metrics.size(), 3u);
+  EXPECT_THAT(after->metrics[2].vector_bits, ElementsAre(2, 4, static_cast<uint64_t>(-6)));
+  EXPECT_EQ(QueryFile(path, "SELECT group_concat(length(vector_value)) FROM metric_values"),
+            "0,0,24");
   EXPECT_EQ(QueryFile(path, "PRAGMA integrity_check"), "ok");
 }
 

@@ -6,6 +6,7 @@
 
 #include <cmath>
 #include <cstdint>
+#include <cstring>
 #include <filesystem>
 #include <limits>
 #include <map>
@@ -89,9 +90,9 @@ Batch SampleBatch() {
                       {1, 1, 2, 1, 5, 5, 5},
                       {1, 2, 1, 10, 600, 40, 90},
                       {2, 1, 2, kMax, kMax, 0, kMax}};
-  batch.metrics = {{1, 0, 1, "step", MetricAggregation::kProperty, false, -7, 0},
-                   {1, 2, 1, "bytes", MetricAggregation::kExclusive, true, 0, 2.5},
-                   {1, 2, 1, "flops", MetricAggregation::kInclusive, false, 123456789, 0}};
+  batch.metrics = {{1, 0, 1, "step", MetricAggregation::kProperty, false, -7, 0, {}},
+                   {1, 2, 1, "bytes", MetricAggregation::kExclusive, true, 0, 2.5, {}},
+                   {1, 2, 1, "flops", MetricAggregation::kInclusive, false, 123456789, 0, {}}};
   batch.contexts = {{1, 1, 0, "forward"}, {1, 2, 1, "matmul"}};
   batch.names = {{1, 1, 2, "flops"}, {1, 2, 3, "bytes"}};
   batch.devices = {{2, 0, "NVIDIA A100-SXM4-80GB", 80, 108, 1410000, 1593000, 5120, 85097971712},
@@ -194,7 +195,7 @@ TEST_F(StoreTest, UpsertStoresAbsoluteValuesNotIncrements) {
 
   Batch update;
   update.node_stats = {{1, 1, 1, 12, 1300, 40, 300}};
-  update.metrics = {{1, 2, 1, "flops", MetricAggregation::kInclusive, false, 5, 0}};
+  update.metrics = {{1, 2, 1, "flops", MetricAggregation::kInclusive, false, 5, 0, {}}};
   update.lanes = {{1, 0, 8192, 2, "", "new state"}};
   update.session_processes = {{1, 1, 150, 4}};
   update.processes = {{1, 42, 1000, 777, "python train.py", true}};
@@ -271,9 +272,9 @@ TEST_F(StoreTest, NanAndInfinitiesRoundTrip) {
   ASSERT_NE(store, nullptr);
   constexpr double kInf = std::numeric_limits<double>::infinity();
   Batch batch = SampleBatch();
-  batch.metrics = {{1, 1, 1, "loss", MetricAggregation::kInclusive, true, 0, std::nan("")},
-                   {1, 1, 1, "gain", MetricAggregation::kInclusive, true, 0, kInf},
-                   {1, 1, 1, "debt", MetricAggregation::kExclusive, true, 0, -kInf}};
+  batch.metrics = {{1, 1, 1, "loss", MetricAggregation::kInclusive, true, 0, std::nan(""), {}},
+                   {1, 1, 1, "gain", MetricAggregation::kInclusive, true, 0, kInf, {}},
+                   {1, 1, 1, "debt", MetricAggregation::kExclusive, true, 0, -kInf, {}}};
   ASSERT_TRUE(store->CommitBatch(batch).ok());
   absl::StatusOr<StoredTree> tree = store->LoadTree(1);
   ASSERT_TRUE(tree.ok()) << tree.status();
@@ -289,11 +290,39 @@ TEST_F(StoreTest, NanAndInfinitiesRoundTrip) {
   EXPECT_EQ(store->LoadTree(1)->metrics[0].double_value, 1.5);  // "loss": its name came first
 }
 
+TEST_F(StoreTest, VectorMetricsRoundTripAndADamagedOneIsAnError) {
+  std::unique_ptr<Store> store = OpenStore();
+  ASSERT_NE(store, nullptr);
+  Batch batch = SampleBatch();
+  const auto minus_six = static_cast<uint64_t>(-6);
+  double half = 0.5;
+  uint64_t half_bits;
+  std::memcpy(&half_bits, &half, sizeof(half_bits));
+  batch.metrics = {{1, 1, 1, "v", MetricAggregation::kInclusive, false, 0, 0, {2, 4, minus_six}},
+                   {1, 1, 1, "w", MetricAggregation::kProperty, true, 0, 0, {half_bits}},
+                   {1, 1, 1, "n", MetricAggregation::kInclusive, false, 5, 0, {}}};
+  ASSERT_TRUE(store->CommitBatch(batch).ok());
+  absl::StatusOr<StoredTree> tree = store->LoadTree(1);
+  ASSERT_TRUE(tree.ok()) << tree.status();
+  std::map<std::string, MetricRow> rows;
+  for (const MetricRow& row : tree->metrics) rows[row.name] = row;
+  EXPECT_THAT(rows["v"].vector_bits, ElementsAre(2, 4, minus_six));
+  EXPECT_THAT(rows["w"].vector_bits, ElementsAre(half_bits));
+  EXPECT_TRUE(rows["w"].is_double);
+  EXPECT_TRUE(rows["n"].vector_bits.empty());
+  EXPECT_EQ(rows["n"].int_value, 5);
+
+  testing::ExecOnFile(path_, "UPDATE metric_values SET vector_value = x'0102030405'");
+  EXPECT_EQ(store->LoadTree(1).status().ToString(),
+            "DATA_LOSS: metric_values.vector_value: a blob of 5 bytes is not a whole number of "
+            "8-byte words");
+}
+
 TEST_F(StoreTest, AnIntegerMetricIsNeverNull) {
   std::unique_ptr<Store> store = OpenStore();
   ASSERT_NE(store, nullptr);
   Batch batch = SampleBatch();
-  batch.metrics = {{1, 1, 1, "steps", MetricAggregation::kInclusive, false, 3, std::nan("")}};
+  batch.metrics = {{1, 1, 1, "steps", MetricAggregation::kInclusive, false, 3, std::nan(""), {}}};
   absl::StatusOr<std::vector<RefusedSession>> refused = store->CommitBatch(batch);
   ASSERT_TRUE(refused.ok()) << refused.status();
   ASSERT_EQ(refused->size(), 1u);

@@ -63,4 +63,11 @@ NameEntry* NameTable::Name(uint32_t name_id) {
   return &names_[name_id];
 }
 
+uint32_t NameTable::FirstVectorCount(uint32_t name_id, uint32_t count) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  uint32_t& first = names_[name_id].vector_count;
+  if (first == 0) first = count;
+  return first;
+}
+
 }  // namespace protond::shim

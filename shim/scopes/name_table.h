@@ -34,6 +34,7 @@ struct ContextEntry {
 struct NameEntry {
   record::NameClass name_class;  // the class (metric type) the name was first given
   std::string name;
+  uint32_t vector_count = 0;  // a vector metric's element count, as first given (0: not yet)
 };
 
 class NameTable {
@@ -52,6 +53,9 @@ class NameTable {
   uint32_t InternName(std::string_view name, record::NameClass name_class,
                       record::NameClass* first_class);
   NameEntry* Name(uint32_t name_id);
+  // The element count vector metric `name_id` was first given in this process: `count` when this
+  // is the first time. One count per name, as Proton's device metrics have.
+  uint32_t FirstVectorCount(uint32_t name_id, uint32_t count);
 
  private:
   std::mutex mutex_;

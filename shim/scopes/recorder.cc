@@ -9,6 +9,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <initializer_list>
+#include <span>
 #include <string>
 #include <string_view>
 #include <thread>
@@ -47,8 +48,18 @@ protond_result Fail(ThreadRecorder& t, protond_result result, std::string messag
   return result;
 }
 
+// A metric type as Proton's messages name it.
 const char* ClassName(uint8_t name_class) {
-  return name_class == static_cast<uint8_t>(NameClass::kDoubleMetric) ? "double" : "int64_t";
+  switch (static_cast<NameClass>(name_class)) {
+    case NameClass::kDoubleMetric:
+      return "double";
+    case NameClass::kInt64VectorMetric:
+      return "std::vector<int64_t>";
+    case NameClass::kDoubleVectorMetric:
+      return "std::vector<double>";
+    default:
+      return "int64_t";
+  }
 }
 
 template <typename Id>
@@ -221,7 +232,11 @@ protond_result WriteRecord(Recorder& recorder, ThreadRecorder& t, uint32_t slot,
     l.lane.CountDropped();
     return PROTOND_DROPPED;
   }
-  return l.lane.TryWrite(&record, sizeof(record)) ? PROTOND_OK : PROTOND_DROPPED;
+  if constexpr (std::is_same_v<Record, std::span<const uint8_t>>) {  // a record of its own size
+    return l.lane.TryWrite(record.data(), record.size()) ? PROTOND_OK : PROTOND_DROPPED;
+  } else {
+    return l.lane.TryWrite(&record, sizeof(record)) ? PROTOND_OK : PROTOND_DROPPED;
+  }
 }
 
 // Writes a record that refers to no definition, which `encode` puts into a buffer of
@@ -563,21 +578,61 @@ protond_result Recorder::AddDoubleMetric(const char* name, double value) {
   return AddMetric(name, NameClass::kDoubleMetric, bits);
 }
 
+namespace {
+
+// Proton's message for a metric name given with another type than its first.
+protond_result FailTypeMismatch(ThreadRecorder& t, const NameCacheEntry& entry, const char* name,
+                                NameClass type) {
+  return Fail(t, PROTOND_ERR_METRIC_TYPE,
+              "Metric value type mismatch for valueId " + std::to_string(entry.name_id) + " (" +
+                  name + "): current=" + ClassName(entry.first_class) +
+                  ", new=" + ClassName(static_cast<uint8_t>(type)));
+}
+
+}  // namespace
+
 protond_result Recorder::AddMetric(const char* name, NameClass type, uint64_t value_bits) {
   ThreadRecorder& t = ThisThread();
   if (!IsValidName(name)) return Fail(t, PROTOND_ERR_INVALID_ARGUMENT, "metric name is empty");
   if (!recording()) return PROTOND_INACTIVE;
   const NameCacheEntry& entry = LookupName(names_, t, name, type);
-  if (entry.first_class != static_cast<uint8_t>(type)) {
-    return Fail(t, PROTOND_ERR_METRIC_TYPE,
-                "Metric value type mismatch for valueId " + std::to_string(entry.name_id) + " (" +
-                    name + "): current=" + ClassName(entry.first_class) +
-                    ", new=" + ClassName(static_cast<uint8_t>(type)));
-  }
+  if (entry.first_class != static_cast<uint8_t>(type))
+    return FailTypeMismatch(t, entry, name, type);
   const uint32_t context_id = CurrentContextOf(t);
   const auto metric = record::MakeMetric(context_id, entry.name_id, type, value_bits);
   return ForEachSession(slot_mask_, [&](uint32_t slot, uint64_t session) {
     return WriteRecord(*this, t, slot, session, context_id, {{entry.name_id, type}}, metric);
+  });
+}
+
+protond_result Recorder::AddVectorMetric(const char* name, NameClass type, const void* values,
+                                         size_t count) {
+  ThreadRecorder& t = ThisThread();
+  if (!IsValidName(name)) return Fail(t, PROTOND_ERR_INVALID_ARGUMENT, "metric name is empty");
+  if (values == nullptr || count == 0 || count > record::kMaxVectorMetricElements) {
+    return Fail(t, PROTOND_ERR_INVALID_ARGUMENT,
+                "vector metric '" + std::string(CutName(name, 80)) + "' has " +
+                    std::to_string(count) + " elements; it needs 1 to " +
+                    std::to_string(record::kMaxVectorMetricElements));
+  }
+  if (!recording()) return PROTOND_INACTIVE;
+  const NameCacheEntry& entry = LookupName(names_, t, name, type);
+  if (entry.first_class != static_cast<uint8_t>(type))
+    return FailTypeMismatch(t, entry, name, type);
+  const auto elements = static_cast<uint32_t>(count);
+  const uint32_t first_count = names_.FirstVectorCount(entry.name_id, elements);
+  if (first_count != elements) {  // Proton's words for a device metric of another size
+    return Fail(t, PROTOND_ERR_METRIC_TYPE,
+                "size mismatch for metric " + std::string(name) + ": current=" +
+                    std::to_string(first_count) + ", new=" + std::to_string(elements));
+  }
+  const uint32_t context_id = CurrentContextOf(t);
+  uint8_t buffer[record::kMaxRecordBytes];
+  const size_t size =
+      record::EncodeVectorMetric(context_id, entry.name_id, type, values, elements, buffer);
+  return ForEachSession(slot_mask_, [&](uint32_t slot, uint64_t session) {
+    return WriteRecord(*this, t, slot, session, context_id, {{entry.name_id, type}},
+                       std::span<const uint8_t>(buffer, size));
   });
 }
 

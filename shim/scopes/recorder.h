@@ -71,6 +71,11 @@ class Recorder {
   protond_result ExitScope(const char* name);
   protond_result AddInt64Metric(const char* name, int64_t value);
   protond_result AddDoubleMetric(const char* name, double value);
+  // A vector metric: `count` (1 to record::kMaxVectorMetricElements) values at `values`, int64 or
+  // double as `type` (kInt64VectorMetric or kDoubleVectorMetric) says, summed element-wise. A
+  // name keeps its type and its count; another is PROTOND_ERR_METRIC_TYPE.
+  protond_result AddVectorMetric(const char* name, record::NameClass type, const void* values,
+                                 size_t count);
   protond_result EnterState(const char* name);
   protond_result ExitState();
   // Proton's launch hook: until ExitLaunch, GPU work launched on this thread and metrics given on

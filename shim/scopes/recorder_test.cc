@@ -3,6 +3,7 @@
 #include <unistd.h>
 
 #include <atomic>
+#include <cstring>
 #include <latch>
 #include <optional>
 #include <string>
@@ -632,6 +633,70 @@ TEST(RecorderTest, MetricKeepsItsFirstType) {
     EXPECT_EQ(recorder.AddInt64Metric("a", 1), PROTOND_ERR_METRIC_TYPE);
     EXPECT_STREQ(LastError(),
                  "Metric value type mismatch for valueId 1 (a): current=double, new=int64_t");
+  });
+}
+
+TEST(RecorderTest, VectorMetricIsOneRecordAfterItsNameDefinition) {
+  auto region = ring::WritableRegion::Create({4, 1u << 16});
+  Recorder recorder(&*region, getpid(), kNs);
+  recorder.StartRecording(1);
+  OnNewThread([&] {
+    ASSERT_EQ(recorder.EnterScope("s"), PROTOND_OK);
+    const int64_t values[] = {1, 2, 3};
+    EXPECT_EQ(recorder.AddVectorMetric("v", record::NameClass::kInt64VectorMetric, values, 3),
+              PROTOND_OK);
+    const double more[] = {0.5, 1.5};
+    EXPECT_EQ(recorder.AddVectorMetric("w", record::NameClass::kDoubleVectorMetric, more, 2),
+              PROTOND_OK);
+  });
+  std::vector<uint8_t> bytes;
+  const std::vector<record::Record> records = ReadLane(*region, 0, bytes);
+  EXPECT_EQ(Kinds(records),
+            (std::vector<Kind>{Kind::kThreadBegin, Kind::kSessionBegin, Kind::kContextDef,
+                               Kind::kScopeEnter, Kind::kNameDef, Kind::kVectorMetric,
+                               Kind::kNameDef, Kind::kVectorMetric}));
+  EXPECT_EQ(records[4].flags, static_cast<uint8_t>(record::NameClass::kInt64VectorMetric));
+  const record::Record& v = records[5];
+  EXPECT_EQ(v.ref_id, records[4].aux);
+  EXPECT_EQ(v.aux, records[2].aux);  // the open scope
+  ASSERT_EQ(v.elements.size(), 3u * 8);
+  int64_t third;
+  std::memcpy(&third, v.elements.data() + 16, sizeof(third));
+  EXPECT_EQ(third, 3);
+  EXPECT_EQ(records[7].flags, static_cast<uint8_t>(record::NameClass::kDoubleVectorMetric));
+}
+
+TEST(RecorderTest, VectorMetricKeepsItsTypeAndCountAndRefusesBadCounts) {
+  auto region = ring::WritableRegion::Create({4, 1u << 16});
+  Recorder recorder(&*region, getpid(), kNs);
+  recorder.StartRecording(1);
+  OnNewThread([&] {
+    const int64_t values[record::kMaxVectorMetricElements + 1] = {1, 2, 3};
+    EXPECT_EQ(recorder.AddVectorMetric("v", record::NameClass::kInt64VectorMetric, values, 3),
+              PROTOND_OK);
+    EXPECT_EQ(recorder.AddVectorMetric("v", record::NameClass::kInt64VectorMetric, values, 2),
+              PROTOND_ERR_METRIC_TYPE);
+    EXPECT_STREQ(LastError(), "size mismatch for metric v: current=3, new=2");
+    EXPECT_EQ(recorder.AddInt64Metric("v", 1), PROTOND_ERR_METRIC_TYPE);
+    EXPECT_STREQ(LastError(),
+                 "Metric value type mismatch for valueId 1 (v): current=std::vector<int64_t>, "
+                 "new=int64_t");
+    EXPECT_EQ(recorder.AddDoubleMetric("s", 1), PROTOND_OK);
+    EXPECT_EQ(recorder.AddVectorMetric("s", record::NameClass::kDoubleVectorMetric, values, 1),
+              PROTOND_ERR_METRIC_TYPE);
+    EXPECT_STREQ(LastError(),
+                 "Metric value type mismatch for valueId 2 (s): current=double, "
+                 "new=std::vector<double>");
+    EXPECT_EQ(recorder.AddVectorMetric("big", record::NameClass::kInt64VectorMetric, values,
+                                       record::kMaxVectorMetricElements + 1),
+              PROTOND_ERR_INVALID_ARGUMENT);
+    EXPECT_STREQ(LastError(), "vector metric 'big' has 513 elements; it needs 1 to 512");
+    EXPECT_EQ(recorder.AddVectorMetric("none", record::NameClass::kInt64VectorMetric, values, 0),
+              PROTOND_ERR_INVALID_ARGUMENT);
+    // The longest vector fits a record.
+    EXPECT_EQ(recorder.AddVectorMetric("long", record::NameClass::kInt64VectorMetric, values,
+                                       record::kMaxVectorMetricElements),
+              PROTOND_OK);
   });
 }
 

@@ -18,7 +18,7 @@ ERR_SCOPE_MISMATCH = 5
 ERR_NO_SCOPE = 6
 ERR_UNAVAILABLE = 7
 
-ABI_VERSION = 9  # version 9: protond_use_python_context
+ABI_VERSION = 10  # version 10: protond_metric_int64_vector and protond_metric_double_vector
 
 # protond_context_provider: only NULL is passed from here (back to the scope stack).
 CONTEXT_PROVIDER = ctypes.CFUNCTYPE(ctypes.c_uint32)
@@ -29,6 +29,10 @@ _SIGNATURES = {
     "protond_scope_exit": ([ctypes.c_char_p], ctypes.c_int),
     "protond_metric_int64": ([ctypes.c_char_p, ctypes.c_int64], ctypes.c_int),
     "protond_metric_double": ([ctypes.c_char_p, ctypes.c_double], ctypes.c_int),
+    "protond_metric_int64_vector": (
+        [ctypes.c_char_p, ctypes.POINTER(ctypes.c_int64), ctypes.c_size_t], ctypes.c_int),
+    "protond_metric_double_vector": (
+        [ctypes.c_char_p, ctypes.POINTER(ctypes.c_double), ctypes.c_size_t], ctypes.c_int),
     "protond_state_enter": ([ctypes.c_char_p], ctypes.c_int),
     "protond_state_exit": ([], ctypes.c_int),
     "protond_launch_enter": ([ctypes.c_char_p], ctypes.c_int),

@@ -170,14 +170,18 @@ absl::Status UpgradeV9ToV10(sqlite3* db) {
       "  always_on_window INTEGER NOT NULL DEFAULT 0 CHECK (always_on_window IN (0, 1))");
 }
 
+absl::Status UpgradeV10ToV11(sqlite3* db) {
+  return ExecSql(db, "ALTER TABLE metric_values ADD COLUMN vector_value BLOB NOT NULL DEFAULT x''");
+}
+
 // kUpgrades[v - 1] upgrades schema version v to v + 1, inside MigrateSchema's transaction. A
 // schema change adds its function here and makes the same change in internal/tables.h, whose
 // tables a fresh file gets directly at the newest version. The upgrades spell their tables out
 // rather than taking them from tables.h: what version v created must not change when a later
 // version changes the table. store_schema_test.cc checks that both give the same tables.
 constexpr std::array<Upgrade, kSchemaVersion - 1> kUpgrades = {
-    UpgradeV1ToV2, UpgradeV2ToV3, UpgradeV3ToV4, UpgradeV4ToV5, UpgradeV5ToV6,
-    UpgradeV6ToV7, UpgradeV7ToV8, UpgradeV8ToV9, UpgradeV9ToV10};
+    UpgradeV1ToV2, UpgradeV2ToV3, UpgradeV3ToV4, UpgradeV4ToV5,  UpgradeV5ToV6,
+    UpgradeV6ToV7, UpgradeV7ToV8, UpgradeV8ToV9, UpgradeV9ToV10, UpgradeV10ToV11};
 
 struct Versions {
   int64_t user_version = 0;

@@ -1,5 +1,6 @@
 #include "daemon/store/internal/table.h"
 
+#include <cstring>
 #include <string>
 #include <vector>
 
@@ -98,6 +99,21 @@ std::string StringJoinsSql(const TableSql& table) {
 std::string SelectSql(const TableSql& table, absl::string_view rest) {
   return absl::StrCat("SELECT ", SelectedColumnsSql(table), " FROM ", table.name,
                       StringJoinsSql(table), " ", rest);
+}
+
+absl::string_view WordsAsBytes(const std::vector<uint64_t>& words) {
+  return absl::string_view(reinterpret_cast<const char*>(words.data()),
+                           words.size() * sizeof(uint64_t));
+}
+
+absl::StatusOr<std::vector<uint64_t>> BlobToWords(absl::string_view blob) {
+  if (blob.size() % sizeof(uint64_t) != 0) {
+    return absl::DataLossError(
+        absl::StrCat("a blob of ", blob.size(), " bytes is not a whole number of 8-byte words"));
+  }
+  std::vector<uint64_t> words(blob.size() / sizeof(uint64_t));
+  if (!words.empty()) std::memcpy(words.data(), blob.data(), blob.size());
+  return words;
 }
 
 }  // namespace protond::store::internal

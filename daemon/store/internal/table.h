@@ -34,6 +34,7 @@ enum class Codec {
   kReal,      // a double; SQLite stores a NaN as NULL, which reads back as a NaN
   kText,      // a std::string as TEXT
   kBlob,      // a std::string as a BLOB; '' is a zero-length blob, not NULL
+  kWords,     // a std::vector<uint64_t> as a BLOB of 8-byte little-endian words; empty: ''
   kInterned,  // a std::string stored as its id in `strings`, read back through a join
 };
 
@@ -149,6 +150,19 @@ constexpr auto BlobCol(absl::string_view name, absl::string_view declaration,
       .sql = {.name = name, .declaration = declaration}, .access = {member}};
 }
 
+template <typename Row>
+constexpr auto WordsCol(absl::string_view name, absl::string_view declaration,
+                        std::vector<uint64_t> Row::*member) {
+  return Column<Member<Row, std::vector<uint64_t>>, Codec::kWords>{
+      .sql = {.name = name, .declaration = declaration}, .access = {member}};
+}
+
+// The words' own bytes as a BLOB (the store's hosts are little-endian, as the records are): a
+// view of `words`, which a bound statement reads until it runs. And back; a BLOB that is not a
+// whole number of words is damage.
+absl::string_view WordsAsBytes(const std::vector<uint64_t>& words);
+absl::StatusOr<std::vector<uint64_t>> BlobToWords(absl::string_view blob);
+
 // A text kept once in `strings`; the column holds its id.
 template <typename Row>
 constexpr auto InternedCol(absl::string_view name, std::string Row::*member) {
@@ -220,6 +234,8 @@ absl::Status BindRow(const TableT& table, Connection& connection, Statement& sta
       statement.BindText(index, value);
     } else if constexpr (ColumnT::kCodec == Codec::kBlob) {
       statement.BindBlob(index, value);
+    } else if constexpr (ColumnT::kCodec == Codec::kWords) {
+      statement.BindBlob(index, WordsAsBytes(value));
     } else {
       absl::StatusOr<int64_t> id = connection.InternString(value);
       if (!id.ok()) {
@@ -245,6 +261,7 @@ template <typename TableT>
 absl::StatusOr<typename TableT::Row> ReadRow(const TableT& table, const Statement& statement,
                                              int first_column = 0) {
   typename TableT::Row row{};
+  absl::Status status;
   auto read = [&](int index, const auto& column) {
     using ColumnT = std::remove_cvref_t<decltype(column)>;
     auto& value = column.access.Of(row);
@@ -254,6 +271,15 @@ absl::StatusOr<typename TableT::Row> ReadRow(const TableT& table, const Statemen
       value = statement.ColumnDouble(index);
     } else if constexpr (ColumnT::kCodec == Codec::kBlob) {
       value = statement.ColumnBlob(index);
+    } else if constexpr (ColumnT::kCodec == Codec::kWords) {
+      absl::StatusOr<std::vector<uint64_t>> words = BlobToWords(statement.ColumnBlob(index));
+      if (words.ok()) {
+        value = *std::move(words);
+      } else {
+        status.Update(absl::Status(
+            words.status().code(),
+            absl::StrCat(table.name, ".", column.sql.name, ": ", words.status().message())));
+      }
     } else {  // text, or an interned text read through its join
       value = statement.ColumnText(index);
     }
@@ -264,6 +290,7 @@ absl::StatusOr<typename TableT::Row> ReadRow(const TableT& table, const Statemen
         (read(index++, columns), ...);
       },
       table.columns);
+  RETURN_IF_ERROR(status);
   if (table.check != nullptr) RETURN_IF_ERROR(table.check(row));
   return row;
 }

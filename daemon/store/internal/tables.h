@@ -162,7 +162,9 @@ inline constexpr auto kMetricValues = MakeTable(
     Col("int_value", "INTEGER NOT NULL", &MetricRow::int_value),
     // Version 9: NULL is a NaN (SQLite stores a bound NaN as NULL), and only a double may be one.
     Col("double_value", "REAL CHECK (double_value IS NOT NULL OR is_double = 1)",
-        &MetricRow::double_value))
+        &MetricRow::double_value),
+    // Version 11: a vector metric's elements (8 bytes each); '' for a scalar.
+    WordsCol("vector_value", "BLOB NOT NULL DEFAULT x''", &MetricRow::vector_bits))
     .CheckedBy(CheckMetric);
 
 // A process's interned scope paths, as its shim defined them.

@@ -8,13 +8,14 @@
 #ifndef PROTOND_SHIM_H_
 #define PROTOND_SHIM_H_
 
+#include <stddef.h>
 #include <stdint.h>
 
 #ifdef __cplusplus
 extern "C" {
 #endif
 
-#define PROTOND_SHIM_ABI_VERSION 9
+#define PROTOND_SHIM_ABI_VERSION 10
 
 typedef enum protond_result {
   PROTOND_OK = 0,
@@ -40,6 +41,17 @@ protond_result protond_scope_exit(const char* name);
  * was first given in this process. */
 protond_result protond_metric_int64(const char* name, int64_t value);
 protond_result protond_metric_double(const char* name, double value);
+
+/* A vector metric, as Proton's list and tensor values: `count` values added element-wise to the
+ * innermost open scope (ROOT if none), with the suffixes above. A name keeps the type (a vector
+ * of int64 or of double, never a scalar) and the element count it was first given in this
+ * process: another is PROTOND_ERR_METRIC_TYPE, with protond_last_error in Proton's words
+ * ("size mismatch for metric v: current=3, new=2"). NULL values, or a count of 0 or past
+ * PROTOND_MAX_VECTOR_METRIC_ELEMENTS (what one record holds), are
+ * PROTOND_ERR_INVALID_ARGUMENT. (ABI version 10) */
+#define PROTOND_MAX_VECTOR_METRIC_ELEMENTS 512
+protond_result protond_metric_int64_vector(const char* name, const int64_t* values, size_t count);
+protond_result protond_metric_double_vector(const char* name, const double* values, size_t count);
 
 /* One state per thread (entering replaces the current one), as Proton's state(). */
 protond_result protond_state_enter(const char* name);
