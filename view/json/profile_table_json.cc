@@ -14,6 +14,10 @@ nlohmann::json NumberOf(const MetricValue& value) {
     case MetricValue::Kind::kDouble:
       if (!std::isfinite(value.d)) return nullptr;
       return value.d;
+    case MetricValue::Kind::kVector:  // what the page sorts and draws by; the cell shows each
+      return NumberOf(MetricValue::Double(value.AsDouble()));
+    case MetricValue::Kind::kMismatch:
+      return nullptr;
   }
   return nullptr;
 }

@@ -13,8 +13,9 @@ namespace protond::view {
 // {"columns": [header, ...], "nodes": [{"id", "parent", "name", "full_name", "values", "text"},
 // ...], "notes": [...]}: a node per frame of `table` in its order (parents first), `id` its index
 // and `parent` its parent's (null for ROOT); `values[c]` column c as a number (null where blank,
-// and for a float JSON cannot hold: inf, nan) and `text[c]` the cell `protonctl tree` prints
-// (MetricValue::Format).
+// and for a float JSON cannot hold: inf, nan; a vector metric's sum, by which the page sorts and
+// draws it, as protonctl sorts) and `text[c]` the cell `protonctl tree` prints
+// (MetricValue::Format: a vector's elements).
 nlohmann::json ProfileTableJson(const ProfileTable& table);
 
 // `json` as text, for an answer. Names are untrusted bytes: a byte that is not UTF-8 becomes

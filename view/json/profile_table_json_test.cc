@@ -55,6 +55,16 @@ TEST(ProfileTableJsonTest, EveryFrameWithItsParentNamesValuesAndCells) {
   EXPECT_EQ(TableJson(Profile(), Metrics("time/ms,count,flops16")), expected);
 }
 
+TEST(ProfileTableJsonTest, AVectorMetricIsItsSumAndItsElementsAsText) {
+  v1::Tree tree;
+  testing::AddNode(&tree, 0, 0, "ROOT");
+  testing::AddIntVector(testing::AddNode(&tree, 1, 0, "s"), "v", {2, 4, 6});
+  const nlohmann::json table = TableJson(tree, Metrics("v"));
+  ASSERT_EQ(table["nodes"].size(), 2u);
+  EXPECT_EQ(table["nodes"][1]["values"], nlohmann::json::parse("[12.0]"));
+  EXPECT_EQ(table["nodes"][1]["text"], nlohmann::json::parse(R"(["[2, 4, 6]"])"));
+}
+
 // --full-names: the printed name is the full one too.
 TEST(ProfileTableJsonTest, FullNamesArePrinted) {
   ViewOptions options = Metrics("time/ms");

@@ -5,6 +5,7 @@
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "view/render/device_table.h"
+#include "view/render/metric_values.h"
 
 namespace protond::view {
 namespace {
@@ -107,9 +108,7 @@ std::optional<DevicePeaks> ComputedPeaks(const v1::Device& device) {
 double OwnNumber(const v1::TreeNode& node, absl::string_view name) {
   for (const v1::Metric& metric : node.metrics()) {
     if (metric.name() != name) continue;
-    return metric.value_case() == v1::Metric::kDoubleValue
-               ? metric.double_value()
-               : static_cast<double>(metric.int_value());
+    return ValueOf(metric).AsDouble();  // a vector's: its sum
   }
   return 0;
 }

@@ -6,6 +6,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "absl/strings/str_join.h"
 #include "view/render/device_peaks.h"
 
 namespace protond::view {
@@ -76,11 +77,7 @@ Values TimingValues(const v1::Tree& tree, const TreeShape& shape, const MetricCo
 
 MetricValue OwnValue(const v1::TreeNode& node, const std::string& name) {
   for (const v1::Metric& metric : node.metrics()) {
-    if (metric.name() != name) continue;
-    if (metric.value_case() == v1::Metric::kIntValue) return MetricValue::Int(metric.int_value());
-    if (metric.value_case() == v1::Metric::kDoubleValue) {
-      return MetricValue::Double(metric.double_value());
-    }
+    if (metric.name() == name) return ValueOf(metric);
   }
   return MetricValue();
 }
@@ -187,12 +184,27 @@ Values RawValues(const v1::Tree& tree, const TreeShape& shape, const MetricColum
 
 }  // namespace
 
+MetricValue ValueOf(const v1::Metric& metric) {
+  std::vector<MetricValue> elements;
+  switch (metric.value_case()) {
+    case v1::Metric::kIntValue:
+      return MetricValue::Int(metric.int_value());
+    case v1::Metric::kDoubleValue:
+      return MetricValue::Double(metric.double_value());
+    case v1::Metric::kIntVector:
+      for (int64_t v : metric.int_vector().values()) elements.push_back(MetricValue::Int(v));
+      return MetricValue::Vector(std::move(elements));
+    case v1::Metric::kDoubleVector:
+      for (double v : metric.double_vector().values()) elements.push_back(MetricValue::Double(v));
+      return MetricValue::Vector(std::move(elements));
+    default:  // no value: a blank cell, 0 as one number
+      return MetricValue();
+  }
+}
+
 std::optional<double> NodeGpuTimeNs(const v1::TreeNode& node) {
   for (const v1::Metric& metric : node.metrics()) {
-    if (metric.name() != kGpuTimeMetric) continue;
-    return metric.value_case() == v1::Metric::kDoubleValue
-               ? metric.double_value()
-               : static_cast<double>(metric.int_value());
+    if (metric.name() == kGpuTimeMetric) return ValueOf(metric).AsDouble();
   }
   return std::nullopt;
 }
@@ -204,11 +216,41 @@ MetricValue MetricValue::Count(uint64_t count) {
   return Int(static_cast<int64_t>(count));
 }
 
+namespace {
+
+// Whether two cells can be added or subtracted element by element: neither is a vector, or both
+// are of one length. Blank and mismatched cells are dealt with before.
+bool SameShape(const MetricValue& a, const MetricValue& b) {
+  const bool a_vector = a.kind == MetricValue::Kind::kVector;
+  const bool b_vector = b.kind == MetricValue::Kind::kVector;
+  return a_vector == b_vector && a.elements.size() == b.elements.size();
+}
+
+}  // namespace
+
+double MetricValue::AsDouble() const {
+  switch (kind) {
+    case Kind::kInt:
+      return static_cast<double>(i);
+    case Kind::kVector: {
+      double sum = 0;
+      for (const MetricValue& element : elements) sum += element.AsDouble();
+      return sum;
+    }
+    default:
+      return d;
+  }
+}
+
 void MetricValue::Add(const MetricValue& other) {
-  if (other.kind == Kind::kBlank) return;
+  if (other.kind == Kind::kBlank || kind == Kind::kMismatch) return;
   int64_t sum;
   if (kind == Kind::kBlank) {
     *this = other;
+  } else if (other.kind == Kind::kMismatch || !SameShape(*this, other)) {
+    *this = MetricValue{Kind::kMismatch, 0, 0, {}};
+  } else if (kind == Kind::kVector) {
+    for (size_t e = 0; e < elements.size(); ++e) elements[e].Add(other.elements[e]);
   } else if (kind == Kind::kInt && other.kind == Kind::kInt &&
              !__builtin_add_overflow(i, other.i, &sum)) {
     i = sum;
@@ -219,6 +261,17 @@ void MetricValue::Add(const MetricValue& other) {
 
 MetricValue MetricValue::Minus(const MetricValue& other) const {
   if (other.blank()) return *this;
+  if (kind == Kind::kMismatch || other.kind == Kind::kMismatch ||
+      (!blank() && !SameShape(*this, other))) {
+    return MetricValue{Kind::kMismatch, 0, 0, {}};
+  }
+  if (other.kind == Kind::kVector) {  // element-wise; a blank minuend is a vector of zeros
+    std::vector<MetricValue> difference;
+    for (size_t e = 0; e < other.elements.size(); ++e) {
+      difference.push_back((blank() ? MetricValue() : elements[e]).Minus(other.elements[e]));
+    }
+    return Vector(std::move(difference));
+  }
   const MetricValue minuend = blank() ? Int(0) : *this;
   int64_t difference;
   if (minuend.kind == Kind::kInt && other.kind == Kind::kInt &&
@@ -238,6 +291,14 @@ std::string MetricValue::Format() const {
     case Kind::kDouble:
       return std::fabs(d) >= kScientificFrom ? absl::StrFormat("%.3e", d)
                                              : absl::StrFormat("%.3f", d);
+    case Kind::kVector:
+      return absl::StrCat(
+          "[",
+          absl::StrJoin(elements, ", ",
+                        [](std::string* out, const MetricValue& e) { out->append(e.Format()); }),
+          "]");
+    case Kind::kMismatch:
+      return "size mismatch";
   }
   return "";
 }

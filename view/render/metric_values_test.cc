@@ -194,6 +194,35 @@ TEST(MetricValuesTest, MinusCountsBlankAsZero) {
   EXPECT_TRUE(MetricValue().Minus(MetricValue()).blank());
 }
 
+TEST(MetricValuesTest, VectorMetricsSumIntoParentsElementWise) {
+  v1::Tree tree;
+  testing::AddNode(&tree, 0, 0, "ROOT");
+  testing::AddIntVector(testing::AddNode(&tree, 1, 0, "a"), "v", {1, 2, 3});
+  testing::AddIntVector(testing::AddNode(&tree, 2, 1, "b"), "v", {10, 20, 30});
+  testing::AddDoubleVector(testing::AddNode(&tree, 3, 0, "c"), "w", {0.5, 1});
+  EXPECT_THAT(Cells(tree, "v"), ElementsAre("[11, 22, 33]", "[11, 22, 33]", "[10, 20, 30]", ""));
+  EXPECT_THAT(Cells(tree, "w"), ElementsAre("[0.500, 1.000]", "", "", "[0.500, 1.000]"));
+  // Where one number is needed (a percent, a sort, a threshold), a vector is its sum.
+  EXPECT_THAT(Cells(tree, "v/%"), ElementsAre("100.000", "100.000", "90.909", ""));
+  EXPECT_EQ(MetricValue::Vector({MetricValue::Int(1), MetricValue::Double(2.5)}).AsDouble(), 3.5);
+}
+
+TEST(MetricValuesTest, VectorsSubtractElementWiseAndSayWhenTheyDoNotMatch) {
+  const MetricValue a = MetricValue::Vector({MetricValue::Int(5), MetricValue::Int(1)});
+  const MetricValue b = MetricValue::Vector({MetricValue::Int(2), MetricValue::Double(0.5)});
+  EXPECT_EQ(a.Minus(b).Format(), "[3, 0.500]");
+  EXPECT_EQ(MetricValue().Minus(b).Format(), "[-2, -0.500]");
+  EXPECT_EQ(a.Minus(MetricValue()).Format(), "[5, 1]");
+  const MetricValue shorter = MetricValue::Vector({MetricValue::Int(1)});
+  EXPECT_EQ(a.Minus(shorter).Format(), "size mismatch");
+  EXPECT_EQ(a.Minus(MetricValue::Int(1)).Format(), "size mismatch");
+  MetricValue sum = a;
+  sum.Add(shorter);
+  EXPECT_EQ(sum.Format(), "size mismatch");
+  sum.Add(a);  // stays a mismatch
+  EXPECT_EQ(sum.Format(), "size mismatch");
+}
+
 TEST(MetricValuesTest, HugeFloatsPrintInScientificNotation) {
   EXPECT_EQ(MetricValue::Double(1.7976931348623157e308).Format(), "1.798e+308");
   EXPECT_EQ(MetricValue::Double(-1e15).Format(), "-1.000e+15");

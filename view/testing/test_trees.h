@@ -4,6 +4,7 @@
 
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include "protond.pb.h"
 
@@ -32,6 +33,23 @@ inline void AddDouble(v1::TreeNode* node, const std::string& name, double value)
   metric->set_name(name);
   metric->set_aggregation(v1::Metric::INCLUSIVE);
   metric->set_double_value(value);
+}
+
+// An inclusive vector metric of int64 elements.
+inline void AddIntVector(v1::TreeNode* node, const std::string& name,
+                         const std::vector<int64_t>& values) {
+  v1::Metric* metric = node->add_metrics();
+  metric->set_name(name);
+  metric->set_aggregation(v1::Metric::INCLUSIVE);
+  for (int64_t value : values) metric->mutable_int_vector()->add_values(value);
+}
+
+inline void AddDoubleVector(v1::TreeNode* node, const std::string& name,
+                            const std::vector<double>& values) {
+  v1::Metric* metric = node->add_metrics();
+  metric->set_name(name);
+  metric->set_aggregation(v1::Metric::INCLUSIVE);
+  for (double value : values) metric->mutable_double_vector()->add_values(value);
 }
 
 }  // namespace protond::testing

@@ -99,9 +99,9 @@ std::string SortedFrames(const TreeValues& shown, const MetricColumn& first) {
   for (int i : order) {
     std::string name = text::PrintableText(shown.tree.nodes(i).name());
     if (name.size() > kSortedNameWidth) name = name.substr(0, kSortedNameWidth) + "...";
-    const std::string value = values[i].kind == MetricValue::Kind::kInt
-                                  ? absl::StrCat(values[i].i)
-                                  : absl::StrFormat("%.4g", values[i].d);
+    std::string value = absl::StrFormat("%.4g", values[i].d);
+    if (values[i].kind == MetricValue::Kind::kInt) value = absl::StrCat(values[i].i);
+    if (values[i].kind == MetricValue::Kind::kVector) value = values[i].Format();
     absl::StrAppendFormat(&out, "%-105s %s\n", name, value);
   }
   return out;

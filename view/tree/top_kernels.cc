@@ -27,9 +27,7 @@ void AddWork(const v1::Tree& tree, const v1::TreeNode& node, double time_ns, Ker
   kernel->time_ns += time_ns;
   kernel->count += node.count();
   for (const v1::Metric& metric : node.metrics()) {
-    const double value = metric.value_case() == v1::Metric::kDoubleValue
-                             ? metric.double_value()
-                             : static_cast<double>(metric.int_value());
+    const double value = ValueOf(metric).AsDouble();  // a vector's: its sum
     if (absl::StartsWith(metric.name(), "flops")) {
       kernel->flops += value;
       kernel->has_flops = true;

@@ -8,6 +8,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
+#include "view/render/metric_values.h"
 #include "view/render/text_table.h"
 
 namespace protond::view {
@@ -28,11 +29,6 @@ struct Line {
   std::map<std::string, double> reasons;  // "long_scoreboard" -> samples
 };
 
-double ValueOf(const v1::Metric& metric) {
-  return metric.value_case() == v1::Metric::kDoubleValue ? metric.double_value()
-                                                         : static_cast<double>(metric.int_value());
-}
-
 // Lines by name, summed over their call paths; a node is a line if it has samples itself.
 std::vector<Line> CollectLines(const v1::Tree& tree) {
   std::map<std::string, Line> lines;
@@ -47,7 +43,7 @@ std::vector<Line> CollectLines(const v1::Tree& tree) {
         line = &lines[node.name()];
         line->name = node.name();
       }
-      const double value = ValueOf(metric);
+      const double value = ValueOf(metric).AsDouble();
       if (metric.name() == "num_samples") {
         line->samples += value;
       } else if (metric.name() == "num_stalled_samples") {

@@ -112,7 +112,8 @@ void AddOrigin(const PprofOrigin& origin, const v1::Tree& tree,
   }
   if (!left_out.empty()) {
     profile->add_comment(strings.Index(
-        absl::StrCat("left out, properties are not summed: ", absl::StrJoin(left_out, ", "))));
+        absl::StrCat("left out, properties and vector metrics are not summed numbers: ",
+                     absl::StrJoin(left_out, ", "))));
   }
   for (const std::string& note : tree.notes()) profile->add_comment(strings.Index(note));
 }

@@ -136,10 +136,11 @@ TEST(PprofTest, TheSessionsNameAndTimesAreInTheProfile) {
              {"session 7 (train)", 1'700'000'000'000'000'000, 1'700'000'002'500'000'000});
   EXPECT_EQ(profile.time_nanos(), 1'700'000'000'000'000'000);
   EXPECT_EQ(profile.duration_nanos(), 2'500'000'000);
-  EXPECT_THAT(testing::PprofComments(profile),
-              ElementsAre("protond: session 7 (train)", "started 2023-11-14T22:13:20+00:00",
-                          "stopped 2023-11-14T22:13:22.5+00:00",
-                          "left out, properties are not summed: device_id"));
+  EXPECT_THAT(
+      testing::PprofComments(profile),
+      ElementsAre("protond: session 7 (train)", "started 2023-11-14T22:13:20+00:00",
+                  "stopped 2023-11-14T22:13:22.5+00:00",
+                  "left out, properties and vector metrics are not summed numbers: device_id"));
 }
 
 // Names are the program's: control characters, a megabyte and bytes that are not UTF-8 are

@@ -77,6 +77,19 @@ int64_t OwnInt64(const v1::TreeNode& node, const std::string& name) {
   return 0;
 }
 
+// A vector metric (Proton's list or tensor values) has no one number per sample.
+bool IsVectorMetric(const v1::Tree& tree, const std::string& name) {
+  for (const v1::TreeNode& node : tree.nodes()) {
+    for (const v1::Metric& metric : node.metrics()) {
+      if (metric.name() == name && (metric.value_case() == v1::Metric::kIntVector ||
+                                    metric.value_case() == v1::Metric::kDoubleVector)) {
+        return true;
+      }
+    }
+  }
+  return false;
+}
+
 // The metrics' names, GPU time first and the others in the order first met, with the
 // aggregation first met.
 std::vector<std::pair<std::string, v1::Metric::Aggregation>> MetricNames(const v1::Tree& tree) {
@@ -111,7 +124,7 @@ std::vector<SampleColumn> BuildSampleColumns(const v1::Tree& tree, const TreeSha
   }
   absl::flat_hash_set<std::string> types = {"count", "cpu_time"};
   for (const auto& [name, aggregation] : MetricNames(tree)) {
-    if (aggregation == v1::Metric::PROPERTY) {
+    if (aggregation == v1::Metric::PROPERTY || IsVectorMetric(tree, name)) {
       left_out->push_back(name);
       continue;
     }

@@ -18,7 +18,8 @@ struct SampleColumn {
   std::vector<int64_t> self;  // by node index: the node's own part
 };
 
-// The columns of `tree`, whose shape is `shape`; `left_out` gets the names of the properties.
+// The columns of `tree`, whose shape is `shape`; `left_out` gets the names of the properties
+// and vector metrics, which have no one number per sample.
 std::vector<SampleColumn> BuildSampleColumns(const v1::Tree& tree, const TreeShape& shape,
                                              std::vector<std::string>* left_out);
 
