@@ -1,5 +1,6 @@
 #include "view/hatchet/hatchet_reader.h"
 
+#include <algorithm>
 #include <cstdint>
 #include <fstream>
 #include <limits>
@@ -117,9 +118,50 @@ absl::Status SetNumber(const Json& value, const JsonPointer& pointer, v1::Metric
     // JSON has no NaN or infinity: nlohmann, and so Proton's writer and ours, write them as null.
     metric->set_double_value(std::numeric_limits<double>::quiet_NaN());
   } else {
-    return Invalid(pointer, absl::StrCat("a metric must be a number, not ", value.type_name()));
+    return Invalid(pointer, absl::StrCat("a metric must be a number or a list of numbers, not ",
+                                         value.type_name()));
   }
   return absl::OkStatus();
+}
+
+// A vector metric, as Proton writes a list or tensor value: a list of numbers, integers unless
+// one is a float (or null, a NaN).
+absl::Status SetVector(const Json& list, const JsonPointer& pointer, v1::Metric* metric) {
+  bool floats = false;
+  for (size_t i = 0; i < list.size(); ++i) {
+    const JsonPointer at = pointer.Append(absl::StrCat("/", i));
+    if (list[i].is_array() || list[i].is_object()) {
+      return Invalid(at, absl::StrCat("a vector metric's element must be a number, not ",
+                                      list[i].type_name()));
+    }
+    v1::Metric element;
+    RETURN_IF_ERROR(SetNumber(list[i], at, &element));
+    floats |= element.value_case() == v1::Metric::kDoubleValue;
+  }
+  for (const Json& value : list) {
+    if (floats) {
+      metric->mutable_double_vector()->add_values(
+          value.is_null() ? std::numeric_limits<double>::quiet_NaN() : value.get<double>());
+    } else {
+      metric->mutable_int_vector()->add_values(value.get<int64_t>());
+    }
+  }
+  if (list.empty()) metric->mutable_int_vector();
+  return absl::OkStatus();
+}
+
+bool IsZero(const v1::Metric& metric) {
+  auto zero = [](auto value) { return value == 0; };
+  switch (metric.value_case()) {
+    case v1::Metric::kIntVector:
+      return std::all_of(metric.int_vector().values().begin(), metric.int_vector().values().end(),
+                         zero);
+    case v1::Metric::kDoubleVector:
+      return std::all_of(metric.double_vector().values().begin(),
+                         metric.double_vector().values().end(), zero);
+    default:
+      return metric.int_value() == 0 && metric.double_value() == 0;
+  }
 }
 
 absl::StatusOr<uint32_t> ParseDeviceId(const Json& value, const JsonPointer& pointer) {
@@ -157,11 +199,13 @@ absl::Status AddMetric(const std::string& name, const Json& value, const JsonPoi
   if (name == kDeviceId) {
     ASSIGN_OR_RETURN(const uint32_t id, ParseDeviceId(value, pointer));
     metric.set_int_value(id);
+  } else if (value.is_array()) {
+    RETURN_IF_ERROR(SetVector(value, pointer, &metric));
   } else {
     RETURN_IF_ERROR(SetNumber(value, pointer, &metric));
   }
   // Proton's ROOT holds zeros that only name the metrics; readers sum the real values.
-  const bool placeholder = node->id() == 0 && metric.int_value() == 0 && metric.double_value() == 0;
+  const bool placeholder = node->id() == 0 && IsZero(metric);
   if (!placeholder) *node->add_metrics() = std::move(metric);
   return absl::OkStatus();
 }

@@ -113,6 +113,54 @@ TEST(HatchetReaderTest, ReadsWhatProtondWrites) {
   EXPECT_EQ(tree->devices(0).arch(), 80u);
 }
 
+TEST(HatchetReaderTest, VectorMetricsAreListsBothWays) {
+  v1::Tree session;
+  testing::AddNode(&session, 0, 0, "ROOT");
+  v1::TreeNode* scope = testing::AddNode(&session, 7, 0, "step", 2);
+  testing::AddIntVector(scope, "v", {2, 4, 6});
+  testing::AddDoubleVector(scope, "w", {0.5, -1.25});
+  const std::string file = RenderHatchet(session);
+  // As Proton writes them: a list under the name, and a list of zeros as ROOT's placeholder.
+  EXPECT_NE(file.find(R"("v": [
+                        2,
+                        4,
+                        6
+                    ])"),
+            std::string::npos)
+      << file;
+  EXPECT_NE(file.find(R"("v": [
+                0,
+                0,
+                0
+            ])"),
+            std::string::npos)
+      << file;
+
+  absl::StatusOr<v1::Tree> tree = ParseHatchet(file);
+  ASSERT_TRUE(tree.ok()) << tree.status();
+  ASSERT_EQ(tree->nodes_size(), 2);
+  EXPECT_EQ(tree->nodes(0).metrics_size(), 0);  // the placeholders are not values
+  const v1::Metric* v = FindMetric(tree->nodes(1), "v");
+  ASSERT_NE(v, nullptr);
+  EXPECT_EQ(v->aggregation(), v1::Metric::INCLUSIVE);
+  ASSERT_EQ(v->value_case(), v1::Metric::kIntVector);
+  EXPECT_EQ(std::vector<int64_t>(v->int_vector().values().begin(), v->int_vector().values().end()),
+            (std::vector<int64_t>{2, 4, 6}));
+  const v1::Metric* w = FindMetric(tree->nodes(1), "w");
+  ASSERT_EQ(w->value_case(), v1::Metric::kDoubleVector);
+  EXPECT_EQ(w->double_vector().values(1), -1.25);
+
+  // One float makes the list a vector of doubles, as Proton's lists are typed.
+  absl::StatusOr<v1::Tree> mixed =
+      ParseHatchet(R"([{"frame": {"name": "R"}, "children": [{"frame": {"name": "s"},
+                       "metrics": {"m": [1, 2.5, null]}}]}])");
+  ASSERT_TRUE(mixed.ok()) << mixed.status();
+  const v1::Metric* m = FindMetric(mixed->nodes(1), "m");
+  ASSERT_EQ(m->value_case(), v1::Metric::kDoubleVector);
+  EXPECT_EQ(m->double_vector().values(0), 1.0);
+  EXPECT_TRUE(std::isnan(m->double_vector().values(2)));
+}
+
 // Issue 27: JSON has no NaN or infinity; the writer puts null, which reads back as a NaN.
 TEST(HatchetReaderTest, NanAndInfinitiesAreWrittenAsNullAndReadAsNan) {
   v1::Tree session;
@@ -178,9 +226,16 @@ TEST(HatchetReaderTest, BadMetricValuesAreErrors) {
     return Error(R"([{"frame": {"name": "R"}, "children": [{"frame": {"name": "k"}, "metrics": )" +
                  metrics + "}]}]");
   };
-  EXPECT_EQ(with_metrics(R"json({"time (ns)": "5"})json"),
-            "INVALID_ARGUMENT: /0/children/0/metrics/time (ns): a metric must be a number, not "
-            "string");
+  EXPECT_EQ(
+      with_metrics(R"json({"time (ns)": "5"})json"),
+      "INVALID_ARGUMENT: /0/children/0/metrics/time (ns): a metric must be a number or a list "
+      "of numbers, not string");
+  EXPECT_EQ(with_metrics(R"({"v": [1, [2]]})"),
+            "INVALID_ARGUMENT: /0/children/0/metrics/v/1: a vector metric's element must be a "
+            "number, not array");
+  EXPECT_EQ(with_metrics(R"({"v": [1, "2"]})"),
+            "INVALID_ARGUMENT: /0/children/0/metrics/v/1: a metric must be a number or a list of "
+            "numbers, not string");
   EXPECT_EQ(with_metrics(R"({"count": -1})"),
             "INVALID_ARGUMENT: /0/children/0/metrics/count: count must be an integer >= 0, not -1");
   EXPECT_EQ(with_metrics(R"({"bytes": 18446744073709551615})"),

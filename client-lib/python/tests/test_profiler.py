@@ -161,7 +161,8 @@ def test_errors_read_as_protons(daemon):
     assert lines[2] == "RuntimeError Session has not been initialized: 3"
     assert lines[3].startswith("ValueError Metric value type mismatch for valueId")
     assert "(x): current=int64_t, new=double" in lines[3]
-    assert lines[4] == "TypeError metric 'x' has a value of type str; metrics are int or float"
+    assert lines[4] == ("TypeError metric 'x' has a value of type str; metrics are int or float, "
+                        "or lists, tuples or 1-D tensors of them")
     assert lines[5] == "ValueError The metric name 'cpu_time' is reserved."
     assert lines[6] == "ValueError Unknown context: 'bogus' (known: shadow, python)"
     assert lines[7] == "ValueError Unknown data: 'bogus' (known: tree, trace)"
@@ -209,7 +210,8 @@ def test_a_bool_metric_is_refused_not_stored_as_one(daemon):
     """)
     assert run.returncode == 0, run.stderr
     assert run.stdout.splitlines() == [
-        "metric 'x' has a value of type bool; metrics are int or float"] * 2
+        "metric 'x' has a value of type bool; metrics are int or float, or lists, tuples or "
+        "1-D tensors of them"] * 2
     root, _ = daemon.hatchet("bools")
     assert children(root)["s"]["metrics"] == {"n": 1}
 

@@ -1,7 +1,7 @@
 #include "view/hatchet/internal/hatchet_content.h"
 
 #include <algorithm>
-#include <set>
+#include <cstdint>
 #include <string>
 
 namespace protond::view::hatchet_content {
@@ -17,9 +17,31 @@ bool IsGpuNode(const v1::TreeNode& node) {
   return false;
 }
 
+// A vector metric is a list of its elements under its name, as Proton writes one.
 Json MetricValue(const v1::Metric& metric) {
-  if (metric.value_case() == v1::Metric::kDoubleValue) return metric.double_value();
-  return metric.int_value();
+  switch (metric.value_case()) {
+    case v1::Metric::kDoubleValue:
+      return metric.double_value();
+    case v1::Metric::kIntVector:
+      return Json(std::vector<int64_t>(metric.int_vector().values().begin(),
+                                       metric.int_vector().values().end()));
+    case v1::Metric::kDoubleVector:
+      return Json(std::vector<double>(metric.double_vector().values().begin(),
+                                      metric.double_vector().values().end()));
+    default:
+      return metric.int_value();
+  }
+}
+
+// Zero in the metric's shape: 0, or a vector metric's length of zeros.
+Json Zero(const v1::Metric& metric) {
+  if (metric.value_case() == v1::Metric::kIntVector) {
+    return Json(std::vector<int64_t>(metric.int_vector().values_size(), 0));
+  }
+  if (metric.value_case() == v1::Metric::kDoubleVector) {
+    return Json(std::vector<int64_t>(metric.double_vector().values_size(), 0));
+  }
+  return 0;
 }
 
 }  // namespace
@@ -45,17 +67,18 @@ Json NodeMetrics(const v1::TreeNode& node) {
 
 // Proton's ROOT placeholders (readers sum the real values up themselves). Exclusive metrics and
 // properties, such as cpu_time and the device id, have none (seen side by side with Triton 3.6's
-// Proton: tests/gpu/compare_python_api.py).
+// Proton: tests/gpu/compare_python_api.py). A vector metric's placeholder is a vector of zeros,
+// so that the name keeps one type.
 Json RootMetrics(const v1::Tree& tree) {
-  std::set<std::string> names;
+  Json metrics = Json::object();
   for (const v1::TreeNode& node : tree.nodes()) {
-    if (IsGpuNode(node)) names.insert("count");
+    if (IsGpuNode(node)) metrics["count"] = 0;
     for (const v1::Metric& metric : node.metrics()) {
-      if (metric.aggregation() == v1::Metric::INCLUSIVE) names.insert(metric.name());
+      if (metric.aggregation() == v1::Metric::INCLUSIVE && !metrics.contains(metric.name())) {
+        metrics[metric.name()] = Zero(metric);
+      }
     }
   }
-  Json metrics = Json::object();
-  for (const std::string& name : names) metrics[name] = 0;
   return metrics;
 }
 
