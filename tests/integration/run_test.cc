@@ -215,6 +215,37 @@ TEST_F(RunTest, SessionsOfOneProcessRecordSideBySide) {
   EXPECT_EQ(second_nodes["after"].count(), 1u);
 }
 
+// Vector metrics through the C ABI (version 10): summed element-wise in the daemon's tree, and
+// refused in the shim when their length or type is not the name's first, or their count is out
+// of range, with Proton's words.
+TEST_F(RunTest, VectorMetricsOfTheCApiAreSummedElementWise) {
+  const Completed run = RunToEnd({BinDir() + "/vector_metric_workload"}, dir_,
+                                 {{{"PROTOND_SOCKET", daemon_.socket()}}});
+  ASSERT_EQ(run.exit_code, 0) << run.err;
+  EXPECT_EQ(run.out,
+            "shorter 4: size mismatch for metric v: current=3, new=2\n"
+            "scalar 4: Metric value type mismatch for valueId 1 (v): "
+            "current=std::vector<int64_t>, new=int64_t\n"
+            "empty 3: vector metric 'e' has 0 elements; it needs 1 to 512\n"
+            "many 3: vector metric 'e' has 513 elements; it needs 1 to 512\n"
+            "session 1\n");
+  client::Client client(daemon_.socket());
+  auto tree = client.GetTree(1);
+  ASSERT_TRUE(tree.ok()) << tree.status();
+  auto nodes = NodesByPath(*tree);
+  const v1::TreeNode& s = nodes["s"];
+  ASSERT_EQ(s.metrics_size(), 2);
+  for (const v1::Metric& metric : s.metrics()) {
+    if (metric.name() == "v") {
+      ASSERT_EQ(metric.value_case(), v1::Metric::kIntVector);
+      EXPECT_THAT(metric.int_vector().values(), ::testing::ElementsAre(2, 4, 6));
+    } else {
+      ASSERT_EQ(metric.value_case(), v1::Metric::kDoubleVector);
+      EXPECT_THAT(metric.double_vector().values(), ::testing::ElementsAre(1.0, 3.0));
+    }
+  }
+}
+
 // The C API the Python package uses: start, pause/resume (Proton's deactivate/activate), stop,
 // and the Hatchet file proton.finalize() writes, byte for byte.
 TEST_F(RunTest, ProcessDrivesItsOwnSessionAndExportsHatchet) {
