@@ -45,8 +45,7 @@ TEST(ShareShiftTest, KernelsAndScopesWhoseShareMovedPastTheThresholdLargestFirst
   EXPECT_FALSE(find("step/forward").kernel);
   EXPECT_DOUBLE_EQ(find("step/optimizer").now_share, 0.5);
   const std::string text = RenderShareShifts(*shifts, 0.05, KernelNames::kShort);
-  EXPECT_NE(text.find("share of GPU time: now 0.002 ms, then 0.001 ms"), std::string::npos)
-      << text;
+  EXPECT_NE(text.find("share of GPU time: now 0.002 ms, then 0.001 ms"), std::string::npos) << text;
   EXPECT_NE(text.find("20.0   50.0   +30.0  kernel  adam"), std::string::npos) << text;
   EXPECT_NE(text.find("80.0   50.0   -30.0  scope   step/forward"), std::string::npos) << text;
 }

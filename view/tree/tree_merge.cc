@@ -10,6 +10,7 @@
 #include "absl/container/flat_hash_map.h"
 #include "absl/container/flat_hash_set.h"
 #include "absl/strings/str_cat.h"
+#include "common/status/status_macros.h"
 #include "view/render/tree_shape.h"
 #include "view/tree/tree_union.h"
 
@@ -32,10 +33,38 @@ double AsDouble(const v1::Metric& metric) {
                                                          : static_cast<double>(metric.int_value());
 }
 
+template <typename Vector>
+bool AddVector(const Vector& from, Vector* into) {
+  if (from.values_size() != into->values_size()) return false;
+  for (int i = 0; i < from.values_size(); ++i) {
+    into->set_values(i, into->values(i) + from.values(i));
+  }
+  return true;
+}
+
+bool IsVector(const v1::Metric& metric) {
+  return metric.value_case() == v1::Metric::kIntVector ||
+         metric.value_case() == v1::Metric::kDoubleVector;
+}
+
+// A vector metric added element-wise: both the same type and length, else an error naming it.
+absl::Status AddVectorMetric(const v1::Metric& from, v1::Metric* into) {
+  const bool added = from.value_case() == into->value_case() &&
+                     (from.value_case() == v1::Metric::kIntVector
+                          ? AddVector(from.int_vector(), into->mutable_int_vector())
+                          : AddVector(from.double_vector(), into->mutable_double_vector()));
+  if (added) return absl::OkStatus();
+  return absl::InvalidArgumentError(absl::StrCat(
+      "metric '", from.name(),
+      "' is a vector of another type or length in one tree than in another: they cannot be added"));
+}
+
 // `from` into `into`, which has the same name and aggregation.
-void AddMetric(const v1::Metric& from, v1::Metric* into) {
+absl::Status AddMetric(const v1::Metric& from, v1::Metric* into) {
   if (from.aggregation() == v1::Metric::PROPERTY) {
     into->CopyFrom(from);
+  } else if (IsVector(from) || IsVector(*into)) {
+    return AddVectorMetric(from, into);
   } else if (from.value_case() == v1::Metric::kIntValue &&
              into->value_case() == v1::Metric::kIntValue) {
     // Wraps as the daemon's own int64 sums refuse to; a range's sums stay far below 2^63.
@@ -44,9 +73,10 @@ void AddMetric(const v1::Metric& from, v1::Metric* into) {
   } else {
     into->set_double_value(AsDouble(*into) + AsDouble(from));
   }
+  return absl::OkStatus();
 }
 
-void AddMetrics(const v1::TreeNode& from, v1::TreeNode* into) {
+absl::Status AddMetrics(const v1::TreeNode& from, v1::TreeNode* into) {
   for (const v1::Metric& metric : from.metrics()) {
     auto same = std::find_if(into->mutable_metrics()->begin(), into->mutable_metrics()->end(),
                              [&](const v1::Metric& kept) {
@@ -56,9 +86,10 @@ void AddMetrics(const v1::TreeNode& from, v1::TreeNode* into) {
     if (same == into->mutable_metrics()->end()) {
       *into->add_metrics() = metric;
     } else {
-      AddMetric(metric, &*same);
+      RETURN_IF_ERROR(AddMetric(metric, &*same));
     }
   }
+  return absl::OkStatus();
 }
 
 void AddDevices(const v1::Tree& from, v1::Tree* into,
@@ -91,7 +122,11 @@ absl::StatusOr<v1::Tree> MergeTrees(std::span<const v1::Tree> trees) {
     for (int i = 0; i < trees[t].nodes_size(); ++i) {
       v1::TreeNode* into = tree_union.tree().mutable_nodes(index[i]);
       AddTimes(trees[t].nodes(i), into);
-      AddMetrics(trees[t].nodes(i), into);
+      if (absl::Status added = AddMetrics(trees[t].nodes(i), into); !added.ok()) {
+        return absl::InvalidArgumentError(absl::StrCat("tree ", t + 1, " of ", trees.size(),
+                                                       ", frame '", into->name(),
+                                                       "': ", added.message()));
+      }
     }
     AddDevices(trees[t], &extras, &devices);
     for (const std::string& note : trees[t].notes()) {

@@ -84,6 +84,36 @@ TEST(TreeMergeTest, AnIntegerAndARealNumberAddAsARealNumber) {
   EXPECT_DOUBLE_EQ(tokens->double_value(), 3.5);
 }
 
+void AddIntVector(v1::TreeNode* node, const std::string& name, std::vector<int64_t> values) {
+  v1::Metric* metric = node->add_metrics();
+  metric->set_name(name);
+  metric->set_aggregation(v1::Metric::INCLUSIVE);
+  for (int64_t value : values) metric->mutable_int_vector()->add_values(value);
+}
+
+TEST(TreeMergeTest, VectorsAddElementWiseAndOfAnotherLengthAreRefused) {
+  v1::Tree first = Window(1, 10, 10, 100, 0);
+  v1::Tree second = Window(1, 10, 10, 100, 0);
+  AddIntVector(first.mutable_nodes(1), "v", {1, 2, 3});
+  AddIntVector(second.mutable_nodes(1), "v", {10, 20, 30});
+  std::vector<v1::Tree> windows = {first, second};
+  const absl::StatusOr<v1::Tree> merged = MergeTrees(windows);
+  ASSERT_TRUE(merged.ok()) << merged.status();
+  const v1::Metric* v = FindMetric(merged->nodes(1), "v");
+  ASSERT_NE(v, nullptr);
+  ASSERT_EQ(v->int_vector().values_size(), 3);
+  EXPECT_EQ(v->int_vector().values(0), 11);
+  EXPECT_EQ(v->int_vector().values(2), 33);
+
+  AddIntVector(windows[1].mutable_nodes(2), "v", {1, 2});
+  AddIntVector(windows[0].mutable_nodes(2), "v", {1, 2, 3});
+  const absl::StatusOr<v1::Tree> refused = MergeTrees(windows);
+  ASSERT_FALSE(refused.ok());
+  EXPECT_EQ(refused.status().message(),
+            "tree 2 of 2, frame 'matmul': metric 'v' is a vector of another type or length in "
+            "one tree than in another: they cannot be added");
+}
+
 TEST(TreeMergeTest, AFrameThatDidNotRunKeepsTheOtherTreesMinimum) {
   v1::Tree idle = Window(0, 0, 0, 0, 0);
   const std::vector<v1::Tree> windows = {idle, Window(2, 70, 90, 10, 0)};
