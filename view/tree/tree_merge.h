@@ -15,9 +15,9 @@ namespace protond::view {
 // counts, durations and summed metrics ("(exc)" ones too) added, the duration's min and max over
 // the nodes that ran, a "(pty)" metric the last tree's value, a vector metric element by element.
 // A metric that is an integer in one tree and a real number in another is added as a real number;
-// vectors of different types or lengths are an InvalidArgumentError naming the metric and frame. Devices are listed once per
-// (process, device), used if any tree used it; notes once each. No trees: an empty ROOT.
-// InvalidArgumentError names the tree (by position) whose shape is bad.
+// vectors of different types or lengths are an InvalidArgumentError naming the metric and frame.
+// Devices are listed once per (process, device), used if any tree used it; notes once each. No
+// trees: an empty ROOT. InvalidArgumentError names the tree (by position) whose shape is bad.
 absl::StatusOr<v1::Tree> MergeTrees(std::span<const v1::Tree> trees);
 
 }  // namespace protond::view
