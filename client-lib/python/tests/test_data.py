@@ -75,6 +75,8 @@ def test_hatchet_msgpack_holds_what_hatchet_holds(daemon):
                 pass
             with proton.scope("u" * 300, metrics={"big": 2**40}):
                 pass
+            with proton.scope("vectors", metrics={"v": [1, -2, 3], "w": (0.5, 1)}):
+                pass
         proton.finalize(a, output_format="hatchet")
         proton.finalize(b, output_format="hatchet_msgpack")
     """)
@@ -86,6 +88,9 @@ def test_hatchet_msgpack_holds_what_hatchet_holds(daemon):
         children(children(tree[0])["outer"])["inner"]["metrics"].pop("cpu_time (ns)")
     assert as_msgpack == as_json
     assert children(children(as_json[0])["outer"])["u" * 300]["metrics"] == {"big": 2**40}
+    # Vector metrics are arrays in both, as lists are in Proton's file.
+    assert children(children(as_msgpack[0])["outer"])["vectors"]["metrics"] == {
+        "v": [1, -2, 3], "w": [0.5, 1.0]}
 
 
 def test_errors_and_what_is_not_supported_yet_read_as_protons(daemon):
