@@ -145,10 +145,14 @@ def main():
                 "unprofiled": dict(os.environ, **python_path)}
         if args.control:
             envs["profiled"] = envs["unprofiled"]
-        # Interleaved: profiled 1, unprofiled 1, profiled 2, ...
-        trainers = {f"{kind} {i}": start_trainer(program, work, f"{kind}-{i}", args.workload,
-                                                 envs[kind])
-                    for i in range(1, args.pairs + 1) for kind in envs}
+        # Interleaved, each kind first in every other pair (in starting and in turns): profiled 1,
+        # unprofiled 1, unprofiled 2, profiled 2, profiled 3, ... so that neither kind is always
+        # the one that started first or trains right after the other.
+        trainers = {}
+        for i in range(1, args.pairs + 1):
+            for kind in (list(envs) if i % 2 else list(reversed(envs))):
+                trainers[f"{kind} {i}"] = start_trainer(program, work, f"{kind}-{i}",
+                                                        args.workload, envs[kind])
         turns = take_turns(trainers, args.seconds, args.chunk)
         for trainer in trainers.values():
             trainer.stdin.write("quit\n")
