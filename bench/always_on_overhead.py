@@ -174,8 +174,16 @@ def main():
     # side the median over its processes of their medians, so that no one process's own speed
     # decides; and per window, the steps in it against the same turn's idle steps.
     idle_ratios, window_ratios = [], []
+    # Every registered process gets every window, in its turn or not: a process's CUPTI is first
+    # enabled at the first window of the run. Rounds that ended before it tell whether an idle
+    # cost is there from the start or only once CUPTI has been on.
+    first_step = min(steps[0][0][0] for steps in turn_steps.values())
+    first_window = (first_step // args.period + 1) * args.period
+    before_first_window = []  # per round: True when all its steps ended before the first window
     for round_index in range(min(turns.values())):
         idle_medians, unprofiled_medians = [], []
+        round_end = max(steps[round_index][-1][0] + steps[round_index][-1][1]
+                        for steps in turn_steps.values())
         for name, steps in turn_steps.items():
             turn = steps[round_index]
             if name.startswith("unprofiled"):
@@ -190,6 +198,7 @@ def main():
         if idle_medians:
             idle_ratios.append(statistics.median(idle_medians) /
                                statistics.median(unprofiled_medians))
+            before_first_window.append(round_end < first_window)
     unprofiled_steps = [s for name, steps in turn_steps.items() if name.startswith("unprofiled")
                         for turn in steps for _, s in turn]
     print(f"{'A/A control (no process has the shim): ' if args.control else ''}"
@@ -199,6 +208,9 @@ def main():
     print(f"step: {1000 * statistics.median(unprofiled_steps):.1f} ms unprofiled (median)")
     print(f"idle cost (profiled idle / unprofiled, per round of turns, {args.pairs} process "
           f"pairs): {spread(idle_ratios)}")
+    for label, before in (("before the run's first window", True), ("after it", False)):
+        ratios = [r for r, b in zip(idle_ratios, before_first_window) if b == before]
+        print(f"  {label}: {spread(ratios) if ratios else '-'} ({len(ratios)} rounds)")
     if args.control:
         return
     if not window_ratios:
