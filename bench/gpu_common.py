@@ -117,6 +117,22 @@ def run_paired_rounds(start, stop, workloads, rounds):
 '''
 
 
+# Source text: torch.profiler's start and stop (CPU and CUDA activities, as a user profiles a
+# step), for the programs of the overhead benchmarks that compare it.
+TORCH_PROFILER = r'''
+import torch
+_torch_profile = {}
+
+def torch_profiler_start():
+    _torch_profile["profile"] = torch.profiler.profile(
+        activities=[torch.profiler.ProfilerActivity.CPU, torch.profiler.ProfilerActivity.CUDA])
+    _torch_profile["profile"].__enter__()
+
+def torch_profiler_stop():
+    _torch_profile.pop("profile").__exit__(None, None, None)
+'''
+
+
 def collect_paired(program, names, workloads, rounds, processes, env_for, cwd):
     """Runs `program NAME ROUNDS` `processes` times per name (order rotated) and pools what
     run_paired_rounds printed: ({name: {workload: [on/off]}}, {name: [stop seconds]})."""

@@ -26,8 +26,8 @@ import statistics
 import sys
 import tempfile
 
-from gpu_common import (PAIRED_ROUNDS, collect_paired, print_paired, protond, shim_env,
-                        write_program)
+from gpu_common import (PAIRED_ROUNDS, TORCH_PROFILER, collect_paired, print_paired, protond,
+                        shim_env, write_program)
 
 PROFILERS = ["cupti", "protond", "proton", "torch"]
 WORKLOADS = ["add_", "triton", "matmul"]
@@ -106,13 +106,7 @@ def profiler(mode):
         import triton.profiler as proton
         return (lambda: proton.start("bench")), proton.finalize
     if mode == "torch":
-        holder = {}
-        def start():
-            holder["profile"] = torch.profiler.profile(
-                activities=[torch.profiler.ProfilerActivity.CPU,
-                            torch.profiler.ProfilerActivity.CUDA])
-            holder["profile"].__enter__()
-        return start, lambda: holder.pop("profile").__exit__(None, None, None)
+        return torch_profiler_start, torch_profiler_stop
     raise ValueError(mode)
 
 mode, rounds = sys.argv[1], int(sys.argv[2])
@@ -151,7 +145,7 @@ def main():
         parser.error("--guard compares protond with bare CUPTI: --profilers needs both")
     bundle = os.path.abspath(args.bundle)
     work = tempfile.mkdtemp()
-    program = write_program(work, PAIRED_ROUNDS + PROGRAM)
+    program = write_program(work, PAIRED_ROUNDS + TORCH_PROFILER + PROGRAM)
     with protond(bundle, work) as socket:
         def env_for(name):
             env = shim_env(bundle, socket) if name == "protond" else dict(os.environ)

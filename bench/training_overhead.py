@@ -21,8 +21,8 @@ import os
 import sys
 import tempfile
 
-from gpu_common import (PAIRED_ROUNDS, TRAINING_LOOP, collect_paired, print_paired, protond,
-                        write_program)
+from gpu_common import (PAIRED_ROUNDS, TORCH_PROFILER, TRAINING_LOOP, collect_paired,
+                        print_paired, protond, write_program)
 
 PROFILERS = ["protond", "proton", "torch"]
 CONTEXTS = ["shadow", "python"]
@@ -35,14 +35,7 @@ import os, sys, torch
 profiler, _, context = sys.argv[1].partition(" ")
 if profiler == "torch":
     scope = torch.profiler.record_function
-    holder = {}
-    def start():
-        holder["profile"] = torch.profiler.profile(
-            activities=[torch.profiler.ProfilerActivity.CPU,
-                        torch.profiler.ProfilerActivity.CUDA])
-        holder["profile"].__enter__()
-    def stop():
-        holder.pop("profile").__exit__(None, None, None)
+    start, stop = torch_profiler_start, torch_profiler_stop
 else:
     if profiler == "proton":
         import triton.profiler as proton
@@ -89,7 +82,7 @@ def main():
         names += ["torch"] if p == "torch" else [f"{p} {c}" for c in chosen["contexts"]]
     bundle = os.path.abspath(args.bundle)
     work = tempfile.mkdtemp()
-    program = write_program(work, PAIRED_ROUNDS + PROGRAM)
+    program = write_program(work, PAIRED_ROUNDS + TORCH_PROFILER + PROGRAM)
     with protond(bundle, work) as socket:
         env = dict(os.environ, PYTHONPATH=f"{bundle}/python", PROTOND_SOCKET=socket,
                    BENCH_WORKLOADS=",".join(chosen["workloads"]))
