@@ -107,28 +107,19 @@ int GpusUsed(const v1::Tree& tree) {
 
 absl::StatusOr<std::vector<std::string>> WindowRow(const HistoryWindow& window, absl::Time now) {
   const v1::Session& session = *window.session;
-  absl::StatusOr<std::vector<view::KernelWork>> kernels = view::KernelsByGpuTime(*window.tree);
-  if (!kernels.ok()) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("the tree of window ", session.id(), ": ", kernels.status().message()));
-  }
-  const absl::Duration length = LengthOf(session, now);
-  double gpu_ns = 0;
-  for (const view::KernelWork& kernel : *kernels) gpu_ns += kernel.time_ns;
+  ASSIGN_OR_RETURN(const WindowSummary summary, SummarizeWindow(window, now));
   std::string busy = "-";
-  std::string top = "-";
-  if (!kernels->empty()) {
-    const double length_ns = absl::ToDoubleNanoseconds(length) * GpusUsed(*window.tree);
-    if (length_ns > 0) busy = absl::StrFormat("%.1f%%", 100 * gpu_ns / length_ns);
-    top = view::KernelName(kernels->front().name, view::KernelNames::kShort);
-    if (gpu_ns > 0)
-      absl::StrAppendFormat(&top, " (%.1f%%)", 100 * kernels->front().time_ns / gpu_ns);
+  if (summary.gpu_busy.has_value()) busy = absl::StrFormat("%.1f%%", 100 * *summary.gpu_busy);
+  std::string top = summary.top_kernel.value_or("-");
+  if (summary.top_kernel_share.has_value()) {
+    absl::StrAppendFormat(&top, " (%.1f%%)", 100 * *summary.top_kernel_share);
   }
-  std::string length_text = absl::FormatDuration(absl::Trunc(length, absl::Milliseconds(1)));
+  std::string length_text =
+      absl::FormatDuration(absl::Trunc(summary.length, absl::Milliseconds(1)));
   if (session.state() == v1::Session::RUNNING) absl::StrAppend(&length_text, " so far");
   return std::vector<std::string>{view::FormatLocalTime(session.start_time_unix_ns()),
                                   length_text,
-                                  Who(session),
+                                  summary.who,
                                   busy,
                                   absl::StrCat(session.records()),
                                   top};
@@ -206,6 +197,27 @@ std::vector<const v1::Session*> SelectWindows(
   return windows;
 }
 
+absl::StatusOr<WindowSummary> SummarizeWindow(const HistoryWindow& window, absl::Time now) {
+  const v1::Session& session = *window.session;
+  absl::StatusOr<std::vector<view::KernelWork>> kernels = view::KernelsByGpuTime(*window.tree);
+  if (!kernels.ok()) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("the tree of window ", session.id(), ": ", kernels.status().message()));
+  }
+  WindowSummary summary;
+  summary.who = Who(session);
+  summary.length = LengthOf(session, now);
+  for (const view::KernelWork& kernel : *kernels) summary.gpu_time_ns += kernel.time_ns;
+  if (kernels->empty()) return summary;
+  const double length_ns = absl::ToDoubleNanoseconds(summary.length) * GpusUsed(*window.tree);
+  if (length_ns > 0) summary.gpu_busy = summary.gpu_time_ns / length_ns;
+  summary.top_kernel = view::KernelName(kernels->front().name, view::KernelNames::kShort);
+  if (summary.gpu_time_ns > 0) {
+    summary.top_kernel_share = kernels->front().time_ns / summary.gpu_time_ns;
+  }
+  return summary;
+}
+
 absl::StatusOr<std::string> RenderHistory(std::span<const HistoryWindow> windows,
                                           size_t total_windows, absl::Time now) {
   if (total_windows == 0) {
@@ -265,21 +277,30 @@ absl::StatusOr<WindowRange> LoadWindowRange(client::Client& client, const Histor
   return range;
 }
 
-absl::StatusOr<std::string> RunHistoryCommand(client::Client& client, const HistoryArgs& args) {
+std::vector<HistoryWindow> LoadedWindows::Windows() const {
+  std::vector<HistoryWindow> windows;
+  windows.reserve(sessions.size());
+  for (size_t i = 0; i < sessions.size(); ++i) windows.push_back({&sessions[i], &trees[i]});
+  return windows;
+}
+
+absl::StatusOr<LoadedWindows> LoadWindows(client::Client& client, const HistoryArgs& args) {
   ASSIGN_OR_RETURN(const v1::ListSessionsResponse listed, client.ListSessions());
-  const size_t total =
+  LoadedWindows loaded;
+  loaded.total_windows =
       std::count_if(listed.sessions().begin(), listed.sessions().end(),
                     [](const v1::Session& session) { return session.always_on_window(); });
-  const std::vector<const v1::Session*> selected = SelectWindows(listed.sessions(), args);
-  std::vector<v1::Tree> trees;
-  trees.reserve(selected.size());
-  for (const v1::Session* session : selected) {
+  for (const v1::Session* session : SelectWindows(listed.sessions(), args)) {
     ASSIGN_OR_RETURN(v1::Tree tree, client.GetTree(session->id()));
-    trees.push_back(std::move(tree));
+    loaded.sessions.push_back(*session);
+    loaded.trees.push_back(std::move(tree));
   }
-  std::vector<HistoryWindow> windows;
-  for (size_t i = 0; i < selected.size(); ++i) windows.push_back({selected[i], &trees[i]});
-  return RenderHistory(windows, total, absl::Now());
+  return loaded;
+}
+
+absl::StatusOr<std::string> RunHistoryCommand(client::Client& client, const HistoryArgs& args) {
+  ASSIGN_OR_RETURN(const LoadedWindows loaded, LoadWindows(client, args));
+  return RenderHistory(loaded.Windows(), loaded.total_windows, absl::Now());
 }
 
 }  // namespace protond::cli

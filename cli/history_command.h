@@ -6,6 +6,7 @@
 #define PROTOND_CLI_HISTORY_COMMAND_H_
 
 #include <cstdint>
+#include <optional>
 #include <span>
 #include <string>
 #include <vector>
@@ -54,6 +55,21 @@ struct HistoryWindow {
   const v1::Tree* tree;
 };
 
+// What `protonctl history` says of one window, as values: its line of RenderHistory, and the
+// page's /api/history (cli/ui/history_json.h).
+struct WindowSummary {
+  std::string who;         // "pid P: COMMAND" or "job J", from the window's name; "-" if neither
+  absl::Duration length;   // to its end, or to `now` while it runs
+  double gpu_time_ns = 0;  // its kernels' GPU time, as `protonctl top` sums it
+  // GPU time over the length and the GPUs the window used; none without GPU work or length.
+  std::optional<double> gpu_busy;
+  std::optional<std::string> top_kernel;   // the heaviest kernel's short name; none without one
+  std::optional<double> top_kernel_share;  // of gpu_time_ns; none when that is 0
+};
+
+// InvalidArgumentError, naming the window, when its tree's kernels cannot be read. Pure.
+absl::StatusOr<WindowSummary> SummarizeWindow(const HistoryWindow& window, absl::Time now);
+
 // A table of `windows` in their order: START (local time), LENGTH (so far, for one that still
 // runs at `now`), WHO ("pid P: COMMAND" or "job J", from the window's name), GPU BUSY (GPU time,
 // as `protonctl top` sums it, over the length and the GPUs the window used; "-" without GPU
@@ -72,7 +88,18 @@ struct WindowRange {
 };
 absl::StatusOr<WindowRange> LoadWindowRange(client::Client& client, const HistoryArgs& args);
 
-// Lists the sessions, reads the selected windows' trees, and renders them.
+// The windows `args` selects, oldest first, with their trees: one ListSessions, then a GetTree
+// per window.
+struct LoadedWindows {
+  size_t total_windows = 0;           // the always-on windows the caller may see, all of them
+  std::vector<v1::Session> sessions;  // the selected ones
+  std::vector<v1::Tree> trees;        // trees[i] is sessions[i]'s
+  // Points into this; valid while it lives unchanged.
+  std::vector<HistoryWindow> Windows() const;
+};
+absl::StatusOr<LoadedWindows> LoadWindows(client::Client& client, const HistoryArgs& args);
+
+// Loads the selected windows (LoadWindows) and renders them.
 absl::StatusOr<std::string> RunHistoryCommand(client::Client& client, const HistoryArgs& args);
 
 }  // namespace protond::cli
