@@ -4,8 +4,11 @@
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
+#include "absl/time/clock.h"
 #include "cli/export_command.h"
+#include "cli/history_command.h"
 #include "cli/profile_commands.h"
+#include "cli/ui/history_json.h"
 #include "common/status/status_macros.h"
 #include "view/json/profile_table_json.h"
 #include "view/tree/profile_view.h"
@@ -137,12 +140,23 @@ absl::StatusOr<Response> Export(client::Client& client, const Parameters& parame
                   {{"Content-Disposition", absl::StrCat("attachment; filename=\"", file, "\"")}}};
 }
 
+// `protonctl history`'s windows (cli/history_command.h), read and summed up as it does.
+absl::StatusOr<Response> History(client::Client& client, const Parameters& parameters) {
+  const absl::Time now = absl::Now();
+  ASSIGN_OR_RETURN(const HistoryArgs args, HistoryArgsOf(parameters, now));
+  ASSIGN_OR_RETURN(const LoadedWindows loaded, LoadWindows(client, args));
+  ASSIGN_OR_RETURN(const nlohmann::json json,
+                   HistoryJson(loaded.Windows(), loaded.total_windows, now));
+  return Response{200, "application/json", view::DumpJson(json), {}};
+}
+
 absl::StatusOr<Response> Answer(client::Client& client, absl::string_view path,
                                 const Parameters& parameters) {
   if (path == "/api/sessions") return Sessions(client);
   if (path == "/api/tree") return Tree(client, parameters);
   if (path == "/api/diff") return Diff(client, parameters);
   if (path == "/api/export") return Export(client, parameters);
+  if (path == "/api/history") return History(client, parameters);
   return absl::NotFoundError(absl::StrCat("no such API: ", path));
 }
 

@@ -120,6 +120,24 @@ TEST_F(RouterTest, BadParametersAreNamed) {
   }
 }
 
+// /api/history takes `protonctl history`'s options and refuses what it refuses, with its words.
+TEST_F(RouterTest, HistoryParametersAreProtonctlHistorysOptions) {
+  const std::pair<std::string, std::string> cases[] = {
+      {"pid=x", "--pid needs a process id (a positive number), not 'x'"},
+      {"pid=1&job=77", "--pid and --job cannot be used together"},
+      {"command=train(", "bad --command regex 'train(': missing ): train("},
+      {"since=30m&until=2h",
+       "--since '30m' must be before --until '2h': no window starts in between"},
+  };
+  for (const auto& [query, message] : cases) {
+    const Response answer = Get("/api/history", query);
+    EXPECT_EQ(answer.status, 400) << query;
+    EXPECT_EQ(ErrorOf(answer), message) << query;
+  }
+  // Good parameters get as far as protond, which is not there.
+  EXPECT_EQ(Get("/api/history", "pid=7&since=2h").status, 502);
+}
+
 // No daemon: 502 with the client's message, which says what is (not) at the socket.
 TEST_F(RouterTest, ADaemonThatDoesNotAnswerIs502) {
   const Response answer = Get("/api/tree", "session=7");

@@ -1,0 +1,74 @@
+#include "cli/ui/history_json.h"
+
+#include <array>
+#include <optional>
+#include <utility>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/strip.h"
+#include "common/status/status_macros.h"
+
+namespace protond::cli::ui {
+namespace {
+
+// The query's names are the options' without "--", in the order protonctl's usage gives them.
+constexpr std::array<const char*, 5> kOptions = {"pid", "job", "command", "since", "until"};
+
+template <typename T>
+nlohmann::json OrNull(const std::optional<T>& value) {
+  return value.has_value() ? nlohmann::json(*value) : nlohmann::json(nullptr);
+}
+
+absl::StatusOr<nlohmann::json> WindowJson(const HistoryWindow& window, absl::Time now) {
+  const v1::Session& session = *window.session;
+  ASSIGN_OR_RETURN(const WindowSummary summary, SummarizeWindow(window, now));
+  nlohmann::json pids = nlohmann::json::array();
+  for (const v1::SessionProcess& process : session.processes()) pids.push_back(process.pid());
+  return nlohmann::json{
+      {"session", absl::StrCat(session.id())},
+      {"who", summary.who},
+      {"pids", std::move(pids)},
+      {"job", session.job()},
+      {"running", session.state() == v1::Session::RUNNING},
+      {"start_time_unix_ns", absl::StrCat(session.start_time_unix_ns())},
+      {"end_time_unix_ns", absl::StrCat(session.end_time_unix_ns())},
+      {"length_ns", absl::ToInt64Nanoseconds(summary.length)},
+      {"records", absl::StrCat(session.records())},
+      {"gpu_time_ns", summary.gpu_time_ns},
+      {"gpu_busy", OrNull(summary.gpu_busy)},
+      {"top_kernel", OrNull(summary.top_kernel)},
+      {"top_kernel_share", OrNull(summary.top_kernel_share)},
+  };
+}
+
+}  // namespace
+
+absl::StatusOr<HistoryArgs> HistoryArgsOf(const std::map<std::string, std::string>& parameters,
+                                          absl::Time now) {
+  std::vector<std::string> args;
+  for (const char* option : kOptions) {
+    auto found = parameters.find(option);
+    if (found == parameters.end()) continue;
+    args.push_back(absl::StrCat("--", option));
+    args.push_back(found->second);
+  }
+  return ParseHistoryArgs(args, now);
+}
+
+absl::StatusOr<nlohmann::json> HistoryJson(std::span<const HistoryWindow> windows,
+                                           size_t total_windows, absl::Time now) {
+  nlohmann::json listed = nlohmann::json::array();
+  for (const HistoryWindow& window : windows) {
+    ASSIGN_OR_RETURN(nlohmann::json one, WindowJson(window, now));
+    listed.push_back(std::move(one));
+  }
+  nlohmann::json json = {{"windows", std::move(listed)}, {"total_windows", total_windows}};
+  if (windows.empty()) {
+    ASSIGN_OR_RETURN(const std::string line, RenderHistory(windows, total_windows, now));
+    json["note"] = std::string(absl::StripSuffix(line, "\n"));
+  }
+  return json;
+}
+
+}  // namespace protond::cli::ui

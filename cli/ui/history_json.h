@@ -1,0 +1,34 @@
+// The answer of /api/history (docs/web.md): the always-on windows `protonctl history` lists, as
+// values, from the same SummarizeWindow (cli/history_command.h) that makes its lines.
+#ifndef PROTOND_CLI_UI_HISTORY_JSON_H_
+#define PROTOND_CLI_UI_HISTORY_JSON_H_
+
+#include <cstddef>
+#include <map>
+#include <span>
+#include <string>
+
+#include "absl/status/statusor.h"
+#include "absl/time/time.h"
+#include "cli/history_command.h"
+#include "nlohmann/json.hpp"
+
+namespace protond::cli::ui {
+
+// The query's pid, job, command, since and until as `protonctl history`'s options of the same
+// names, parsed by ParseHistoryArgs against `now`: the same values and the same errors
+// (InvalidArgumentError with the CLI's message). Other parameters are not history's: ignored.
+absl::StatusOr<HistoryArgs> HistoryArgsOf(const std::map<std::string, std::string>& parameters,
+                                          absl::Time now);
+
+// {"windows": [...], "total_windows": N} and, when no window is selected, "note": the line
+// `protonctl history` prints instead of its table. Each window: "session" (its id), "who",
+// "pids", "job", "running", "start_time_unix_ns", "end_time_unix_ns" (64-bit, as strings),
+// "length_ns", "records" (a string), "gpu_time_ns", "gpu_busy" (a fraction), "top_kernel" and
+// "top_kernel_share" (null where `protonctl history` prints "-"). Pure.
+absl::StatusOr<nlohmann::json> HistoryJson(std::span<const HistoryWindow> windows,
+                                           size_t total_windows, absl::Time now);
+
+}  // namespace protond::cli::ui
+
+#endif  // PROTOND_CLI_UI_HISTORY_JSON_H_

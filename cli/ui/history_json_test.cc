@@ -1,0 +1,115 @@
+#include "cli/ui/history_json.h"
+
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "view/testing/test_profiles.h"
+
+namespace protond::cli::ui {
+namespace {
+
+constexpr int64_t kNsPerMs = 1'000'000;
+constexpr int64_t kStartNs = 1'795'773'600'000'000'000;  // 2026-11-27 10:00:00 UTC
+const absl::Time kNow = absl::FromUnixNanos(kStartNs + 3'000 * kNsPerMs);
+
+// A window of pid `pid` running `command`, from kStartNs + `start_ms` for `length_ms`.
+v1::Session Window(uint64_t id, int64_t start_ms, int64_t length_ms, uint32_t pid,
+                   const std::string& command) {
+  v1::Session session;
+  session.set_id(id);
+  session.set_name("window pid " + std::to_string(pid));
+  session.set_state(v1::Session::STOPPED);
+  session.set_always_on_window(true);
+  session.set_start_time_unix_ns(kStartNs + start_ms * kNsPerMs);
+  session.set_end_time_unix_ns(kStartNs + (start_ms + length_ms) * kNsPerMs);
+  session.set_records(100 + id);
+  v1::SessionProcess* process = session.add_processes();
+  process->set_pid(pid);
+  process->set_command(command);
+  return session;
+}
+
+// A step with each of `kernels_ms` (name, GPU time) under it, on one GPU if any.
+v1::Tree StepTree(const std::vector<std::pair<std::string, int64_t>>& kernels_ms) {
+  v1::Tree tree;
+  testing::AddNode(&tree, 0, 0, "ROOT");
+  testing::AddNode(&tree, 1, 0, "step", 10);
+  uint32_t id = 2;
+  for (const auto& [name, ms] : kernels_ms)
+    testing::AddKernel(&tree, id++, 1, name, 10, ms * kNsPerMs);
+  if (!kernels_ms.empty()) tree.add_devices()->set_used(true);
+  return tree;
+}
+
+TEST(HistoryJsonTest, EachWindowAsProtonctlHistorySumsItUp) {
+  const v1::Session gpu = Window(3, 0, 500, 7, "<img src=x onerror=alert(1)>");
+  v1::Session cpu = Window(4, 1000, 300, 7, "<img src=x onerror=alert(1)>");
+  cpu.set_state(v1::Session::RUNNING);
+  // 300 ms of a matmul and 100 ms of a copy (C++, shown short) in 500 ms.
+  const v1::Tree gpu_tree = StepTree({{"_Z4copyPfS_", 100}, {"matmul_kernel", 300}});
+  const v1::Tree cpu_tree = StepTree({});
+  const std::vector<HistoryWindow> windows = {{&gpu, &gpu_tree}, {&cpu, &cpu_tree}};
+  const absl::StatusOr<nlohmann::json> json = HistoryJson(windows, 5, kNow);
+  ASSERT_TRUE(json.ok()) << json.status();
+  EXPECT_EQ(json->at("total_windows"), 5);
+  EXPECT_FALSE(json->contains("note"));
+  ASSERT_EQ(json->at("windows").size(), 2u);
+  const nlohmann::json& first = json->at("windows")[0];
+  EXPECT_EQ(first.at("session"), "3");
+  EXPECT_EQ(first.at("who"), "pid 7: <img src=x onerror=alert(1)>");
+  EXPECT_EQ(first.at("pids"), nlohmann::json::array({7}));
+  EXPECT_EQ(first.at("job"), "");
+  EXPECT_EQ(first.at("running"), false);
+  EXPECT_EQ(first.at("start_time_unix_ns"), "1795773600000000000");
+  EXPECT_EQ(first.at("end_time_unix_ns"), "1795773600500000000");
+  EXPECT_EQ(first.at("length_ns"), 500 * kNsPerMs);
+  EXPECT_EQ(first.at("records"), "103");
+  EXPECT_EQ(first.at("gpu_time_ns"), 400.0 * kNsPerMs);
+  EXPECT_DOUBLE_EQ(first.at("gpu_busy").get<double>(), 0.8);
+  EXPECT_EQ(first.at("top_kernel"), "matmul_kernel");
+  EXPECT_DOUBLE_EQ(first.at("top_kernel_share").get<double>(), 0.75);
+  // Without GPU work, what protonctl history prints as "-" is null; a running window's length
+  // runs to now.
+  const nlohmann::json& second = json->at("windows")[1];
+  EXPECT_EQ(second.at("session"), "4");
+  EXPECT_EQ(second.at("running"), true);
+  EXPECT_EQ(second.at("length_ns"), 2000 * kNsPerMs);
+  EXPECT_EQ(second.at("gpu_time_ns"), 0.0);
+  EXPECT_TRUE(second.at("gpu_busy").is_null());
+  EXPECT_TRUE(second.at("top_kernel").is_null());
+  EXPECT_TRUE(second.at("top_kernel_share").is_null());
+}
+
+TEST(HistoryJsonTest, NoWindowSaysWhatProtonctlHistorySays) {
+  absl::StatusOr<nlohmann::json> json = HistoryJson({}, 4, kNow);
+  ASSERT_TRUE(json.ok()) << json.status();
+  EXPECT_EQ(json->at("windows"), nlohmann::json::array());
+  EXPECT_EQ(json->at("note"), "none of the 4 always-on windows matches");
+  json = HistoryJson({}, 0, kNow);
+  ASSERT_TRUE(json.ok()) << json.status();
+  EXPECT_EQ(json->at("note"),
+            "no always-on windows: protond records them when started with --always-on "
+            "(docs/always-on.md)");
+}
+
+TEST(HistoryJsonTest, ParametersAreProtonctlHistorysOptions) {
+  const absl::StatusOr<HistoryArgs> args =
+      HistoryArgsOf({{"pid", "7"}, {"command", "train"}, {"since", "2h"}, {"other", "x"}}, kNow);
+  ASSERT_TRUE(args.ok()) << args.status();
+  EXPECT_EQ(args->pid, 7u);
+  EXPECT_EQ(args->command, "train");
+  EXPECT_EQ(args->since, kNow - absl::Hours(2));
+  EXPECT_EQ(args->until, absl::InfiniteFuture());
+  EXPECT_EQ(HistoryArgsOf({{"job", "77"}, {"until", "2026-11-27T10:00:00Z"}}, kNow)->until,
+            absl::FromUnixNanos(kStartNs));
+  EXPECT_EQ(HistoryArgsOf({{"pid", "x"}}, kNow).status().message(),
+            "--pid needs a process id (a positive number), not 'x'");
+  EXPECT_EQ(HistoryArgsOf({{"pid", "1"}, {"job", "77"}}, kNow).status().message(),
+            "--pid and --job cannot be used together");
+}
+
+}  // namespace
+}  // namespace protond::cli::ui
