@@ -2,7 +2,7 @@
 // (credentials: same-origin); an answer that is not 2xx becomes an ApiError carrying the
 // server's {"error": ...} text, which the views show in the error banner.
 
-import type { SessionsAnswer, TreeAnswer } from "./api_types";
+import type { HistoryAnswer, SessionsAnswer, TreeAnswer } from "./api_types";
 import { displayName } from "./text";
 
 export class ApiError extends Error {
@@ -59,6 +59,11 @@ export function fetchTree(session: string, options: TreeOptions): Promise<TreeAn
 export function fetchDiff(a: string, b: string, options: TreeOptions): Promise<TreeAnswer> {
   const ids = "a=" + encodeURIComponent(a) + "&b=" + encodeURIComponent(b);
   return getJson<TreeAnswer>("/api/diff?" + ids + treeQuery(options));
+}
+
+// `query`: history.ts's selectionQuery, `protonctl history`'s options.
+export function fetchHistory(query: string): Promise<HistoryAnswer> {
+  return getJson<HistoryAnswer>("/api/history" + (query ? "?" + query : ""));
 }
 
 export const EXPORT_FORMATS = ["hatchet", "hatchet_msgpack", "chrome", "folded", "svg", "csv", "pprof"] as const;

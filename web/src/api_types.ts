@@ -64,3 +64,26 @@ export interface TreeAnswer {
   devices?: unknown[];
   notes?: string[];
 }
+
+// One always-on window of /api/history: what `protonctl history` prints of it, as values.
+export interface HistoryWindow {
+  session: string;
+  who: string;
+  pids: number[];
+  job: string;
+  running: boolean;
+  start_time_unix_ns: string;
+  end_time_unix_ns: string;
+  length_ns: number;
+  records: string;
+  gpu_time_ns: number;
+  gpu_busy: number | null; // a fraction; null where protonctl history prints "-"
+  top_kernel: string | null;
+  top_kernel_share: number | null;
+}
+
+export interface HistoryAnswer {
+  windows: HistoryWindow[];
+  total_windows: number;
+  note?: string; // when no window is selected: protonctl history's line
+}

@@ -17,6 +17,14 @@ export function h<K extends keyof HTMLElementTagNameMap>(
   return element;
 }
 
+// An SVG element (the History page's plot), made the same way.
+export function svg(tag: string, attributes: Record<string, string | number> = {}, ...children: Child[]): SVGElement {
+  const element = document.createElementNS("http://www.w3.org/2000/svg", tag) as SVGElement;
+  for (const [name, value] of Object.entries(attributes)) element.setAttribute(name, String(value));
+  append(element, ...children);
+  return element;
+}
+
 export function append(parent: Node, ...children: Child[]): void {
   for (const child of children) {
     if (child === null || child === undefined || child === false) continue;

@@ -1,8 +1,9 @@
-// The page's router: #/sessions, #/session/ID, #/diff/A/B (docs/web.md). Each view returns a
-// function that stops it (timers, late answers) when the address changes.
+// The page's router: #/sessions, #/session/ID, #/diff/A/B, #/history?QUERY (docs/web.md). Each
+// view returns a function that stops it (timers, late answers) when the address changes.
 
 import { clear, clearError, h } from "./dom";
 import { showDiff } from "./views/diff";
+import { showHistory } from "./views/history";
 import { showSession } from "./views/session";
 import { showSessions } from "./views/sessions";
 
@@ -21,6 +22,8 @@ function route(): void {
     stopView = showSession(view, match[1]);
   } else if ((match = hash.match(/^#\/diff\/(\d+)\/(\d+)$/))) {
     stopView = showDiff(view, match[1], match[2]);
+  } else if ((match = hash.match(/^#\/history(?:\?(.*))?$/))) {
+    stopView = showHistory(view, match[1] ?? "");
   } else if (hash === "" || hash === "#" || hash === "#/" || hash === "#/sessions") {
     stopView = showSessions(view);
   } else {

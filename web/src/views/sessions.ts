@@ -116,7 +116,8 @@ export function showSessions(view: HTMLElement): () => void {
 
   filter.addEventListener("input", applyFilter);
   body.addEventListener("change", updateCompare);
-  append(view, h("h1", {}, "Sessions"), h("div", { class: "controls" }, filter, compare, status), table);
+  const history = h("a", { id: "history-link", href: "#/history" }, "History of the always-on windows");
+  append(view, h("h1", {}, "Sessions"), h("div", { class: "controls" }, filter, compare, status, history), table);
   void load();
   return () => {
     stopped = true;

@@ -1,0 +1,135 @@
+// #/history[?pid=P|job=J|command=RE&since=T&until=T]: the always-on windows `protonctl history`
+// lists, as a plot of each window's GPU busy share at its time (its records where no window has
+// GPU time) and as a table; a click on a bar or a row opens that window's session.
+
+import { fetchHistory } from "../api";
+import type { HistoryAnswer, HistoryWindow } from "../api_types";
+import { append, clearError, h, showError, svg } from "../dom";
+import { layoutBars, lengthText, measureOf, parseSelection, percent, selectionQuery, type Measure,
+  type Selection } from "../history";
+import { displayName, titleText } from "../text";
+
+const PLOT = { width: 1000, height: 200, left: 56, bottom: 24, top: 8, minBar: 3 };
+const WHO_KINDS = ["pid", "job", "command"] as const;
+
+function openWindow(session: string): void {
+  if (/^\d+$/.test(session)) window.location.hash = "#/session/" + session;
+}
+
+function startText(w: HistoryWindow): string {
+  return new Date(Number(w.start_time_unix_ns) / 1e6).toLocaleString();
+}
+
+function valueText(measure: Measure, value: number): string {
+  return measure.gpu ? percent(value) : String(Math.round(value));
+}
+
+function plot(windows: HistoryWindow[], measure: Measure): SVGElement {
+  const { width, height, left, bottom, top, minBar } = PLOT;
+  const chart = svg("svg", { id: "history-plot", viewBox: `0 0 ${left + width + 8} ${top + height + bottom}`,
+    width: left + width + 8, height: top + height + bottom, role: "img", "data-measure": measure.gpu ? "gpu" : "records" });
+  for (const fraction of [0, 0.5, 1]) {
+    const y = top + height - fraction * height;
+    chart.appendChild(svg("line", { x1: left, x2: left + width, y1: y, y2: y, class: "grid-line" }));
+    chart.appendChild(svg("text", { x: left - 4, y: y + 4, "text-anchor": "end", class: "tick" },
+      valueText(measure, fraction * measure.max)));
+  }
+  const bars = layoutBars(windows, measure, width, height, minBar);
+  for (const bar of bars) {
+    const w = windows[bar.index];
+    const tip = `session ${w.session}, ${startText(w)}, ${lengthText(w.length_ns)}: ` +
+      `${measure.label} ${valueText(measure, measure.values[bar.index])}\n${titleText(w.who)}`;
+    // A window of 0 still shows, as a line on the axis.
+    const rect = svg("rect", { x: left + bar.x, y: top + Math.min(bar.y, height - 1), width: bar.width,
+      height: Math.max(bar.height, 1),
+      class: w.running ? "bar running" : "bar", "data-session": w.session }, svg("title", {}, tip));
+    rect.addEventListener("click", () => openWindow(w.session));
+    chart.appendChild(rect);
+  }
+  if (windows.length > 0) {
+    const y = top + height + 16;
+    chart.appendChild(svg("text", { x: left, y, class: "tick" }, startText(windows[0])));
+    chart.appendChild(svg("text", { x: left + width, y, "text-anchor": "end", class: "tick" },
+      startText(windows[windows.length - 1])));
+  }
+  return chart;
+}
+
+function table(windows: HistoryWindow[]): HTMLTableElement {
+  const headers = ["Session", "Start", "Length", "Who", "GPU busy", "Records", "Top kernel"];
+  const body = h("tbody");
+  for (const w of windows) {
+    const top = w.top_kernel === null ? "-" : displayName(String(w.top_kernel), 80) +
+      (w.top_kernel_share === null ? "" : ` (${percent(w.top_kernel_share)})`);
+    const row = h("tr", { "data-session": w.session, class: "window" },
+      h("td", { class: "num" }, h("a", { href: "#/session/" + w.session }, w.session)),
+      h("td", {}, startText(w)),
+      h("td", { class: "num" }, lengthText(w.length_ns) + (w.running ? " so far" : "")),
+      h("td", { class: "name", title: titleText(w.who) }, displayName(w.who, 100)),
+      h("td", { class: "num" }, w.gpu_busy === null ? "-" : percent(w.gpu_busy)),
+      h("td", { class: "num" }, String(w.records)),
+      h("td", { class: "name", title: titleText(String(w.top_kernel ?? "")) }, top));
+    row.addEventListener("click", () => openWindow(w.session));
+    body.appendChild(row);
+  }
+  return h("table", { id: "history", class: "grid" },
+    h("thead", {}, h("tr", {}, ...headers.map((t) => h("th", {}, t)))), body);
+}
+
+function selector(selection: Selection): HTMLElement {
+  const kind = h("select", { id: "history-kind", title: "whose windows" },
+    h("option", { value: "" }, "all windows"), ...WHO_KINDS.map((k) => h("option", { value: k }, k)));
+  const chosen = WHO_KINDS.find((k) => selection[k] !== undefined) ?? "";
+  kind.value = chosen;
+  const who = h("input", { type: "text", id: "history-who", placeholder: "pid, job or command regex",
+    value: chosen ? selection[chosen] : undefined });
+  const since = h("input", { type: "text", id: "history-since", placeholder: "since: 2h or RFC 3339",
+    value: selection.since });
+  const until = h("input", { type: "text", id: "history-until", placeholder: "until", value: selection.until });
+  const show = h("button", { type: "button", id: "history-show" }, "Show");
+  const apply = () => {
+    const next: Selection = { since: since.value.trim(), until: until.value.trim() };
+    if (kind.value !== "") next[kind.value as (typeof WHO_KINDS)[number]] = who.value.trim();
+    const query = selectionQuery(next);
+    window.location.hash = "#/history" + (query ? "?" + query : "");
+  };
+  show.addEventListener("click", apply);
+  for (const input of [who, since, until]) {
+    input.addEventListener("keydown", (e) => { if (e.key === "Enter") apply(); });
+  }
+  return h("div", { class: "controls" }, kind, who, since, until, show);
+}
+
+function render(view: HTMLElement, answer: HistoryAnswer): void {
+  const windows = Array.isArray(answer?.windows) ? answer.windows : [];
+  const status = h("p", { id: "history-status", class: "status" },
+    windows.length > 0 ? `${windows.length} of ${Number(answer.total_windows)} always-on windows`
+      : displayName(String(answer?.note ?? "no always-on window"), 500));
+  append(view, status);
+  if (windows.length === 0) return;
+  const measure = measureOf(windows);
+  append(view,
+    h("p", { id: "history-measure", class: "note" }, measure.gpu
+      ? "Each bar: the window's GPU busy share (GPU time over its length and GPUs), at its time."
+      : "No GPU time in these windows (no GPU, or no kernel ran): each bar is the window's records instead."),
+    h("div", { class: "plot-scroll" }, plot(windows, measure)),
+    table(windows));
+}
+
+export function showHistory(view: HTMLElement, query: string): () => void {
+  let stopped = false;
+  const selection = parseSelection(query);
+  const results = h("div", { id: "history-results" });
+  append(view, h("h1", {}, "History"),
+    h("p", { class: "note" }, "The always-on windows (protond --always-on), as protonctl history lists them. " +
+      "Click a bar or a row to open that window's call tree."),
+    selector(selection), results);
+  fetchHistory(selectionQuery(selection)).then((answer) => {
+    if (stopped) return;
+    clearError();
+    render(results, answer);
+  }, (e) => {
+    if (!stopped) showError(String((e as Error).message ?? e));
+  });
+  return () => { stopped = true; };
+}
