@@ -5,10 +5,16 @@
 // appears, no dialog opens); API errors show; the diff marks its changed frame. Screenshots go
 // to the artifacts folder. Prints the first render time of the --big session's tree.
 //
-//   page_check.mjs BASE_URL_WITH_TOKEN SESSION_ID [--diff A B] [--big SESSION_ID]
+//   page_check.mjs BASE_URL_WITH_TOKEN [SESSION_ID] [--diff A B] [--big SESSION_ID]
 //                  [--require-hostile] [--artifacts DIR] [--metrics SPEC] [--render-limit-ms MS]
-//                  [--live SESSION_ID]
+//                  [--live SESSION_ID] [--history PID]
 //
+// SESSION_ID: the session whose page is checked (sessions, session and error checks); without
+// it, only what the other options ask for.
+// --history PID: a server whose protond runs --always-on and has recorded at least two stopped
+// windows of PID: the History page, reached from the sessions page and its selector, lists
+// exactly /api/history's windows of PID, draws a bar for each, says what the bars measure, and
+// a click on a bar, and one on a row, opens that window's tree.
 // --live: a RUNNING session on mock_server.mjs whose tree grows at each fetch (its session 4,
 // with the mock's /api/mock/stop, /api/mock/start, /api/mock/fail and /api/mock/fetches): the
 // page refreshes it without a reload and keeps what the user did, survives a failed refresh, stops
@@ -27,22 +33,23 @@ const ROW_PX = 18; // web/src/views/flame.ts
 
 function parseArgs(argv) {
   const options = { diff: null, big: null, live: null, requireHostile: false, artifacts: "web-artifacts", renderLimitMs: null,
-    metrics: "time/ms,count" };
+    metrics: "time/ms,count", history: null };
   const positional = [];
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i];
     if (a === "--diff") options.diff = [argv[++i], argv[++i]];
     else if (a === "--big") options.big = argv[++i];
     else if (a === "--live") options.live = argv[++i];
+    else if (a === "--history") options.history = argv[++i];
     else if (a === "--require-hostile") options.requireHostile = true;
     else if (a === "--artifacts") options.artifacts = argv[++i];
     else if (a === "--metrics") options.metrics = argv[++i];
     else if (a === "--render-limit-ms") options.renderLimitMs = Number(argv[++i]);
     else positional.push(a);
   }
-  if (positional.length !== 2) {
-    console.error("usage: page_check.mjs BASE_URL_WITH_TOKEN SESSION_ID [--diff A B] [--big ID] " +
-      "[--require-hostile] [--artifacts DIR] [--metrics SPEC] [--render-limit-ms MS]");
+  if (positional.length < 1 || positional.length > 2) {
+    console.error("usage: page_check.mjs BASE_URL_WITH_TOKEN [SESSION_ID] [--diff A B] [--big ID] " +
+      "[--require-hostile] [--artifacts DIR] [--metrics SPEC] [--render-limit-ms MS] [--live ID] [--history PID]");
     process.exit(2);
   }
   [options.url, options.session] = positional;
@@ -407,13 +414,69 @@ async function checkLive(id) {
   await mock("stop");
 }
 
+async function checkHistory(pid) {
+  await page.goto("about:blank");
+  await page.goto(options.url, { waitUntil: "load" });
+  await page.waitForSelector("#history-link", { timeout: 20000 });
+  await page.click("#history-link");
+  await page.waitForSelector("#history-status", { timeout: 20000 });
+  check((await page.evaluate(() => window.location.hash)) === "#/history", "the sessions page links to #/history");
+  // The selector: whose windows, then Show.
+  await page.select("#history-kind", "pid");
+  await page.type("#history-who", String(pid));
+  await page.click("#history-show");
+  await page.waitForFunction((p) => window.location.hash === `#/history?pid=${p}` &&
+    document.querySelectorAll("#history tbody tr").length > 0, { timeout: 20000 }, String(pid));
+  const answer = await api(`/api/history?pid=${pid}`);
+  const windows = answer.body.windows ?? [];
+  check(answer.status === 200 && windows.length >= 2 && windows.every((w) => w.pids.includes(Number(pid))),
+    `GET /api/history?pid=${pid}: ${answer.status}, ${windows.length} windows, all of pid ${pid}`);
+  const rows = await page.$$eval("#history tbody tr", (trs) => trs.map((r) => ({ session: r.getAttribute("data-session"),
+    cells: [...r.querySelectorAll("td")].map((c) => c.textContent) })));
+  check(JSON.stringify(rows.map((r) => r.session)) === JSON.stringify(windows.map((w) => w.session)),
+    `the table lists the API's windows in its order (${rows.map((r) => r.session)})`);
+  check(rows.every((r, i) => r.cells[5] === windows[i].records && r.cells[3] === windows[i].who),
+    "each row shows its window's records and who");
+  const bars = await page.$$eval("#history-plot rect.bar", (rects) => rects.map((r) => r.getAttribute("data-session")));
+  check(JSON.stringify(bars) === JSON.stringify(windows.map((w) => w.session)), `a bar per window (${bars.length})`);
+  const gpu = windows.some((w) => w.gpu_busy !== null);
+  const measure = await page.$eval("#history-plot", (p) => p.getAttribute("data-measure"));
+  const note = await page.$eval("#history-measure", (p) => p.textContent);
+  check(measure === (gpu ? "gpu" : "records") && (gpu ? /GPU busy share/ : /No GPU time/).test(note),
+    `the plot measures ${measure} and says so ("${note}")`);
+  await shot("history.png");
+
+  // A click on a stopped window's bar opens its tree.
+  const stopped = windows.filter((w) => !w.running);
+  const target = stopped[stopped.length - 1] ?? windows[0];
+  await page.click(`#history-plot rect.bar[data-session="${target.session}"]`);
+  await page.waitForFunction((id) => window.location.hash === `#/session/${id}`, { timeout: 20000 }, target.session);
+  await waitTree();
+  const facts = await page.$eval(".facts", (f) => f.textContent);
+  check(facts.includes(`session ${target.session} window pid ${pid}`) && (await page.$$("#tree tbody tr")).length > 0,
+    `a click on window ${target.session}'s bar opens its tree ("${facts}")`);
+  await shot("history-window.png");
+
+  // And a click on a row, back on the History page.
+  await page.goBack();
+  await page.waitForSelector("#history tbody tr", { timeout: 20000 });
+  const first = windows[0].session;
+  await page.click(`#history tbody tr[data-session="${first}"] td.name`);
+  await page.waitForFunction((id) => window.location.hash === `#/session/${id}`, { timeout: 20000 }, first);
+  await waitTree();
+  check(true, `a click on window ${first}'s row opens its tree`);
+}
+
 try {
-  await checkSessions();
-  await checkSession();
-  await checkError();
+  if (options.session) {
+    await checkSessions();
+    await checkSession();
+    await checkError();
+  }
   if (options.diff) await checkDiff(options.diff);
   if (options.big) await checkBig(options.big);
   if (options.live) await checkLive(options.live);
+  if (options.history) await checkHistory(options.history);
 } catch (e) {
   check(false, `the checks ran to the end (${e.stack ?? e})`);
   await shot("failure.png").catch(() => {});

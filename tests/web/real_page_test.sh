@@ -2,7 +2,10 @@
 # The page against the real server: a protond in a temporary directory records four sessions
 # (two runs of the sample workload to diff, a Python session with a scope named
 # <img src=x onerror=alert(1)>, and a 10k-node tree), `protonctl ui` serves them, and
-# page_check.mjs drives Chromium through every view. Exits 77 (skipped, with a message) where
+# page_check.mjs drives Chromium through every view. Then the History page: a second protond
+# runs --always-on with 300 ms windows every 1 s over the sample workload (registered, no session
+# of its own), a second `protonctl ui` serves it, and page_check.mjs --history checks the
+# workload's windows on the page. Exits 77 (skipped, with a message) where
 # Node.js or Chromium is missing; fails where the page was not built.
 #   real_page_test.sh BIN_DIR WEB_DIR ARTIFACTS_DIR
 # PROTOND_WEB_ROUNDS=N runs the checks N times against the same server (bench/web_render.sh).
@@ -29,11 +32,41 @@ cleanup() {
 trap cleanup EXIT
 sock=$dir/protond.sock
 ctl() { "$bin/protonctl" --socket "$sock" "$@"; }
+history_sock=$dir/history.sock
+history_ctl() { "$bin/protonctl" --socket "$history_sock" "$@"; }
 
-"$bin/protond" --socket "$sock" --state-dir "$dir/state" 2>"$dir/protond.log" &
-pids+=($!)
-for _ in $(seq 100); do ctl sessions >/dev/null 2>&1 && break; sleep 0.1; done
-ctl sessions >/dev/null || { echo "FAIL: protond did not start"; cat "$dir/protond.log"; exit 1; }
+# start_protond SOCKET NAME [OPTIONS...]: a protond with its state and log under $dir/NAME*.
+start_protond() {
+  local socket=$1 name=$2
+  shift 2
+  "$bin/protond" --socket "$socket" --state-dir "$dir/$name-state" "$@" 2>"$dir/$name.log" &
+  pids+=($!)
+  for _ in $(seq 100); do "$bin/protonctl" --socket "$socket" sessions >/dev/null 2>&1 && break; sleep 0.1; done
+  "$bin/protonctl" --socket "$socket" sessions >/dev/null ||
+    { echo "FAIL: protond ($name) did not start"; cat "$dir/$name.log"; exit 1; }
+}
+
+# start_ui SOCKET NAME: `protonctl ui` over SOCKET; sets $url to the address it printed.
+start_ui() {
+  local socket=$1 name=$2
+  "$bin/protonctl" --socket "$socket" ui --port 0 --web-dir "$web" >"$dir/$name.out" 2>"$dir/$name.err" &
+  pids+=($!)
+  url=
+  for _ in $(seq 100); do
+    url=$(sed -n 's/^protonctl ui: //p' "$dir/$name.out")
+    [[ -n $url ]] && break
+    sleep 0.1
+  done
+  [[ -n $url ]] || { echo "FAIL: protonctl ui ($name) printed no address"; cat "$dir/$name.err"; exit 1; }
+}
+
+start_protond "$sock" protond
+# The always-on one starts before the recordings below, so its windows gather meanwhile.
+start_protond "$history_sock" history --always-on --always-on-window 300ms --always-on-period 1s
+LD_PRELOAD=$bin/libprotond_shim.so PROTOND_SOCKET=$history_sock \
+  "$bin/sample_workload" --steps 500 --step-ms 10 >/dev/null &
+workload=$!
+pids+=($workload)
 
 ctl run --name sample-a -- "$bin/sample_workload" --steps 2 >/dev/null   # session 1
 ctl run --name sample-b -- "$bin/sample_workload" --steps 5 >/dev/null   # session 2
@@ -51,16 +84,21 @@ PY
 )
 ctl run --name big -- "$bin/wide_tree_workload" >/dev/null                # session 4
 
-ctl ui --port 0 --web-dir "$web" >"$dir/ui.out" 2>"$dir/ui.err" &
-pids+=($!)
-url=
-for _ in $(seq 100); do
-  url=$(sed -n 's/^protonctl ui: //p' "$dir/ui.out")
-  [[ -n $url ]] && break
-  sleep 0.1
-done
-[[ -n $url ]] || { echo "FAIL: protonctl ui printed no address"; cat "$dir/ui.err"; exit 1; }
+start_ui "$sock" ui
 for _ in $(seq "${PROTOND_WEB_ROUNDS:-1}"); do
   node "$repo/tests/web/page_check.mjs" "$url" 3 --diff 2 1 --big 4 --require-hostile \
     --metrics count --artifacts "$artifacts"
 done
+
+# The workload's windows, once it has exited and its last window has stopped, so that the page
+# and the API list the same ones: at least two (the always-on test's count for a few periods).
+wait "$workload"
+windows() { history_ctl history --pid "$workload" | tail -n +2; }
+for _ in $(seq 100); do
+  [[ $(windows) == *" so far "* ]] || break
+  sleep 0.1
+done
+[[ $(windows | grep -vc ' so far ') -ge 2 ]] ||
+  { echo "FAIL: fewer than 2 stopped always-on windows of pid $workload"; history_ctl history; cat "$dir/history.log"; exit 1; }
+start_ui "$history_sock" history-ui
+node "$repo/tests/web/page_check.mjs" "$url" --history "$workload" --artifacts "$artifacts"
