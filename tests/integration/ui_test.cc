@@ -8,6 +8,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <filesystem>
 #include <fstream>
@@ -115,6 +116,11 @@ class UiTest : public ::testing::Test {
     daemon_.Start();
     Record(kHostileName, "2");
     Record("second", "4");
+    MakeWebDir();
+  }
+
+  // A stub page: the API is what these tests read.
+  void MakeWebDir() {
     web_dir_ = dir_ + "/web";
     ASSERT_EQ(mkdir(web_dir_.c_str(), 0755), 0);
     std::ofstream(web_dir_ + "/index.html") << "<html>stub</html>";
@@ -152,6 +158,14 @@ class UiTest : public ::testing::Test {
     ASSERT_EQ(out.substr(slash, 8), "/?token=") << out;
     token_ = out.substr(slash + 8, out.find('\n') - slash - 8);
     ASSERT_EQ(token_.size(), 64u) << out;
+  }
+
+  // Starts `protonctl ui` as `uid` from a copy of protonctl in the test's directory, which that
+  // user can reach.
+  void StartUiAs(uid_t uid) {
+    const std::string protonctl = dir_ + "/protonctl";
+    std::filesystem::copy_file(Protonctl(), protonctl);
+    StartUi(protonctl, uid);
   }
 
   Completed Stop(int signal_number = SIGTERM) {
@@ -308,9 +322,7 @@ TEST_F(UiTest, AnotherUsersPageSeesNoneOfTheSessions) {
   if (geteuid() != 0) GTEST_SKIP() << "needs root to create a second user with useradd";
   OtherUser other;
   ASSERT_NE(other.uid(), 0u) << "useradd failed";
-  const std::string protonctl = dir_ + "/protonctl";
-  std::filesystem::copy_file(Protonctl(), protonctl);
-  StartUi(protonctl, other.uid());
+  StartUiAs(other.uid());
   EXPECT_EQ(Json("/api/sessions")["sessions"].size(), 0u);
   const nlohmann::json refused = Json("/api/tree?session=1", 404);
   EXPECT_EQ(refused["error"], "session 1 does not exist (see protonctl sessions)");
@@ -347,6 +359,70 @@ TEST_F(UiTest, APortInUseIsRefusedNamingIt) {
   EXPECT_EQ(refused.exit_code, 1);
   EXPECT_THAT(refused.err, StartsWith("protonctl: cannot listen on 127.0.0.1:" + port + ": "));
   EXPECT_EQ(refused.out, "");
+}
+
+// protond --always-on as tests/integration/always_on_test.cc runs it: 300 ms windows every 1 s.
+class UiHistoryTest : public UiTest {
+ protected:
+  void SetUp() override {
+    daemon_.Start({"--always-on", "--always-on-window", "300ms", "--always-on-period", "1s"});
+    MakeWebDir();
+  }
+};
+
+// /api/history lists the windows `protonctl history` lists, with its who and records, and
+// refuses what it refuses with its message; another user's page sees none of them.
+TEST_F(UiHistoryTest, HistoryIsProtonctlHistorysWindows) {
+  // The sample workload, registered with no session, for about 2.5 s: two or three windows.
+  const pid_t workload = Spawn(
+      {BinDir() + "/sample_workload", "--steps", "250", "--step-ms", "10"}, dir_,
+      {{{"LD_PRELOAD", BinDir() + "/libprotond_shim.so"}, {"PROTOND_SOCKET", daemon_.socket()}}});
+  ASSERT_EQ(Wait(workload, dir_).exit_code, 0);
+  StartUi(Protonctl());
+  const std::string pid = std::to_string(workload);
+  nlohmann::json json;
+  // Until its last window has stopped, so that both list the same.
+  for (int i = 0; i < 40; ++i) {
+    json = Json("/api/history?pid=" + pid);
+    const nlohmann::json& windows = json["windows"];
+    if (std::none_of(windows.begin(), windows.end(), [](const auto& w) { return w["running"]; }))
+      break;
+    usleep(100'000);
+  }
+  const std::vector<std::string> lines =
+      absl::StrSplit(Printed({"history", "--pid", pid}), '\n', absl::SkipEmpty());
+  const nlohmann::json& windows = json["windows"];
+  ASSERT_GE(windows.size(), 2u) << json.dump(1);
+  ASSERT_EQ(lines.size(), windows.size() + 1) << json.dump(1);
+  EXPECT_EQ(json["total_windows"], windows.size());
+  for (size_t i = 0; i < windows.size(); ++i) {
+    const nlohmann::json& window = windows[i];
+    EXPECT_EQ(window["pids"], nlohmann::json::array({workload}));
+    EXPECT_EQ(window["running"], false);
+    EXPECT_THAT(lines[i + 1], HasSubstr(window["who"].get<std::string>()));
+    // The line ends GPU BUSY, RECORDS, TOP KERNEL: without a GPU "-", the records, "-"; "-" is
+    // null here.
+    const std::vector<std::string> words = absl::StrSplit(lines[i + 1], ' ', absl::SkipEmpty());
+    EXPECT_THAT(std::vector<std::string>(words.end() - 3, words.end()),
+                ::testing::ElementsAre("-", window["records"].get<std::string>(), "-"))
+        << lines[i + 1];
+    EXPECT_TRUE(window["gpu_busy"].is_null());
+  }
+  const Completed refused =
+      RunToEnd({Protonctl(), "--socket", daemon_.socket(), "history", "--since", "2x"}, dir_);
+  const std::string error = Json("/api/history?since=2x", 400)["error"];
+  EXPECT_THAT(refused.err, HasSubstr(error));
+  EXPECT_THAT(error, StartsWith("bad --since '2x': "));
+  Stop();
+
+  if (geteuid() != 0) GTEST_SKIP() << "needs root to create a second user with useradd";
+  OtherUser other;
+  ASSERT_NE(other.uid(), 0u) << "useradd failed";
+  StartUiAs(other.uid());
+  const nlohmann::json none = Json("/api/history");
+  EXPECT_EQ(none["windows"].size(), 0u);
+  EXPECT_EQ(none["total_windows"], 0);
+  Stop();  // before the user goes
 }
 
 }  // namespace
