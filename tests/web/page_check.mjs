@@ -14,7 +14,8 @@
 // --history PID: a server whose protond runs --always-on and has recorded at least two stopped
 // windows of PID: the History page, reached from the sessions page and its selector, lists
 // exactly /api/history's windows of PID, draws a bar for each, says what the bars measure, and
-// a click on a bar, and one on a row, opens that window's tree.
+// a click on a bar, and one on a row, opens that window's tree; a command holding
+// <img src=x onerror=alert(1)> makes no element.
 // --live: a RUNNING session on mock_server.mjs whose tree grows at each fetch (its session 4,
 // with the mock's /api/mock/stop, /api/mock/start, /api/mock/fail and /api/mock/fetches): the
 // page refreshes it without a reload and keeps what the user did, survives a failed refresh, stops
@@ -437,6 +438,9 @@ async function checkHistory(pid) {
     `the table lists the API's windows in its order (${rows.map((r) => r.session)})`);
   check(rows.every((r, i) => r.cells[5] === windows[i].records && r.cells[3] === windows[i].who),
     "each row shows its window's records and who");
+  if (windows.some((w) => w.who.includes(HOSTILE_NAME))) {
+    check(await page.$$eval("img", (imgs) => imgs.length) === 0, `the hostile command ${HOSTILE_NAME} shows as text, no <img>`);
+  }
   const bars = await page.$$eval("#history-plot rect.bar", (rects) => rects.map((r) => r.getAttribute("data-session")));
   check(JSON.stringify(bars) === JSON.stringify(windows.map((w) => w.session)), `a bar per window (${bars.length})`);
   const gpu = windows.some((w) => w.gpu_busy !== null);

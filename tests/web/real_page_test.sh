@@ -4,8 +4,8 @@
 # <img src=x onerror=alert(1)>, and a 10k-node tree), `protonctl ui` serves them, and
 # page_check.mjs drives Chromium through every view. Then the History page: a second protond
 # runs --always-on with 300 ms windows every 1 s over the sample workload (registered, no session
-# of its own), a second `protonctl ui` serves it, and page_check.mjs --history checks the
-# workload's windows on the page. Exits 77 (skipped, with a message) where
+# of its own, started as <img src=x onerror=alert(1)>), a second `protonctl ui` serves it, and
+# page_check.mjs --history checks the workload's windows on the page. Exits 77 (skipped, with a message) where
 # Node.js or Chromium is missing; fails where the page was not built.
 #   real_page_test.sh BIN_DIR WEB_DIR ARTIFACTS_DIR
 # PROTOND_WEB_ROUNDS=N runs the checks N times against the same server (bench/web_render.sh).
@@ -63,8 +63,11 @@ start_ui() {
 start_protond "$sock" protond
 # The always-on one starts before the recordings below, so its windows gather meanwhile.
 start_protond "$history_sock" history --always-on --always-on-window 300ms --always-on-period 1s
+# Run under a hostile name, which the page must show as text in each window's "who".
+hostile_workload="$dir/<img src=x onerror=alert(1)>"
+ln -s "$bin/sample_workload" "$hostile_workload"
 LD_PRELOAD=$bin/libprotond_shim.so PROTOND_SOCKET=$history_sock \
-  "$bin/sample_workload" --steps 500 --step-ms 10 >/dev/null &
+  "$hostile_workload" --steps 500 --step-ms 10 >/dev/null &
 workload=$!
 pids+=($workload)
 
