@@ -1,7 +1,8 @@
-// Reads a Hatchet JSON profile (`<name>.hatchet`, written by Triton's Proton or by protond) into
-// the v1::Tree that protond's API gives for a session, so that protonctl renders a file and a
-// session with the same code. The input is untrusted: every shape and type is checked, and a
-// bad file is an InvalidArgumentError that says where (a byte offset or a JSON pointer) and what.
+// Reads a Hatchet profile, written by Triton's Proton or by protond, as JSON (`<name>.hatchet`) or
+// as MessagePack (newer Proton's `<name>.hatchet_msgpack`), into the v1::Tree that protond's API
+// gives for a session, so that protonctl renders a file and a session with the same code. The
+// input is untrusted: every shape and type is checked, and a bad file is an InvalidArgumentError
+// that says where (a byte offset or a JSON pointer) and what.
 #ifndef PROTOND_VIEW_HATCHET_HATCHET_READER_H_
 #define PROTOND_VIEW_HATCHET_HATCHET_READER_H_
 
@@ -26,7 +27,19 @@ namespace protond::view {
 // deeper than kMaxTreeDepth levels below ROOT (common/tree/tree_depth.h) is refused.
 absl::StatusOr<v1::Tree> ParseHatchet(std::string_view json_untrusted);
 
-// ParseHatchet of the file at `path`; errors start with the path.
+// The same content encoded as MessagePack gives the same tree. Before nlohmann decodes the bytes
+// (its decoder recurses once per nesting level), a walk with its own stack refuses arrays and
+// maps nested deeper than a tree of kMaxTreeDepth levels needs, lengths past the end of the
+// input, trailing bytes, binary data, extension types, keys that are not strings and strings
+// that are not UTF-8, naming the byte offset. Every error starts with "MessagePack: ".
+absl::StatusOr<v1::Tree> ParseHatchetMsgPack(std::string_view msgpack_untrusted);
+
+// ParseHatchetMsgPack when the bytes start with a MessagePack array header (0x90-0x9f, 0xdc or
+// 0xdd: no JSON text starts with one of them), else ParseHatchet: the content decides, whatever
+// the file is called.
+absl::StatusOr<v1::Tree> ParseHatchetProfile(std::string_view bytes_untrusted);
+
+// ParseHatchetProfile of the file at `path`; errors start with the path.
 absl::StatusOr<v1::Tree> ReadHatchetFile(const std::string& path);
 
 }  // namespace protond::view
