@@ -50,7 +50,7 @@ BUILD_DIR=build-asan BUILD_TYPE=Debug ./scripts/build.sh -DPROTOND_SANITIZE=ON \
 
 # libFuzzer needs clang; only the fuzz targets are built with it.
 BUILD_DIR=build-fuzz TARGETS="record_decoder_fuzzer region_fuzzer hatchet_reader_fuzzer \
-  protonctl_args_fuzzer control_frame_fuzzer protond_service_fuzzer \
+  hatchet_msgpack_reader_fuzzer protonctl_args_fuzzer control_frame_fuzzer protond_service_fuzzer \
   instrumentation_buffer_fuzzer nvdisasm_listing_fuzzer collective_match_fuzzer \
   elf_symbols_fuzzer" ./scripts/build.sh \
   -DCMAKE_C_COMPILER=clang -DCMAKE_CXX_COMPILER=clang++ -DPROTOND_FUZZERS=ON
