@@ -31,6 +31,10 @@ absl::StatusOr<Header> HeaderOf(uint8_t first) {
   if (first <= 0x8f) return Header{Kind::kMap, "a map", 0, first & 0x0fu};
   if (first <= 0x9f) return Header{Kind::kArray, "an array", 0, first & 0x0fu};
   if (first <= 0xbf) return Header{Kind::kString, "a string", 0, first & 0x1fu};
+  // uint 8 to uint 64 (0xcc-0xcf) and int 8 to int 64 (0xd0-0xd3): 1, 2, 4 or 8 bytes.
+  if (first >= 0xcc && first <= 0xd3) {
+    return Header{Kind::kScalar, "an integer", 0, 1u << (first & 0x03u)};
+  }
   switch (first) {
     case 0xc0:
       return Header{Kind::kScalar, "nil"};
@@ -41,18 +45,6 @@ absl::StatusOr<Header> HeaderOf(uint8_t first) {
       return Header{Kind::kScalar, "a float", 0, 4};
     case 0xcb:
       return Header{Kind::kScalar, "a float", 0, 8};
-    case 0xcc:
-    case 0xd0:
-      return Header{Kind::kScalar, "an integer", 0, 1};
-    case 0xcd:
-    case 0xd1:
-      return Header{Kind::kScalar, "an integer", 0, 2};
-    case 0xce:
-    case 0xd2:
-      return Header{Kind::kScalar, "an integer", 0, 4};
-    case 0xcf:
-    case 0xd3:
-      return Header{Kind::kScalar, "an integer", 0, 8};
     case 0xd9:
       return Header{Kind::kString, "a string", 1};
     case 0xda:
