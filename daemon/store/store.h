@@ -333,6 +333,18 @@ class Store {
   absl::StatusOr<uint64_t> MaxSessionId();
   absl::StatusOr<uint64_t> MaxProcessId();
 
+  // Always-on history (store_history.cc, docs/always-on.md "Retention").
+  // What session `session_id`'s rows take in the file, in bytes: their number in each table
+  // times that table's row size as measured with SQLite's dbstat, plus its problems' text. An
+  // estimate that needs no dbstat at run time and reads only the session's own rows; 0 for a
+  // session the store does not hold.
+  absl::StatusOr<uint64_t> SessionStoredBytes(uint64_t session_id);
+  // Deletes a stopped always-on window and every row of its own (problems, members, tree,
+  // events) in one transaction; its processes, their lanes and the strings stay. NOT_FOUND for
+  // an unknown session; FAILED_PRECONDITION, deleting nothing, for a session someone started by
+  // hand or a window still running.
+  absl::Status DeleteHistorySession(uint64_t session_id);
+
  private:
   struct Impl;
   explicit Store(std::unique_ptr<Impl> impl);

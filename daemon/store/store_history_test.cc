@@ -1,0 +1,150 @@
+// Store::SessionStoredBytes and Store::DeleteHistorySession: what an always-on window takes, and
+// deleting one with every row of its own while nothing else goes.
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdint>
+#include <memory>
+#include <random>
+#include <string>
+#include <thread>
+
+#include "daemon/store/store.h"
+#include "daemon/store/testing/session_batches.h"
+#include "daemon/store/testing/test_files.h"
+#include "gtest/gtest.h"
+
+namespace protond::store {
+namespace {
+
+using testing::QueryFile;
+using testing::StoppedSessionBatch;
+
+class StoreHistoryTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    absl::StatusOr<std::unique_ptr<Store>> store = Store::Open(path_);
+    ASSERT_TRUE(store.ok()) << store.status();
+    store_ = *std::move(store);
+  }
+  void Commit(const Batch& batch) {
+    absl::StatusOr<std::vector<RefusedSession>> refused = store_->CommitBatch(batch);
+    ASSERT_TRUE(refused.ok()) << refused.status();
+    ASSERT_TRUE(refused->empty());
+  }
+  // The rows of every table that names a session, for session `id`, as "a,b,c,...".
+  std::string RowsOf(uint64_t id) {
+    std::string counts;
+    for (const char* table : {"sessions", "session_problems", "session_processes", "nodes",
+                              "node_stats", "metric_values"}) {
+      if (!counts.empty()) counts += ",";
+      counts += QueryFile(path_, std::string("SELECT count(*) FROM ") + table +
+                                     " WHERE session_id = " + std::to_string(id));
+    }
+    return counts;
+  }
+
+  testing::TempDir dir_;
+  std::string path_ = dir_.File("protond.db");
+  std::unique_ptr<Store> store_;
+};
+
+TEST_F(StoreHistoryTest, AWindowsBytesAreItsRowsAtTheirMeasuredSizes) {
+  Commit(StoppedSessionBatch(1, true, 0));
+  Commit(StoppedSessionBatch(2, true, 10));
+  // The session row 64, its problem 32 + 9 characters, its member 32; per node 24 + 40 + 36.
+  EXPECT_EQ(*store_->SessionStoredBytes(1), 64u + 32 + 9 + 32);
+  EXPECT_EQ(*store_->SessionStoredBytes(2), 64u + 32 + 9 + 32 + 10 * (24 + 40 + 36));
+  EXPECT_EQ(*store_->SessionStoredBytes(3), 0u);
+}
+
+TEST_F(StoreHistoryTest, DeletingAWindowTakesEveryRowOfItsOwnAndNothingElse) {
+  Commit(StoppedSessionBatch(1, true, 3));
+  Commit(StoppedSessionBatch(2, true, 2));
+  ASSERT_EQ(RowsOf(1), "1,1,1,3,3,3");
+
+  ASSERT_TRUE(store_->DeleteHistorySession(1).ok());
+
+  EXPECT_EQ(RowsOf(1), "0,0,0,0,0,0");
+  EXPECT_EQ(RowsOf(2), "1,1,1,2,2,2");
+  EXPECT_TRUE(store_->GetProcess(testing::kBatchProcessId)->has_value());
+  EXPECT_EQ(QueryFile(path_, "PRAGMA integrity_check"), "ok");
+  EXPECT_EQ(QueryFile(path_, "SELECT count(*) FROM pragma_foreign_key_check"), "0");
+}
+
+TEST_F(StoreHistoryTest, ASessionStartedByHandIsNeverDeletedAsHistory) {
+  Commit(StoppedSessionBatch(1, false, 3));
+  EXPECT_EQ(store_->DeleteHistorySession(1).ToString(),
+            "FAILED_PRECONDITION: session 1 was started by hand; only always-on windows are "
+            "deleted as history");
+  EXPECT_EQ(RowsOf(1), "1,1,1,3,3,3");
+}
+
+TEST_F(StoreHistoryTest, ARunningWindowOrAnUnknownSessionIsNotDeleted) {
+  Batch running = StoppedSessionBatch(1, true, 3);
+  running.sessions[0].state = SessionState::kRunning;
+  Commit(running);
+  EXPECT_EQ(store_->DeleteHistorySession(1).ToString(),
+            "FAILED_PRECONDITION: window 1 still runs; only stopped windows are deleted");
+  EXPECT_EQ(RowsOf(1), "1,1,1,3,3,3");
+  EXPECT_EQ(store_->DeleteHistorySession(9).ToString(), "NOT_FOUND: session 9 does not exist");
+}
+
+// The child of the crash test: deletes windows 1, 2, ... in order, telling the parent each id
+// once DeleteHistorySession has returned OK. Never returns.
+[[noreturn]] void DeleteWindowsInOrder(const std::string& path, uint64_t windows, int report_fd) {
+  absl::StatusOr<std::unique_ptr<Store>> store = Store::Open(path);
+  if (!store.ok()) _exit(2);
+  for (uint64_t id = 1; id <= windows; ++id) {
+    if (!(*store)->DeleteHistorySession(id).ok()) _exit(3);
+    if (write(report_fd, &id, sizeof(id)) != sizeof(id)) _exit(4);
+  }
+  _exit(0);
+}
+
+TEST_F(StoreHistoryTest, AKillWhileDeletingLeavesEachWindowWholeOrGone) {
+  constexpr uint64_t kWindows = 40;
+  constexpr uint32_t kNodes = 300;  // ~900 rows a window: a kill lands inside a deletion
+  std::mt19937 random(7);
+  for (int round = 0; round < 5; ++round) {
+    for (uint64_t id = 1; id <= kWindows; ++id) Commit(StoppedSessionBatch(id, true, kNodes));
+    store_.reset();
+    int report[2];
+    ASSERT_EQ(pipe(report), 0);
+    const pid_t child = fork();
+    ASSERT_GE(child, 0);
+    if (child == 0) DeleteWindowsInOrder(path_, kWindows, report[1]);
+    close(report[1]);
+    std::this_thread::sleep_for(std::chrono::microseconds(random() % 30000));
+    kill(child, SIGKILL);
+    waitpid(child, nullptr, 0);
+    uint64_t acknowledged = 0;
+    for (uint64_t id; read(report[0], &id, sizeof(id)) == sizeof(id);) acknowledged = id;
+    close(report[0]);
+
+    EXPECT_EQ(QueryFile(path_, "PRAGMA integrity_check"), "ok");
+    EXPECT_EQ(QueryFile(path_, "SELECT count(*) FROM pragma_foreign_key_check"), "0");
+    const std::string whole = "1,1,1,300,300,300";
+    const std::string gone = "0,0,0,0,0,0";
+    bool gone_so_far = true;  // deleted in order: the gone ones come first
+    for (uint64_t id = 1; id <= kWindows; ++id) {
+      const std::string rows = RowsOf(id);
+      EXPECT_TRUE(rows == whole || rows == gone)
+          << "round " << round << " window " << id << ": " << rows;
+      if (id <= acknowledged) {
+        EXPECT_EQ(rows, gone) << "round " << round << " window " << id;
+      }
+      if (!gone_so_far) {
+        EXPECT_EQ(rows, whole) << "round " << round << " window " << id;
+      }
+      gone_so_far = gone_so_far && rows == gone;
+    }
+    SetUp();  // the store again, for the next round's windows
+    if (HasFatalFailure()) return;
+  }
+}
+
+}  // namespace
+}  // namespace protond::store
