@@ -1,5 +1,6 @@
 // The store's commit cost against batch size: an ingest cycle commits the changed node_stats of
-// its sessions plus the read positions of every lane (64 here) in one transaction. The store
+// its sessions plus the read positions of every lane (64 here) in one transaction. And one step
+// of the always-on history's retention: measuring and deleting a window. The store
 // file lives in $TMPDIR (or /tmp), so the numbers depend on that file system.
 #include <stdlib.h>
 #include <sys/stat.h>
@@ -120,6 +121,59 @@ void BM_CommitNewTree(benchmark::State& state) {
                                                     benchmark::Counter::kIsIterationInvariantRate);
 }
 BENCHMARK(BM_CommitNewTree)->Arg(100)->Arg(1000)->Arg(10000)->UseRealTime();
+
+// A stopped always-on window `session_id` of FirstBatch's tree, with a metric at every node.
+Batch WindowBatch(uint32_t nodes, uint64_t session_id) {
+  Batch batch = FirstBatch(nodes);
+  batch.lanes.clear();
+  SessionRow& window = batch.sessions.front();
+  window.session_id = session_id;
+  window.state = SessionState::kStopped;
+  window.always_on_window = true;
+  for (auto& row : batch.session_processes) row.session_id = session_id;
+  for (auto& row : batch.nodes) row.session_id = session_id;
+  for (auto& row : batch.node_stats) {
+    row.session_id = session_id;
+    batch.metrics.push_back({session_id,
+                             row.node_id,
+                             1,
+                             "flops",
+                             MetricAggregation::kInclusive,
+                             false,
+                             123456789,
+                             0,
+                             {}});
+  }
+  return batch;
+}
+
+// One step of the history's retention on a window of N nodes among kWindowsKept others: measuring
+// it (a read), then deleting it (one write transaction: the time the write lock is held).
+constexpr uint64_t kWindowsKept = 200;
+void BM_DeleteHistoryWindow(benchmark::State& state) {
+  const auto nodes = static_cast<uint32_t>(state.range(0));
+  TempStoreFile file;
+  std::unique_ptr<Store> store = OpenOrDie(file.path(), state);
+  if (store == nullptr) return;
+  uint64_t next = 1;
+  for (; next <= kWindowsKept; ++next) {
+    if (!store->CommitBatch(WindowBatch(nodes, next)).ok()) {
+      return state.SkipWithError("commit failed");
+    }
+  }
+  uint64_t oldest = 1;
+  for (auto _ : state) {
+    absl::StatusOr<uint64_t> bytes = store->SessionStoredBytes(oldest);
+    absl::Status status = bytes.ok() ? store->DeleteHistorySession(oldest++) : bytes.status();
+    if (!status.ok()) return state.SkipWithError(std::string(status.message()).c_str());
+    state.PauseTiming();
+    status = store->CommitBatch(WindowBatch(nodes, next++)).status();
+    if (!status.ok()) return state.SkipWithError(std::string(status.message()).c_str());
+    state.ResumeTiming();
+  }
+  state.counters["rows_per_window"] = 3 * nodes + 2;
+}
+BENCHMARK(BM_DeleteHistoryWindow)->Arg(100)->Arg(1000)->Arg(5000)->UseRealTime();
 
 }  // namespace
 }  // namespace protond::store

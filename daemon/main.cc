@@ -24,6 +24,8 @@
 #include "common/paths/daemon_paths.h"
 #include "common/paths/own_path.h"
 #include "common/text/duration.h"
+#include "common/text/scaled_number.h"
+#include "daemon/always_on/history_retention.h"
 #include "daemon/always_on/window_scheduler.h"
 #include "daemon/metrics/metrics.h"
 #include "daemon/metrics/metrics_server.h"
@@ -41,7 +43,7 @@ constexpr char kUsage[] =
     "                --insecure)] [--metrics-listen HOST:PORT]\n"
     "               [--always-on [--always-on-window D] [--always-on-period D]\n"
     "                [--always-on-users U,...] [--always-on-jobs J,...]\n"
-    "                [--always-on-command REGEX]] [--no-shim-loading]\n"
+    "                [--always-on-command REGEX] [--history-max SIZE]] [--no-shim-loading]\n"
     "       protond --version | --help\n"
     "  --socket PATH        unix socket to serve (default: %s)\n"
     "  --state-dir DIR      where protond.db (and protond.pid) are kept, by one daemon at a time\n"
@@ -63,6 +65,9 @@ constexpr char kUsage[] =
     "  --always-on-users U,...   only the processes of these users (names or uids)\n"
     "  --always-on-jobs J,...    only the processes of these jobs (SLURM_JOB_ID or pod)\n"
     "  --always-on-command REGEX only the processes whose command line matches (RE2)\n"
+    "  --history-max SIZE   the most the windows may take in the store (default: 2GiB;\n"
+    "                       500MiB, 2GiB, or bytes): past it the oldest are deleted, and\n"
+    "                       windows that recorded nothing are never kept\n"
     "  --no-shim-loading    never load the shim into a running process that has none\n"
     "                       (protonctl start --pid does, for a caller who may ptrace it:\n"
     "                       docs/attach.md)\n";
@@ -76,7 +81,8 @@ struct Flags {
   std::string metrics_listen;       // HOST:PORT; "": no metrics endpoint
   bool always_on = false;
   protond::always_on::WindowPolicy always_on_policy;
-  bool always_on_options = false;  // any --always-on-* flag was given
+  protond::always_on::RetentionPolicy retention;
+  bool always_on_options = false;  // any --always-on-* or --history-* flag was given
   bool shim_loading = true;        // off with --no-shim-loading
 };
 
@@ -99,7 +105,8 @@ bool ParseUser(const std::string& text, uint32_t& uid) {
   return true;
 }
 
-// The --always-on-* flag `arg` with its `value`; false (and an error on stderr) when it is bad.
+// The --always-on-* or --history-* flag `arg` with its `value`; false (and an error on stderr)
+// when it is bad.
 bool ParseAlwaysOnFlag(const std::string& arg, const std::string& value, Flags& flags) {
   protond::always_on::WindowPolicy& policy = flags.always_on_policy;
   const auto bad = [&](const std::string& why) {
@@ -128,6 +135,12 @@ bool ParseAlwaysOnFlag(const std::string& arg, const std::string& value, Flags& 
       if (job.empty()) return bad("an empty job name");
       policy.jobs.emplace_back(job);
     }
+    return true;
+  }
+  if (arg == "--history-max") {
+    const absl::StatusOr<uint64_t> bytes = protond::text::ParseByteSize(value);
+    if (!bytes.ok()) return bad(std::string(bytes.status().message()));
+    flags.retention.history_max_bytes = *bytes;
     return true;
   }
   if (arg == "--always-on-command") {
@@ -180,7 +193,7 @@ int ParseFlags(int argc, char** argv, Flags& flags) {
       flags.tcp.tokens_path = value;
     } else if (arg == "--metrics-listen") {
       flags.metrics_listen = value;
-    } else if (absl::StartsWith(arg, "--always-on-")) {
+    } else if (absl::StartsWith(arg, "--always-on-") || absl::StartsWith(arg, "--history-")) {
       if (!ParseAlwaysOnFlag(arg, value, flags)) return Usage(stderr, 2);
     } else if (arg == "--commit-interval-ms" &&
                absl::SimpleAtoi(value, &flags.commit_interval_ms) && flags.commit_interval_ms > 0) {
@@ -196,7 +209,7 @@ int ParseFlags(int argc, char** argv, Flags& flags) {
     return Usage(stderr, 2);
   }
   if (flags.always_on_options && !flags.always_on) {
-    std::fprintf(stderr, "protond: the --always-on-* options need --always-on\n");
+    std::fprintf(stderr, "protond: the --always-on-* and --history-* options need --always-on\n");
     return Usage(stderr, 2);
   }
   const auto& policy = flags.always_on_policy;
@@ -393,6 +406,7 @@ int main(int argc, char** argv) {
   service_options.store_path = flags.state_dir + "/protond.db";
   service_options.commit_interval = std::chrono::milliseconds(flags.commit_interval_ms);
   if (flags.always_on) service_options.always_on = flags.always_on_policy;
+  service_options.retention = flags.retention;
   if (flags.shim_loading) service_options.shim_loading = ShimLoadingFor(flags.socket);
   auto service = protond::service::ProtondService::Create(service_options);
   if (!service.ok()) {

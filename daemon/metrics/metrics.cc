@@ -109,6 +109,16 @@ std::string RenderText(const Snapshot& snapshot) {
              "Windows of protond --always-on that a process did not get: it was in a session "
              "started by hand.",
              static_cast<double>(snapshot.always_on_windows_skipped)),
+      Single("protond_history_bytes", MetricType::Gauge,
+             "Bytes of the always-on windows kept in the store (their rows, as measured when "
+             "they stopped).",
+             static_cast<double>(snapshot.history_bytes)),
+      Single("protond_history_empty_windows_deleted_total", MetricType::Counter,
+             "Always-on windows deleted when they stopped because nothing was recorded in them.",
+             static_cast<double>(snapshot.history_empty_windows_deleted)),
+      Single("protond_history_windows_deleted_total", MetricType::Counter,
+             "Always-on windows deleted, oldest first, to keep the history under --history-max.",
+             static_cast<double>(snapshot.history_windows_deleted)),
       Histogram("protond_commit_duration_seconds",
                 "Time of each successful commit of the ingest cycle to the store.",
                 snapshot.commit_duration),

@@ -53,6 +53,12 @@ struct Snapshot {
   // because it was in a session started by hand. 0 without --always-on.
   uint64_t always_on_windows_opened = 0;
   uint64_t always_on_windows_skipped = 0;
+  // The history's retention (docs/always-on.md, "Retention"): the bytes of the stopped windows
+  // kept (as Store::SessionStoredBytes measures them), windows deleted because nothing was
+  // recorded in them, and windows deleted, oldest first, to keep under --history-max.
+  uint64_t history_bytes = 0;
+  uint64_t history_empty_windows_deleted = 0;
+  uint64_t history_windows_deleted = 0;
 };
 
 // The snapshot in the text exposition format 0.0.4: HELP and TYPE lines, then the samples, each

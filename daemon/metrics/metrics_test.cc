@@ -63,6 +63,15 @@ protond_always_on_windows_opened_total 0
 # HELP protond_always_on_windows_skipped_total Windows of protond --always-on that a process did not get: it was in a session started by hand.
 # TYPE protond_always_on_windows_skipped_total counter
 protond_always_on_windows_skipped_total 0
+# HELP protond_history_bytes Bytes of the always-on windows kept in the store (their rows, as measured when they stopped).
+# TYPE protond_history_bytes gauge
+protond_history_bytes 0
+# HELP protond_history_empty_windows_deleted_total Always-on windows deleted when they stopped because nothing was recorded in them.
+# TYPE protond_history_empty_windows_deleted_total counter
+protond_history_empty_windows_deleted_total 0
+# HELP protond_history_windows_deleted_total Always-on windows deleted, oldest first, to keep the history under --history-max.
+# TYPE protond_history_windows_deleted_total counter
+protond_history_windows_deleted_total 0
 # HELP protond_commit_duration_seconds Time of each successful commit of the ingest cycle to the store.
 # TYPE protond_commit_duration_seconds histogram
 protond_commit_duration_seconds_count 0
@@ -93,6 +102,9 @@ TEST(RenderTextTest, SessionsAndCommits) {
   snapshot.commit_failures = 2;
   snapshot.always_on_windows_opened = 12;
   snapshot.always_on_windows_skipped = 3;
+  snapshot.history_bytes = 123456;
+  snapshot.history_empty_windows_deleted = 4;
+  snapshot.history_windows_deleted = 5;
   // Durations whose seconds are exact in binary, so that the sum is too.
   snapshot.commit_duration.Observe(nanoseconds(1'953'125));   // 1/512 s: le="0.0025"
   snapshot.commit_duration.Observe(milliseconds(250));        // le="0.25"
@@ -119,6 +131,11 @@ TEST(RenderTextTest, SessionsAndCommits) {
             "protond_always_on_windows_opened_total 12\n");
   EXPECT_EQ(section("protond_always_on_windows_skipped_total 3", "#"),
             "protond_always_on_windows_skipped_total 3\n");
+  EXPECT_EQ(section("protond_history_bytes 1", "#"), "protond_history_bytes 123456\n");
+  EXPECT_EQ(section("protond_history_empty_windows_deleted_total 4", "#"),
+            "protond_history_empty_windows_deleted_total 4\n");
+  EXPECT_EQ(section("protond_history_windows_deleted_total 5", "#"),
+            "protond_history_windows_deleted_total 5\n");
   EXPECT_EQ(section("protond_commit_duration_seconds_count", "\n\n"),
             R"(protond_commit_duration_seconds_count 4
 protond_commit_duration_seconds_sum 8.751953125

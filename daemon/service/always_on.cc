@@ -2,8 +2,11 @@
 // cycle the scheduler (daemon/always_on) says which windows are due; each opens as an attached
 // session over its processes, as `protonctl start --pid ... --duration` would, marked as a window
 // and owned by the processes' user. A session started by hand wins: a process in one gets no
-// window (counted), and starting one ends the process's running window.
+// window (counted), and starting one ends the process's running window. After each cycle the
+// history's retention deletes what the policy no longer keeps (always_on/history_retention.h).
 #include <algorithm>
+#include <chrono>
+#include <cstdio>
 #include <map>
 
 #include "absl/strings/str_cat.h"
@@ -72,6 +75,46 @@ absl::Status ProtondService::EndWindowsOf(const std::vector<uint32_t>& pids) {
     RETURN_IF_ERROR(EndSession(*session, 0));
   }
   return absl::OkStatus();
+}
+
+void ProtondService::ApplyHistoryRetention() {
+  // A caller of PushAndWait may hold any session while mutex_ is let go: none is removed then.
+  if (retention_ == nullptr || commands_awaited_ > 0) return;
+  std::vector<always_on::StoppedWindow> windows;
+  for (const auto& [session_id, session] : sessions_.all()) {
+    // Only committed, stopped windows: never a session started by hand.
+    if (!session.row.always_on_window || session.running() || session.changed) continue;
+    always_on::StoppedWindow& window = windows.emplace_back();
+    window.session_id = session_id;
+    window.start_time_unix_ns = session.row.start_time_unix_ns;
+    for (const auto& [process_id, counters] : session.processes) {
+      window.records += counters.records;
+      window.dropped_records += counters.dropped_records;
+    }
+  }
+  std::vector<uint64_t> deleted;
+  const absl::Status status = retention_->Step(
+      cycle_.store(), windows, std::chrono::steady_clock::now() + kRetentionStepBudget, deleted);
+  for (uint64_t session_id : deleted) {
+    sessions_.Remove(session_id);
+    cycle_.ForgetSession(session_id);
+  }
+  if (!deleted.empty()) sessions_.Publish(registry_.Snapshot(), published_);
+  const always_on::RetentionCounters& counters = retention_->counters();
+  if (!cap_reached_ && counters.windows_deleted_for_cap > 0) {
+    cap_reached_ = true;
+    std::fprintf(stderr,
+                 "protond: the always-on history reached --history-max (%llu bytes): its oldest "
+                 "windows are deleted from now on (protond_history_windows_deleted_total counts "
+                 "them)\n",
+                 static_cast<unsigned long long>(retention_->policy().history_max_bytes));
+  }
+  const std::string error = status.ok() ? "" : status.ToString();
+  if (!error.empty() && error != last_retention_error_) {
+    std::fprintf(stderr, "protond: history retention failed: %s; it is tried again next cycle\n",
+                 error.c_str());
+  }
+  last_retention_error_ = error;
 }
 
 }  // namespace protond::service

@@ -39,6 +39,11 @@ metrics::Snapshot ProtondService::MetricsSnapshot() {
       snapshot.always_on_windows_opened = windows_->windows_opened();
       snapshot.always_on_windows_skipped = windows_->windows_skipped();
     }
+    if (retention_ != nullptr) {
+      snapshot.history_bytes = retention_->history_bytes();
+      snapshot.history_empty_windows_deleted = retention_->counters().empty_windows_deleted;
+      snapshot.history_windows_deleted = retention_->counters().windows_deleted_for_cap;
+    }
   }
   // The store's files are sized outside the lock: no need to hold up the ingest cycle for it.
   snapshot.store_bytes = FileBytes(options_.store_path) + FileBytes(options_.store_path + "-wal");

@@ -20,6 +20,9 @@ absl::StatusOr<std::unique_ptr<ProtondService>> ProtondService::Create(
   {
     absl::MutexLock lock(&service->mutex_);
     service->windows_ = std::move(windows);
+    if (options.always_on.has_value()) {
+      service->retention_ = std::make_unique<always_on::HistoryRetention>(options.retention);
+    }
     RETURN_IF_ERROR(service->cycle_.Load());
     service->sessions_.Publish(service->registry_.Snapshot(), service->published_);
   }
@@ -59,6 +62,7 @@ void ProtondService::IngestLoop() {
     absl::Status s = RunIngestCycleLocked();
     if (s.ok()) s = EndFinishedAttachedSessions();
     if (s.ok()) s = OpenDueWindows();
+    if (s.ok()) ApplyHistoryRetention();
     // A failed cycle has gone back to the store; the records wait in the rings, which drop and
     // count what no longer fits, until a commit works again.
     if (!s.ok() && failed_commits_++ == 0) {

@@ -25,6 +25,7 @@
 #include "absl/base/thread_annotations.h"
 #include "absl/status/statusor.h"
 #include "absl/synchronization/mutex.h"
+#include "daemon/always_on/history_retention.h"
 #include "daemon/always_on/window_scheduler.h"
 #include "daemon/attach/target_check.h"
 #include "daemon/ingest/ingest_cycle.h"
@@ -65,6 +66,8 @@ struct ServiceOptions {
   // protond --always-on: windows of every selected process, asked for at each ingest cycle
   // (docs/always-on.md). Unset: none.
   std::optional<always_on::WindowPolicy> always_on;
+  // With always_on: how much of the windows' history is kept (protond --history-max).
+  always_on::RetentionPolicy retention;
   // Unset (protond --no-shim-loading, and tests): a process without the shim is refused.
   std::optional<ShimLoading> shim_loading;
 };
@@ -165,6 +168,10 @@ class ProtondService {
   absl::StatusOr<std::map<uint64_t, v1::CommandResult>> PushAndWait(
       const std::vector<uint64_t>& process_ids, const v1::ControlCommand& command)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mutex_);
+  // PushAndWait's work, while commands_awaited_ counts it.
+  absl::StatusOr<std::map<uint64_t, v1::CommandResult>> PushAndAwaitAnswers(
+      const std::vector<uint64_t>& process_ids, const v1::ControlCommand& command)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mutex_);
 
   // Registration (registration.cc).
   // A process of a job joins the running session that admits the job's new processes, if any
@@ -207,6 +214,10 @@ class ProtondService {
   // A session started by hand wins over a window: the running windows of `pids` end now.
   absl::Status EndWindowsOf(const std::vector<uint32_t>& pids)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mutex_);
+  // One step of the history's retention (always_on/history_retention.h) over the stopped
+  // windows, within kRetentionStepBudget: the windows it deletes from the store are forgotten
+  // here too. Its errors are logged, not returned: ingest goes on.
+  void ApplyHistoryRetention() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mutex_);
 
   // Queries (queries.cc). The session's tree, without mutex_: the kept one, or built from the
   // store as last committed and kept when the session has stopped.
@@ -227,6 +238,16 @@ class ProtondService {
   int failed_commits_ ABSL_GUARDED_BY(mutex_) = 0;  // in a row, for the log
   // protond --always-on; null without it.
   std::unique_ptr<always_on::WindowScheduler> windows_ ABSL_GUARDED_BY(mutex_);
+  std::unique_ptr<always_on::HistoryRetention> retention_ ABSL_GUARDED_BY(mutex_);
+  // For the log: whether the cap has deleted a window yet, and the last retention error.
+  bool cap_reached_ ABSL_GUARDED_BY(mutex_) = false;
+  std::string last_retention_error_ ABSL_GUARDED_BY(mutex_);
+  // PushAndWait calls that let mutex_ go while their callers hold sessions: no session is removed
+  // from the table meanwhile.
+  int commands_awaited_ ABSL_GUARDED_BY(mutex_) = 0;
+  // How long one retention step may hold the ingest thread (and the store's write lock, a short
+  // transaction at a time) between two cycles.
+  static constexpr std::chrono::milliseconds kRetentionStepBudget{20};
   bool stopping_ ABSL_GUARDED_BY(mutex_) = false;
   absl::CondVar stop_;
   query::StoreReaders readers_;

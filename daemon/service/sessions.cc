@@ -97,13 +97,22 @@ absl::Status ProtondService::EndSession(sessions::Session& session, uint32_t exc
 
 absl::StatusOr<std::map<uint64_t, v1::CommandResult>> ProtondService::PushAndWait(
     const std::vector<uint64_t>& process_ids, const v1::ControlCommand& command) {
+  ++commands_awaited_;
+  absl::StatusOr<std::map<uint64_t, v1::CommandResult>> answers =
+      PushAndAwaitAnswers(process_ids, command);
+  --commands_awaited_;
+  return answers;
+}
+
+absl::StatusOr<std::map<uint64_t, v1::CommandResult>> ProtondService::PushAndAwaitAnswers(
+    const std::vector<uint64_t>& process_ids, const v1::ControlCommand& command) {
   const std::vector<registry::PushedCommand> pushed = registry_.PushAwaited(process_ids, command);
   const auto deadline = std::chrono::steady_clock::now() + answer_timeout_;
   for (auto now = std::chrono::steady_clock::now(); now < deadline;
        now = std::chrono::steady_clock::now()) {
     // The wait lets mutex_ go, as a condition variable would: the ingest thread and other calls
-    // go on meanwhile, and the session being ended stays (sessions are not removed once
-    // committed).
+    // go on meanwhile, and the session being ended stays (the history's retention removes none
+    // while commands_awaited_ counts this call).
     mutex_.Unlock();
     const bool all_answered = registry_.AwaitAnswers(
         pushed,

@@ -50,11 +50,17 @@ std::vector<std::string> Rows(const std::string& table) {
 class AlwaysOnTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    daemon_.Start({"--always-on", "--always-on-window", "300ms", "--always-on-period", "1s",
-                   "--metrics-listen", "127.0.0.1:0"});
+    std::vector<std::string> flags = {
+        "--always-on", "--always-on-window", "300ms",      "--always-on-period",
+        "1s",          "--metrics-listen",   "127.0.0.1:0"};
+    const std::vector<std::string> extra = ExtraFlags();
+    flags.insert(flags.end(), extra.begin(), extra.end());
+    daemon_.Start(flags);
     metrics_port_ = daemon_.LoggedPort("metrics port ");
     ASSERT_NE(metrics_port_, 0) << ReadFile(daemon_.log_path());
   }
+
+  virtual std::vector<std::string> ExtraFlags() const { return {}; }
 
   // The sample workload with the shim preloaded and no session, for about steps x 10 ms.
   pid_t SpawnIdleWorkload(int steps) {
@@ -296,7 +302,43 @@ TEST_F(AlwaysOnTest, BadFlagsAreRefusedNamingTheFlag) {
             "protond: bad --always-on-users 'no-such-user-here': 'no-such-user-here' is neither a "
             "uid nor a user of this node");
   EXPECT_EQ(refused({"--always-on-period", "10s"}),
-            "protond: the --always-on-* options need --always-on");
+            "protond: the --always-on-* and --history-* options need --always-on");
+  EXPECT_EQ(refused({"--always-on", "--history-max", "2GB"}),
+            "protond: bad --history-max '2GB': '2GB' is not a size (a positive number with KiB, "
+            "MiB, GiB or TiB; a bare number is bytes)");
+  EXPECT_EQ(refused({"--history-max", "2GiB"}),
+            "protond: the --always-on-* and --history-* options need --always-on");
+}
+
+// A cap of 600 bytes holds one window of the idle workload (~420 bytes: 4 nodes and ROOT's stats,
+// one process), never two.
+class AlwaysOnHistoryMaxTest : public AlwaysOnTest {
+ protected:
+  std::vector<std::string> ExtraFlags() const override { return {"--history-max", "600"}; }
+};
+
+TEST_F(AlwaysOnHistoryMaxTest, TheOldestWindowsAreDeletedPastTheCapButNeverAHandStartedSession) {
+  absl::StatusOr<v1::Session> by_hand = client_.StartSession("by hand");
+  ASSERT_TRUE(by_hand.ok()) << by_hand.status();
+  ASSERT_TRUE(client_.StopSession(by_hand->id()).ok());
+  const pid_t workload = SpawnIdleWorkload(/*steps=*/600);
+  ASSERT_TRUE(WaitRegistered(workload));
+  std::this_thread::sleep_for(std::chrono::milliseconds(4300));
+
+  int stopped = 0;
+  for (const v1::Session& window : Windows()) stopped += window.state() == v1::Session::STOPPED;
+  EXPECT_EQ(stopped, 1) << ReadFile(daemon_.log_path());
+  EXPECT_GE(Metric("protond_history_windows_deleted_total"), 2);
+  EXPECT_GT(Metric("protond_history_bytes"), 0);
+  EXPECT_LE(Metric("protond_history_bytes"), 600);
+  // The session started by hand, with nothing recorded and older than every window, stays.
+  auto sessions = client_.ListSessions();
+  ASSERT_TRUE(sessions.ok()) << sessions.status();
+  EXPECT_EQ(sessions->sessions(0).id(), by_hand->id());
+  EXPECT_THAT(ReadFile(daemon_.log_path()),
+              HasSubstr("protond: the always-on history reached --history-max (600 bytes)"));
+  kill(workload, SIGTERM);
+  Wait(workload, dir_);
 }
 
 }  // namespace
