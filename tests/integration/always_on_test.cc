@@ -62,10 +62,12 @@ class AlwaysOnTest : public ::testing::Test {
 
   virtual std::vector<std::string> ExtraFlags() const { return {}; }
 
-  // The sample workload with the shim preloaded and no session, for about steps x 10 ms.
-  pid_t SpawnIdleWorkload(int steps) {
+  // The sample workload with the shim preloaded and no session, for about steps x step_ms.
+  pid_t SpawnIdleWorkload(int steps, int step_ms = 10) {
     return Spawn(
-        {BinDir() + "/sample_workload", "--steps", std::to_string(steps), "--step-ms", "10"}, dir_,
+        {BinDir() + "/sample_workload", "--steps", std::to_string(steps), "--step-ms",
+         std::to_string(step_ms)},
+        dir_,
         {{{"LD_PRELOAD", BinDir() + "/libprotond_shim.so"}, {"PROTOND_SOCKET", daemon_.socket()}}});
   }
 
@@ -308,6 +310,23 @@ TEST_F(AlwaysOnTest, BadFlagsAreRefusedNamingTheFlag) {
             "MiB, GiB or TiB; a bare number is bytes)");
   EXPECT_EQ(refused({"--history-max", "2GiB"}),
             "protond: the --always-on-* and --history-* options need --always-on");
+}
+
+TEST_F(AlwaysOnTest, AWindowInWhichNothingWasRecordedIsNotKept) {
+  // Steps of 4 s: a scope enters or exits only at a step's edges, so most windows of 300 ms
+  // record nothing.
+  const pid_t workload = SpawnIdleWorkload(/*steps=*/3, /*step_ms=*/4000);
+  ASSERT_TRUE(WaitRegistered(workload));
+  std::this_thread::sleep_for(std::chrono::milliseconds(4300));
+  EXPECT_GE(Metric("protond_history_empty_windows_deleted_total"), 2)
+      << ReadFile(daemon_.log_path());
+  for (const v1::Session& window : Windows()) {
+    if (window.state() == v1::Session::STOPPED) {
+      EXPECT_GT(window.records(), 0u) << "session " << window.id();
+    }
+  }
+  kill(workload, SIGTERM);
+  Wait(workload, dir_);
 }
 
 // A cap of 600 bytes holds one window of the idle workload (~420 bytes: 4 nodes and ROOT's stats,
