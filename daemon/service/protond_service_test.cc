@@ -109,8 +109,7 @@ TEST_F(ProtondServiceTest, AStopTakesInWhatWasWrittenAndStoresTheSessionStoppedI
   EXPECT_EQ(stopped->state(), v1::Session::STOPPED);
 
   service_.reset();  // what the store holds
-  auto reopened =
-      ProtondService::Create({folder_ + "/store.db", std::chrono::hours(1), std::nullopt});
+  auto reopened = ProtondService::Create(Options());
   ASSERT_TRUE(reopened.ok()) << reopened.status();
   const v1::ListSessionsResponse listed = (*reopened)->ListSessions(self_);
   ASSERT_EQ(listed.sessions_size(), 1);
@@ -178,8 +177,7 @@ TEST_F(ProtondServiceTest, AModeThatDoesNotParseIsRefusedAndNothingIsStored) {
   EXPECT_TRUE(service_->ListSessions(self_).sessions().empty());
 
   service_.reset();  // what the store holds
-  auto reopened =
-      ProtondService::Create({folder_ + "/store.db", std::chrono::hours(1), std::nullopt});
+  auto reopened = ProtondService::Create(Options());
   ASSERT_TRUE(reopened.ok()) << reopened.status();
   EXPECT_TRUE((*reopened)->ListSessions(self_).sessions().empty());
 }
@@ -197,8 +195,7 @@ TEST_F(ProtondServiceTest, TheModeIsStoredCanonicalAndListed) {
   ASSERT_TRUE(service_->StopSession(self_, sampled->id()).ok());
 
   service_.reset();
-  auto reopened =
-      ProtondService::Create({folder_ + "/store.db", std::chrono::hours(1), std::nullopt});
+  auto reopened = ProtondService::Create(Options());
   ASSERT_TRUE(reopened.ok()) << reopened.status();
   const v1::ListSessionsResponse listed = (*reopened)->ListSessions(self_);
   ASSERT_EQ(listed.sessions_size(), 2);

@@ -334,8 +334,12 @@ TEST_F(StoreTest, ASessionsRefusedRowsLeaveTheOthersAndTheLanesCommitted) {
   std::unique_ptr<Store> store = OpenStore();
   ASSERT_NE(store, nullptr);
   Batch batch = SampleBatch();
-  batch.metrics.push_back(
-      {2, 1, 2, "bad", static_cast<MetricAggregation>(9), false, 1, 0});  // CHECK (1, 2, 3)
+  batch.metrics.push_back({.session_id = 2,
+                           .node_id = 1,
+                           .process_id = 2,
+                           .name = "bad",
+                           .aggregation = static_cast<MetricAggregation>(9),  // CHECK (1, 2, 3)
+                           .int_value = 1});
   absl::StatusOr<std::vector<RefusedSession>> refused = store->CommitBatch(batch);
   ASSERT_TRUE(refused.ok()) << refused.status();
   ASSERT_EQ(refused->size(), 1u);

@@ -28,8 +28,7 @@ class ProtondServiceTest : public ::testing::Test {
     std::string pattern = ::testing::TempDir() + "protond_service_test.XXXXXX";
     ASSERT_NE(mkdtemp(pattern.data()), nullptr);
     folder_ = pattern;
-    auto service =
-        ProtondService::Create({folder_ + "/store.db", std::chrono::hours(1), std::nullopt});
+    auto service = ProtondService::Create(Options());
     ASSERT_TRUE(service.ok()) << service.status();
     service_ = std::move(*service);
     service_->set_answer_timeout(std::chrono::milliseconds(0));
@@ -37,6 +36,14 @@ class ProtondServiceTest : public ::testing::Test {
   void TearDown() override {
     service_.reset();
     std::filesystem::remove_all(folder_);
+  }
+
+  // A service over the folder's store that commits only when asked (an hour apart).
+  ServiceOptions Options() const {
+    ServiceOptions options;
+    options.store_path = folder_ + "/store.db";
+    options.commit_interval = std::chrono::hours(1);
+    return options;
   }
 
   // Registers this process, as its shim does on the control connection, as a task of `job`.
