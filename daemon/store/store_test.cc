@@ -339,7 +339,8 @@ TEST_F(StoreTest, ASessionsRefusedRowsLeaveTheOthersAndTheLanesCommitted) {
                            .process_id = 2,
                            .name = "bad",
                            .aggregation = static_cast<MetricAggregation>(9),  // CHECK (1, 2, 3)
-                           .int_value = 1});
+                           .int_value = 1,
+                           .vector_bits = {}});
   absl::StatusOr<std::vector<RefusedSession>> refused = store->CommitBatch(batch);
   ASSERT_TRUE(refused.ok()) << refused.status();
   ASSERT_EQ(refused->size(), 1u);
