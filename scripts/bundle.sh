@@ -9,7 +9,7 @@ cd "$(dirname "$0")/.."
 build_dir=${BUILD_DIR:-build-rel}
 out=${BUNDLE_DIR:-bundle}
 rm -rf "$out" && mkdir -p "$out/bin" "$out/lib"
-for f in protond protonctl sample_workload libprotond_shim.so libprotond_control.so \
+for f in protond protonctl sample_workload libprotond_shim.so libprotond_shim_core.so libprotond_control.so \
          libprotond_cupti.so sample_gpu_workload protond_gpu_run_test \
          protond_scope_benchmark wide_tree_workload load_workload query_latency \
          protond_ingest_benchmark stall_workload protond_pc_sampling_test \

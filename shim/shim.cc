@@ -1,6 +1,8 @@
-// libprotond_shim.so: process-wide set-up at load time and the C ABI of protond/shim.h.
+// libprotond_shim_core.so: process-wide set-up and the C ABI of protond/shim.h, behind the
+// preloaded front (shim/front/front.cc), which loads this library when something needs it and
+// forwards every call here through the table below (shim/front/core_api.h).
 //
-// At load the shim creates the shared-memory region and starts recording if PROTOND_SESSION
+// At start the core creates the shared-memory region and starts recording if PROTOND_SESSION
 // names a session (protonctl run), in the mode PROTOND_SESSION_MODE names. The control channel to
 // the daemon (gRPC) lives in libprotond_control.so, which is loaded off the application's threads
 // once the process has lived for PROTOND_CONTROL_DELAY_MS, so that short-lived processes pay
@@ -9,7 +11,6 @@
 #include "protond/shim.h"
 
 #include <pthread.h>
-#include <sys/single_threaded.h>
 
 #include <algorithm>
 #include <array>
@@ -25,10 +26,11 @@
 
 #include "common/mode/session_mode.h"
 #include "common/paths/daemon_paths.h"
-#include "common/paths/own_path.h"
 #include "common/record/instrumentation_blob.h"
 #include "shim/control/control_loader.h"
+#include "shim/front/core_api.h"
 #include "shim/gpu/gpu_tracing.h"
+#include "shim/loading/env_number.h"
 #ifdef PROTOND_HAS_NVTX
 #include "shim/nvtx/nvtx_ranges.h"
 #endif
@@ -112,18 +114,6 @@ std::atomic<Shim*> g_shim{nullptr};
 
 void Warn(const std::string& message) { std::fprintf(stderr, "protond: %s\n", message.c_str()); }
 
-uint64_t EnvUint(const char* name, uint64_t fallback) {
-  const char* text = std::getenv(name);
-  if (text == nullptr || *text == '\0') return fallback;
-  char* end = nullptr;
-  const unsigned long long value = std::strtoull(text, &end, 10);
-  if (*end != '\0' || text[0] == '-') {
-    Warn(std::string(name) + "='" + text + "' is not a number; using " + std::to_string(fallback));
-    return fallback;
-  }
-  return value;
-}
-
 // The mode of the session protonctl run started (PROTOND_SESSION_MODE; protonctl checked it). One
 // that does not parse is reported, and the session records without it.
 mode::SessionMode InheritedSessionMode() {
@@ -181,7 +171,7 @@ void DisableInForkedChild() {
 void WaitForStopsAtExit() {
   Shim* shim = g_shim.load();
   if (shim == nullptr || shim->recorder.disabled()) return;
-  const auto wait_ms = EnvUint("PROTOND_EXIT_WAIT_MS", kDefaultExitWaitMs);
+  const auto wait_ms = EnvNumber("PROTOND_EXIT_WAIT_MS", kDefaultExitWaitMs);
   if (!shim->stops.WaitIdle(std::chrono::milliseconds(wait_ms))) {
     Warn("exiting before the last session stop reached protond (PROTOND_EXIT_WAIT_MS=" +
          std::to_string(wait_ms) + "); that session stays running until protond sees the exit");
@@ -197,7 +187,8 @@ void WaitForDaemonAtExit() {
   if (FirstOwnSession(shim) != 0 && shim->region.HasRecords()) {
     std::string error;
     ProtondControl* control = shim->control.Load(&error);
-    const auto wait_ms = static_cast<uint32_t>(EnvUint("PROTOND_EXIT_WAIT_MS", kDefaultExitWaitMs));
+    const auto wait_ms =
+        static_cast<uint32_t>(EnvNumber("PROTOND_EXIT_WAIT_MS", kDefaultExitWaitMs));
     if (control == nullptr) {
       Warn("this process's profile is lost: " + error);
     } else if (!shim->control.api()->wait_registered(control, wait_ms)) {
@@ -208,20 +199,20 @@ void WaitForDaemonAtExit() {
   shim->control.Stop(std::chrono::milliseconds(500));
 }
 
-[[gnu::constructor]] void LoadShim() {
-  if (EnvUint("PROTOND_DISABLE", 0) != 0) return;
+// The core's start (core_api.h): false, with the reason in `error`, when profiling cannot run.
+bool StartShim(const ProtondShimCoreStart& start, std::string* error) {
   const ring::RegionGeometry geometry{
-      static_cast<uint32_t>(EnvUint("PROTOND_LANES", ring::kDefaultLaneCount)),
-      static_cast<uint32_t>(EnvUint("PROTOND_LANE_BYTES", ring::kDefaultLaneDataBytes))};
+      static_cast<uint32_t>(EnvNumber("PROTOND_LANES", ring::kDefaultLaneCount)),
+      static_cast<uint32_t>(EnvNumber("PROTOND_LANE_BYTES", ring::kDefaultLaneDataBytes))};
   auto region = ring::WritableRegion::Create(geometry);
   if (!region.ok()) {
-    Warn("profiling is off: " + std::string(region.status().message()));
-    return;
+    *error = std::string(region.status().message());
+    return false;
   }
-  const uint64_t session_id = EnvUint("PROTOND_SESSION", 0);
+  const uint64_t session_id = EnvNumber("PROTOND_SESSION", 0);
   // protonctl run --as-proton: the session starts paused, and the script's proton.start() resumes
   // it, so that the profile begins where Proton's would.
-  const bool paused = session_id != 0 && EnvUint("PROTOND_SESSION_PAUSED", 0) != 0;
+  const bool paused = session_id != 0 && EnvNumber("PROTOND_SESSION_PAUSED", 0) != 0;
   auto* shim = new Shim(std::move(*region), session_id);
   const mode::SessionMode session_mode =
       session_id != 0 ? InheritedSessionMode() : mode::SessionMode{};
@@ -230,23 +221,11 @@ void WaitForDaemonAtExit() {
     if (!paused) shim->recorder.StartRecording(session_id);
   }
   g_shim.store(shim);
-  // The CUDA driver loads its injection library at initialization and calls InitializeInjection:
-  // that is how the shim learns that the process uses CUDA. NVTX likewise loads its injection at
-  // the first NVTX call, and the shim records NVTX ranges as scopes. Another tool's injection is
-  // kept. setenv races with getenv on other threads, so only a shim loaded at start-up (preloaded
-  // or linked: no thread yet) sets them; one loaded later by dlopen relies on libcuda being
-  // loaded, and records no NVTX ranges.
-  const std::string self = paths::OwnLibraryPath();
-  if (__libc_single_threaded && !self.empty()) {
-    setenv("CUDA_INJECTION64_PATH", self.c_str(), /*overwrite=*/0);
-#ifdef PROTOND_HAS_NVTX
-    if (NvtxRangesEnabled()) setenv("NVTX_INJECTION64_PATH", self.c_str(), /*overwrite=*/0);
-#endif
-  }
   if (session_id != 0 && !paused) shim->gpu.SessionStarted(session_mode);
   pthread_atfork(nullptr, nullptr, DisableInForkedChild);
   std::atexit(WaitForDaemonAtExit);
-  shim->control.StartAfter(std::chrono::milliseconds(EnvUint("PROTOND_CONTROL_DELAY_MS", 200)));
+  shim->control.StartAfter(std::chrono::milliseconds(start.control_delay_ms));
+  return true;
 }
 
 Recorder* ActiveRecorder() {
@@ -467,34 +446,31 @@ uint32_t PythonContextProvider() {
 
 using protond::shim::ActiveRecorder;
 
-#define PROTOND_EXPORT extern "C" __attribute__((visibility("default")))
+int protond_abi_version(void) { return PROTOND_SHIM_ABI_VERSION; }
 
-PROTOND_EXPORT int protond_abi_version(void) { return PROTOND_SHIM_ABI_VERSION; }
-
-PROTOND_EXPORT protond_result protond_scope_enter(const char* name) {
+protond_result protond_scope_enter(const char* name) {
   auto* recorder = ActiveRecorder();
   return recorder != nullptr ? recorder->EnterScope(name) : PROTOND_INACTIVE;
 }
 
-PROTOND_EXPORT protond_result protond_scope_exit(const char* name) {
+protond_result protond_scope_exit(const char* name) {
   auto* recorder = ActiveRecorder();
   return recorder != nullptr ? recorder->ExitScope(name) : PROTOND_INACTIVE;
 }
 
-PROTOND_EXPORT protond_result protond_metric_int64(const char* name, int64_t value) {
+protond_result protond_metric_int64(const char* name, int64_t value) {
   auto* recorder = ActiveRecorder();
   return recorder != nullptr ? recorder->AddInt64Metric(name, value) : PROTOND_INACTIVE;
 }
 
-PROTOND_EXPORT protond_result protond_metric_double(const char* name, double value) {
+protond_result protond_metric_double(const char* name, double value) {
   auto* recorder = ActiveRecorder();
   return recorder != nullptr ? recorder->AddDoubleMetric(name, value) : PROTOND_INACTIVE;
 }
 
 static_assert(PROTOND_MAX_VECTOR_METRIC_ELEMENTS == protond::record::kMaxVectorMetricElements);
 
-PROTOND_EXPORT protond_result protond_metric_int64_vector(const char* name, const int64_t* values,
-                                                          size_t count) {
+protond_result protond_metric_int64_vector(const char* name, const int64_t* values, size_t count) {
   auto* recorder = ActiveRecorder();
   return recorder != nullptr
              ? recorder->AddVectorMetric(name, protond::record::NameClass::kInt64VectorMetric,
@@ -502,8 +478,7 @@ PROTOND_EXPORT protond_result protond_metric_int64_vector(const char* name, cons
              : PROTOND_INACTIVE;
 }
 
-PROTOND_EXPORT protond_result protond_metric_double_vector(const char* name, const double* values,
-                                                           size_t count) {
+protond_result protond_metric_double_vector(const char* name, const double* values, size_t count) {
   auto* recorder = ActiveRecorder();
   return recorder != nullptr
              ? recorder->AddVectorMetric(name, protond::record::NameClass::kDoubleVectorMetric,
@@ -511,17 +486,17 @@ PROTOND_EXPORT protond_result protond_metric_double_vector(const char* name, con
              : PROTOND_INACTIVE;
 }
 
-PROTOND_EXPORT protond_result protond_state_enter(const char* name) {
+protond_result protond_state_enter(const char* name) {
   auto* recorder = ActiveRecorder();
   return recorder != nullptr ? recorder->EnterState(name) : PROTOND_INACTIVE;
 }
 
-PROTOND_EXPORT protond_result protond_state_exit(void) {
+protond_result protond_state_exit(void) {
   auto* recorder = ActiveRecorder();
   return recorder != nullptr ? recorder->ExitState() : PROTOND_INACTIVE;
 }
 
-PROTOND_EXPORT protond_result protond_launch_enter(const char* name) {
+protond_result protond_launch_enter(const char* name) {
   // The frame ends with the next kernel launch the GPU tracer sees; with no tracing, no kernel
   // would be recorded and nothing would end it.
   protond::shim::Shim* shim = protond::shim::g_shim.load(std::memory_order_acquire);
@@ -529,7 +504,7 @@ PROTOND_EXPORT protond_result protond_launch_enter(const char* name) {
   return shim->recorder.EnterLaunch(name);
 }
 
-PROTOND_EXPORT protond_result protond_launch_exit(void) {
+protond_result protond_launch_exit(void) {
   auto* recorder = ActiveRecorder();
   return recorder != nullptr ? recorder->ExitLaunch() : PROTOND_INACTIVE;
 }
@@ -539,10 +514,12 @@ static_assert(PROTOND_BUFFER_CIRCULAR ==
 static_assert(PROTOND_BUFFER_TRITON_HOST ==
               static_cast<uint32_t>(protond::record::InstrumentationLayout::kTritonHostBuffer));
 
-PROTOND_EXPORT protond_result protond_instrumentation_buffer(
-    const char* kernel_name, uint32_t device_id, uint32_t layout, const char* const* scope_names,
-    uint32_t num_scopes, uint32_t block_bytes, uint32_t num_warps, const uint32_t* profiled_warps,
-    uint32_t num_profiled_warps, const void* buffer, uint64_t buffer_bytes) {
+protond_result protond_instrumentation_buffer(const char* kernel_name, uint32_t device_id,
+                                              uint32_t layout, const char* const* scope_names,
+                                              uint32_t num_scopes, uint32_t block_bytes,
+                                              uint32_t num_warps, const uint32_t* profiled_warps,
+                                              uint32_t num_profiled_warps, const void* buffer,
+                                              uint64_t buffer_bytes) {
   protond::shim::Shim* shim = protond::shim::g_shim.load(std::memory_order_acquire);
   if (shim == nullptr) return PROTOND_INACTIVE;
   if ((scope_names == nullptr && num_scopes != 0) || buffer == nullptr ||
@@ -571,14 +548,14 @@ PROTOND_EXPORT protond_result protond_instrumentation_buffer(
       {static_cast<const uint8_t*>(buffer), static_cast<size_t>(buffer_bytes)});
 }
 
-PROTOND_EXPORT protond_result protond_set_context_provider(protond_context_provider provider) {
+protond_result protond_set_context_provider(protond_context_provider provider) {
   auto* recorder = ActiveRecorder();
   if (recorder == nullptr) return PROTOND_INACTIVE;
   recorder->SetContextProvider(provider);
   return PROTOND_OK;
 }
 
-PROTOND_EXPORT protond_result protond_use_python_context(const char* excluded_prefix) {
+protond_result protond_use_python_context(const char* excluded_prefix) {
   using protond::shim::g_python_stack;
   auto* recorder = ActiveRecorder();
   if (recorder == nullptr) return PROTOND_INACTIVE;
@@ -596,7 +573,7 @@ PROTOND_EXPORT protond_result protond_use_python_context(const char* excluded_pr
   return PROTOND_OK;
 }
 
-PROTOND_EXPORT uint32_t protond_context_intern(uint32_t parent, const char* name) {
+uint32_t protond_context_intern(uint32_t parent, const char* name) {
   auto* recorder = ActiveRecorder();
   if (recorder == nullptr || name == nullptr || *name == '\0' ||
       !recorder->names().IsContext(parent)) {
@@ -605,51 +582,49 @@ PROTOND_EXPORT uint32_t protond_context_intern(uint32_t parent, const char* name
   return recorder->names().InternContext(parent, name);
 }
 
-PROTOND_EXPORT protond_result protond_session_start(const char* name, uint64_t* session_id) {
+protond_result protond_session_start(const char* name, uint64_t* session_id) {
   return protond::shim::StartSession(name, "tree", "", session_id);
 }
 
-PROTOND_EXPORT protond_result protond_session_start_with_data(const char* name, const char* data,
-                                                              uint64_t* session_id) {
+protond_result protond_session_start_with_data(const char* name, const char* data,
+                                               uint64_t* session_id) {
   return protond::shim::StartSession(name, data, "", session_id);
 }
 
-PROTOND_EXPORT protond_result protond_session_start_with_mode(const char* name, const char* data,
-                                                              const char* mode,
-                                                              uint64_t* session_id) {
+protond_result protond_session_start_with_mode(const char* name, const char* data, const char* mode,
+                                               uint64_t* session_id) {
   return protond::shim::StartSession(name, data, mode, session_id);
 }
 
-PROTOND_EXPORT protond_result protond_session_stop(uint64_t session_id) {
+protond_result protond_session_stop(uint64_t session_id) {
   return protond::shim::StopSession(session_id);
 }
 
-PROTOND_EXPORT protond_result protond_flush(void) { return protond::shim::Flush(); }
+protond_result protond_flush(void) { return protond::shim::Flush(); }
 
-PROTOND_EXPORT protond_result protond_session_pause(uint64_t session_id) {
+protond_result protond_session_pause(uint64_t session_id) {
   return protond::shim::PauseSession(session_id);
 }
 
-PROTOND_EXPORT protond_result protond_session_resume(uint64_t session_id) {
+protond_result protond_session_resume(uint64_t session_id) {
   return protond::shim::ResumeSession(session_id);
 }
 
-PROTOND_EXPORT protond_result protond_session_export(uint64_t session_id, const char* format,
-                                                     const char* path) {
+protond_result protond_session_export(uint64_t session_id, const char* format, const char* path) {
   return protond::shim::ExportSession(session_id, format, path);
 }
 
-PROTOND_EXPORT uint64_t protond_current_session(void) {
+uint64_t protond_current_session(void) {
   protond::shim::Shim* shim = protond::shim::g_shim.load();
   return shim != nullptr ? protond::shim::FirstOwnSession(shim) : 0;
 }
 
-PROTOND_EXPORT const char* protond_last_error(void) { return protond::shim::LastError(); }
+const char* protond_last_error(void) { return protond::shim::LastError(); }
 
 // protond's attach: the daemon has just loaded the shim into this running process and calls this
-// on one of its threads, stopped; the constructor above has run. The work goes to the control
-// loader's thread, so that the stopped thread is let go at once.
-PROTOND_EXPORT protond_result protond_shim_attach(const char* socket_path) {
+// on one of its threads, stopped; the front has just started this core. The work goes to the
+// control loader's thread, so that the stopped thread is let go at once.
+protond_result protond_shim_attach(const char* socket_path) {
   protond::shim::Shim* shim = protond::shim::g_shim.load();
   if (shim == nullptr) return protond::shim::ShimDisabled();
   if (socket_path == nullptr || *socket_path == '\0') {
@@ -662,8 +637,45 @@ PROTOND_EXPORT protond_result protond_shim_attach(const char* socket_path) {
   return PROTOND_OK;
 }
 
-// The CUDA driver's entry point for CUDA_INJECTION64_PATH, called once from cuInit.
-PROTOND_EXPORT int InitializeInjection(void) {
-  if (auto* shim = protond::shim::g_shim.load()) shim->gpu.CudaInitialized();
+namespace protond::shim {
+namespace {
+
+// CUDA_INJECTION64_PATH's InitializeInjection, forwarded by the front: called once from cuInit.
+int InitializeCudaInjection() {
+  if (Shim* shim = g_shim.load()) shim->gpu.CudaInitialized();
   return 1;
+}
+
+int InitializeNvtxInjection(protond_nvtx_get_export_table get_export_table) {
+#ifdef PROTOND_HAS_NVTX
+  return InstallNvtxRanges(get_export_table);
+#else
+  (void)get_export_table;
+  return 1;
+#endif
+}
+
+#define PROTOND_SHIM_CALL_ENTRY(type, name, parameters, arguments, without_core) .name = &::name,
+const ProtondShimCore kCore = {
+    .abi_version = PROTOND_SHIM_ABI_VERSION,
+    PROTOND_SHIM_CALLS(PROTOND_SHIM_CALL_ENTRY).protond_last_error = &::protond_last_error,
+    .initialize_cuda_injection = &InitializeCudaInjection,
+    .initialize_nvtx_injection = &InitializeNvtxInjection,
+};
+#undef PROTOND_SHIM_CALL_ENTRY
+
+}  // namespace
+}  // namespace protond::shim
+
+// The only two symbols this library exports (core_exports.map).
+extern "C" __attribute__((visibility("default"))) const ProtondShimCore* protond_shim_core_table() {
+  return &protond::shim::kCore;
+}
+
+extern "C" __attribute__((visibility("default"))) const ProtondShimCore* protond_shim_core_start(
+    const ProtondShimCoreStart* start, char* error, size_t error_bytes) {
+  std::string reason;
+  if (protond::shim::StartShim(*start, &reason)) return &protond::shim::kCore;
+  protond::shim::CopyMessage(reason, error, error_bytes);
+  return nullptr;
 }

@@ -178,7 +178,8 @@ void GpuTracing::WarnIfInjectionIsElsewhere() {
   const char* injection = std::getenv("CUDA_INJECTION64_PATH");
   if (warned_injection_ || injection == nullptr || *injection == '\0') return;
   char* injected = realpath(injection, nullptr);
-  char* self = realpath(paths::OwnLibraryPath().c_str(), nullptr);
+  // The front (libprotond_shim.so) is what CUDA must load; it loaded this core from beside it.
+  char* self = realpath(paths::SiblingLibraryPath("libprotond_shim.so").c_str(), nullptr);
   const bool elsewhere = injected == nullptr || self == nullptr || std::strcmp(injected, self) != 0;
   std::free(injected);
   std::free(self);

@@ -1,8 +1,6 @@
 #include "shim/nvtx/nvtx_ranges.h"
 
-#include <cctype>
 #include <cstdint>
-#include <cstdlib>
 #include <string_view>
 
 #include "common/record/record_format.h"
@@ -60,14 +58,6 @@ size_t Utf8Length(uint32_t code_point) {
 
 }  // namespace
 
-bool NvtxRangesEnabled() {
-  const char* text = std::getenv("TRITON_ENABLE_NVTX");
-  if (text == nullptr) return true;
-  std::string value(text);
-  for (char& c : value) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return value == "1" || value == "true" || value == "on";
-}
-
 void WideToUtf8(const wchar_t* text, char* out, size_t out_bytes) {
   if (out_bytes == 0) return;
   size_t used = 0;
@@ -110,13 +100,7 @@ const char* NvtxRangeName(const nvtxEventAttributes_t* attributes, char* buffer,
   return kUnnamedNvtxRange;
 }
 
-}  // namespace protond::shim
-
-// NVTX's entry point for NVTX_INJECTION64_PATH: called once by each NVTX copy in the process, at
-// its first NVTX call, on whichever thread makes it. Returning 0 would make that NVTX unload us.
-extern "C" __attribute__((visibility("default"))) int InitializeInjectionNvtx2(
-    NvtxGetExportTableFunc_t get_export_table) {
-  using namespace protond::shim;
+int InstallNvtxRanges(NvtxGetExportTableFunc_t get_export_table) {
   const auto* callbacks =
       static_cast<const NvtxExportTableCallbacks*>(get_export_table(NVTX_ETID_CALLBACKS));
   if (callbacks == nullptr || callbacks->GetModuleFunctionTable == nullptr) return 1;
@@ -132,3 +116,5 @@ extern "C" __attribute__((visibility("default"))) int InitializeInjectionNvtx2(
   Install(table, size, NVTX_CBID_CORE_RangePop, RangePop);
   return 1;
 }
+
+}  // namespace protond::shim

@@ -16,14 +16,17 @@
 #include <cstddef>
 #include <string>
 
+#include "shim/nvtx/nvtx_enabled.h"
+
 namespace protond::shim {
 
 // The scope of a range whose message the shim cannot read (empty, or a registered string handle).
 inline constexpr char kUnnamedNvtxRange[] = "<unnamed NVTX range>";
 
-// Whether NVTX ranges are recorded: TRITON_ENABLE_NVTX, as Proton reads it (unset: yes; set:
-// only "1", "true" or "on", in any case).
-bool NvtxRangesEnabled();
+// NVTX's InitializeInjectionNvtx2 (the shim's front forwards it here): called once by each NVTX
+// copy in the process, at its first NVTX call, on whichever thread makes it; installs the range
+// handlers. Always 1: returning 0 would make that NVTX unload the shim.
+int InstallNvtxRanges(NvtxGetExportTableFunc_t get_export_table);
 
 // Writes `text` (UTF-32, as wchar_t is on Linux) as NUL-terminated UTF-8 into `out`, truncated
 // to fit `out_bytes` at a character boundary; invalid code points become U+FFFD.

@@ -9,8 +9,6 @@
 #include "gtest/gtest.h"
 #include "protond/shim.h"
 
-extern "C" int InitializeInjectionNvtx2(NvtxGetExportTableFunc_t get_export_table);
-
 namespace {
 
 using ::testing::ElementsAre;
@@ -123,8 +121,8 @@ const void* NVTX_API GetExportTable(uint32_t id) {
   return id == NVTX_ETID_CALLBACKS ? &kCallbacks : nullptr;
 }
 
-TEST(InitializeInjectionNvtx2, PushesAndPopsScopes) {
-  ASSERT_EQ(InitializeInjectionNvtx2(GetExportTable), 1);
+TEST(InstallNvtxRanges, PushesAndPopsScopes) {
+  ASSERT_EQ(protond::shim::InstallNvtxRanges(GetExportTable), 1);
   auto push_a =
       reinterpret_cast<nvtxRangePushA_impl_fntype>(g_core_slots[NVTX_CBID_CORE_RangePushA]);
   auto push_w =

@@ -145,7 +145,7 @@ def test_when_the_daemon_cannot_be_started_the_warning_says_why(autostart):
     # A shim and control library without protond beside them.
     lonely = os.path.join(autostart.directory, "lonely")
     os.makedirs(lonely)
-    for library in ("libprotond_shim.so", "libprotond_control.so"):
+    for library in ("libprotond_shim.so", "libprotond_shim_core.so", "libprotond_control.so"):
         shutil.copy(os.path.join(BIN_DIR, library), lonely)
     run = autostart.run(TIMED_START,
                         env={"PROTOND_SHIM": os.path.join(lonely, "libprotond_shim.so")})

@@ -1,0 +1,99 @@
+// The front (libprotond_shim.so) loads its core only when something needs it: front_probe, linked
+// with the front, is run with the variables protonctl and the node set.
+#include <filesystem>
+#include <string>
+
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "tests/integration/harness.h"
+
+namespace protond::testing {
+namespace {
+
+using ::testing::HasSubstr;
+using ::testing::Not;
+
+class FrontTest : public ::testing::Test {
+ protected:
+  void SetUp() override { dir_ = MakeTempDir(); }
+  void TearDown() override { std::filesystem::remove_all(dir_); }
+
+  // The probe with no daemon to find, and a control delay long enough that only `env` or the
+  // probe's own calls load the core.
+  Completed Probe(const std::vector<std::string>& args,
+                  std::map<std::string, std::string> env = {}) {
+    std::vector<std::string> argv = {PROTOND_FRONT_PROBE};
+    argv.insert(argv.end(), args.begin(), args.end());
+    env.emplace("PROTOND_SOCKET", dir_ + "/no-protond.sock");
+    env.emplace("PROTOND_CONTROL_DELAY_MS", "60000");
+    env.emplace("PROTOND_EXIT_WAIT_MS", "0");
+    return RunToEnd(argv, dir_, {.env = env});
+  }
+
+  std::string dir_;
+};
+
+TEST_F(FrontTest, AProcessThatNeverCallsLoadsNoCore) {
+  const Completed probe = Probe({});
+  EXPECT_EQ(probe.exit_code, 0) << probe.err;
+  EXPECT_THAT(probe.out, HasSubstr("core: no"));
+}
+
+TEST_F(FrontTest, TheFirstCallLoadsTheCoreAndIsAnswered) {
+  const Completed probe = Probe({"--call"});
+  EXPECT_EQ(probe.exit_code, 0) << probe.err;
+  EXPECT_THAT(probe.out, HasSubstr("call: 1\n"));  // PROTOND_INACTIVE: no session runs
+  EXPECT_THAT(probe.out, HasSubstr("core: yes"));
+}
+
+TEST_F(FrontTest, TheCoreLoadsOnceTheControlDelayHasPassed) {
+  const Completed probe = Probe({"--wait", "2000"}, {{"PROTOND_CONTROL_DELAY_MS", "50"}});
+  EXPECT_EQ(probe.exit_code, 0) << probe.err;
+  EXPECT_THAT(probe.out, HasSubstr("core: yes"));
+}
+
+TEST_F(FrontTest, ASessionProtonctlRunNamedLoadsTheCoreAtStart) {
+  const Completed probe = Probe({}, {{"PROTOND_SESSION", "7"}});
+  EXPECT_EQ(probe.exit_code, 0) << probe.err;
+  EXPECT_THAT(probe.out, HasSubstr("core: yes"));
+}
+
+TEST_F(FrontTest, DisabledLoadsNothingAndSaysSo) {
+  const Completed probe = Probe({"--call"}, {{"PROTOND_DISABLE", "1"}});
+  EXPECT_EQ(probe.exit_code, 0) << probe.err;
+  EXPECT_THAT(probe.out, HasSubstr("call: 1\n"));
+  EXPECT_THAT(probe.out, HasSubstr("core: no"));
+  EXPECT_THAT(probe.out, HasSubstr("disabled in this process (PROTOND_DISABLE)"));
+}
+
+TEST_F(FrontTest, AForkedChildOfAProcessWithoutCoreRecordsNothing) {
+  const Completed probe = Probe({"--fork", "--call"});
+  EXPECT_EQ(probe.exit_code, 0) << probe.err;
+  EXPECT_THAT(probe.out, HasSubstr("call: 1\n"));
+  EXPECT_THAT(probe.out, HasSubstr("core: no"));
+  EXPECT_THAT(probe.out, HasSubstr("off in a forked child"));
+}
+
+TEST_F(FrontTest, AForkedChildKeepsTheCoreItsParentLoaded) {
+  const Completed probe = Probe({"--call", "--fork", "--call"});
+  EXPECT_EQ(probe.exit_code, 0) << probe.err;
+  EXPECT_THAT(probe.out, HasSubstr("core: yes"));
+  EXPECT_THAT(probe.out, Not(HasSubstr("forked child")));
+}
+
+// A front without its core beside it: one line on stderr, and the program runs on unharmed.
+TEST_F(FrontTest, AMissingCoreTurnsProfilingOffWithOneLine) {
+  const std::string lonely = dir_ + "/lonely";
+  std::filesystem::create_directory(lonely);
+  std::filesystem::copy_file(PROTOND_FRONT_LIBRARY, lonely + "/libprotond_shim.so");
+  const Completed probe = Probe({"--call"}, {{"LD_PRELOAD", lonely + "/libprotond_shim.so"}});
+  EXPECT_EQ(probe.exit_code, 0) << probe.err;
+  EXPECT_THAT(probe.out, HasSubstr("call: 1\n"));
+  EXPECT_THAT(probe.out, HasSubstr("core: no"));
+  EXPECT_THAT(probe.err, HasSubstr("protond: profiling is off: cannot load " + lonely +
+                                   "/libprotond_shim_core.so"));
+  EXPECT_THAT(probe.out, HasSubstr("last error: profiling is off in this process: cannot load"));
+}
+
+}  // namespace
+}  // namespace protond::testing
