@@ -34,29 +34,64 @@ absl::StatusOr<v1::Session> JobSession(client::Client& client, const std::string
   return *newest;
 }
 
-// The node's ranks of the job, each with the first metric of `metrics` computed on its tree.
-absl::StatusOr<std::vector<view::RankTree>> ReadRanks(const client::Endpoint& node,
-                                                      const JobTreeArgs& args,
-                                                      view::MetricColumn* metric) {
+// What one node gave of the job: its session and its ranks, each with the first metric of -m
+// computed on its tree.
+struct NodeRanks {
+  v1::Session session;
+  std::vector<view::RankTree> ranks;
+  view::MetricColumn metric;
+};
+
+absl::StatusOr<NodeRanks> ReadRanks(const client::Endpoint& node, const JobTreeArgs& args) {
   client::Client client(node);
-  ASSIGN_OR_RETURN(const v1::Session session, JobSession(client, args.job));
+  NodeRanks out;
+  ASSIGN_OR_RETURN(out.session, JobSession(client, args.job));
+  // A process without a RANK (a launcher such as torchrun, or nccl_kernels_workload's parent) is
+  // no rank: read as rank "" it would be the whole session, every rank's work once more. Only a
+  // session where no process has one is read whole, as one rank.
   std::set<std::string> ranks;
-  for (const v1::SessionProcess& process : session.processes()) ranks.insert(process.job().rank());
+  for (const v1::SessionProcess& process : out.session.processes()) {
+    if (!process.job().rank().empty()) ranks.insert(process.job().rank());
+  }
   if (ranks.empty()) ranks.insert("");
-  std::vector<view::RankTree> out;
   for (const std::string& rank : ranks) {
     view::RankTree tree;
     tree.host = node.Name();
     tree.rank = rank;
-    ASSIGN_OR_RETURN(tree.values.tree, client.GetTree(session.id(), rank));
+    tree.session_id = out.session.id();
+    ASSIGN_OR_RETURN(tree.values.tree, client.GetTree(out.session.id(), rank));
     ASSIGN_OR_RETURN(tree.values.shape, view::CheckTreeShape(tree.values.tree));
     ASSIGN_OR_RETURN(const std::vector<view::MetricColumn> columns,
                      view::ParseMetricSpec(args.metrics, tree.values.tree));
-    *metric = columns.front();
-    tree.values.values = {view::ComputeColumn(tree.values.tree, tree.values.shape, *metric)};
-    out.push_back(std::move(tree));
+    out.metric = columns.front();
+    tree.values.values = {view::ComputeColumn(tree.values.tree, tree.values.shape, out.metric)};
+    out.ranks.push_back(std::move(tree));
   }
   return out;
+}
+
+// No node gave a rank: a bad -m is the request's fault and is said as it is; otherwise every
+// node's failure is named, with the first one's code unless each simply has no session of it.
+absl::Status NoRanks(const std::string& job, const std::vector<absl::Status>& failures,
+                     const std::vector<std::string>& named) {
+  absl::StatusCode code = absl::StatusCode::kNotFound;
+  for (const absl::Status& failure : failures) {
+    if (absl::IsInvalidArgument(failure)) return failure;
+    if (code == absl::StatusCode::kNotFound) code = failure.code();
+  }
+  return absl::Status(
+      code, absl::StrCat("no node has a session of job ", job, ": ", absl::StrJoin(named, "; ")));
+}
+
+// The spread's frames as shown (--full-names or short names) and each one's full name.
+void NameFrames(view::KernelNames kernel_names, view::ProfileTable& table) {
+  v1::Tree full = table.shown.tree;
+  view::RenameFrames(view::FrameFormat::kFull,
+                     kernel_names == view::KernelNames::kMangled ? view::KernelNames::kMangled
+                                                                 : view::KernelNames::kFull,
+                     &full);
+  for (const v1::TreeNode& node : full.nodes()) table.full_names.push_back(node.name());
+  view::RenameFrames(view::FrameFormat::kFull, kernel_names, &table.shown.tree);
 }
 
 std::string Heading(const std::string& job, const std::vector<view::RankTree>& ranks,
@@ -80,38 +115,43 @@ bool IsSessionOfJob(const v1::Session& session, const std::string& job) {
       [&](const v1::SessionProcess& process) { return JobOfProcess(process.job()) == job; });
 }
 
-absl::StatusOr<JobTreeResult> RenderJobTreeCommand(const std::vector<client::Endpoint>& nodes,
-                                                   const JobTreeArgs& args) {
-  std::vector<absl::StatusOr<std::vector<view::RankTree>>> read(nodes.size(),
-                                                                std::vector<view::RankTree>());
-  std::vector<view::MetricColumn> metrics(nodes.size());
+absl::StatusOr<JobTreeTable> ReadJobTreeTable(const std::vector<client::Endpoint>& nodes,
+                                              const JobTreeArgs& args) {
+  std::vector<absl::StatusOr<NodeRanks>> read(nodes.size(), NodeRanks());
   std::vector<std::thread> readers;
   for (size_t i = 0; i < nodes.size(); ++i) {
-    readers.emplace_back([&, i] { read[i] = ReadRanks(nodes[i], args, &metrics[i]); });
+    readers.emplace_back([&, i] { read[i] = ReadRanks(nodes[i], args); });
   }
   for (std::thread& reader : readers) reader.join();
 
-  JobTreeResult result;
-  std::vector<view::RankTree> ranks;
-  const view::MetricColumn* metric = nullptr;
+  JobTreeTable out;
+  std::vector<absl::Status> failures;
   for (size_t i = 0; i < nodes.size(); ++i) {
     if (!read[i].ok()) {
-      result.unreachable.push_back(absl::StrCat(nodes[i].Name(), ": ", read[i].status().message()));
+      failures.push_back(read[i].status());
+      out.unreachable.push_back(absl::StrCat(nodes[i].Name(), ": ", read[i].status().message()));
       continue;
     }
-    metric = &metrics[i];
-    for (view::RankTree& rank : *read[i]) ranks.push_back(std::move(rank));
+    out.metric = read[i]->metric;
+    out.sessions.push_back(std::move(read[i]->session));
+    for (view::RankTree& rank : read[i]->ranks) out.ranks.push_back(std::move(rank));
   }
-  if (ranks.empty()) {
-    return absl::NotFoundError(absl::StrCat("no node has a session of job ", args.job, ": ",
-                                            absl::StrJoin(result.unreachable, "; ")));
-  }
-  ASSIGN_OR_RETURN(view::TreeValues spread, view::SpreadOverRanks(ranks));
-  view::RenameFrames(view::FrameFormat::kFull, args.kernel_names, &spread.tree);
-  result.text =
-      absl::StrCat(Heading(args.job, ranks, *metric),
-                   view::RenderTreeValues(spread.tree, spread.shape, view::SpreadColumns(*metric),
-                                          spread.values, args.depth, /*colour=*/false));
+  if (out.ranks.empty()) return NoRanks(args.job, failures, out.unreachable);
+  out.table.columns = view::SpreadColumns(out.metric);
+  ASSIGN_OR_RETURN(out.table.shown, view::SpreadOverRanks(out.ranks));
+  NameFrames(args.kernel_names, out.table);
+  return out;
+}
+
+absl::StatusOr<JobTreeResult> RenderJobTreeCommand(const std::vector<client::Endpoint>& nodes,
+                                                   const JobTreeArgs& args) {
+  ASSIGN_OR_RETURN(const JobTreeTable read, ReadJobTreeTable(nodes, args));
+  const view::TreeValues& shown = read.table.shown;
+  JobTreeResult result;
+  result.text = absl::StrCat(Heading(args.job, read.ranks, read.metric),
+                             view::RenderTreeValues(shown.tree, shown.shape, read.table.columns,
+                                                    shown.values, args.depth, /*colour=*/false));
+  result.unreachable = read.unreachable;
   return result;
 }
 

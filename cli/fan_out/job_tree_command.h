@@ -12,6 +12,8 @@
 #include "client-lib/cpp/client.h"
 #include "protond.pb.h"
 #include "view/tree/frame_names.h"
+#include "view/tree/job_tree.h"
+#include "view/tree/profile_view.h"
 
 namespace protond::cli {
 
@@ -26,12 +28,28 @@ struct JobTreeArgs {
 // carries the job id (SLURM_JOB_ID, else POD_NAME), as under `SLURM_JOB_ID=77 protonctl run`.
 bool IsSessionOfJob(const v1::Session& session, const std::string& job);
 
+// A job's ranks read from `nodes`, before they are laid out as text: the one pipeline behind
+// `tree --job` and the web page's /api/job (cli/ui/api.cc), so both show the same numbers.
+struct JobTreeTable {
+  std::vector<v1::Session> sessions;     // each answering node's session of the job, as read
+  std::vector<view::RankTree> ranks;     // in the order their trees were joined
+  view::MetricColumn metric;             // -m's first metric, the one spread over the ranks
+  view::ProfileTable table;              // view::SpreadColumns(metric) over the ranks' frames
+  std::vector<std::string> unreachable;  // "node02:7878: why", one per node that failed
+};
+
+// Fails only when no node gave a rank: with a bad -m's InvalidArgumentError as it is, else
+// naming each node's failure (NotFound when every node has no session of the job).
+absl::StatusOr<JobTreeTable> ReadJobTreeTable(const std::vector<client::Endpoint>& nodes,
+                                              const JobTreeArgs& args);
+
 struct JobTreeResult {
   std::string text;                      // a heading, then the tree; "" when no node answered
   std::vector<std::string> unreachable;  // "node02:7878: why", one per node that failed
 };
 
-// Fails only when no node has the job; each node's own failure goes to `unreachable`.
+// ReadJobTreeTable's table as `tree --job` prints it: a heading that names the ranks, the tree
+// to -d.
 absl::StatusOr<JobTreeResult> RenderJobTreeCommand(const std::vector<client::Endpoint>& nodes,
                                                    const JobTreeArgs& args);
 

@@ -4,6 +4,7 @@
 #ifndef PROTOND_VIEW_TREE_JOB_TREE_H_
 #define PROTOND_VIEW_TREE_JOB_TREE_H_
 
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -16,8 +17,9 @@ namespace protond::view {
 // One rank's part of a job's session, with the metric's column computed on it (`values` has
 // exactly one column).
 struct RankTree {
-  std::string host;  // where it was read: HOST:PORT, or "" for this node's socket
-  std::string rank;  // its RANK; "" when it had none
+  std::string host;         // where it was read: HOST:PORT, or "" for this node's socket
+  std::string rank;         // its RANK; "" when it had none
+  uint64_t session_id = 0;  // the session it was read from
   TreeValues values;
 };
 
