@@ -1,4 +1,4 @@
-// The /api/ answers of docs/web.md (sessions, tree, diff, export, history), read from protond
+// The /api/ answers of docs/web.md (sessions, tree, diff, export, history, job), read from protond
 // through the user's own client::Client. Called from several of civetweb's threads at once:
 // Client's calls share its gRPC channel and stubs, which are thread-safe, and keep no other state.
 #ifndef PROTOND_CLI_UI_API_H_

@@ -102,6 +102,9 @@ TEST_F(RouterTest, BadParametersAreNamed) {
       {"/api/export", "session=1&format=png"},
       {"/api/export", "session=1"},
       {"/api/tree", "session=%zz"},
+      {"/api/job", ""},
+      {"/api/job", "job="},
+      {"/api/job", "job=77&names=long"},
   };
   const std::string expected[] = {
       "session: 'abc' is not a session id (a positive number; see protonctl sessions)",
@@ -112,6 +115,9 @@ TEST_F(RouterTest, BadParametersAreNamed) {
       "format: --format is hatchet, hatchet_msgpack, chrome, folded, svg, csv or pprof, not 'png'",
       "format: the parameter is missing",
       "bad %-escape in the query: '%zz'",
+      "job: the parameter is missing",
+      "job: the parameter is missing",
+      "names: short or full, not 'long'",
   };
   for (size_t i = 0; i < std::size(cases); ++i) {
     const Response answer = Get(cases[i].first, cases[i].second);
@@ -143,6 +149,11 @@ TEST_F(RouterTest, ADaemonThatDoesNotAnswerIs502) {
   const Response answer = Get("/api/tree", "session=7");
   EXPECT_EQ(answer.status, 502);
   EXPECT_THAT(ErrorOf(answer), HasSubstr("/nonexistent/protond.sock"));
+  // A job is looked for on the node: one that does not answer is not a missing job (404).
+  const Response job = Get("/api/job", "job=77");
+  EXPECT_EQ(job.status, 502);
+  EXPECT_THAT(ErrorOf(job),
+              HasSubstr("no node has a session of job 77: /nonexistent/protond.sock: "));
   EXPECT_EQ(Get("/api/nothing").status, 404);
 }
 

@@ -318,6 +318,78 @@ TEST_F(UiTest, AnswersRequestsConcurrently) {
   EXPECT_EQ(same.load(), 80);
 }
 
+// A two-rank job (nccl_kernels_workload starts itself as RANK 0 and 1, with SLURM_JOB_ID in its
+// environment) recorded with --data trace, and another as a tree session: /api/job's cells are
+// `protonctl tree --job`'s, its verdict `protonctl job --job`'s; the tree session's job says why
+// it has none, as protonctl job does.
+TEST_F(UiTest, JobIsProtonctlTreeJobAndItsVerdict) {
+  for (const auto& [job, data] : {std::pair<std::string, std::string>{"job-trace", "trace"},
+                                  std::pair<std::string, std::string>{"job-tree", "tree"}}) {
+    const Completed run = RunToEnd({Protonctl(), "--socket", daemon_.socket(), "run", "--data",
+                                    data, "--", BinDir() + "/nccl_kernels_workload", "10", "20"},
+                                   dir_, {{{"SLURM_JOB_ID", job}}});
+    ASSERT_EQ(run.exit_code, 0) << run.out << run.err;  // sessions 3 and 4
+  }
+  StartUi(Protonctl());
+  for (const std::string metrics : {"", "count"}) {
+    const nlohmann::json job = Json("/api/job?job=job-trace&metrics=" + metrics);
+    std::string printed = metrics.empty() ? Printed({"tree", "--job", "job-trace"})
+                                          : Printed({"tree", "--job", "job-trace", "-m", metrics});
+    const size_t heading_end = printed.find('\n');
+    EXPECT_THAT(printed.substr(0, heading_end),
+                HasSubstr(absl::StrCat("; ", job["metric"].get<std::string>(), " per rank")));
+    ExpectSameCells(job, printed.substr(heading_end + 1));
+    ASSERT_EQ(job["columns"].size(), 6u) << job.dump(1);
+    EXPECT_EQ(job["columns"][4], "slowest rank");
+    EXPECT_EQ(job["ranks"], nlohmann::json::parse(R"([
+        {"rank": "0", "host": ")" + daemon_.socket() +
+                                                  R"(", "session": "3"},
+        {"rank": "1", "host": ")" + daemon_.socket() +
+                                                  R"(", "session": "3"}])"));
+    ASSERT_EQ(job["sessions"].size(), 1u);
+    EXPECT_EQ(job["sessions"][0]["id"], "3");
+    EXPECT_EQ(job["problems"], nlohmann::json::array());
+    EXPECT_EQ(job["verdict"], Printed({"job", "--job", "job-trace"}));
+    EXPECT_TRUE(job["no_verdict"].is_null());
+  }
+  const nlohmann::json tree_only = Json("/api/job?job=job-tree");
+  EXPECT_TRUE(tree_only["verdict"].is_null());
+  EXPECT_THAT(tree_only["no_verdict"].get<std::string>(),
+              StartsWith("session 4 has no per-kernel times: record it with `protonctl run --data "
+                         "trace ...`"));
+  EXPECT_THAT(Json("/api/job?job=job-trace&metrics=bogus", 400)["error"].get<std::string>(),
+              StartsWith("metrics: metric \"bogus\" is not found"));
+  EXPECT_THAT(Json("/api/job?job=nope", 404)["error"].get<std::string>(),
+              HasSubstr("no session of job nope here"));
+  Stop();
+  if (geteuid() != 0) return;  // another user's page: needs root to create one
+  OtherUser other;
+  ASSERT_NE(other.uid(), 0u) << "useradd failed";
+  StartUiAs(other.uid());
+  EXPECT_THAT(Json("/api/job?job=job-trace", 404)["error"].get<std::string>(),
+              HasSubstr("no session of job job-trace here"));
+  Stop();  // before the user goes
+}
+
+// A process of the job without a RANK is no rank: read as rank "" it would be the whole session,
+// every rank's work once more. Here one of two workloads has RANK=1, the other none.
+TEST_F(UiTest, AJobsProcessWithoutARankIsNoRank) {
+  const std::string workload = BinDir() + "/sample_workload";
+  const Completed run = RunToEnd(
+      {Protonctl(), "--socket", daemon_.socket(), "run", "--", "/bin/sh", "-c",
+       workload + " --steps 2 >/dev/null & RANK=1 " + workload + " --steps 3 >/dev/null; wait"},
+      dir_, {{{"SLURM_JOB_ID", "mixed"}}});
+  ASSERT_EQ(run.exit_code, 0) << run.out << run.err;  // session 3
+  StartUi(Protonctl());
+  const nlohmann::json job = Json("/api/job?job=mixed&metrics=count");
+  ASSERT_EQ(job["ranks"].size(), 1u) << job.dump(1);
+  EXPECT_EQ(job["ranks"][0]["rank"], "1");
+  const nlohmann::json rank = Json("/api/tree?session=3&rank=1&metrics=count");
+  EXPECT_EQ(job["nodes"][0]["values"][0], rank["nodes"][0]["values"][0]);
+  EXPECT_THAT(Printed({"tree", "--job", "mixed", "-m", "count"}),
+              StartsWith("job mixed: 1 rank (1@"));
+}
+
 TEST_F(UiTest, AnotherUsersPageSeesNoneOfTheSessions) {
   if (geteuid() != 0) GTEST_SKIP() << "needs root to create a second user with useradd";
   OtherUser other;
