@@ -7,7 +7,7 @@
 //
 //   page_check.mjs BASE_URL_WITH_TOKEN [SESSION_ID] [--diff A B] [--big SESSION_ID]
 //                  [--require-hostile] [--artifacts DIR] [--metrics SPEC] [--render-limit-ms MS]
-//                  [--live SESSION_ID] [--history PID]
+//                  [--live SESSION_ID] [--history PID] [--job JOB TREE_JOB_TEXT]
 //
 // SESSION_ID: the session whose page is checked (sessions, session and error checks); without
 // it, only what the other options ask for.
@@ -20,11 +20,16 @@
 // with the mock's /api/mock/stop, /api/mock/start, /api/mock/fail and /api/mock/fetches): the
 // page refreshes it without a reload and keeps what the user did, survives a failed refresh, stops
 // refreshing once the session stopped and once the page is left.
+// --job JOB TREE_JOB_TEXT: a server whose protond recorded JOB's two ranks of
+// nccl_kernels_workload with --data trace, and the file where `protonctl tree --job JOB` wrote
+// its tree: the sessions page links the job to #/job/JOB, whose table shows the NCCL kernel's
+// cells as protonctl printed them (its slowest rank included) and marks it a straggler's (rank 0
+// waits inside each call), shows protonctl job's verdict, and links each rank to its session.
 // --require-hostile: SESSION_ID's tree must hold the name <img src=x onerror=alert(1)> (the
 // mock's does). Needs puppeteer-core from web/node_modules (scripts/build_web.sh installs it)
 // and Chromium (CHROMIUM, else /usr/bin/chromium). Exits 0 when every check passed, 1 if not.
 
-import { mkdirSync, mkdtempSync, rmSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
@@ -42,6 +47,7 @@ function parseArgs(argv) {
     else if (a === "--big") options.big = argv[++i];
     else if (a === "--live") options.live = argv[++i];
     else if (a === "--history") options.history = argv[++i];
+    else if (a === "--job") options.job = [argv[++i], argv[++i]];
     else if (a === "--require-hostile") options.requireHostile = true;
     else if (a === "--artifacts") options.artifacts = argv[++i];
     else if (a === "--metrics") options.metrics = argv[++i];
@@ -50,7 +56,8 @@ function parseArgs(argv) {
   }
   if (positional.length < 1 || positional.length > 2) {
     console.error("usage: page_check.mjs BASE_URL_WITH_TOKEN [SESSION_ID] [--diff A B] [--big ID] " +
-      "[--require-hostile] [--artifacts DIR] [--metrics SPEC] [--render-limit-ms MS] [--live ID] [--history PID]");
+      "[--require-hostile] [--artifacts DIR] [--metrics SPEC] [--render-limit-ms MS] [--live ID] [--history PID] " +
+      "[--job JOB TREE_JOB_TEXT]");
     process.exit(2);
   }
   [options.url, options.session] = positional;
@@ -471,6 +478,48 @@ async function checkHistory(pid) {
   check(true, `a click on window ${first}'s row opens its tree`);
 }
 
+async function checkJob([job, treeText]) {
+  const printed = readFileSync(treeText, "utf8").split("\n").filter((line) => line !== "");
+  await page.goto(options.url, { waitUntil: "load" }); // signs in, and opens #/sessions
+  await page.waitForSelector("#sessions tbody tr", { timeout: 20000 });
+  const href = "#/job/" + encodeURIComponent(job);
+  const link = await page.waitForSelector(`#sessions td.job a[href="${href}"]`, { timeout: 20000 });
+  await link.click();
+  await waitTree();
+  check(new URL(page.url()).hash === href, `the sessions page's job links to ${href}`);
+  const answer = await api(`/api/job?job=${encodeURIComponent(job)}`);
+  check(answer.status === 200, `GET /api/job?job=${job}: ${answer.status}`);
+  const { columns, nodes, ranks, verdict } = answer.body;
+  const headers = await page.$$eval("#tree thead th", (th) => th.map((t) => t.textContent));
+  check(JSON.stringify(headers.slice(1)) === JSON.stringify(columns), `the job's columns are the API's (${headers.slice(1)})`);
+  const kernel = nodes.find((n) => n.name.startsWith("ncclDevKernel_AllReduce"));
+  check(kernel !== undefined, "the job's tree has the NCCL kernel");
+  const line = printed.find((l) => l.endsWith(" " + kernel?.name));
+  check(line !== undefined, `protonctl tree --job printed the kernel's line:\n${printed.join("\n")}`);
+  if (kernel && line) {
+    await page.type("#search", "ncclDevKernel_AllReduce");
+    await page.waitForSelector(`#tree tbody tr.match[data-id="${kernel.id}"]`, { timeout: 20000 });
+    const row = `#tree tbody tr[data-id="${kernel.id}"]`;
+    const shown = await page.$$eval(`${row} td.num`, (cells) => cells.map((c) => c.textContent));
+    const want = line.trim().split(/\s+/).slice(0, columns.length);
+    const slowest = columns.indexOf("slowest rank");
+    check(JSON.stringify(shown) === JSON.stringify(want),
+      `the kernel's cells are protonctl tree --job's, slowest rank ${shown[slowest]} (${shown} vs ${want})`);
+    const marked = await page.$eval(row, (r) => r.classList.contains("straggler") && r.querySelector(".straggler-mark") !== null);
+    check(marked, "the kernel, whose max (rank 0, waiting) is well above its median, is marked a straggler's");
+  }
+  const shownVerdict = await page.$eval("#job-verdict", (p) => p.textContent).catch(() => null);
+  check(typeof verdict === "string" && shownVerdict === verdict && verdict.includes(" arrives last at "),
+    `the page shows protonctl job's verdict (${shownVerdict})`);
+  await shot("job.png");
+  const links = await page.$$eval("#job-ranks a[data-rank]", (as) => as.map((a) => [a.getAttribute("data-rank"), a.getAttribute("href")]));
+  check(JSON.stringify(links) === JSON.stringify(ranks.map((r) => [r.rank, "#/session/" + r.session])),
+    `each rank links to its session (${JSON.stringify(links)})`);
+  await page.click(`#job-ranks a[data-rank="${ranks[ranks.length - 1].rank}"]`);
+  await waitTree();
+  check(new URL(page.url()).hash === "#/session/" + ranks[ranks.length - 1].session, "a rank's link opens its session's tree");
+}
+
 try {
   if (options.session) {
     await checkSessions();
@@ -481,6 +530,7 @@ try {
   if (options.big) await checkBig(options.big);
   if (options.live) await checkLive(options.live);
   if (options.history) await checkHistory(options.history);
+  if (options.job) await checkJob(options.job);
 } catch (e) {
   check(false, `the checks ran to the end (${e.stack ?? e})`);
   await shot("failure.png").catch(() => {});

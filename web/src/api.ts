@@ -2,7 +2,7 @@
 // (credentials: same-origin); an answer that is not 2xx becomes an ApiError carrying the
 // server's {"error": ...} text, which the views show in the error banner.
 
-import type { HistoryAnswer, SessionsAnswer, TreeAnswer } from "./api_types";
+import type { HistoryAnswer, JobAnswer, SessionsAnswer, TreeAnswer } from "./api_types";
 import { displayName } from "./text";
 
 export class ApiError extends Error {
@@ -59,6 +59,12 @@ export function fetchTree(session: string, options: TreeOptions): Promise<TreeAn
 export function fetchDiff(a: string, b: string, options: TreeOptions): Promise<TreeAnswer> {
   const ids = "a=" + encodeURIComponent(a) + "&b=" + encodeURIComponent(b);
   return getJson<TreeAnswer>("/api/diff?" + ids + treeQuery(options));
+}
+
+// The job's ranks side by side (protonctl tree --job); only the first metric of options.metrics
+// is spread.
+export function fetchJob(job: string, options: TreeOptions): Promise<JobAnswer> {
+  return getJson<JobAnswer>("/api/job?job=" + encodeURIComponent(job) + treeQuery(options));
 }
 
 // `query`: history.ts's selectionQuery, `protonctl history`'s options.

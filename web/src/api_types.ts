@@ -57,7 +57,7 @@ export interface WireNode {
 }
 
 export interface TreeAnswer {
-  session: Session;
+  session?: Session; // /api/tree and /api/diff; not /api/job
   base?: Session; // /api/diff only
   columns: string[];
   nodes: WireNode[];
@@ -86,4 +86,23 @@ export interface HistoryAnswer {
   windows: HistoryWindow[];
   total_windows: number;
   note?: string; // when no window is selected: protonctl history's line
+}
+
+// One rank of /api/job: where its column came from.
+export interface JobRank {
+  rank: string; // its RANK; "" when it had none
+  host: string; // the node it was read from (this node's socket)
+  session: string;
+}
+
+// /api/job: `protonctl tree --job`'s spread over the ranks (columns: the metric's total, min,
+// median, max, slowest rank, ranks) and `protonctl job`'s verdict, or why there is none.
+export interface JobAnswer extends TreeAnswer {
+  job: string;
+  metric: string;
+  ranks: JobRank[];
+  sessions: Session[];
+  problems: string[];
+  verdict: string | null;
+  no_verdict: string | null;
 }

@@ -1,13 +1,24 @@
-// The page's router: #/sessions, #/session/ID, #/diff/A/B, #/history?QUERY (docs/web.md). Each
+// The page's router: #/sessions, #/session/ID, #/diff/A/B, #/history?QUERY, #/job/JOB
+// (docs/web.md). Each
 // view returns a function that stops it (timers, late answers) when the address changes.
 
 import { clear, clearError, h } from "./dom";
 import { showDiff } from "./views/diff";
 import { showHistory } from "./views/history";
+import { showJob } from "./views/job";
 import { showSession } from "./views/session";
 import { showSessions } from "./views/sessions";
 
 let stopView: (() => void) | null = null;
+
+// A job id as the address carries it (%-encoded); null for a bad %-escape.
+function jobId(encoded: string): string | null {
+  try {
+    return decodeURIComponent(encoded);
+  } catch {
+    return null;
+  }
+}
 
 function route(): void {
   const view = document.getElementById("view");
@@ -22,6 +33,8 @@ function route(): void {
     stopView = showSession(view, match[1]);
   } else if ((match = hash.match(/^#\/diff\/(\d+)\/(\d+)$/))) {
     stopView = showDiff(view, match[1], match[2]);
+  } else if ((match = hash.match(/^#\/job\/([^/?]+)$/)) && jobId(match[1]) !== null) {
+    stopView = showJob(view, jobId(match[1]) as string);
   } else if ((match = hash.match(/^#\/history(?:\?(.*))?$/))) {
     stopView = showHistory(view, match[1] ?? "");
   } else if (hash === "" || hash === "#" || hash === "#/" || hash === "#/sessions") {

@@ -1,9 +1,11 @@
 // #/sessions: every session of the user, filtered by a text box, refreshed every 2 s while any
-// session runs (the table body is replaced; the filter and the diff choice stay).
+// session runs (the table body is replaced; the filter and the diff choice stay). A session's
+// job links to its Job page (#/job/JOB).
 
 import { fetchSessions } from "../api";
 import type { Session, SessionProcess } from "../api_types";
 import { append, clear, clearError, h, showError } from "../dom";
+import { jobOfSession } from "../job";
 import { displayName, titleText } from "../text";
 
 const REFRESH_MS = 2000;
@@ -37,7 +39,7 @@ function cells(session: Session): { texts: string[]; row: HTMLTableRowElement } 
   const name = String(session.name ?? "");
   const texts = [
     id, name, String(session.state ?? ""), ranksOf(processes), String(session.records ?? "0"),
-    String(session.dropped_records ?? "0"), String(session.mode ?? ""), String(session.job ?? ""),
+    String(session.dropped_records ?? "0"), String(session.mode ?? ""), jobOfSession(session),
     session.always_on_window ? "yes" : "",
   ];
   const link = /^\d+$/.test(id) ? h("a", { href: "#/session/" + id }, id) : id;
@@ -52,7 +54,8 @@ function cells(session: Session): { texts: string[]; row: HTMLTableRowElement } 
     h("td", { class: "num" }, texts[4]),
     h("td", { class: Number(texts[5]) > 0 ? "num dropped" : "num" }, texts[5]),
     h("td", {}, displayName(texts[6], 80)),
-    h("td", {}, displayName(texts[7], 80)),
+    h("td", { class: "job" }, texts[7] === "" ? "" : h("a", { href: "#/job/" + encodeURIComponent(texts[7]),
+      title: "this job's ranks side by side" }, displayName(texts[7], 80))),
     h("td", {}, texts[8]));
   for (const p of processes) texts.push(String(p.pid ?? ""), String(p.command ?? "").slice(0, 1000));
   return { texts: texts.map((t) => t.toLowerCase()), row };

@@ -21,11 +21,14 @@ export interface TreePageSpec {
   // Whether this answer's tree may still change (a RUNNING session): the page then asks again
   // every REFRESH_MS until an answer says no. Absent: never (a diff).
   live?: (answer: TreeAnswer) => boolean;
+  // Frames to mark in the table (the job page's stragglers). Absent: none.
+  marked?: (tree: Tree) => Set<number>;
 }
 
 export const REFRESH_MS = 2000;
 
-function listOf(title: string, lines: unknown, className: string): Node | null {
+// A titled list of untrusted lines (problems, notes), at most 50; null when there are none.
+export function listOf(title: string, lines: unknown, className: string): Node | null {
   if (!Array.isArray(lines) || lines.length === 0) return null;
   return h("div", { class: className }, h("strong", {}, title),
     h("ul", {}, ...lines.slice(0, 50).map((line) => h("li", {}, displayName(String(line), 500)))));
@@ -53,7 +56,7 @@ export function showTreePage(view: HTMLElement, spec: TreePageSpec): () => void 
   let firstRender = true;
   let refreshes = 0;
   const flame = new FlameGraph(spec.diff);
-  const table = new TreeTable(spec.diff, (id) => flame.zoomTo(id));
+  const table = new TreeTable(spec.diff, (id) => flame.zoomTo(id), spec.marked);
 
   const applySearch = (open = true) => {
     if (!tree) return;

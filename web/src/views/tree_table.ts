@@ -1,6 +1,7 @@
 // The call tree as a table: one row per shown frame, the columns of `protonctl tree` with its
 // cell text, expand/collapse, sort by a column (click its header), search matches highlighted
-// and opened. Used by #/session/ID and #/diff/A/B (diff: cells red/green by sign).
+// and opened. Used by #/session/ID, #/diff/A/B (diff: cells red/green by sign) and #/job/JOB
+// (a straggler's frames marked).
 
 import { diffSign } from "../diff_colour";
 import { append, clear, h } from "../dom";
@@ -24,6 +25,7 @@ export class TreeTable {
   private fullNames = false;
   private expanded = new Set<number>();
   private matches = new Set<number>();
+  private marked = new Set<number>();
   private sort: SortKey | null = null;
   private readonly head = h("thead");
   private readonly body = h("tbody");
@@ -32,6 +34,7 @@ export class TreeTable {
   constructor(
     private readonly diff: boolean,
     private readonly onPick: (id: number) => void,
+    private readonly mark?: (tree: Tree) => Set<number>,
   ) {
     this.element = h("div", { class: "tree-table" },
       h("table", { id: "tree", class: diff ? "grid diff" : "grid" }, this.head, this.body), this.note);
@@ -41,6 +44,7 @@ export class TreeTable {
 
   setTree(tree: Tree, fullNames: boolean): void {
     this.tree = tree;
+    this.marked = this.mark?.(tree) ?? new Set();
     this.fullNames = fullNames;
     this.expanded = expandedToDepth(tree, OPEN_DEPTH);
     this.matches = new Set();
@@ -55,6 +59,7 @@ export class TreeTable {
     if (!this.tree) return this.setTree(tree, this.fullNames);
     this.expanded = carryExpanded(this.tree, this.expanded, tree, match, OPEN_DEPTH);
     this.tree = tree;
+    this.marked = this.mark?.(tree) ?? new Set();
     this.matches = new Set();
     this.renderBody();
   }
@@ -101,10 +106,13 @@ export class TreeTable {
       ? h("button", { class: "toggle", "aria-expanded": String(open), title: open ? "collapse" : "expand" },
         open ? "\u25be" : "\u25b8")
       : h("span", { class: "leaf" });
+    const marked = this.marked.has(id);
     const nameCell = h("td", { class: "name" }, toggle,
-      h("span", { class: "frame", title: titleText(node.fullName) }, displayName(name)));
+      h("span", { class: "frame", title: titleText(node.fullName) }, displayName(name)),
+      marked ? h("span", { class: "straggler-mark", title: "max well above the median" }, "straggler") : null);
     nameCell.style.paddingLeft = `${Math.min(node.depth, 60) * 14 + 4}px`;
-    const row = h("tr", { "data-id": String(id), class: this.matches.has(id) ? "match" : undefined }, nameCell);
+    const classes = [this.matches.has(id) ? "match" : "", marked ? "straggler" : ""].filter((c) => c !== "");
+    const row = h("tr", { "data-id": String(id), class: classes.length > 0 ? classes.join(" ") : undefined }, nameCell);
     node.text.forEach((text, i) => {
       const sign = this.diff ? diffSign(node.values[i]) : "zero";
       append(row, h("td", { class: sign === "zero" ? "num" : "num " + sign }, displayName(text, 60)));
