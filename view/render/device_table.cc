@@ -22,7 +22,9 @@ constexpr TableColumn kColumns[] = {{"PID", true},
 
 constexpr double kBytesPerGiB = 1024.0 * 1024.0 * 1024.0;
 
-std::vector<std::string> DeviceRow(const v1::Device& device) {
+}  // namespace
+
+std::vector<std::string> DeviceTableCells(const v1::Device& device) {
   return {absl::StrCat(device.pid()),
           absl::StrCat(device.device_id()),
           device.name().empty() ? "-" : device.name(),
@@ -35,13 +37,13 @@ std::vector<std::string> DeviceRow(const v1::Device& device) {
           device.used() ? "ran work" : "visible only"};
 }
 
-}  // namespace
+std::vector<std::string> DeviceTableColumns() { return ColumnHeaders(kColumns); }
 
 std::string RenderDeviceTable(uint64_t session_id,
                               const google::protobuf::RepeatedPtrField<v1::Device>& devices) {
   if (devices.empty()) return absl::StrCat("session ", session_id, " recorded no GPU devices\n");
   std::vector<std::vector<std::string>> rows;
-  for (const v1::Device& device : devices) rows.push_back(DeviceRow(device));
+  for (const v1::Device& device : devices) rows.push_back(DeviceTableCells(device));
   return RenderTextTable(kColumns, rows);
 }
 

@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include "protond.pb.h"
 
@@ -16,6 +17,10 @@ namespace protond::view {
 // nothing on). With no devices, one line that says so about `session_id`.
 std::string RenderDeviceTable(uint64_t session_id,
                               const google::protobuf::RepeatedPtrField<v1::Device>& devices);
+
+// The table's column headers, and one device's cells under them.
+std::vector<std::string> DeviceTableColumns();
+std::vector<std::string> DeviceTableCells(const v1::Device& device);
 
 // kHz as MHz: "1980" for 1980000, "1755.5" for 1755500.
 std::string FormatMhz(uint32_t khz);

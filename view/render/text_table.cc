@@ -49,4 +49,10 @@ std::string RenderTextTable(std::span<const TableColumn> columns,
   return out;
 }
 
+std::vector<std::string> ColumnHeaders(std::span<const TableColumn> columns) {
+  std::vector<std::string> headers;
+  for (const TableColumn& column : columns) headers.emplace_back(column.header);
+  return headers;
+}
+
 }  // namespace protond::view

@@ -22,6 +22,9 @@ struct TableColumn {
 std::string RenderTextTable(std::span<const TableColumn> columns,
                             const std::vector<std::vector<std::string>>& rows);
 
+// The columns' headers, for a view that shows the same table otherwise (the web page's JSON).
+std::vector<std::string> ColumnHeaders(std::span<const TableColumn> columns);
+
 }  // namespace protond::view
 
 #endif  // PROTOND_VIEW_RENDER_TEXT_TABLE_H_

@@ -5,6 +5,8 @@
 
 #include <cstdint>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "protond.pb.h"
 #include "view/testing/test_trees.h"
@@ -37,6 +39,22 @@ inline void AddH100Sxm(v1::Tree* tree) {
   device->set_bus_width_bits(5120);
   device->set_clock_rate_khz(1980000);
   device->set_memory_clock_rate_khz(2619000);
+}
+
+// A PC-sampled line or instruction as protond records one: "num_samples", the stall reasons
+// ({"stalled_wait", 12}, ...) and "num_stalled_samples", their sum but "stalled_selected".
+inline v1::TreeNode* AddSampled(v1::Tree* tree, uint32_t id, uint32_t parent_id,
+                                const std::string& name, int64_t samples,
+                                const std::vector<std::pair<std::string, int64_t>>& reasons) {
+  v1::TreeNode* node = AddNode(tree, id, parent_id, name);
+  int64_t stalled = 0;
+  for (const auto& [reason, count] : reasons) {
+    AddInt(node, reason, v1::Metric::INCLUSIVE, count);
+    if (reason != "stalled_selected") stalled += count;
+  }
+  AddInt(node, "num_samples", v1::Metric::INCLUSIVE, samples);
+  AddInt(node, "num_stalled_samples", v1::Metric::INCLUSIVE, stalled);
+  return node;
 }
 
 }  // namespace protond::testing

@@ -45,6 +45,42 @@ TEST(TopKernelsTest, HeaviestFirstWithRooflineVerdicts) {
             "   30.000    10.0    2000    15.000        -       -  -                -  add_one\n");
 }
 
+// The numbers behind top's cells, for the web page, and why a kernel has no verdict.
+TEST(TopKernelsTest, BuildTopKernelsGivesTheNumbersAndWhyThereIsNoVerdict) {
+  absl::StatusOr<TopKernels> top = BuildTopKernels(H100Profile(), 2, KernelNames::kShort);
+  ASSERT_TRUE(top.ok()) << top.status();
+  EXPECT_EQ(top->note, "");
+  ASSERT_EQ(top->device_lines.size(), 1u);
+  EXPECT_EQ(top->device_lines[0], DevicePeaksLine(H100Profile().devices(0)));
+  ASSERT_EQ(top->rows.size(), 2u);  // the limit
+  const TopKernelRow& matmul = top->rows[0];
+  EXPECT_EQ(matmul.shown_name, "nvjet");
+  EXPECT_EQ(matmul.time_ns, 200'000'000);
+  EXPECT_DOUBLE_EQ(matmul.share, 200.0 / 300);
+  EXPECT_DOUBLE_EQ(*matmul.tflop_per_s, 494.7);
+  EXPECT_DOUBLE_EQ(*matmul.gbyte_per_s, 335);
+  EXPECT_EQ(matmul.memory_bound, false);
+  EXPECT_DOUBLE_EQ(*matmul.percent_of_peak, 50);
+  EXPECT_EQ(matmul.no_verdict_reason, "");
+  EXPECT_EQ(matmul.cells, (std::vector<std::string>{"200.000", "66.7", "700", "285.714", "494.7",
+                                                    "335.0", "compute", "50.0", "nvjet"}));
+  EXPECT_EQ(top->rows[1].shown_name, "copy");
+  EXPECT_EQ(top->rows[1].memory_bound, true);
+  EXPECT_FALSE(top->rows[1].tflop_per_s.has_value());
+
+  top = BuildTopKernels(H100Profile(), 3, KernelNames::kShort);
+  ASSERT_TRUE(top.ok()) << top.status();
+  EXPECT_FALSE(top->rows[2].percent_of_peak.has_value());
+  EXPECT_EQ(top->rows[2].no_verdict_reason,
+            "no flops of a known width (flops8 to flops64) and no bytes");
+  v1::Tree no_devices = H100Profile();
+  no_devices.clear_devices();
+  top = BuildTopKernels(no_devices, 1, KernelNames::kShort);
+  ASSERT_TRUE(top.ok()) << top.status();
+  EXPECT_EQ(top->device_lines, std::vector<std::string>{"no device info: no roofline verdict"});
+  EXPECT_EQ(top->rows[0].no_verdict_reason, "no peaks for its device (see the device lines)");
+}
+
 // What top lists, as numbers for other views: by driver name, heaviest first, summed over
 // call paths, launch metadata left out.
 TEST(TopKernelsTest, KernelsByGpuTimeAreTopsKernels) {

@@ -1,6 +1,8 @@
 #include "view/tree/top_stalls.h"
 
+#include <map>
 #include <string>
+#include <vector>
 
 #include "gtest/gtest.h"
 #include "view/testing/test_profiles.h"
@@ -19,15 +21,8 @@ v1::Tree SampledProfile() {
   AddNode(&tree, 1, 0, "a");
   AddNode(&tree, 2, 1, "chase");
   auto line = [&](uint32_t id, uint32_t parent, const char* name, int64_t samples,
-                  std::vector<std::pair<const char*, int64_t>> reasons) {
-    v1::TreeNode* node = AddNode(&tree, id, parent, name);
-    int64_t stalled = 0;
-    for (const auto& [reason, count] : reasons) {
-      AddInt(node, reason, v1::Metric::INCLUSIVE, count);
-      if (std::string(reason) != "stalled_selected") stalled += count;
-    }
-    AddInt(node, "num_samples", v1::Metric::INCLUSIVE, samples);
-    AddInt(node, "num_stalled_samples", v1::Metric::INCLUSIVE, stalled);
+                  const std::vector<std::pair<std::string, int64_t>>& reasons) {
+    testing::AddSampled(&tree, id, parent, name, samples, reasons);
   };
   line(3, 2, "/src/k.cu:6@chase", 61,
        {{"stalled_long_scoreboard", 50}, {"stalled_wait", 10}, {"stalled_selected", 1}});
@@ -69,6 +64,34 @@ TEST(TopStallsTest, AProfileWithoutSamplesSaysSo) {
   AddNode(&tree, 0, 0, "ROOT");
   EXPECT_EQ(RenderTopStalls(tree, 20),
             "no PC samples in this profile (record them with --mode pcsampling)\n");
+}
+
+// `tree -f sass`'s tree: a line's instructions, named by offset and text, under two call paths.
+TEST(TopStallsTest, InstructionsByTheirLineInAddressOrderSummedOverCallPaths) {
+  v1::Tree tree;
+  AddNode(&tree, 0, 0, "ROOT");
+  for (uint32_t path : {1u, 5u}) {
+    AddNode(&tree, path, 0, path == 1 ? "a" : "b");
+    AddNode(&tree, path + 1, path, "/src/k.cu:6@chase");
+    testing::AddSampled(&tree, path + 2, path + 1, "0x10000  LEA R4, P0, R2, UR10, 0x2", 10,
+                        {{"stalled_long_scoreboard", 8}, {"stalled_selected", 2}});
+    testing::AddSampled(&tree, path + 3, path + 1, "0x2000", 3, {{"stalled_wait", 3}});
+  }
+  testing::AddSampled(&tree, 9, 0, "/src/k.cu:9@spin", 4, {{"stalled_wait", 4}});  // a line
+  absl::StatusOr<std::map<std::string, std::vector<StalledInstruction>>> by_line =
+      InstructionsByLine(tree);
+  ASSERT_TRUE(by_line.ok()) << by_line.status();
+  ASSERT_EQ(by_line->size(), 1u);
+  const std::vector<StalledInstruction>& chase = by_line->at("/src/k.cu:6@chase");
+  ASSERT_EQ(chase.size(), 2u);
+  EXPECT_EQ(chase[0].offset, "0x2000");  // 0x2000 before 0x10000: by address, not as text
+  EXPECT_EQ(chase[0].text, "");
+  EXPECT_EQ(chase[0].counts.samples, 6);
+  EXPECT_EQ(chase[1].offset, "0x10000");
+  EXPECT_EQ(chase[1].text, "LEA R4, P0, R2, UR10, 0x2");
+  EXPECT_EQ(chase[1].counts.samples, 20);
+  EXPECT_EQ(chase[1].counts.stalled, 16);
+  EXPECT_EQ(StallReasonsText(TopStallReasons(chase[1].counts)), "long_scoreboard 100%");
 }
 
 }  // namespace
