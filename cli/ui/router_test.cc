@@ -105,6 +105,12 @@ TEST_F(RouterTest, BadParametersAreNamed) {
       {"/api/job", ""},
       {"/api/job", "job="},
       {"/api/job", "job=77&names=long"},
+      {"/api/top", ""},
+      {"/api/top", "session=1&limit=x"},
+      {"/api/top", "session=1&names=long"},
+      {"/api/stalls", "session=x"},
+      {"/api/stalls", "session=1&limit=-2"},
+      {"/api/stalls", "session=1&sass=yes"},
   };
   const std::string expected[] = {
       "session: 'abc' is not a session id (a positive number; see protonctl sessions)",
@@ -118,6 +124,12 @@ TEST_F(RouterTest, BadParametersAreNamed) {
       "job: the parameter is missing",
       "job: the parameter is missing",
       "names: short or full, not 'long'",
+      "session: the parameter is missing",
+      "limit: -n needs a number >= 0, not 'x'",
+      "names: short or full, not 'long'",
+      "session: 'x' is not a session id (a positive number; see protonctl sessions)",
+      "limit: -n needs a number >= 0, not '-2'",
+      "sass: 1 or 0, not 'yes'",
   };
   for (size_t i = 0; i < std::size(cases); ++i) {
     const Response answer = Get(cases[i].first, cases[i].second);
@@ -154,6 +166,8 @@ TEST_F(RouterTest, ADaemonThatDoesNotAnswerIs502) {
   EXPECT_EQ(job.status, 502);
   EXPECT_THAT(ErrorOf(job),
               HasSubstr("no node has a session of job 77: /nonexistent/protond.sock: "));
+  EXPECT_EQ(Get("/api/top", "session=7&limit=3").status, 502);
+  EXPECT_EQ(Get("/api/stalls", "session=7&sass=1").status, 502);
   EXPECT_EQ(Get("/api/nothing").status, 404);
 }
 

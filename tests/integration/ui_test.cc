@@ -19,6 +19,7 @@
 #include "absl/strings/match.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
@@ -289,6 +290,72 @@ TEST_F(UiTest, BadParametersAndMissingSessions) {
   EXPECT_THAT(error["error"].get<std::string>(), StartsWith("format: "));
   error = Json("/api/tree?session=99", 404);
   EXPECT_THAT(error["error"].get<std::string>(), HasSubstr("99"));
+}
+
+// A row of protonctl's text table as its cells joined by one space, which its columns' padding
+// becomes when split on spaces (no cell here holds two spaces in a row).
+std::string Joined(absl::string_view line) {
+  return absl::StrJoin(absl::StrSplit(line, ' ', absl::SkipEmpty()), " ");
+}
+
+// The table rows after the header line that starts with `header`.
+std::vector<std::string> RowsAfter(const std::string& text, absl::string_view header) {
+  std::vector<std::string> rows;
+  bool seen = false;
+  for (absl::string_view line : absl::StrSplit(text, '\n', absl::SkipEmpty())) {
+    if (seen) rows.push_back(Joined(line));
+    seen = seen || absl::StartsWith(Joined(line), header);
+  }
+  EXPECT_TRUE(seen) << header << " in " << text;
+  return rows;
+}
+
+std::vector<std::string> JoinedTexts(const nlohmann::json& rows) {
+  std::vector<std::string> joined;
+  for (const nlohmann::json& row : rows) {
+    joined.push_back(Joined(absl::StrJoin(row["text"].get<std::vector<std::string>>(), " ")));
+  }
+  return joined;
+}
+
+// /api/top is `protonctl top`: a two-rank NCCL job's kernels without a GPU (nccl_kernels_workload)
+// row for row, and its device lines; the devices of device_info_workload's session are
+// `protonctl devices`' rows; /api/stalls of sessions without PC samples says what
+// `protonctl top --stalls` says.
+TEST_F(UiTest, TopAndStallsAreProtonctlTops) {
+  for (const std::vector<std::string>& workload :
+       {std::vector<std::string>{BinDir() + "/nccl_kernels_workload", "10", "5"},
+        std::vector<std::string>{BinDir() + "/device_info_workload"}}) {
+    std::vector<std::string> argv = {Protonctl(), "--socket", daemon_.socket(), "run", "--"};
+    argv.insert(argv.end(), workload.begin(), workload.end());
+    const Completed run = RunToEnd(argv, dir_);
+    ASSERT_EQ(run.exit_code, 0) << run.err;
+  }
+  StartUi(Protonctl());
+  const nlohmann::json top = Json("/api/top?session=3&limit=5");
+  EXPECT_EQ(top["session"]["id"], "3");
+  const std::string printed = Printed({"top", "3", "-n", "5"});
+  ASSERT_EQ(top["kernels"].size(), 1u) << top.dump(1);
+  EXPECT_EQ(top["kernels"][0]["count"], 10);  // 5 calls in each of the two ranks
+  EXPECT_EQ(JoinedTexts(top["kernels"]), RowsAfter(printed, "TIME (ms)"));
+  EXPECT_THAT(printed, StartsWith(top["device_lines"][0].get<std::string>() + "\n"));
+  EXPECT_EQ(top["note"], nullptr);
+
+  const nlohmann::json devices = Json("/api/top?session=4");
+  EXPECT_EQ(devices["note"].get<std::string>() + "\n", Printed({"top", "4"}));
+  EXPECT_EQ(devices["devices"].size(), 2u);
+  EXPECT_EQ(JoinedTexts(devices["devices"]), RowsAfter(Printed({"devices", "4"}), "PID"));
+  EXPECT_EQ(Json("/api/top?session=2")["devices"], nlohmann::json::array());
+
+  for (const std::string sass : {"0", "1"}) {
+    const nlohmann::json stalls = Json("/api/stalls?session=3&sass=" + sass);
+    EXPECT_EQ(stalls["lines"], nlohmann::json::array());
+    EXPECT_EQ(stalls["note"].get<std::string>() + "\n", Printed({"top", "3", "--stalls"}));
+  }
+  EXPECT_THAT(Json("/api/top?session=99", 404)["error"].get<std::string>(), HasSubstr("99"));
+  EXPECT_THAT(Json("/api/stalls?session=99", 404)["error"].get<std::string>(), HasSubstr("99"));
+  EXPECT_THAT(Json("/api/top?session=3&limit=x", 400)["error"].get<std::string>(),
+              StartsWith("limit: "));
 }
 
 // Several requests at once, from several threads: each answered in full. The nodes are compared
