@@ -146,3 +146,80 @@ export function diffAnswer(a, b, metrics, fullNames, allSessions) {
   });
   return { status: 200, body: { ...left.body, base: right.body.session, nodes } };
 }
+
+// /api/top and /api/stalls (docs/web.md): session 1 ran two kernels on an H100 (one with a
+// verdict, one with the hostile name and none) and was PC-sampled, with the hostile name in a
+// line's path; the others have neither kernels nor samples, as a session on a machine without a
+// GPU.
+const TOP_COLUMNS = ["TIME (ms)", "TIME %", "COUNT", "AVG (us)", "TFLOP/s", "GB/s", "BOUND", "% OF PEAK", "NAME"];
+const H100_PEAKS = "device 0 (arch 90, 132 SMs, 5120-bit bus): H100 SXM datasheet peaks FP8 1978.9, " +
+  "FP16 989.4, TF32 494.7, FP64 66.9 TFLOP/s, 3350.0 GB/s";
+
+function topKernel(name, fullName, timeNs, share, count, tflop, gbyte, bound, percent, noVerdict) {
+  const one = (v) => (v === null ? "-" : v.toFixed(1));
+  return { name, full_name: fullName, time_ns: timeNs, share, count, average_ns: timeNs / count,
+    tflop_per_s: tflop, gbyte_per_s: gbyte, bound, percent_of_peak: percent, no_verdict: noVerdict,
+    text: [(timeNs / 1e6).toFixed(3), (100 * share).toFixed(1), String(count), (timeNs / 1e3 / count).toFixed(3),
+      one(tflop), one(gbyte), bound ?? "-", one(percent), name] };
+}
+
+export function topAnswer(id, fullNames, allSessions) {
+  const found = allSessions.find((s) => s.id === id);
+  if (!found) return { status: 404, body: { error: `session ${id} does not exist` } };
+  const body = { session: found, columns: TOP_COLUMNS, kernels: [], device_lines: [],
+    note: "no GPU kernels in this profile", device_columns: ["PID", "DEVICE", "NAME", "ARCH", "SMS",
+      "CLOCK (MHz)", "MEMORY CLOCK (MHz)", "BUS (bits)", "MEMORY (GiB)", "USE"], devices: [] };
+  if (id !== "1") return { status: 200, body };
+  const matmul = fullNames ? "void " + CHANGED_FRAME + "<float, 128>(float const*, float*)" : CHANGED_FRAME;
+  body.kernels = [
+    topKernel(matmul, "void " + CHANGED_FRAME + "<float, 128>(float const*, float*)", 2e8, 0.8, 700, 494.7, 335,
+      "compute", 50, null),
+    topKernel(HOSTILE_NAME, HOSTILE_NAME, 5e7, 0.2, 4, null, null, null, null,
+      "no flops of a known width (flops8 to flops64) and no bytes"),
+  ];
+  body.device_lines = [H100_PEAKS];
+  body.note = null;
+  body.devices = [{ text: ["101", "0", "NVIDIA H100 80GB HBM3", "sm_90", "132", "1980", "2619", "5120", "79.2", "ran work"],
+    peaks: H100_PEAKS }];
+  return { status: 200, body };
+}
+
+export const STALL_LINE = `/src/${HOSTILE_NAME}.py:42@matmul_kernel`;
+
+function reasons(list, stalled) {
+  return list.map(([reason, samples]) => ({ reason, samples, share: samples / stalled }));
+}
+
+function stallLine(line, stalled, share, samples, reasonList, instructions) {
+  const reasonText = reasonList.map(([r, s]) => `${r} ${Math.round(100 * s / stalled)}%`).join(", ");
+  return { line, stalled, share, samples, reasons: reasons(reasonList, stalled),
+    text: [String(stalled), (100 * share).toFixed(1), String(samples), reasonText, line], instructions };
+}
+
+function instruction(offset, sass, samples, reasonList) {
+  const stalled = reasonList.reduce((sum, [, s]) => sum + s, 0);
+  return { offset, sass, samples, stalled, reasons: reasons(reasonList, stalled),
+    reasons_text: reasonList.map(([r, s]) => `${r} ${Math.round(100 * s / stalled)}%`).join(", ") };
+}
+
+export function stallsAnswer(id, sass, allSessions) {
+  const found = allSessions.find((s) => s.id === id);
+  if (!found) return { status: 404, body: { error: `session ${id} does not exist` } };
+  const body = { session: found, columns: ["STALLED", "STALLED %", "SAMPLES", "TOP REASONS", "LINE"], lines: [],
+    note: "no PC samples in this profile (record them with --mode pcsampling)" };
+  if (id !== "1") return { status: 200, body };
+  body.note = null;
+  body.lines = [
+    stallLine(STALL_LINE, 90, 0.9, 100, [["long_scoreboard", 80], ["wait", 10]], [
+      instruction("0x0b00", "LDG.E R2, desc[UR8][R2.64]", 12, [["wait", 10]]),
+      instruction("0x0b10", "LEA R4, P0, R2, UR10, 0x2", 86, [["long_scoreboard", 80]]),
+      instruction("0x0b20", "", 2, []),
+    ]),
+    stallLine("/src/train.py:50@softmax", 10, 0.1, 30, [["wait", 10]], [
+      instruction("0x0040", "FADD R1, R2, R3", 30, [["wait", 10]]),
+    ]),
+  ];
+  if (!sass) for (const line of body.lines) delete line.instructions;
+  else body.instruction_notes = ["1 instructions without SASS text: the shim did not hold their cubin"];
+  return { status: 200, body };
+}

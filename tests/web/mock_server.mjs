@@ -11,7 +11,7 @@ import { readFile } from "node:fs/promises";
 import { createServer } from "node:http";
 import { extname, join, resolve } from "node:path";
 import { pathToFileURL } from "node:url";
-import { diffAnswer, GROWING, sessions, treeAnswer } from "./fixtures.mjs";
+import { diffAnswer, GROWING, sessions, stallsAnswer, topAnswer, treeAnswer } from "./fixtures.mjs";
 
 const TYPES = { ".html": "text/html; charset=utf-8", ".js": "text/javascript; charset=utf-8",
   ".css": "text/css; charset=utf-8" };
@@ -56,6 +56,8 @@ export function startMockServer({ webDir, port = 0, token = randomBytes(32).toSt
     switch (url.pathname) {
       case "/api/sessions": return { status: 200, body: { sessions: all } };
       case "/api/tree": return treeAnswer(q.get("session") ?? "", q.get("metrics") ?? "", fullNames, all, growing.fetches);
+      case "/api/top": return topAnswer(q.get("session") ?? "", fullNames, all);
+      case "/api/stalls": return stallsAnswer(q.get("session") ?? "", q.get("sass") === "1", all);
       case "/api/mock/stop": growing.state = "STOPPED"; return { status: 200, body: { growing } };
       case "/api/mock/start": growing.state = "RUNNING"; return { status: 200, body: { growing } };
       case "/api/mock/fail": growing.fail = 1; return { status: 200, body: { growing } };

@@ -2,11 +2,13 @@
 // Drives the page (web/) in headless Chromium against a server that follows docs/web.md: the
 // real `protonctl ui` or mock_server.mjs. Each view loads; a click expands a frame; a click on
 // the flame graph zooms; cells show the API's `text`; names are text, never markup (no <img>
-// appears, no dialog opens); API errors show; the diff marks its changed frame. Screenshots go
-// to the artifacts folder. Prints the first render time of the --big session's tree.
+// appears, no dialog opens); API errors show; the diff marks its changed frame; the session's
+// Kernels, Devices and Stalls panes show /api/top's and /api/stalls' rows, and a click on a
+// stalled line its SASS instructions. Screenshots go to the artifacts folder. Prints the first render time of the --big session's tree.
 //
 //   page_check.mjs BASE_URL_WITH_TOKEN [SESSION_ID] [--diff A B] [--big SESSION_ID]
-//                  [--require-hostile] [--artifacts DIR] [--metrics SPEC] [--render-limit-ms MS]
+//                  [--require-hostile] [--require-panes] [--artifacts DIR] [--metrics SPEC]
+//                  [--render-limit-ms MS] [--panes SESSION_ID]
 //                  [--live SESSION_ID] [--history PID] [--job JOB TREE_JOB_TEXT]
 //
 // SESSION_ID: the session whose page is checked (sessions, session and error checks); without
@@ -25,6 +27,9 @@
 // its tree: the sessions page links the job to #/job/JOB, whose table shows the NCCL kernel's
 // cells as protonctl printed them (its slowest rank included) and marks it a straggler's (rank 0
 // waits inside each call), shows protonctl job's verdict, and links each rank to its session.
+// --panes: a session with GPU kernels: its page's panes are checked too, and it must have kernels.
+// --require-panes: SESSION_ID has kernels, devices and PC samples, so that each pane shows rows
+// (the mock's session 1 has).
 // --require-hostile: SESSION_ID's tree must hold the name <img src=x onerror=alert(1)> (the
 // mock's does). Needs puppeteer-core from web/node_modules (scripts/build_web.sh installs it)
 // and Chromium (CHROMIUM, else /usr/bin/chromium). Exits 0 when every check passed, 1 if not.
@@ -38,7 +43,8 @@ const HOSTILE_NAME = "<img src=x onerror=alert(1)>";
 const ROW_PX = 18; // web/src/views/flame.ts
 
 function parseArgs(argv) {
-  const options = { diff: null, big: null, live: null, requireHostile: false, artifacts: "web-artifacts", renderLimitMs: null,
+  const options = { diff: null, big: null, live: null, requireHostile: false, requirePanes: false,
+    panes: null, artifacts: "web-artifacts", renderLimitMs: null,
     metrics: "time/ms,count", history: null };
   const positional = [];
   for (let i = 0; i < argv.length; i++) {
@@ -49,6 +55,8 @@ function parseArgs(argv) {
     else if (a === "--history") options.history = argv[++i];
     else if (a === "--job") options.job = [argv[++i], argv[++i]];
     else if (a === "--require-hostile") options.requireHostile = true;
+    else if (a === "--require-panes") options.requirePanes = true;
+    else if (a === "--panes") options.panes = argv[++i];
     else if (a === "--artifacts") options.artifacts = argv[++i];
     else if (a === "--metrics") options.metrics = argv[++i];
     else if (a === "--render-limit-ms") options.renderLimitMs = Number(argv[++i]);
@@ -56,7 +64,7 @@ function parseArgs(argv) {
   }
   if (positional.length < 1 || positional.length > 2) {
     console.error("usage: page_check.mjs BASE_URL_WITH_TOKEN [SESSION_ID] [--diff A B] [--big ID] " +
-      "[--require-hostile] [--artifacts DIR] [--metrics SPEC] [--render-limit-ms MS] [--live ID] [--history PID] " +
+      "[--require-hostile] [--require-panes] [--panes ID] [--artifacts DIR] [--metrics SPEC] [--render-limit-ms MS] [--live ID] [--history PID] " +
       "[--job JOB TREE_JOB_TEXT]");
     process.exit(2);
   }
@@ -273,6 +281,69 @@ async function checkSession() {
   }, links[0] ?? "/");
   check(exportStatus[0] === 200 && /attachment/.test(exportStatus[1] ?? ""), `an export link downloads (${exportStatus})`);
   await shot("session.png");
+}
+
+// What the page shows of a cell: web/src/text.ts's displayName for names up to 160 characters.
+const shownText = (s) => s.replace(/[\u0000-\u001f\u007f-\u009f\u2028\u2029\u202a-\u202e\u2066-\u2069\u200e\u200f]/g,
+  (c) => `\\u{${c.charCodeAt(0).toString(16)}}`);
+const tableCells = (selector) => page.$$eval(`${selector} tbody tr`, (rows) => rows.map((r) =>
+  [...r.querySelectorAll("td")].map((c) => c.textContent)));
+
+// The Kernels, Devices and Stalls panes show /api/top's and /api/stalls' rows; a click on a
+// stalled line shows its SASS instructions (/api/stalls?sass=1). --require-panes: the session
+// has kernels, devices and PC samples (the mock's session 1).
+// --panes ID: a session with kernels, whose Kernels pane must list them.
+async function checkPanes(id, needKernels = false) {
+  await goTo("#/sessions", "#sessions tbody tr");
+  await goTo(`#/session/${id}`);
+  await waitTree();
+  await page.waitForFunction(() => Number(document.querySelector(".panes")?.getAttribute("data-reads")) > 0, { timeout: 20000 });
+  const top = (await api(`/api/top?session=${id}`)).body;
+  const stalls = (await api(`/api/stalls?session=${id}`)).body;
+  if (options.requirePanes && id === options.session) {
+    check(top.kernels.length > 0 && top.devices.length > 0 && stalls.lines.length > 0,
+      `session ${id} has kernels, devices and stalled lines`);
+  }
+  if (needKernels) check(top.kernels.length > 0, `session ${id} has kernels`);
+  if (top.kernels.length > 0) {
+    const rows = await tableCells("#kernels");
+    const want = top.kernels.map((k) => [shownText(k.name), k.text[0], `${k.text[1]}%`, k.text[2],
+      k.bound ? `${k.bound} bound, ${k.percent_of_peak.toFixed(1)}% of peak` : `no verdict: ${k.no_verdict}`]);
+    const got = rows.map((r) => [r[0], r[1], r[2], r[3], r[5]]);
+    check(JSON.stringify(got) === JSON.stringify(want), `the Kernels pane lists /api/top's kernels with their verdicts (${JSON.stringify(got)})`);
+  } else {
+    const note = await page.$eval("#kernels-note", (p) => p.textContent);
+    check(note === top.note, `the Kernels pane says "${note}"`);
+  }
+  if (top.devices.length > 0) {
+    const rows = await tableCells("#devices");
+    const want = top.devices.map((d) => [...d.text, d.peaks]);
+    check(JSON.stringify(rows) === JSON.stringify(want), `the Devices pane lists /api/top's devices and their peaks (${rows.length})`);
+  } else {
+    check(await page.$("#devices-note") !== null, "the Devices pane says there are none");
+  }
+  const stallsHidden = await page.$eval("#stalls-pane", (s) => s.hidden);
+  if (stalls.lines.length === 0) {
+    check(stallsHidden, "no Stalls pane for a session without PC samples");
+  } else {
+    check(!stallsHidden, "a Stalls pane for a PC-sampled session");
+    const rows = await tableCells("#stalls");
+    check(JSON.stringify(rows) === JSON.stringify(stalls.lines.map((l) => l.text.map(shownText))),
+      `the Stalls pane lists /api/stalls' lines (${rows.length})`);
+    const sass = (await api(`/api/stalls?session=${id}&sass=1`)).body;
+    await page.click("#stalls tbody tr:first-child");
+    await page.waitForSelector("#instructions tbody tr, #instructions-note", { timeout: 20000 });
+    const instructions = await page.$$eval("#instructions tbody tr", (rows) => rows.map((r) =>
+      [...r.querySelectorAll("td")].map((c) => c.textContent)));
+    const want = sass.lines[0].instructions.map((i) => [i.offset, i.sass || "(no text)", String(i.samples),
+      String(i.stalled), i.reasons_text]);
+    check(instructions.length > 0 ? JSON.stringify(instructions) === JSON.stringify(want) : want.length === 0,
+      `a click on a stalled line shows its SASS instructions (${instructions.length})`);
+    await shot(`stalls-${id}.png`);
+  }
+  check(await page.$$eval("img", (imgs) => imgs.length) === 0, "no <img> element in the panes (no name became markup)");
+  await page.$eval("#kernels-pane", (s) => s.scrollIntoView());
+  await shot(`panes-${id}.png`);
 }
 
 async function checkError() {
@@ -524,11 +595,13 @@ try {
   if (options.session) {
     await checkSessions();
     await checkSession();
+    await checkPanes(options.session);
     await checkError();
   }
   if (options.diff) await checkDiff(options.diff);
   if (options.big) await checkBig(options.big);
   if (options.live) await checkLive(options.live);
+  if (options.panes) await checkPanes(options.panes, true);
   if (options.history) await checkHistory(options.history);
   if (options.job) await checkJob(options.job);
 } catch (e) {

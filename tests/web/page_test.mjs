@@ -32,7 +32,7 @@ const server = await startMockServer({ webDir });
 const here = dirname(fileURLToPath(import.meta.url));
 // Not spawnSync: this process serves the page while the check runs.
 const child = spawn(process.execPath, [join(here, "page_check.mjs"), server.url, "1", "--diff", "1", "2",
-  "--big", "3", "--live", "4", "--require-hostile", "--artifacts", artifacts], { stdio: "inherit" });
+  "--big", "3", "--live", "4", "--require-hostile", "--require-panes", "--artifacts", artifacts], { stdio: "inherit" });
 const status = await new Promise((resolve) => child.on("exit", (code) => resolve(code ?? 1)));
 server.close();
 process.exit(status);

@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # The page against the real server: a protond in a temporary directory records five sessions
 # (two runs of the sample workload to diff, a Python session with a scope named
-# <img src=x onerror=alert(1)>, a 10k-node tree, and a two-rank job's NCCL kernels), `protonctl
-# ui` serves them, and page_check.mjs drives Chromium through every view (the Job page against
-# `protonctl tree --job`'s text). Then the History page: a second protond
+# <img src=x onerror=alert(1)>, a 10k-node tree, and a two-rank job's NCCL kernels, which are
+# also the Kernels pane's GPU kernel records), `protonctl ui` serves them, and page_check.mjs drives
+# Chromium through every view (the Job page against `protonctl tree --job`'s text). Then the
+# History page: a second protond
 # runs --always-on with 300 ms windows every 1 s over the sample workload (registered, no session
 # of its own, started as <img src=x onerror=alert(1)>), a second `protonctl ui` serves it, and
 # page_check.mjs --history checks the workload's windows on the page. Exits 77 (skipped, with a message) where
@@ -87,14 +88,15 @@ proton.finalize()
 PY
 )
 ctl run --name big -- "$bin/wide_tree_workload" >/dev/null                # session 4
-# A two-rank job of NCCL kernels (no GPU needed) as a trace session: the Job page and its verdict.
+# A two-rank job of NCCL kernels (no GPU needed) as a trace session: the Job page and its verdict,
+# and GPU kernel records for the session page's Kernels pane.
 SLURM_JOB_ID=web-job ctl run --data trace -- "$bin/nccl_kernels_workload" 10 20 >/dev/null # session 5
 ctl tree --job web-job >"$dir/job_tree.txt"
 
 start_ui "$sock" ui
 for _ in $(seq "${PROTOND_WEB_ROUNDS:-1}"); do
   node "$repo/tests/web/page_check.mjs" "$url" 3 --diff 2 1 --big 4 --require-hostile \
-    --metrics count --job web-job "$dir/job_tree.txt" --artifacts "$artifacts"
+    --metrics count --job web-job "$dir/job_tree.txt" --panes 5 --artifacts "$artifacts"
 done
 
 # The workload's windows, once it has exited and its last window has stopped, so that the page

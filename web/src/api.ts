@@ -2,7 +2,14 @@
 // (credentials: same-origin); an answer that is not 2xx becomes an ApiError carrying the
 // server's {"error": ...} text, which the views show in the error banner.
 
-import type { HistoryAnswer, JobAnswer, SessionsAnswer, TreeAnswer } from "./api_types";
+import type {
+  HistoryAnswer,
+  JobAnswer,
+  SessionsAnswer,
+  StallsAnswer,
+  TopAnswer,
+  TreeAnswer,
+} from "./api_types";
 import { displayName } from "./text";
 
 export class ApiError extends Error {
@@ -70,6 +77,16 @@ export function fetchJob(job: string, options: TreeOptions): Promise<JobAnswer> 
 // `query`: history.ts's selectionQuery, `protonctl history`'s options.
 export function fetchHistory(query: string): Promise<HistoryAnswer> {
   return getJson<HistoryAnswer>("/api/history" + (query ? "?" + query : ""));
+}
+
+// `protonctl top SESSION [--full-names]`: the kernels with their verdicts, and the devices.
+export function fetchTop(session: string, fullNames: boolean): Promise<TopAnswer> {
+  return getJson<TopAnswer>("/api/top?session=" + encodeURIComponent(session) + (fullNames ? "&names=full" : ""));
+}
+
+// `protonctl top SESSION --stalls`; with `sass`, each line's instructions too (`tree -f sass`).
+export function fetchStalls(session: string, sass: boolean): Promise<StallsAnswer> {
+  return getJson<StallsAnswer>("/api/stalls?session=" + encodeURIComponent(session) + (sass ? "&sass=1" : ""));
 }
 
 export const EXPORT_FORMATS = ["hatchet", "hatchet_msgpack", "chrome", "folded", "svg", "csv", "pprof"] as const;

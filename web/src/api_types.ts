@@ -106,3 +106,69 @@ export interface JobAnswer extends TreeAnswer {
   verdict: string | null;
   no_verdict: string | null;
 }
+
+// One kernel of /api/top: `protonctl top`'s row as numbers, and its cells as text.
+export interface TopKernel {
+  name: string;
+  full_name: string;
+  time_ns: number;
+  share: number; // of all GPU time, 0..1
+  count: number;
+  average_ns: number | null;
+  tflop_per_s: number | null;
+  gbyte_per_s: number | null;
+  bound: "compute" | "memory" | null; // null: no verdict, and no_verdict says why
+  percent_of_peak: number | null;
+  no_verdict: string | null;
+  text: string[];
+}
+
+// One device of /api/top: `protonctl devices`' row, and the peaks `protonctl top` uses for it.
+export interface TopDevice {
+  text: string[];
+  peaks: string;
+}
+
+export interface TopAnswer {
+  session: Session;
+  columns: string[];
+  kernels: TopKernel[];
+  device_lines: string[];
+  note: string | null; // "no GPU kernels in this profile"
+  device_columns: string[];
+  devices: TopDevice[];
+}
+
+export interface StallReason {
+  reason: string;
+  samples: number;
+  share: number; // of the stalled samples, 0..1
+}
+
+// A sampled SASS instruction of a line (/api/stalls with sass=1).
+export interface StalledInstruction {
+  offset: string;
+  sass: string; // "" where protond had no text (instruction_notes says why)
+  samples: number;
+  stalled: number;
+  reasons: StallReason[];
+  reasons_text: string;
+}
+
+export interface StalledLine {
+  line: string;
+  stalled: number;
+  share: number;
+  samples: number;
+  reasons: StallReason[];
+  text: string[];
+  instructions?: StalledInstruction[]; // with sass=1
+}
+
+export interface StallsAnswer {
+  session: Session;
+  columns: string[];
+  lines: StalledLine[];
+  note: string | null; // "no PC samples in this profile ..."
+  instruction_notes?: string[];
+}

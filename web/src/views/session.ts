@@ -1,9 +1,11 @@
-// #/session/ID: one session's call tree (table and flame graph) and its export downloads.
+// #/session/ID: one session's call tree (table and flame graph), its export downloads, and the
+// panes of its kernels, devices and stalls (panes.ts).
 
 import { EXPORT_FORMATS, exportUrl, fetchTree } from "../api";
 import type { Session } from "../api_types";
 import { h } from "../dom";
 import { displayName, titleText } from "../text";
+import { SessionPanes } from "./panes";
 import { showTreePage } from "./tree_page";
 
 export function sessionFacts(session: Session | undefined, label: string): HTMLElement {
@@ -18,7 +20,8 @@ export function sessionFacts(session: Session | undefined, label: string): HTMLE
 }
 
 export function showSession(view: HTMLElement, id: string): () => void {
-  return showTreePage(view, {
+  const panes = new SessionPanes(id);
+  const stopTree = showTreePage(view, {
     diff: false,
     load: (options) => fetchTree(id, options),
     live: (answer) => answer.session?.state === "RUNNING",
@@ -27,5 +30,10 @@ export function showSession(view: HTMLElement, id: string): () => void {
       sessionFacts(answer.session, ""),
       h("div", { class: "exports" }, "Export: ",
         ...EXPORT_FORMATS.map((format) => h("a", { href: exportUrl(id, format), download: "", class: "export" }, format)))),
+    panes: { element: panes.element, read: (options) => void panes.read(options.fullNames) },
   });
+  return () => {
+    stopTree();
+    panes.stop();
+  };
 }

@@ -23,6 +23,9 @@ export interface TreePageSpec {
   live?: (answer: TreeAnswer) => boolean;
   // Frames to mark in the table (the job page's stragglers). Absent: none.
   marked?: (tree: Tree) => Set<number>;
+  // More of the page (the session's panes): shown below the tree, and read again after each
+  // answer of the tree (so a live tree's refresh refreshes them too) with the tree's options.
+  panes?: { element: Node; read: (options: TreeOptions) => void };
 }
 
 export const REFRESH_MS = 2000;
@@ -124,6 +127,7 @@ export function showTreePage(view: HTMLElement, spec: TreePageSpec): () => void 
         if (box) box.scrollTop = flameScroll;
         refreshes++;
       }
+      spec.panes?.read(asked);
       const running = spec.live?.(answer) ?? false;
       if (running) {
         wasLive = true;
@@ -171,7 +175,7 @@ export function showTreePage(view: HTMLElement, spec: TreePageSpec): () => void 
     h("div", { class: "controls" }, metrics, names, search, h("label", {}, "flame graph by ", columnSlot), status,
       live),
     h("section", { class: "flame-section" }, h("h2", {}, "Flame graph"), flame.element),
-    h("section", {}, h("h2", {}, "Call tree"), table.element));
+    h("section", {}, h("h2", {}, "Call tree"), table.element), spec.panes?.element);
   void load();
   return () => {
     stopped = true;
