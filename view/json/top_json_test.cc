@@ -76,13 +76,18 @@ TEST(TopJsonTest, DevicesAsProtonctlDevicesListsThemWithTheirPeaks) {
             "FP16 989.4, TF32 494.7, FP64 66.9 TFLOP/s, 3350.0 GB/s");
 }
 
-TEST(TopJsonTest, StalledLinesWithTheirReasonsAndInstructions) {
+// A kernel with one sampled line, stalled on memory and on a fixed dependency.
+v1::Tree SampledProfile() {
   v1::Tree tree;
   testing::AddNode(&tree, 0, 0, "ROOT");
   testing::AddNode(&tree, 1, 0, "chase");
   testing::AddSampled(&tree, 2, 1, "/src/k.cu:6@chase", 61,
                       {{"stalled_long_scoreboard", 50}, {"stalled_wait", 10}});
-  const TopStalls top = BuildTopStalls(tree, 20);
+  return tree;
+}
+
+TEST(TopJsonTest, StalledLinesWithTheirReasonsAndInstructions) {
+  const TopStalls top = BuildTopStalls(SampledProfile(), 20);
   nlohmann::json json = TopStallsJson(top, nullptr);
   EXPECT_EQ(json["columns"][4], "LINE");
   ASSERT_EQ(json["lines"].size(), 1u);
