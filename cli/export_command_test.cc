@@ -33,7 +33,10 @@ std::string UsageError(const std::vector<std::string>& args) {
 std::string Render(ExportFormat format) {
   ExportArgs args;
   args.format = format;
-  const ExportInput input = {testing::ExportTree(), true, testing::ExportTrace()};
+  ExportInput input;
+  input.tree = testing::ExportTree();
+  input.has_trace = true;
+  input.trace = testing::ExportTrace();
   absl::StatusOr<std::string> text = RenderExport(args, input);
   EXPECT_TRUE(text.ok()) << text.status();
   return text.ok() ? *text : "";
@@ -101,7 +104,8 @@ TEST(ExportCommandTest, APprofProfileCarriesTheSessionsNameAndTimes) {
   ExportArgs args;
   args.profile = "7";
   args.format = ExportFormat::kPprof;
-  ExportInput input = {testing::ExportTree()};
+  ExportInput input;
+  input.tree = testing::ExportTree();
   input.has_session = true;
   input.session.set_id(7);
   input.session.set_name("train");
