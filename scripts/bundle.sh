@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Makes a relocatable bundle of a build: bundle/bin (protond, protonctl, the shim and its GPU
-# tracer, the samples, the GPU tests and their workloads, benchmarks), bundle/python (protond.profiler) and
+# tracer, the samples, the GPU tests and their workloads, benchmarks), bundle/share (the web
+# page), bundle/python (protond.profiler) and
 # bundle/lib (every shared library they need that a base system may lack, CUPTI included). The
 # binaries find bundle/lib through RPATH $ORIGIN/../lib, so the folder can be copied to another
 # Linux machine (such as the GPU machine) and run in place.
@@ -16,6 +17,10 @@ for f in protond protonctl sample_workload libprotond_shim.so libprotond_shim_co
          instrumented_workload protond_instrumentation_gpu_test; do
   [ -e "$build_dir/bin/$f" ] && cp "$build_dir/bin/$f" "$out/bin/"
 done
+# The web page's files, where protonctl ui looks for them (../share/protond/web from bin/).
+if [ -d "$build_dir/share/protond/web" ]; then
+  mkdir -p "$out/share/protond" && cp -r "$build_dir/share/protond/web" "$out/share/protond/"
+fi
 # The kernels mlir-instrument compiled for the GPU tests (cubins and their metadata).
 if [ -d "$build_dir/bin/kernels" ]; then cp -r "$build_dir/bin/kernels" "$out/bin/"; fi
 # The C runtime and the CUDA driver (libcuda, which must match the machine's kernel module) come
