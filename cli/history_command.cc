@@ -3,9 +3,7 @@
 #include <algorithm>
 #include <array>
 #include <cstdint>
-#include <functional>
 #include <limits>
-#include <memory>
 #include <utility>
 
 #include "absl/status/status.h"
@@ -16,14 +14,12 @@
 #include "absl/strings/strip.h"
 #include "absl/time/clock.h"
 #include "cli/arg_reader.h"
-#include "cli/fan_out/job_tree_command.h"
 #include "common/status/status_macros.h"
 #include "common/text/duration.h"
 #include "re2/re2.h"
 #include "view/render/session_table.h"
 #include "view/render/text_table.h"
 #include "view/tree/frame_names.h"
-#include "view/tree/top_kernels.h"
 #include "view/tree/tree_merge.h"
 
 namespace protond::cli {
@@ -47,25 +43,6 @@ absl::StatusOr<absl::Time> ParseWhen(const std::string& flag, const std::string&
   if (absl::ParseTime(absl::RFC3339_full, text, &time, &ignored)) return time;
   return Usage(absl::StrCat("bad ", flag, " '", text, "': ", ms.status().message(),
                             ", nor an RFC 3339 time (2026-11-27T10:00:00Z)"));
-}
-
-bool AnyProcess(const v1::Session& session,
-                const std::function<bool(const v1::SessionProcess&)>& test) {
-  return std::any_of(session.processes().begin(), session.processes().end(), test);
-}
-
-bool Selected(const v1::Session& session, const HistoryArgs& args, const re2::RE2* command) {
-  if (!session.always_on_window()) return false;
-  const absl::Time start = absl::FromUnixNanos(session.start_time_unix_ns());
-  if (start < args.since || start >= args.until) return false;
-  if (!args.job.empty() && !IsSessionOfJob(session, args.job)) return false;
-  if (args.pid != 0 &&
-      !AnyProcess(session, [&](const v1::SessionProcess& p) { return p.pid() == args.pid; })) {
-    return false;
-  }
-  return command == nullptr || AnyProcess(session, [&](const v1::SessionProcess& p) {
-           return re2::RE2::PartialMatch(p.command(), *command);
-         });
 }
 
 constexpr std::array<view::TableColumn, 6> kColumns = {{
@@ -98,19 +75,17 @@ std::string Who(const v1::Session& session) {
   return std::string(who);
 }
 
-// The GPUs the window's processes ran work on; one when the tree does not say.
-int GpusUsed(const v1::Tree& tree) {
-  const auto used = std::count_if(tree.devices().begin(), tree.devices().end(),
-                                  [](const v1::Device& device) { return device.used(); });
-  return std::max<int>(1, static_cast<int>(used));
+// TOP KERNEL where the daemon has no summary: not yet, or none it could make.
+std::string NoSummaryText(const v1::Session& session) {
+  return session.state() == v1::Session::RUNNING ? "(when it stops)" : "(no summary)";
 }
 
-absl::StatusOr<std::vector<std::string>> WindowRow(const HistoryWindow& window, absl::Time now) {
-  const v1::Session& session = *window.session;
-  ASSIGN_OR_RETURN(const WindowSummary summary, SummarizeWindow(window, now));
+std::vector<std::string> WindowRow(const v1::Session& session, absl::Time now) {
+  const WindowSummary summary = SummarizeWindow(session, now);
   std::string busy = "-";
   if (summary.gpu_busy.has_value()) busy = absl::StrFormat("%.1f%%", 100 * *summary.gpu_busy);
-  std::string top = summary.top_kernel.value_or("-");
+  std::string top =
+      session.has_window_summary() ? summary.top_kernel.value_or("-") : NoSummaryText(session);
   if (summary.top_kernel_share.has_value()) {
     absl::StrAppendFormat(&top, " (%.1f%%)", 100 * *summary.top_kernel_share);
   }
@@ -180,46 +155,37 @@ absl::StatusOr<HistoryArgs> ParseHistoryArgs(const std::vector<std::string>& arg
   return parsed;
 }
 
-std::vector<const v1::Session*> SelectWindows(
-    const google::protobuf::RepeatedPtrField<v1::Session>& sessions, const HistoryArgs& args) {
-  std::unique_ptr<re2::RE2> command;
-  if (!args.command.empty()) command = std::make_unique<re2::RE2>(args.command, re2::RE2::Quiet);
-  std::vector<const v1::Session*> windows;
-  // A regex that ParseHistoryArgs did not check matches nothing.
-  if (command != nullptr && !command->ok()) return windows;
-  for (const v1::Session& session : sessions) {
-    if (Selected(session, args, command.get())) windows.push_back(&session);
+v1::ListHistoryRequest HistoryRequestOf(const HistoryArgs& args) {
+  v1::ListHistoryRequest request;
+  request.set_pid(args.pid);
+  request.set_job(args.job);
+  request.set_command(args.command);
+  if (args.since != absl::InfinitePast()) request.set_since_unix_ns(absl::ToUnixNanos(args.since));
+  if (args.until != absl::InfiniteFuture()) {
+    request.set_until_unix_ns(absl::ToUnixNanos(args.until));
   }
-  std::stable_sort(windows.begin(), windows.end(), [](const v1::Session* a, const v1::Session* b) {
-    return std::pair(a->start_time_unix_ns(), a->id()) <
-           std::pair(b->start_time_unix_ns(), b->id());
-  });
-  return windows;
+  return request;
 }
 
-absl::StatusOr<WindowSummary> SummarizeWindow(const HistoryWindow& window, absl::Time now) {
-  const v1::Session& session = *window.session;
-  absl::StatusOr<std::vector<view::KernelWork>> kernels = view::KernelsByGpuTime(*window.tree);
-  if (!kernels.ok()) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("the tree of window ", session.id(), ": ", kernels.status().message()));
-  }
+WindowSummary SummarizeWindow(const v1::Session& window, absl::Time now) {
   WindowSummary summary;
-  summary.who = Who(session);
-  summary.length = LengthOf(session, now);
-  for (const view::KernelWork& kernel : *kernels) summary.gpu_time_ns += kernel.time_ns;
-  if (kernels->empty()) return summary;
-  const double length_ns = absl::ToDoubleNanoseconds(summary.length) * GpusUsed(*window.tree);
+  summary.who = Who(window);
+  summary.length = LengthOf(window, now);
+  if (!window.has_window_summary()) return summary;
+  const v1::WindowSummary& kept = window.window_summary();
+  summary.gpu_time_ns = kept.gpu_time_ns();
+  if (kept.top_kernel().empty()) return summary;  // no GPU work
+  const double length_ns =
+      absl::ToDoubleNanoseconds(summary.length) * std::max<uint32_t>(1, kept.gpus_used());
   if (length_ns > 0) summary.gpu_busy = summary.gpu_time_ns / length_ns;
-  summary.top_kernel = view::KernelName(kernels->front().name, view::KernelNames::kShort);
-  if (summary.gpu_time_ns > 0) {
-    summary.top_kernel_share = kernels->front().time_ns / summary.gpu_time_ns;
-  }
+  summary.top_kernel = view::KernelName(kept.top_kernel(), view::KernelNames::kShort);
+  if (summary.gpu_time_ns > 0)
+    summary.top_kernel_share = kept.top_kernel_time_ns() / summary.gpu_time_ns;
   return summary;
 }
 
-absl::StatusOr<std::string> RenderHistory(std::span<const HistoryWindow> windows,
-                                          size_t total_windows, absl::Time now) {
+std::string RenderHistory(const google::protobuf::RepeatedPtrField<v1::Session>& windows,
+                          size_t total_windows, absl::Time now) {
   if (total_windows == 0) {
     return std::string(
         "no always-on windows: protond records them when started with --always-on "
@@ -231,10 +197,7 @@ absl::StatusOr<std::string> RenderHistory(std::span<const HistoryWindow> windows
                : absl::StrCat("none of the ", total_windows, " always-on windows matches\n");
   }
   std::vector<std::vector<std::string>> rows;
-  for (const HistoryWindow& window : windows) {
-    ASSIGN_OR_RETURN(std::vector<std::string> row, WindowRow(window, now));
-    rows.push_back(std::move(row));
-  }
+  for (const v1::Session& window : windows) rows.push_back(WindowRow(window, now));
   return view::RenderTextTable(kColumns, rows);
 }
 
@@ -254,53 +217,34 @@ std::string SelectionText(const HistoryArgs& args) {
 }  // namespace
 
 absl::StatusOr<WindowRange> LoadWindowRange(client::Client& client, const HistoryArgs& args) {
-  ASSIGN_OR_RETURN(const v1::ListSessionsResponse listed, client.ListSessions());
-  const std::vector<const v1::Session*> selected = SelectWindows(listed.sessions(), args);
+  ASSIGN_OR_RETURN(const v1::ListHistoryResponse listed,
+                   client.ListHistory(HistoryRequestOf(args)));
+  const google::protobuf::RepeatedPtrField<v1::Session>& selected = listed.windows();
   if (selected.empty()) {
     return absl::NotFoundError(absl::StrCat("no always-on window", SelectionText(args),
                                             " (protonctl history lists them)"));
   }
   std::vector<v1::Tree> trees;
   trees.reserve(selected.size());
-  for (const v1::Session* session : selected) {
-    ASSIGN_OR_RETURN(v1::Tree tree, client.GetTree(session->id()));
+  for (const v1::Session& session : selected) {
+    ASSIGN_OR_RETURN(v1::Tree tree, client.GetTree(session.id()));
     trees.push_back(std::move(tree));
   }
   WindowRange range;
   ASSIGN_OR_RETURN(range.tree, view::MergeTrees(trees));
-  const v1::Session& last = *selected.back();
+  const v1::Session& last = *selected.rbegin();
   const std::string end =
       last.state() == v1::Session::RUNNING ? "now" : view::FormatLocalTime(last.end_time_unix_ns());
   range.heading = absl::StrCat(
       selected.size(), " always-on window", selected.size() == 1 ? "" : "s", SelectionText(args),
-      ": ", view::FormatLocalTime(selected.front()->start_time_unix_ns()), " to ", end, "\n");
+      ": ", view::FormatLocalTime(selected.begin()->start_time_unix_ns()), " to ", end, "\n");
   return range;
 }
 
-std::vector<HistoryWindow> LoadedWindows::Windows() const {
-  std::vector<HistoryWindow> windows;
-  windows.reserve(sessions.size());
-  for (size_t i = 0; i < sessions.size(); ++i) windows.push_back({&sessions[i], &trees[i]});
-  return windows;
-}
-
-absl::StatusOr<LoadedWindows> LoadWindows(client::Client& client, const HistoryArgs& args) {
-  ASSIGN_OR_RETURN(const v1::ListSessionsResponse listed, client.ListSessions());
-  LoadedWindows loaded;
-  loaded.total_windows =
-      std::count_if(listed.sessions().begin(), listed.sessions().end(),
-                    [](const v1::Session& session) { return session.always_on_window(); });
-  for (const v1::Session* session : SelectWindows(listed.sessions(), args)) {
-    ASSIGN_OR_RETURN(v1::Tree tree, client.GetTree(session->id()));
-    loaded.sessions.push_back(*session);
-    loaded.trees.push_back(std::move(tree));
-  }
-  return loaded;
-}
-
 absl::StatusOr<std::string> RunHistoryCommand(client::Client& client, const HistoryArgs& args) {
-  ASSIGN_OR_RETURN(const LoadedWindows loaded, LoadWindows(client, args));
-  return RenderHistory(loaded.Windows(), loaded.total_windows, absl::Now());
+  ASSIGN_OR_RETURN(const v1::ListHistoryResponse listed,
+                   client.ListHistory(HistoryRequestOf(args)));
+  return RenderHistory(listed.windows(), listed.total_windows(), absl::Now());
 }
 
 }  // namespace protond::cli

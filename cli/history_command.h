@@ -1,13 +1,11 @@
 // `protonctl history`: the always-on windows (docs/always-on.md) the caller may see, oldest first,
-// one line each: when, how long, whose, how busy the GPU was and with which kernel. The windows
-// are the daemon's sessions with always_on_window set; nothing of the daemon's is read but
-// ListSessions and GetTree.
+// one line each: when, how long, whose, how busy the GPU was and with which kernel. One
+// ListHistory call: the daemon selects the windows and keeps each stopped one's summary.
 #ifndef PROTOND_CLI_HISTORY_COMMAND_H_
 #define PROTOND_CLI_HISTORY_COMMAND_H_
 
 #include <cstdint>
 #include <optional>
-#include <span>
 #include <string>
 #include <vector>
 
@@ -21,7 +19,7 @@ namespace protond::cli {
 
 struct HistoryArgs {
   uint32_t pid = 0;     // --pid: the windows that recorded this process; 0 for any
-  std::string job;      // --job: the windows of this job (cli/fan_out's IsSessionOfJob)
+  std::string job;      // --job: the windows of this job (view/history's IsSessionOfJob)
   std::string command;  // --command: RE2, found anywhere in a window's process's command line
   // --since and --until, resolved against the time of parsing: a window is listed when it
   // started in [since, until).
@@ -45,15 +43,8 @@ absl::StatusOr<bool> ParseWindowOption(ArgReader& reader, absl::Time now, Histor
 // What no single option can say is wrong: --pid with --job, --since not before --until.
 absl::Status CheckWindowSelection(const HistoryArgs& parsed);
 
-// Of `sessions`, the windows that `args` selects, oldest first (by start, then id). Pure.
-std::vector<const v1::Session*> SelectWindows(
-    const google::protobuf::RepeatedPtrField<v1::Session>& sessions, const HistoryArgs& args);
-
-// A window and its tree, as the daemon gave them.
-struct HistoryWindow {
-  const v1::Session* session;
-  const v1::Tree* tree;
-};
+// The daemon's selection of the windows `args` selects (ListHistory).
+v1::ListHistoryRequest HistoryRequestOf(const HistoryArgs& args);
 
 // What `protonctl history` says of one window, as values: its line of RenderHistory, and the
 // page's /api/history (cli/ui/history_json.h).
@@ -67,39 +58,31 @@ struct WindowSummary {
   std::optional<double> top_kernel_share;  // of gpu_time_ns; none when that is 0
 };
 
-// InvalidArgumentError, naming the window, when its tree's kernels cannot be read. Pure.
-absl::StatusOr<WindowSummary> SummarizeWindow(const HistoryWindow& window, absl::Time now);
+// From the window's session and the summary the daemon kept (window_summary): the GPU values
+// stay unset for a window without one (running, or one whose tree could not be read). Pure.
+WindowSummary SummarizeWindow(const v1::Session& window, absl::Time now);
 
 // A table of `windows` in their order: START (local time), LENGTH (so far, for one that still
 // runs at `now`), WHO ("pid P: COMMAND" or "job J", from the window's name), GPU BUSY (GPU time,
 // as `protonctl top` sums it, over the length and the GPUs the window used; "-" without GPU
-// work), RECORDS and TOP KERNEL (the heaviest kernel's short name and its share of the GPU time).
-// With no window, one line instead: none at all (`total_windows` 0, and how windows are made), or
-// none of `total_windows` selected. Pure; names are printed as PrintableText.
-absl::StatusOr<std::string> RenderHistory(std::span<const HistoryWindow> windows,
-                                          size_t total_windows, absl::Time now);
+// work), RECORDS and TOP KERNEL (the heaviest kernel's short name and its share of the GPU time;
+// "(when it stops)" for a running window, which has no summary yet, "(no summary)" for a stopped
+// one the daemon could not summarize). With no window, one line instead: none at all
+// (`total_windows` 0, and how windows are made), or none of `total_windows` selected. Pure;
+// names are printed as PrintableText.
+std::string RenderHistory(const google::protobuf::RepeatedPtrField<v1::Session>& windows,
+                          size_t total_windows, absl::Time now);
 
 // The windows `args` selects, oldest first, their trees merged into one (view/tree/tree_merge.h),
-// with a line that says which windows they were. NotFoundError, naming the range, when none is
-// selected.
+// with a line that says which windows they were: one ListHistory, then a GetTree per window.
+// NotFoundError, naming the range, when none is selected.
 struct WindowRange {
   std::string heading;  // "12 always-on windows of pid 7, 2026-11-27 10:00:00 to 10:11:02"
   v1::Tree tree;
 };
 absl::StatusOr<WindowRange> LoadWindowRange(client::Client& client, const HistoryArgs& args);
 
-// The windows `args` selects, oldest first, with their trees: one ListSessions, then a GetTree
-// per window.
-struct LoadedWindows {
-  size_t total_windows = 0;           // the always-on windows the caller may see, all of them
-  std::vector<v1::Session> sessions;  // the selected ones
-  std::vector<v1::Tree> trees;        // trees[i] is sessions[i]'s
-  // Points into this; valid while it lives unchanged.
-  std::vector<HistoryWindow> Windows() const;
-};
-absl::StatusOr<LoadedWindows> LoadWindows(client::Client& client, const HistoryArgs& args);
-
-// Loads the selected windows (LoadWindows) and renders them.
+// Lists the selected windows (one ListHistory) and renders them.
 absl::StatusOr<std::string> RunHistoryCommand(client::Client& client, const HistoryArgs& args);
 
 }  // namespace protond::cli

@@ -8,6 +8,8 @@
 
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "view/history/window_selection.h"
+#include "view/history/window_summary.h"
 #include "view/testing/test_profiles.h"
 
 namespace protond::cli {
@@ -53,6 +55,29 @@ google::protobuf::RepeatedPtrField<v1::Session> Sessions(const std::vector<v1::S
   google::protobuf::RepeatedPtrField<v1::Session> sessions;
   for (const v1::Session& session : list) *sessions.Add() = session;
   return sessions;
+}
+
+// The windows that protond selects for `args` (view/history/window_selection.h), as ListHistory
+// answers them: HistoryRequestOf says the same as the options.
+std::vector<const v1::Session*> SelectWindows(
+    const google::protobuf::RepeatedPtrField<v1::Session>& sessions, const HistoryArgs& args) {
+  absl::StatusOr<view::WindowSelection> selection =
+      view::WindowSelection::Of(HistoryRequestOf(args));
+  EXPECT_TRUE(selection.ok()) << selection.status();
+  std::vector<const v1::Session*> windows;
+  for (const v1::Session& session : sessions) {
+    if (selection.ok() && selection->Selects(session)) windows.push_back(&session);
+  }
+  view::SortOldestFirst(windows);
+  return windows;
+}
+
+// The window with the summary protond keeps for `tree` once it has stopped.
+v1::Session Summarized(v1::Session window, const v1::Tree& tree) {
+  absl::StatusOr<v1::WindowSummary> summary = view::SummarizeWindowTree(tree);
+  EXPECT_TRUE(summary.ok()) << summary.status();
+  if (summary.ok()) *window.mutable_window_summary() = *summary;
+  return window;
 }
 
 std::vector<uint64_t> Ids(const std::vector<const v1::Session*>& sessions) {
@@ -192,14 +217,10 @@ TEST_F(HistoryCommandTest, RangesSelectByStart) {
 }
 
 TEST_F(HistoryCommandTest, BusyShareAndTopKernel) {
-  const v1::Session cpu = Window(1, 0, 300, 10, "./sample_workload --steps 600");
-  const v1::Session gpu = Window(2, 60, 2000, 10, "python train.py");
-  const v1::Tree cpu_tree = CpuTree();
-  const v1::Tree gpu_tree = GpuTree();
-  const HistoryWindow windows[] = {{&cpu, &cpu_tree}, {&gpu, &gpu_tree}};
-  absl::StatusOr<std::string> text = RenderHistory(windows, 2, kNow);
-  ASSERT_TRUE(text.ok()) << text.status();
-  EXPECT_EQ(*text,
+  const auto windows =
+      Sessions({Summarized(Window(1, 0, 300, 10, "./sample_workload --steps 600"), CpuTree()),
+                Summarized(Window(2, 60, 2000, 10, "python train.py"), GpuTree())});
+  EXPECT_EQ(RenderHistory(windows, 2, kNow),
             "START                LENGTH  WHO                                    GPU BUSY  "
             "RECORDS  TOP KERNEL\n"
             "2026-11-27 10:00:00   300ms  pid 10: ./sample_workload --steps 600         -      "
@@ -210,37 +231,40 @@ TEST_F(HistoryCommandTest, BusyShareAndTopKernel) {
 
 // A job's window over two GPUs is busy by the GPU: 750 ms of work on each for 1 s is 75%.
 TEST_F(HistoryCommandTest, AJobsBusyIsPerGpuUsed) {
-  const v1::Session job = Window(1, 0, 1000, 20, "python train.py", "77");
   v1::Tree tree = GpuTree();
   testing::AddKernel(&tree, 4, 1, "matmul_kernel", 10, 500 * kNsPerMs);
   testing::AddKernel(&tree, 5, 1, "_Z4copyPfS_", 10, 250 * kNsPerMs);
   tree.add_devices()->set_used(true);
   tree.add_devices()->set_used(false);  // seen, not used
-  const HistoryWindow windows[] = {{&job, &tree}};
-  absl::StatusOr<std::string> text = RenderHistory(windows, 1, kNow);
-  ASSERT_TRUE(text.ok()) << text.status();
-  EXPECT_EQ(*text,
+  const auto windows =
+      Sessions({Summarized(Window(1, 0, 1000, 20, "python train.py", "77"), tree)});
+  EXPECT_EQ(RenderHistory(windows, 1, kNow),
             "START                LENGTH  WHO     GPU BUSY  RECORDS  TOP KERNEL\n"
             "2026-11-27 10:00:00      1s  job 77     75.0%      101  matmul_kernel (66.7%)\n");
 }
 
-TEST_F(HistoryCommandTest, ARunningWindowsLengthIsSoFar) {
+// A running window has no summary yet (protond makes it when the window stops): it says so.
+TEST_F(HistoryCommandTest, ARunningWindowsLengthIsSoFarAndItsSummaryComesWhenItStops) {
   v1::Session running = Window(1, 3598, 0, 10, "w");
   running.set_state(v1::Session::RUNNING);
   running.set_end_time_unix_ns(0);
-  const v1::Tree tree = GpuTree();
-  const HistoryWindow windows[] = {{&running, &tree}};
-  absl::StatusOr<std::string> text = RenderHistory(windows, 1, kNow);
-  ASSERT_TRUE(text.ok()) << text.status();
-  EXPECT_THAT(*text, HasSubstr("2026-11-27 10:59:58  2s so far  pid 10: w     37.5%"));
+  EXPECT_THAT(RenderHistory(Sessions({running}), 1, kNow),
+              HasSubstr("2026-11-27 10:59:58  2s so far  pid 10: w         -      101  "
+                        "(when it stops)\n"));
+}
+
+// A stopped window protond could not summarize (a tree of a bad shape) is listed without one.
+TEST_F(HistoryCommandTest, AStoppedWindowWithoutASummarySaysSo) {
+  EXPECT_THAT(RenderHistory(Sessions({Window(7, 0, 1000, 10, "w")}), 1, kNow),
+              HasSubstr("1s  pid 10: w         -      107  (no summary)\n"));
 }
 
 TEST_F(HistoryCommandTest, NoWindowsSaysHowTheyAreMade) {
-  EXPECT_EQ(RenderHistory({}, 0, kNow).value(),
+  EXPECT_EQ(RenderHistory({}, 0, kNow),
             "no always-on windows: protond records them when started with --always-on "
             "(docs/always-on.md)\n");
-  EXPECT_EQ(RenderHistory({}, 1, kNow).value(), "the one always-on window does not match\n");
-  EXPECT_EQ(RenderHistory({}, 12, kNow).value(), "none of the 12 always-on windows matches\n");
+  EXPECT_EQ(RenderHistory({}, 1, kNow), "the one always-on window does not match\n");
+  EXPECT_EQ(RenderHistory({}, 12, kNow), "none of the 12 always-on windows matches\n");
 }
 
 // Kernel names and command lines are the profiled program's: printed as the other tables do.
@@ -250,25 +274,12 @@ TEST_F(HistoryCommandTest, HostileNamesArePrintedSafely) {
   v1::Tree tree;
   testing::AddNode(&tree, 0, 0, "ROOT");
   testing::AddKernel(&tree, 1, 0, "k\x1b[31m\r\u202e", 1, 100 * kNsPerMs);
-  const HistoryWindow windows[] = {{&window, &tree}};
-  absl::StatusOr<std::string> text = RenderHistory(windows, 1, kNow);
-  ASSERT_TRUE(text.ok()) << text.status();
-  EXPECT_EQ(text->find('\x1b'), std::string::npos) << *text;
-  EXPECT_EQ(text->find('\r'), std::string::npos) << *text;
-  EXPECT_THAT(*text, HasSubstr("pid 10\\x1b[2J: evil\\x1b]0;owned\\x07\\x0acmd"));
-  EXPECT_THAT(*text, HasSubstr("k\\x1b[31m\\x0d\\u202e (100.0%)\n"));
-  EXPECT_EQ(std::count(text->begin(), text->end(), '\n'), 2);
-}
-
-TEST_F(HistoryCommandTest, ATreeOfABadShapeNamesTheWindow) {
-  const v1::Session window = Window(7, 0, 1000, 10, "w");
-  v1::Tree tree;
-  testing::AddNode(&tree, 0, 0, "ROOT");
-  testing::AddNode(&tree, 1, 9, "orphan");
-  const HistoryWindow windows[] = {{&window, &tree}};
-  absl::StatusOr<std::string> text = RenderHistory(windows, 1, kNow);
-  ASSERT_FALSE(text.ok());
-  EXPECT_THAT(text.status().message(), HasSubstr("the tree of window 7: "));
+  const std::string text = RenderHistory(Sessions({Summarized(window, tree)}), 1, kNow);
+  EXPECT_EQ(text.find('\x1b'), std::string::npos) << text;
+  EXPECT_EQ(text.find('\r'), std::string::npos) << text;
+  EXPECT_THAT(text, HasSubstr("pid 10\\x1b[2J: evil\\x1b]0;owned\\x07\\x0acmd"));
+  EXPECT_THAT(text, HasSubstr("k\\x1b[31m\\x0d\\u202e (100.0%)\n"));
+  EXPECT_EQ(std::count(text.begin(), text.end(), '\n'), 2);
 }
 
 }  // namespace

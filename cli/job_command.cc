@@ -12,6 +12,7 @@
 #include "cli/follow.h"
 #include "cli/profile_commands.h"
 #include "common/status/status_macros.h"
+#include "view/history/window_selection.h"
 #include "view/jobs/collective_summary.h"
 #include "view/jobs/match.h"
 #include "view/jobs/time_text.h"
@@ -102,7 +103,7 @@ absl::StatusOr<std::vector<v1::Session>> SessionsOf(client::Client& client, cons
   ASSIGN_OR_RETURN(const v1::ListSessionsResponse listed, client.ListSessions());
   std::vector<v1::Session> sessions;
   for (const v1::Session& session : listed.sessions()) {
-    if (IsSessionOfJob(session, args.job)) sessions.push_back(session);
+    if (view::IsSessionOfJob(session, args.job)) sessions.push_back(session);
   }
   if (sessions.empty()) {
     return absl::NotFoundError(absl::StrCat("no session of job ", args.job, " here"));

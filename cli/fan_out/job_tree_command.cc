@@ -7,6 +7,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "common/status/status_macros.h"
+#include "view/history/window_selection.h"
 #include "view/render/metric_values.h"
 #include "view/render/tree_view.h"
 #include "view/tree/job_tree.h"
@@ -14,17 +15,12 @@
 namespace protond::cli {
 namespace {
 
-// The job a process belongs to, as protond names it (daemon/store/store.h JobRow::name).
-const std::string& JobOfProcess(const v1::Job& job) {
-  return job.slurm_job_id().empty() ? job.pod() : job.slurm_job_id();
-}
-
 // The newest session of `job` on the node behind `client`.
 absl::StatusOr<v1::Session> JobSession(client::Client& client, const std::string& job) {
   ASSIGN_OR_RETURN(const v1::ListSessionsResponse sessions, client.ListSessions());
   const v1::Session* newest = nullptr;
   for (const v1::Session& session : sessions.sessions()) {
-    if (IsSessionOfJob(session, job) && (newest == nullptr || session.id() > newest->id())) {
+    if (view::IsSessionOfJob(session, job) && (newest == nullptr || session.id() > newest->id())) {
       newest = &session;
     }
   }
@@ -106,14 +102,6 @@ std::string Heading(const std::string& job, const std::vector<view::RankTree>& r
 }
 
 }  // namespace
-
-bool IsSessionOfJob(const v1::Session& session, const std::string& job) {
-  if (job.empty()) return false;
-  if (session.job() == job) return true;
-  return std::any_of(
-      session.processes().begin(), session.processes().end(),
-      [&](const v1::SessionProcess& process) { return JobOfProcess(process.job()) == job; });
-}
 
 absl::StatusOr<JobTreeTable> ReadJobTreeTable(const std::vector<client::Endpoint>& nodes,
                                               const JobTreeArgs& args) {

@@ -24,10 +24,6 @@ struct JobTreeArgs {
   view::KernelNames kernel_names = view::KernelNames::kShort;  // --full-names, --mangled
 };
 
-// Whether `session` is one of job `job`'s: started for it (start --job), or one of its processes
-// carries the job id (SLURM_JOB_ID, else POD_NAME), as under `SLURM_JOB_ID=77 protonctl run`.
-bool IsSessionOfJob(const v1::Session& session, const std::string& job);
-
 // A job's ranks read from `nodes`, before they are laid out as text: the one pipeline behind
 // `tree --job` and the web page's /api/job (cli/ui/api.cc), so both show the same numbers.
 struct JobTreeTable {

@@ -186,13 +186,14 @@ absl::StatusOr<Response> Stalls(client::Client& client, const Parameters& parame
   return Response{200, "application/json", view::DumpJson(json), {}};
 }
 
-// `protonctl history`'s windows (cli/history_command.h), read and summed up as it does.
+// `protonctl history`'s windows (cli/history_command.h), one ListHistory call, summed up as it
+// does. A bad parameter is 400; anything after, protond's failure.
 absl::StatusOr<Response> History(client::Client& client, const Parameters& parameters) {
   const absl::Time now = absl::Now();
   ASSIGN_OR_RETURN(const HistoryArgs args, HistoryArgsOf(parameters, now));
-  ASSIGN_OR_RETURN(const LoadedWindows loaded, LoadWindows(client, args));
-  ASSIGN_OR_RETURN(const nlohmann::json json,
-                   HistoryJson(loaded.Windows(), loaded.total_windows, now));
+  const absl::StatusOr<v1::ListHistoryResponse> listed = client.ListHistory(HistoryRequestOf(args));
+  if (!listed.ok()) return ListHistoryFailed(listed.status());
+  const nlohmann::json json = HistoryJson(listed->windows(), listed->total_windows(), now);
   return Response{200, "application/json", view::DumpJson(json), {}};
 }
 

@@ -7,7 +7,6 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/strip.h"
-#include "common/status/status_macros.h"
 
 namespace protond::cli::ui {
 namespace {
@@ -20,9 +19,8 @@ nlohmann::json OrNull(const std::optional<T>& value) {
   return value.has_value() ? nlohmann::json(*value) : nlohmann::json(nullptr);
 }
 
-absl::StatusOr<nlohmann::json> WindowJson(const HistoryWindow& window, absl::Time now) {
-  const v1::Session& session = *window.session;
-  ASSIGN_OR_RETURN(const WindowSummary summary, SummarizeWindow(window, now));
+nlohmann::json WindowJson(const v1::Session& session, absl::Time now) {
+  const WindowSummary summary = SummarizeWindow(session, now);
   nlohmann::json pids = nlohmann::json::array();
   for (const v1::SessionProcess& process : session.processes()) pids.push_back(process.pid());
   return nlohmann::json{
@@ -39,6 +37,7 @@ absl::StatusOr<nlohmann::json> WindowJson(const HistoryWindow& window, absl::Tim
       {"gpu_busy", OrNull(summary.gpu_busy)},
       {"top_kernel", OrNull(summary.top_kernel)},
       {"top_kernel_share", OrNull(summary.top_kernel_share)},
+      {"summarized", session.has_window_summary()},
   };
 }
 
@@ -56,19 +55,20 @@ absl::StatusOr<HistoryArgs> HistoryArgsOf(const std::map<std::string, std::strin
   return ParseHistoryArgs(args, now);
 }
 
-absl::StatusOr<nlohmann::json> HistoryJson(std::span<const HistoryWindow> windows,
-                                           size_t total_windows, absl::Time now) {
+nlohmann::json HistoryJson(const google::protobuf::RepeatedPtrField<v1::Session>& windows,
+                           size_t total_windows, absl::Time now) {
   nlohmann::json listed = nlohmann::json::array();
-  for (const HistoryWindow& window : windows) {
-    ASSIGN_OR_RETURN(nlohmann::json one, WindowJson(window, now));
-    listed.push_back(std::move(one));
-  }
+  for (const v1::Session& window : windows) listed.push_back(WindowJson(window, now));
   nlohmann::json json = {{"windows", std::move(listed)}, {"total_windows", total_windows}};
   if (windows.empty()) {
-    ASSIGN_OR_RETURN(const std::string line, RenderHistory(windows, total_windows, now));
+    const std::string line = RenderHistory(windows, total_windows, now);
     json["note"] = std::string(absl::StripSuffix(line, "\n"));
   }
   return json;
+}
+
+absl::Status ListHistoryFailed(const absl::Status& status) {
+  return absl::UnavailableError(absl::StrCat("protond's ListHistory failed: ", status.message()));
 }
 
 }  // namespace protond::cli::ui

@@ -1,13 +1,14 @@
-// The answer of /api/history (docs/web.md): the always-on windows `protonctl history` lists, as
-// values, from the same SummarizeWindow (cli/history_command.h) that makes its lines.
+// The answer of /api/history (docs/web.md): the always-on windows `protonctl history` lists (one
+// ListHistory call), as values, from the same SummarizeWindow (cli/history_command.h) that makes
+// its lines.
 #ifndef PROTOND_CLI_UI_HISTORY_JSON_H_
 #define PROTOND_CLI_UI_HISTORY_JSON_H_
 
 #include <cstddef>
 #include <map>
-#include <span>
 #include <string>
 
+#include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "absl/time/time.h"
 #include "cli/history_command.h"
@@ -25,9 +26,15 @@ absl::StatusOr<HistoryArgs> HistoryArgsOf(const std::map<std::string, std::strin
 // `protonctl history` prints instead of its table. Each window: "session" (its id), "who",
 // "pids", "job", "running", "start_time_unix_ns", "end_time_unix_ns" (64-bit, as strings),
 // "length_ns", "records" (a string), "gpu_time_ns", "gpu_busy" (a fraction), "top_kernel" and
-// "top_kernel_share" (null where `protonctl history` prints "-"). Pure.
-absl::StatusOr<nlohmann::json> HistoryJson(std::span<const HistoryWindow> windows,
-                                           size_t total_windows, absl::Time now);
+// "top_kernel_share" (null where `protonctl history` prints "-"), "summarized" (false for a
+// running window, whose summary protond makes when it stops, and for one it could not
+// summarize). Pure.
+nlohmann::json HistoryJson(const google::protobuf::RepeatedPtrField<v1::Session>& windows,
+                           size_t total_windows, absl::Time now);
+
+// What /api/history answers when protond's ListHistory failed: protond's failure (502), whatever
+// its code, since the page's parameters were checked before the call. The message stays.
+absl::Status ListHistoryFailed(const absl::Status& status);
 
 }  // namespace protond::cli::ui
 

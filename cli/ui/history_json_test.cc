@@ -4,8 +4,11 @@
 #include <utility>
 #include <vector>
 
+#include "absl/strings/str_cat.h"
+#include "cli/ui/http_message.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "view/history/window_summary.h"
 #include "view/testing/test_profiles.h"
 
 namespace protond::cli::ui {
@@ -45,19 +48,20 @@ v1::Tree StepTree(const std::vector<std::pair<std::string, int64_t>>& kernels_ms
 }
 
 TEST(HistoryJsonTest, EachWindowAsProtonctlHistorySumsItUp) {
-  const v1::Session gpu = Window(3, 0, 500, 7, "<img src=x onerror=alert(1)>");
-  v1::Session cpu = Window(4, 1000, 300, 7, "<img src=x onerror=alert(1)>");
-  cpu.set_state(v1::Session::RUNNING);
-  // 300 ms of a matmul and 100 ms of a copy (C++, shown short) in 500 ms.
-  const v1::Tree gpu_tree = StepTree({{"_Z4copyPfS_", 100}, {"matmul_kernel", 300}});
-  const v1::Tree cpu_tree = StepTree({});
-  const std::vector<HistoryWindow> windows = {{&gpu, &gpu_tree}, {&cpu, &cpu_tree}};
-  const absl::StatusOr<nlohmann::json> json = HistoryJson(windows, 5, kNow);
-  ASSERT_TRUE(json.ok()) << json.status();
-  EXPECT_EQ(json->at("total_windows"), 5);
-  EXPECT_FALSE(json->contains("note"));
-  ASSERT_EQ(json->at("windows").size(), 2u);
-  const nlohmann::json& first = json->at("windows")[0];
+  google::protobuf::RepeatedPtrField<v1::Session> windows;
+  v1::Session* gpu = windows.Add();
+  *gpu = Window(3, 0, 500, 7, "<img src=x onerror=alert(1)>");
+  // 300 ms of a matmul and 100 ms of a copy (C++, shown short) in 500 ms, as protond sums it up.
+  *gpu->mutable_window_summary() =
+      view::SummarizeWindowTree(StepTree({{"_Z4copyPfS_", 100}, {"matmul_kernel", 300}})).value();
+  v1::Session* cpu = windows.Add();
+  *cpu = Window(4, 1000, 300, 7, "<img src=x onerror=alert(1)>");
+  cpu->set_state(v1::Session::RUNNING);  // no summary yet
+  const nlohmann::json json = HistoryJson(windows, 5, kNow);
+  EXPECT_EQ(json.at("total_windows"), 5);
+  EXPECT_FALSE(json.contains("note"));
+  ASSERT_EQ(json.at("windows").size(), 2u);
+  const nlohmann::json& first = json.at("windows")[0];
   EXPECT_EQ(first.at("session"), "3");
   EXPECT_EQ(first.at("who"), "pid 7: <img src=x onerror=alert(1)>");
   EXPECT_EQ(first.at("pids"), nlohmann::json::array({7}));
@@ -71,9 +75,10 @@ TEST(HistoryJsonTest, EachWindowAsProtonctlHistorySumsItUp) {
   EXPECT_DOUBLE_EQ(first.at("gpu_busy").get<double>(), 0.8);
   EXPECT_EQ(first.at("top_kernel"), "matmul_kernel");
   EXPECT_DOUBLE_EQ(first.at("top_kernel_share").get<double>(), 0.75);
+  EXPECT_EQ(first.at("summarized"), true);
   // Without GPU work, what protonctl history prints as "-" is null; a running window's length
   // runs to now.
-  const nlohmann::json& second = json->at("windows")[1];
+  const nlohmann::json& second = json.at("windows")[1];
   EXPECT_EQ(second.at("session"), "4");
   EXPECT_EQ(second.at("running"), true);
   EXPECT_EQ(second.at("length_ns"), 2000 * kNsPerMs);
@@ -81,16 +86,15 @@ TEST(HistoryJsonTest, EachWindowAsProtonctlHistorySumsItUp) {
   EXPECT_TRUE(second.at("gpu_busy").is_null());
   EXPECT_TRUE(second.at("top_kernel").is_null());
   EXPECT_TRUE(second.at("top_kernel_share").is_null());
+  EXPECT_EQ(second.at("summarized"), false);
 }
 
 TEST(HistoryJsonTest, NoWindowSaysWhatProtonctlHistorySays) {
-  absl::StatusOr<nlohmann::json> json = HistoryJson({}, 4, kNow);
-  ASSERT_TRUE(json.ok()) << json.status();
-  EXPECT_EQ(json->at("windows"), nlohmann::json::array());
-  EXPECT_EQ(json->at("note"), "none of the 4 always-on windows matches");
+  nlohmann::json json = HistoryJson({}, 4, kNow);
+  EXPECT_EQ(json.at("windows"), nlohmann::json::array());
+  EXPECT_EQ(json.at("note"), "none of the 4 always-on windows matches");
   json = HistoryJson({}, 0, kNow);
-  ASSERT_TRUE(json.ok()) << json.status();
-  EXPECT_EQ(json->at("note"),
+  EXPECT_EQ(json.at("note"),
             "no always-on windows: protond records them when started with --always-on "
             "(docs/always-on.md)");
 }
@@ -109,6 +113,18 @@ TEST(HistoryJsonTest, ParametersAreProtonctlHistorysOptions) {
             "--pid needs a process id (a positive number), not 'x'");
   EXPECT_EQ(HistoryArgsOf({{"pid", "1"}, {"job", "77"}}, kNow).status().message(),
             "--pid and --job cannot be used together");
+}
+
+// Whatever code protond's ListHistory failed with (a tree it could not read was once a 400), the
+// page's parameters were fine by then: it is protond's failure, 502, and the message stays.
+TEST(HistoryJsonTest, AFailedListHistoryIsProtondsFailure) {
+  for (const absl::Status& failed :
+       {absl::InvalidArgumentError("the tree of window 7: node 1's parent 9 does not exist"),
+        absl::FailedPreconditionError("store busy"), absl::UnavailableError("socket gone")}) {
+    const absl::Status answered = ListHistoryFailed(failed);
+    EXPECT_EQ(HttpStatusOf(answered), 502) << failed;
+    EXPECT_EQ(answered.message(), absl::StrCat("protond's ListHistory failed: ", failed.message()));
+  }
 }
 
 }  // namespace

@@ -184,6 +184,10 @@ absl::StatusOr<v1::Session> Client::GetSession(uint64_t session_id) {
       absl::StrCat("session ", session_id, " does not exist (see protonctl sessions)"));
 }
 
+absl::StatusOr<v1::ListHistoryResponse> Client::ListHistory(const v1::ListHistoryRequest& request) {
+  return Call(query_.get(), &v1::Query::Stub::ListHistory, request);
+}
+
 absl::StatusOr<v1::Tree> Client::GetTree(uint64_t session_id, const std::string& rank,
                                          bool instructions) {
   v1::GetTreeRequest request;

@@ -66,6 +66,8 @@ class Client {
   // `instructions`, each PC-sampled SASS instruction under its source line.
   absl::StatusOr<v1::Tree> GetTree(uint64_t session_id, const std::string& rank = "",
                                    bool instructions = false);
+  // The always-on windows the request selects, oldest first, with their summaries.
+  absl::StatusOr<v1::ListHistoryResponse> ListHistory(const v1::ListHistoryRequest& request);
   // The session's tree as protond renders it with `options` (protond.proto's ViewTree).
   absl::StatusOr<std::string> ViewTree(uint64_t session_id, const std::string& rank,
                                        const v1::ViewOptions& options);

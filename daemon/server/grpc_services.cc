@@ -80,6 +80,13 @@ grpc::Status QueryService::GetTree(grpc::ServerContext* context, const v1::GetTr
       response);
 }
 
+grpc::Status QueryService::ListHistory(grpc::ServerContext* context,
+                                       const v1::ListHistoryRequest* request,
+                                       v1::ListHistoryResponse* response) {
+  RESOLVE_PEER(peer);
+  return Answer(service_->ListHistory(*peer, *request), response);
+}
+
 grpc::Status QueryService::ViewTree(grpc::ServerContext* context,
                                     const v1::ViewTreeRequest* request, v1::TreeView* response) {
   RESOLVE_PEER(peer);

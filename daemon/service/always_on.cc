@@ -11,9 +11,28 @@
 
 #include "absl/strings/str_cat.h"
 #include "common/status/status_macros.h"
+#include "daemon/query/tree_query.h"
 #include "daemon/service/protond_service.h"
+#include "view/history/window_summary.h"
 
 namespace protond::service {
+namespace {
+
+// The window's summary from its tree as committed: the tree GetTree answers, instructions folded.
+absl::StatusOr<store::WindowSummaryRow> SummarizeStoredWindow(store::Store& store,
+                                                              uint64_t session_id) {
+  ASSIGN_OR_RETURN(const store::StoredTree stored, store.LoadTree(session_id));
+  const absl::StatusOr<v1::WindowSummary> summary =
+      view::SummarizeWindowTree(query::BuildTree(stored, /*instructions=*/false));
+  if (!summary.ok()) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("the tree of window ", session_id, ": ", summary.status().message()));
+  }
+  return store::WindowSummaryRow{session_id, summary->gpu_time_ns(), summary->gpus_used(),
+                                 summary->top_kernel(), summary->top_kernel_time_ns()};
+}
+
+}  // namespace
 
 absl::Status ProtondService::OpenDueWindows() {
   if (windows_ == nullptr) return absl::OkStatus();
@@ -115,6 +134,43 @@ void ProtondService::ApplyHistoryRetention() {
                  error.c_str());
   }
   last_retention_error_ = error;
+}
+
+void ProtondService::SummarizeStoppedWindows() {
+  const auto deadline = std::chrono::steady_clock::now() + kRetentionStepBudget;
+  bool summarized = false;
+  std::string error;
+  // By id: the oldest first.
+  for (auto& [session_id, session] : sessions_.all()) {
+    if (!session.row.always_on_window || session.running() || session.changed ||
+        session.row.window_summary.has_value() || unsummarizable_.contains(session_id)) {
+      continue;
+    }
+    if (std::chrono::steady_clock::now() >= deadline) break;
+    absl::StatusOr<store::WindowSummaryRow> summary =
+        SummarizeStoredWindow(cycle_.store(), session_id);
+    absl::Status status = summary.status();
+    if (status.ok()) status = cycle_.store().PutWindowSummary(*summary);
+    if (absl::IsInvalidArgument(status)) {
+      unsummarizable_.insert(session_id);  // the tree will not change: once is enough
+      std::fprintf(stderr, "protond: window %llu is listed without a summary: %s\n",
+                   static_cast<unsigned long long>(session_id), status.ToString().c_str());
+      continue;
+    }
+    if (!status.ok()) {  // the store's: tried again next cycle
+      error = status.ToString();
+      break;
+    }
+    session.row.window_summary = *std::move(summary);
+    sessions_.NoteSessionChanged(session_id);
+    summarized = true;
+  }
+  if (summarized) sessions_.Publish(registry_.Snapshot(), published_);
+  if (!error.empty() && error != last_summary_error_) {
+    std::fprintf(stderr, "protond: summarizing a window failed: %s; it is tried again next cycle\n",
+                 error.c_str());
+  }
+  last_summary_error_ = error;
 }
 
 }  // namespace protond::service

@@ -63,6 +63,7 @@ void ProtondService::IngestLoop() {
     if (s.ok()) s = EndFinishedAttachedSessions();
     if (s.ok()) s = OpenDueWindows();
     if (s.ok()) ApplyHistoryRetention();
+    if (s.ok()) SummarizeStoppedWindows();
     // A failed cycle has gone back to the store; the records wait in the rings, which drop and
     // count what no longer fits, until a commit works again.
     if (!s.ok() && failed_commits_++ == 0) {
@@ -79,7 +80,9 @@ void ProtondService::IngestLoop() {
 
 absl::Status ProtondService::RunIngestCycle() {
   absl::MutexLock lock(&mutex_);
-  return RunIngestCycleLocked();
+  RETURN_IF_ERROR(RunIngestCycleLocked());
+  SummarizeStoppedWindows();
+  return absl::OkStatus();
 }
 
 absl::Status ProtondService::RunIngestCycleLocked() {

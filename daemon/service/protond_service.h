@@ -18,6 +18,7 @@
 #include <map>
 #include <memory>
 #include <optional>
+#include <set>
 #include <string>
 #include <thread>
 #include <vector>
@@ -105,8 +106,14 @@ class ProtondService {
   // A trace session's events, in chunks (query/trace_query.h); FAILED_PRECONDITION for a session
   // that keeps only its tree.
   absl::StatusOr<std::vector<v1::Trace>> GetTrace(const Peer& peer, uint64_t session_id);
+  // The always-on windows `peer` may see (as ListSessions lists them) that `request` selects,
+  // oldest first, with their summaries (view/history/window_selection.h); INVALID_ARGUMENT names
+  // a bad selection.
+  absl::StatusOr<v1::ListHistoryResponse> ListHistory(const Peer& peer,
+                                                      const v1::ListHistoryRequest& request);
 
-  // Drains every attached lane and commits. Fails only if the store fails.
+  // Drains every attached lane and commits, then summarizes the stopped windows, as the ingest
+  // thread's cycle does. Fails only if the store fails.
   absl::Status RunIngestCycle();
   // Whether the store's file was removed or replaced while the daemon ran (IngestCycle).
   bool StoreWasRemoved();
@@ -218,6 +225,10 @@ class ProtondService {
   // windows, within kRetentionStepBudget: the windows it deletes from the store are forgotten
   // here too. Its errors are logged, not returned: ingest goes on.
   void ApplyHistoryRetention() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mutex_);
+  // Summarizes the stopped, committed windows that have no summary yet (each once, when it has
+  // stopped; after an upgrade, those an older protond stored, oldest first), within
+  // kRetentionStepBudget, and publishes them. Its errors are logged, not returned.
+  void SummarizeStoppedWindows() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mutex_);
 
   // Queries (queries.cc). The session's tree, without mutex_: the kept one, or built from the
   // store as last committed and kept when the session has stopped.
@@ -242,6 +253,10 @@ class ProtondService {
   // For the log: whether the cap has deleted a window yet, and the last retention error.
   bool cap_reached_ ABSL_GUARDED_BY(mutex_) = false;
   std::string last_retention_error_ ABSL_GUARDED_BY(mutex_);
+  // Windows whose tree could not be summarized (a tree of a bad shape): logged once, not tried
+  // again; they are listed without a summary.
+  std::set<uint64_t> unsummarizable_ ABSL_GUARDED_BY(mutex_);
+  std::string last_summary_error_ ABSL_GUARDED_BY(mutex_);
   // PushAndWait calls that let mutex_ go while their callers hold sessions: no session is removed
   // from the table meanwhile.
   int commands_awaited_ ABSL_GUARDED_BY(mutex_) = 0;

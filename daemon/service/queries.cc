@@ -8,6 +8,7 @@
 #include "daemon/query/trace_query.h"
 #include "daemon/query/tree_query.h"
 #include "daemon/service/protond_service.h"
+#include "view/history/window_selection.h"
 #include "view/tree/profile_view.h"
 
 namespace protond::service {
@@ -46,6 +47,25 @@ v1::ListSessionsResponse ProtondService::ListSessions(const Peer& peer) {
   for (const auto& session : *published) {
     if (MayTouch(peer, *session)) *response.add_sessions() = session->proto;
   }
+  return response;
+}
+
+absl::StatusOr<v1::ListHistoryResponse> ProtondService::ListHistory(
+    const Peer& peer, const v1::ListHistoryRequest& request) {
+  ASSIGN_OR_RETURN(const view::WindowSelection selection, view::WindowSelection::Of(request));
+  // Held while read, as in ListSessions.
+  const std::shared_ptr<const sessions::PublishedList> published = published_.Get();
+  std::vector<const v1::Session*> windows;
+  uint64_t total_windows = 0;
+  for (const auto& session : *published) {
+    if (!session->proto.always_on_window() || !MayTouch(peer, *session)) continue;
+    ++total_windows;
+    if (selection.Selects(session->proto)) windows.push_back(&session->proto);
+  }
+  view::SortOldestFirst(windows);
+  v1::ListHistoryResponse response;
+  for (const v1::Session* window : windows) *response.add_windows() = *window;
+  response.set_total_windows(total_windows);
   return response;
 }
 

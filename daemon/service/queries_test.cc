@@ -10,10 +10,12 @@
 #include <future>
 #include <string>
 #include <thread>
+#include <tuple>
 
 #include "absl/strings/str_cat.h"
 #include "common/record/record_format.h"
 #include "daemon/service/testing/service_test_fixture.h"
+#include "daemon/store/testing/session_batches.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "view/tree/profile_view.h"
@@ -178,6 +180,80 @@ TEST_F(QueriesTest, QueriesHoldThePublishedListWhileCyclesReplaceIt) {
   }
   done = true;
   cycles.join();
+}
+
+// Windows of two users as an older protond stored them (no summary): protond summarizes them
+// after a cycle, and ListHistory lists each user's own, selected, oldest first. (Their processes
+// are not registered here, so pid and command select nothing; view/history's tests select by them.)
+TEST_F(QueriesTest, ListHistoryListsTheCallersOwnWindowsWithTheirSummaries) {
+  Peer user = self_;
+  user.uid = 1000;
+  Peer other = self_;
+  other.uid = 1001;
+  Peer root = self_;
+  root.uid = 0;
+  service_.reset();
+  {
+    absl::StatusOr<std::unique_ptr<store::Store>> store = store::Store::Open(Options().store_path);
+    ASSERT_TRUE(store.ok()) << store.status();
+    const int64_t second = 1'000'000'000;
+    // id, uid, start, window or by hand, job: window 4 starts before window 1.
+    const std::tuple<uint64_t, uint32_t, int64_t, bool, std::string> sessions[] = {
+        {1, user.uid, 20 * second, true, ""},
+        {2, other.uid, 10 * second, true, ""},
+        {3, user.uid, 5 * second, false, ""},
+        {4, user.uid, 10 * second, true, "77"}};
+    for (const auto& [id, uid, start, window, job] : sessions) {
+      store::Batch batch = store::testing::StoppedSessionBatch(id, window, 2, start);
+      batch.sessions[0].uid = uid;
+      batch.sessions[0].job = job;
+      ASSERT_TRUE((*store)->CommitBatch(batch).ok());
+    }
+  }
+  auto reopened = ProtondService::Create(Options());
+  ASSERT_TRUE(reopened.ok()) << reopened.status();
+  service_ = std::move(*reopened);
+  ASSERT_TRUE(service_->RunIngestCycle().ok());
+
+  const auto ids = [this](const Peer& peer, const v1::ListHistoryRequest& request) {
+    absl::StatusOr<v1::ListHistoryResponse> listed = service_->ListHistory(peer, request);
+    EXPECT_TRUE(listed.ok()) << listed.status();
+    std::string text;
+    for (const v1::Session& window : listed->windows()) {
+      EXPECT_TRUE(window.has_window_summary()) << window.id();
+      absl::StrAppend(&text, text.empty() ? "" : ",", window.id());
+    }
+    return absl::StrCat(text, " of ", listed->total_windows());
+  };
+  EXPECT_EQ(ids(user, {}), "4,1 of 2");
+  EXPECT_EQ(ids(other, {}), "2 of 1");
+  EXPECT_EQ(ids(root, {}), "2,4,1 of 3");
+  v1::ListHistoryRequest by_job;
+  by_job.set_job("77");
+  EXPECT_EQ(ids(user, by_job), "4 of 2");
+  EXPECT_EQ(ids(other, by_job), " of 1");
+  v1::ListHistoryRequest range;
+  range.set_since_unix_ns(15'000'000'000);
+  EXPECT_EQ(ids(user, range), "1 of 2");
+  range.clear_since_unix_ns();
+  range.set_until_unix_ns(15'000'000'000);
+  EXPECT_EQ(ids(root, range), "2,4 of 3");
+
+  // The summaries were stored: after a restart they are listed before any cycle (no GPU work
+  // in these trees).
+  service_.reset();
+  reopened = ProtondService::Create(Options());
+  ASSERT_TRUE(reopened.ok()) << reopened.status();
+  service_ = std::move(*reopened);
+  EXPECT_EQ(ids(user, {}), "4,1 of 2");
+  const v1::WindowSummary summary = service_->ListHistory(user, {})->windows(0).window_summary();
+  EXPECT_EQ(summary.gpu_time_ns(), 0);
+  EXPECT_EQ(summary.gpus_used(), 1u);
+  EXPECT_EQ(summary.top_kernel(), "");
+
+  v1::ListHistoryRequest bad;
+  bad.set_command("(train");
+  EXPECT_EQ(service_->ListHistory(user, bad).status().code(), absl::StatusCode::kInvalidArgument);
 }
 
 }  // namespace

@@ -92,6 +92,8 @@ absl::Status ProtondService::EndSession(sessions::Session& session, uint32_t exc
   RETURN_IF_ERROR(RunIngestCycleLocked());
   session.tree.reset();
   cycle_.EndSession(session.row.session_id);
+  // A window's summary comes with its stop, not a cycle later: listed stopped, it has one.
+  if (session.row.always_on_window) SummarizeStoppedWindows();
   return absl::OkStatus();
 }
 

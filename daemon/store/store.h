@@ -22,13 +22,23 @@
 
 namespace protond::store {
 
-inline constexpr int kSchemaVersion = 11;
+inline constexpr int kSchemaVersion = 12;
 
 // What a session keeps: the call tree (Proton's data="tree"), or the tree and every event
 // (data="trace": scope instances and GPU activities, for a Chrome trace).
 enum class SessionData : int { kTree = 1, kTrace = 2 };
 
 enum class SessionState : int { kRunning = 1, kStopped = 2 };
+
+// A stopped always-on window's GPU work (view/history/window_summary.h), computed once by the
+// daemon after the window's tree was committed, kept beside the window and deleted with it.
+struct WindowSummaryRow {
+  uint64_t session_id = 0;
+  double gpu_time_ns = 0;
+  uint32_t gpus_used = 1;
+  std::string top_kernel;  // as the driver named it; "" without GPU work
+  double top_kernel_time_ns = 0;
+};
 
 struct SessionRow {
   uint64_t session_id = 0;
@@ -57,6 +67,9 @@ struct SessionRow {
   // Opened by protond --always-on (docs/always-on.md), not by someone: one window of the
   // process's or job's periodic profile.
   bool always_on_window = false;
+  // A stopped window's summary, once the daemon has computed it (window_summaries, schema 12);
+  // read by ListSessions and GetSession, written by PutWindowSummary, never by CommitBatch.
+  std::optional<WindowSummaryRow> window_summary{};
 };
 
 // Where a process sits in a job, from its environment ("" where unset).
@@ -344,6 +357,9 @@ class Store {
   // an unknown session; FAILED_PRECONDITION, deleting nothing, for a session someone started by
   // hand or a window still running.
   absl::Status DeleteHistorySession(uint64_t session_id);
+  // Keeps `summary` for its window, replacing one kept before. NOT_FOUND for an unknown session;
+  // FAILED_PRECONDITION for a session someone started by hand or a window still running.
+  absl::Status PutWindowSummary(const WindowSummaryRow& summary);
 
  private:
   struct Impl;

@@ -11,6 +11,7 @@
 #include "daemon/store/internal/statement.h"
 #include "daemon/store/internal/store_impl.h"
 #include "daemon/store/internal/table.h"
+#include "daemon/store/internal/tables.h"
 #include "daemon/store/internal/transaction.h"
 #include "daemon/store/store.h"
 
@@ -33,7 +34,7 @@ struct SessionTable {
 constexpr SessionTable kSessionTables[] = {
     {"session_problems", 32}, {"session_processes", 32},   {"nodes", 24},
     {"node_stats", 40},       {"metric_values", 36},       {"scope_events", 48},
-    {"gpu_events", 56},       {"kernel_scope_events", 64},
+    {"gpu_events", 56},       {"kernel_scope_events", 64}, {"window_summaries", 40},
 };
 // The sessions row itself, with its name.
 constexpr uint64_t kSessionRowBytes = 64;
@@ -54,8 +55,10 @@ struct SessionKind {
   bool running = false;
 };
 
-// Why the session may not be deleted as history; OK when it may.
-absl::Status CheckDeletable(Connection& connection, uint64_t session_id) {
+// Why the session is not a stopped window, the only kind that history deletes or summarizes
+// (`what`: "deleted", "summarized"); OK when it is.
+absl::Status CheckStoppedWindow(Connection& connection, uint64_t session_id,
+                                absl::string_view what) {
   std::vector<SessionKind> kinds;
   RETURN_IF_ERROR(internal::Query(
       connection, "SELECT always_on_window, state FROM sessions WHERE session_id = ?1",
@@ -69,12 +72,12 @@ absl::Status CheckDeletable(Connection& connection, uint64_t session_id) {
     return absl::NotFoundError(absl::StrCat("session ", session_id, " does not exist"));
   if (!kinds.front().always_on_window) {
     return absl::FailedPreconditionError(
-        absl::StrCat("session ", session_id,
-                     " was started by hand; only always-on windows are deleted as history"));
+        absl::StrCat("session ", session_id, " was started by hand; only always-on windows are ",
+                     what, " as history"));
   }
   if (kinds.front().running) {
     return absl::FailedPreconditionError(
-        absl::StrCat("window ", session_id, " still runs; only stopped windows are deleted"));
+        absl::StrCat("window ", session_id, " still runs; only stopped windows are ", what));
   }
   return absl::OkStatus();
 }
@@ -98,7 +101,7 @@ absl::Status Store::DeleteHistorySession(uint64_t session_id) {
   Connection& connection = impl_->connection;
   Transaction transaction(connection.db());
   RETURN_IF_ERROR(transaction.Begin(Transaction::Kind::kWrite));
-  RETURN_IF_ERROR(CheckDeletable(connection, session_id));
+  RETURN_IF_ERROR(CheckStoppedWindow(connection, session_id, "deleted"));
   for (const SessionTable& table : kSessionTables) {
     RETURN_IF_ERROR(RunForSession(
         connection, absl::StrCat("DELETE FROM ", table.name, " WHERE session_id = ?1"),
@@ -106,6 +109,15 @@ absl::Status Store::DeleteHistorySession(uint64_t session_id) {
   }
   RETURN_IF_ERROR(
       RunForSession(connection, "DELETE FROM sessions WHERE session_id = ?1", session_id));
+  return transaction.Commit();
+}
+
+absl::Status Store::PutWindowSummary(const WindowSummaryRow& summary) {
+  Connection& connection = impl_->connection;
+  Transaction transaction(connection.db());
+  RETURN_IF_ERROR(transaction.Begin(Transaction::Kind::kWrite));
+  RETURN_IF_ERROR(CheckStoppedWindow(connection, summary.session_id, "summarized"));
+  RETURN_IF_ERROR(internal::WriteRows<internal::kWindowSummaries>(connection, {summary}));
   return transaction.Commit();
 }
 

@@ -146,5 +146,46 @@ TEST_F(StoreHistoryTest, AKillWhileDeletingLeavesEachWindowWholeOrGone) {
   }
 }
 
+TEST_F(StoreHistoryTest, AWindowsSummaryIsReadWithItAndDeletedWithIt) {
+  Commit(StoppedSessionBatch(1, true, 3));
+  Commit(StoppedSessionBatch(2, true, 2));
+  const uint64_t bytes_before = *store_->SessionStoredBytes(1);
+  ASSERT_TRUE(store_->PutWindowSummary({1, 750e6, 2, "matmul_kernel", 500e6}).ok());
+  // Put again: the newer summary replaces the first.
+  ASSERT_TRUE(store_->PutWindowSummary({1, 750e6, 1, "matmul_kernel", 500e6}).ok());
+
+  absl::StatusOr<std::vector<SessionRow>> listed = store_->ListSessions();
+  ASSERT_TRUE(listed.ok()) << listed.status();
+  ASSERT_EQ(listed->size(), 2u);
+  ASSERT_TRUE((*listed)[0].window_summary.has_value());
+  const WindowSummaryRow& summary = *(*listed)[0].window_summary;
+  EXPECT_EQ(summary.session_id, 1u);
+  EXPECT_EQ(summary.gpu_time_ns, 750e6);
+  EXPECT_EQ(summary.gpus_used, 1u);
+  EXPECT_EQ(summary.top_kernel, "matmul_kernel");
+  EXPECT_EQ(summary.top_kernel_time_ns, 500e6);
+  EXPECT_FALSE((*listed)[1].window_summary.has_value());
+  EXPECT_TRUE((*store_->GetSession(1))->window_summary.has_value());
+  EXPECT_EQ(*store_->SessionStoredBytes(1), bytes_before + 40);
+
+  ASSERT_TRUE(store_->DeleteHistorySession(1).ok());
+  EXPECT_EQ(QueryFile(path_, "SELECT count(*) FROM window_summaries"), "0");
+  EXPECT_EQ(QueryFile(path_, "SELECT count(*) FROM pragma_foreign_key_check"), "0");
+}
+
+TEST_F(StoreHistoryTest, OnlyAStoppedWindowIsSummarized) {
+  Commit(StoppedSessionBatch(1, false, 1));
+  Batch running = StoppedSessionBatch(2, true, 1);
+  running.sessions[0].state = SessionState::kRunning;
+  Commit(running);
+  EXPECT_EQ(store_->PutWindowSummary({1, 0, 1, "", 0}).ToString(),
+            "FAILED_PRECONDITION: session 1 was started by hand; only always-on windows are "
+            "summarized as history");
+  EXPECT_EQ(store_->PutWindowSummary({2, 0, 1, "", 0}).ToString(),
+            "FAILED_PRECONDITION: window 2 still runs; only stopped windows are summarized");
+  EXPECT_EQ(store_->PutWindowSummary({3, 0, 1, "", 0}).code(), absl::StatusCode::kNotFound);
+  EXPECT_EQ(QueryFile(path_, "SELECT count(*) FROM window_summaries"), "0");
+}
+
 }  // namespace
 }  // namespace protond::store

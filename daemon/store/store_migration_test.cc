@@ -241,9 +241,12 @@ TEST_F(StoreMigrationFromV2Test, TheUpgradedStoreTakesSessionModes) {
   EXPECT_EQ((*session)->mode, "pcsampling:interval=1024");
 }
 
-// Version 10 is version 11 without metric_values.vector_value, its last column; version 9 is
-// version 10 without sessions.always_on_window, its last column.
-#define PROTOND_BACK_TO_V10 "ALTER TABLE metric_values DROP COLUMN vector_value; "
+// Version 11 is version 12 without window_summaries; version 10 is version 11 without
+// metric_values.vector_value, its last column; version 9 is version 10 without
+// sessions.always_on_window, its last column.
+#define PROTOND_BACK_TO_V11 "DROP TABLE window_summaries; "
+#define PROTOND_BACK_TO_V10 \
+  PROTOND_BACK_TO_V11 "ALTER TABLE metric_values DROP COLUMN vector_value; "
 #define PROTOND_BACK_TO_V9 PROTOND_BACK_TO_V10 "ALTER TABLE sessions DROP COLUMN always_on_window; "
 // Version 5 is version 6 without sessions.mode, its last column; version 6 is version 7 without
 // kernel_scope_events and nodes.kind; version 7 is version 8 without cubins and nodes.cubin_crc:
@@ -495,6 +498,41 @@ TEST(StoreMigrationFromV10Test, VersionTenKeepsItsScalarMetricsAndTakesVectors) 
   EXPECT_EQ(QueryFile(path, "SELECT group_concat(length(vector_value)) FROM metric_values"),
             "0,0,24");
   EXPECT_EQ(QueryFile(path, "PRAGMA integrity_check"), "ok");
+}
+
+// A version-11 store's windows have no summary: the table comes empty, and protond computes
+// theirs after opening it (daemon/service, ProtondServiceTest); a summary put then is kept.
+TEST(StoreMigrationFromV11Test, VersionElevenGetsWindowSummariesItsWindowsWithoutOne) {
+  testing::TempDir dir;
+  const std::string path = dir.File("protond.db");
+  Batch batch;
+  batch.sessions = {{1, "window pid 42", 1000, SessionState::kStopped, 5, 9, {}}};
+  batch.sessions[0].always_on_window = true;
+  {
+    absl::StatusOr<std::unique_ptr<Store>> store = Store::Open(path);
+    ASSERT_TRUE(store.ok()) << store.status();
+    ASSERT_TRUE((*store)->CommitBatch(batch).ok());
+  }
+  testing::ExecOnFile(path, PROTOND_BACK_TO_V11 "PRAGMA user_version = 11;");
+  const std::string has_table =
+      "SELECT count(*) FROM sqlite_schema WHERE name = 'window_summaries'";
+  ASSERT_EQ(QueryFile(path, has_table), "0");
+
+  absl::StatusOr<std::unique_ptr<Store>> store = Store::Open(path);
+  ASSERT_TRUE(store.ok()) << store.status();
+  EXPECT_EQ(QueryFile(path, "PRAGMA user_version"), absl::StrCat(kSchemaVersion));
+  EXPECT_EQ(QueryFile(path, has_table), "1");
+  absl::StatusOr<std::optional<SessionRow>> before = (*store)->GetSession(1);
+  ASSERT_TRUE(before.ok() && before->has_value()) << before.status();
+  EXPECT_TRUE((*before)->always_on_window);
+  EXPECT_FALSE((*before)->window_summary.has_value());
+
+  ASSERT_TRUE((*store)->PutWindowSummary({1, 1.5e9, 2, "matmul_kernel", 1e9}).ok());
+  absl::StatusOr<std::optional<SessionRow>> after = (*store)->GetSession(1);
+  ASSERT_TRUE(after.ok() && after->has_value() && (*after)->window_summary.has_value());
+  EXPECT_EQ((*after)->window_summary->top_kernel, "matmul_kernel");
+  EXPECT_EQ(QueryFile(path, "PRAGMA integrity_check"), "ok");
+  EXPECT_EQ(QueryFile(path, "SELECT count(*) FROM pragma_foreign_key_check"), "0");
 }
 
 }  // namespace

@@ -69,6 +69,21 @@ absl::Status ReadProblems(Connection& connection, absl::string_view rest, Bind b
   return absl::OkStatus();
 }
 
+// A stopped window's summary, at most one row each.
+template <typename Bind>
+absl::Status ReadWindowSummaries(Connection& connection, absl::string_view rest, Bind bind,
+                                 std::vector<SessionRow>& sessions) {
+  std::vector<WindowSummaryRow> summaries;
+  RETURN_IF_ERROR(ReadRows<internal::kWindowSummaries>(connection, rest, bind, summaries));
+  absl::flat_hash_map<uint64_t, SessionRow*> by_id;
+  for (SessionRow& session : sessions) by_id[session.session_id] = &session;
+  for (WindowSummaryRow& summary : summaries) {
+    auto it = by_id.find(summary.session_id);
+    if (it != by_id.end()) it->second->window_summary = std::move(summary);
+  }
+  return absl::OkStatus();
+}
+
 absl::StatusOr<uint64_t> QueryMax(Connection& connection, absl::string_view sql) {
   std::vector<uint64_t> max;
   RETURN_IF_ERROR(Query(
@@ -95,6 +110,7 @@ absl::StatusOr<std::vector<SessionRow>> Store::ListSessions() {
   RETURN_IF_ERROR(
       ReadRows<internal::kSessions>(connection, "ORDER BY session_id", BindNothing, sessions));
   RETURN_IF_ERROR(ReadProblems(connection, "ORDER BY session_id, seq", BindNothing, sessions));
+  RETURN_IF_ERROR(ReadWindowSummaries(connection, "", BindNothing, sessions));
   RETURN_IF_ERROR(transaction.Commit());
   return sessions;
 }
@@ -109,6 +125,8 @@ absl::StatusOr<std::optional<SessionRow>> Store::GetSession(uint64_t session_id)
   if (sessions.empty()) return std::nullopt;
   RETURN_IF_ERROR(
       ReadProblems(connection, "WHERE session_id = ?1 ORDER BY seq", BindId(session_id), sessions));
+  RETURN_IF_ERROR(
+      ReadWindowSummaries(connection, "WHERE session_id = ?1", BindId(session_id), sessions));
   RETURN_IF_ERROR(transaction.Commit());
   return std::move(sessions.front());
 }

@@ -210,6 +210,20 @@ TEST_F(AlwaysOnTest, HistoryListsTheWindowsOfAPidOldestFirstAndTreeMergesARangeO
         << all.out;
   }
 
+  // One ListHistory lists them, each (stopped) with the summary protond made when it stopped:
+  // no GPU here, so no GPU time and no kernel.
+  v1::ListHistoryRequest of_workload;
+  of_workload.set_pid(static_cast<uint32_t>(workload));
+  const absl::StatusOr<v1::ListHistoryResponse> listed = client_.ListHistory(of_workload);
+  ASSERT_TRUE(listed.ok()) << listed.status();
+  ASSERT_EQ(static_cast<size_t>(listed->windows_size()), windows.size());
+  for (const v1::Session& window : listed->windows()) {
+    EXPECT_EQ(window.state(), v1::Session::STOPPED) << window.id();
+    ASSERT_TRUE(window.has_window_summary()) << window.id();
+    EXPECT_EQ(window.window_summary().gpu_time_ns(), 0) << window.id();
+    EXPECT_EQ(window.window_summary().top_kernel(), "") << window.id();
+  }
+
   const Completed other = History({"--pid", std::to_string(getpid())});
   EXPECT_EQ(other.exit_code, 0) << other.err;
   EXPECT_EQ(other.out,

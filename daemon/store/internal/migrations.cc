@@ -174,14 +174,30 @@ absl::Status UpgradeV10ToV11(sqlite3* db) {
   return ExecSql(db, "ALTER TABLE metric_values ADD COLUMN vector_value BLOB NOT NULL DEFAULT x''");
 }
 
+// Version 12: the summaries of stopped always-on windows. The windows stored before have none
+// yet: the summary needs the call tree as the daemon builds it (daemon/query), which the store
+// does not do; protond computes theirs after it opens the file (docs/always-on.md).
+absl::Status UpgradeV11ToV12(sqlite3* db) {
+  return ExecSql(db,
+                 "CREATE TABLE window_summaries ("
+                 "  session_id INTEGER NOT NULL PRIMARY KEY"
+                 "    REFERENCES sessions (session_id) DEFERRABLE INITIALLY DEFERRED,"
+                 "  gpu_time_ns REAL NOT NULL,"
+                 "  gpus_used INTEGER NOT NULL,"
+                 "  top_kernel_string_id INTEGER NOT NULL"
+                 "    REFERENCES strings (id) DEFERRABLE INITIALLY DEFERRED,"
+                 "  top_kernel_time_ns REAL NOT NULL"
+                 ") WITHOUT ROWID");
+}
+
 // kUpgrades[v - 1] upgrades schema version v to v + 1, inside MigrateSchema's transaction. A
 // schema change adds its function here and makes the same change in internal/tables.h, whose
 // tables a fresh file gets directly at the newest version. The upgrades spell their tables out
 // rather than taking them from tables.h: what version v created must not change when a later
 // version changes the table. store_schema_test.cc checks that both give the same tables.
 constexpr std::array<Upgrade, kSchemaVersion - 1> kUpgrades = {
-    UpgradeV1ToV2, UpgradeV2ToV3, UpgradeV3ToV4, UpgradeV4ToV5,  UpgradeV5ToV6,
-    UpgradeV6ToV7, UpgradeV7ToV8, UpgradeV8ToV9, UpgradeV9ToV10, UpgradeV10ToV11};
+    UpgradeV1ToV2, UpgradeV2ToV3, UpgradeV3ToV4,  UpgradeV4ToV5,   UpgradeV5ToV6,  UpgradeV6ToV7,
+    UpgradeV7ToV8, UpgradeV8ToV9, UpgradeV9ToV10, UpgradeV10ToV11, UpgradeV11ToV12};
 
 struct Versions {
   int64_t user_version = 0;

@@ -265,6 +265,15 @@ inline constexpr auto kCubins = MakeTable(
     Col("crc", "INTEGER", &CubinRow::crc).Key(),
     BlobCol("bytes", "BLOB NOT NULL", &CubinRow::bytes));
 
+// Version 12: a stopped always-on window's summary (store.h WindowSummaryRow), one row at most.
+inline constexpr auto kWindowSummaries = MakeTable(
+    "window_summaries", Storage::kWithoutRowid, OnConflict::kUpdate,
+    SessionIdKey(&WindowSummaryRow::session_id),
+    Col("gpu_time_ns", "REAL NOT NULL", &WindowSummaryRow::gpu_time_ns),
+    Col("gpus_used", "INTEGER NOT NULL", &WindowSummaryRow::gpus_used),
+    InternedCol("top_kernel_string_id", &WindowSummaryRow::top_kernel),
+    Col("top_kernel_time_ns", "REAL NOT NULL", &WindowSummaryRow::top_kernel_time_ns));
+
 // clang-format on
 
 }  // namespace protond::store::internal
