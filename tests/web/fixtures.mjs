@@ -223,3 +223,25 @@ export function stallsAnswer(id, sass, allSessions) {
   else body.instruction_notes = ["1 instructions without SASS text: the shim did not hold their cubin"];
   return { status: 200, body };
 }
+
+// The always-on windows of HISTORY_PID since the mock started: one of 300 ms every second, as
+// `protond --always-on --always-on-window 300ms --always-on-period 1s` makes them, each listed
+// once it has stopped, so that only the open-ended range (no `until`) keeps the History page
+// refreshing. /api/history's answer (cli/ui/history_json.h) for `pid`; a new window appears each
+// second, so the page has something to refresh.
+export const HISTORY_PID = "4242";
+export function historyAnswer(startedMs, nowMs, pid) {
+  const windows = [];
+  for (let start = startedMs; start + 300 <= nowMs; start += 1000) {
+    const startNs = BigInt(start) * 1000000n;
+    windows.push({ session: String(100 + windows.length), who: `pid ${HISTORY_PID}: python train.py`,
+      pids: [Number(HISTORY_PID)], job: "", running: false, start_time_unix_ns: String(startNs),
+      end_time_unix_ns: String(startNs + 300000000n), length_ns: 300 * 1e6,
+      records: String(250 + windows.length), gpu_time_ns: 0, gpu_busy: null, top_kernel: null,
+      top_kernel_share: null, summarized: true });
+  }
+  const selected = pid === null || pid === HISTORY_PID ? windows : [];
+  const answer = { windows: selected, total_windows: windows.length };
+  if (selected.length === 0) answer.note = `none of the ${windows.length} always-on windows matches`;
+  return { status: 200, body: answer };
+}

@@ -11,7 +11,9 @@ import { readFile } from "node:fs/promises";
 import { createServer } from "node:http";
 import { extname, join, resolve } from "node:path";
 import { pathToFileURL } from "node:url";
-import { diffAnswer, GROWING, sessions, stallsAnswer, topAnswer, treeAnswer } from "./fixtures.mjs";
+import {
+  diffAnswer, GROWING, historyAnswer, sessions, stallsAnswer, topAnswer, treeAnswer,
+} from "./fixtures.mjs";
 
 const TYPES = { ".html": "text/html; charset=utf-8", ".js": "text/javascript; charset=utf-8",
   ".css": "text/css; charset=utf-8" };
@@ -36,7 +38,8 @@ export function startMockServer({ webDir, port = 0, token = randomBytes(32).toSt
   const runningRecords = () => String(1000 + Math.floor((Date.now() - started) / 100));
   // Session 4 grows at each fetch of its tree while RUNNING; /api/mock/stop and /api/mock/start
   // (the mock's own, for page_check.mjs) stop it and start it again; /api/mock/fail makes its next
-  // tree fetch a 502; /api/mock/fetches counts its tree requests.
+  // tree fetch a 502; /api/mock/fetches counts its tree requests. /api/history lists a stopped
+  // window of 300 ms every second since the start (fixtures.mjs, historyAnswer).
   const growing = { fetches: 0, state: "RUNNING", treeRequests: 0, fail: 0 };
   const api = (url) => {
     const q = url.searchParams;
@@ -63,6 +66,7 @@ export function startMockServer({ webDir, port = 0, token = randomBytes(32).toSt
       case "/api/mock/fail": growing.fail = 1; return { status: 200, body: { growing } };
       case "/api/mock/fetches": return { status: 200, body: { growing } };
       case "/api/diff": return diffAnswer(q.get("a") ?? "", q.get("b") ?? "", q.get("metrics") ?? "", fullNames, all);
+      case "/api/history": return historyAnswer(started, Date.now(), q.get("pid"));
       default: return { status: 404, body: { error: `no such API: ${url.pathname}` } };
     }
   };

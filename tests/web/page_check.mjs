@@ -9,7 +9,8 @@
 //   page_check.mjs BASE_URL_WITH_TOKEN [SESSION_ID] [--diff A B] [--big SESSION_ID]
 //                  [--require-hostile] [--require-panes] [--artifacts DIR] [--metrics SPEC]
 //                  [--render-limit-ms MS] [--panes SESSION_ID]
-//                  [--live SESSION_ID] [--history PID] [--job JOB TREE_JOB_TEXT]
+//                  [--live SESSION_ID] [--history PID] [--history-live PID]
+//                  [--job JOB TREE_JOB_TEXT]
 //
 // SESSION_ID: the session whose page is checked (sessions, session and error checks); without
 // it, only what the other options ask for.
@@ -30,6 +31,9 @@
 // --panes: a session with GPU kernels: its page's panes are checked too, and it must have kernels.
 // --require-panes: SESSION_ID has kernels, devices and PC samples, so that each pane shows rows
 // (the mock's session 1 has).
+// --history-live PID: a process that always-on profiles now (a window a second): the History
+// page of its open-ended range shows its next window without a reload, keeping what was typed
+// in the selector and the scroll, and asks /api/history no more once the page is left.
 // --require-hostile: SESSION_ID's tree must hold the name <img src=x onerror=alert(1)> (the
 // mock's does). Needs puppeteer-core from web/node_modules (scripts/build_web.sh installs it)
 // and Chromium (CHROMIUM, else /usr/bin/chromium). Exits 0 when every check passed, 1 if not.
@@ -45,7 +49,7 @@ const ROW_PX = 18; // web/src/views/flame.ts
 function parseArgs(argv) {
   const options = { diff: null, big: null, live: null, requireHostile: false, requirePanes: false,
     panes: null, artifacts: "web-artifacts", renderLimitMs: null,
-    metrics: "time/ms,count", history: null };
+    metrics: "time/ms,count", history: null, historyLive: null };
   const positional = [];
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i];
@@ -54,6 +58,7 @@ function parseArgs(argv) {
     else if (a === "--live") options.live = argv[++i];
     else if (a === "--history") options.history = argv[++i];
     else if (a === "--job") options.job = [argv[++i], argv[++i]];
+    else if (a === "--history-live") options.historyLive = argv[++i];
     else if (a === "--require-hostile") options.requireHostile = true;
     else if (a === "--require-panes") options.requirePanes = true;
     else if (a === "--panes") options.panes = argv[++i];
@@ -65,7 +70,7 @@ function parseArgs(argv) {
   if (positional.length < 1 || positional.length > 2) {
     console.error("usage: page_check.mjs BASE_URL_WITH_TOKEN [SESSION_ID] [--diff A B] [--big ID] " +
       "[--require-hostile] [--require-panes] [--panes ID] [--artifacts DIR] [--metrics SPEC] [--render-limit-ms MS] [--live ID] [--history PID] " +
-      "[--job JOB TREE_JOB_TEXT]");
+      "[--history-live PID] [--job JOB TREE_JOB_TEXT]");
     process.exit(2);
   }
   [options.url, options.session] = positional;
@@ -591,6 +596,45 @@ async function checkJob([job, treeText]) {
   check(new URL(page.url()).hash === "#/session/" + ranks[ranks.length - 1].session, "a rank's link opens its session's tree");
 }
 
+async function checkHistoryLive(pid) {
+  await page.goto("about:blank");
+  await page.goto(options.url, { waitUntil: "load" });
+  await page.waitForSelector("#history-link", { timeout: 20000 });
+  await page.evaluate(() => performance.setResourceTimingBufferSize(100000));
+  await goTo(`#/history?pid=${pid}`);
+  await page.waitForFunction(() => document.querySelectorAll("#history tbody tr").length > 0, { timeout: 20000 });
+  const rowsBefore = await page.$$eval("#history tbody tr", (trs) => trs.length);
+  // What the user did: typed a range (not yet shown) and scrolled the page; a reload would forget
+  // the marker.
+  await page.evaluate(() => {
+    window.__sameDocument = true;
+    document.getElementById("history-since").value = "5m";
+    document.body.style.minHeight = "3000px";
+    window.scrollTo(0, 150);
+  });
+  const status = await page.$eval("#history-status", (p) => p.textContent);
+  check(/refreshing every 2 s/.test(status), `an open-ended range says it refreshes ("${status}")`);
+  await page.waitForFunction((n) => document.querySelectorAll("#history tbody tr").length > n,
+    { timeout: 10000 }, rowsBefore);
+  const after = await page.evaluate(() => ({ same: window.__sameDocument === true,
+    rows: document.querySelectorAll("#history tbody tr").length, bars: document.querySelectorAll("#history-plot rect.bar").length,
+    since: document.getElementById("history-since").value, scroll: window.scrollY, hash: window.location.hash }));
+  check(after.same && after.rows > rowsBefore && after.bars === after.rows,
+    `a new window of pid ${pid} shows without a reload (${rowsBefore} -> ${after.rows} rows, ${after.bars} bars)`);
+  check(after.since === "5m" && after.scroll === 150 && after.hash === `#/history?pid=${pid}`,
+    `the refresh keeps the selector as typed, the scroll and the address (${JSON.stringify(after)})`);
+  await shot("history-live.png");
+
+  const historyFetches = () => page.evaluate(() => performance.getEntriesByType("resource")
+    .filter((e) => e.name.includes("/api/history")).length);
+  await page.evaluate(() => { document.body.style.minHeight = ""; });
+  await goTo("#/sessions", "#sessions tbody tr");
+  const left = await historyFetches();
+  await sleep(5000);
+  const afterLeaving = await historyFetches();
+  check(afterLeaving === left, `no /api/history request after leaving the page (${left} -> ${afterLeaving})`);
+}
+
 try {
   if (options.session) {
     await checkSessions();
@@ -604,6 +648,7 @@ try {
   if (options.panes) await checkPanes(options.panes, true);
   if (options.history) await checkHistory(options.history);
   if (options.job) await checkJob(options.job);
+  if (options.historyLive) await checkHistoryLive(options.historyLive);
 } catch (e) {
   check(false, `the checks ran to the end (${e.stack ?? e})`);
   await shot("failure.png").catch(() => {});

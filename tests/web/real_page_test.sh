@@ -7,7 +7,8 @@
 # History page: a second protond
 # runs --always-on with 300 ms windows every 1 s over the sample workload (registered, no session
 # of its own, started as <img src=x onerror=alert(1)>), a second `protonctl ui` serves it, and
-# page_check.mjs --history checks the workload's windows on the page. Exits 77 (skipped, with a message) where
+# page_check.mjs --history checks the workload's windows on the page, and --history-live a second
+# workload's windows appearing while the page is open. Exits 77 (skipped, with a message) where
 # Node.js or Chromium is missing; fails where the page was not built.
 #   real_page_test.sh BIN_DIR WEB_DIR ARTIFACTS_DIR
 # PROTOND_WEB_ROUNDS=N runs the checks N times against the same server (bench/web_render.sh).
@@ -109,5 +110,10 @@ for _ in $(seq 100); do
 done
 [[ $(windows | grep -vc ' so far ') -ge 2 ]] ||
   { echo "FAIL: fewer than 2 stopped always-on windows of pid $workload"; history_ctl history; cat "$dir/history.log"; exit 1; }
+# And one that always-on profiles now, for the page's live refresh: a window a second.
+LD_PRELOAD=$bin/libprotond_shim.so PROTOND_SOCKET=$history_sock \
+  "$bin/sample_workload" --steps 6000 --step-ms 10 >/dev/null &
+live=$!
+pids+=($live)
 start_ui "$history_sock" history-ui
-node "$repo/tests/web/page_check.mjs" "$url" --history "$workload" --artifacts "$artifacts"
+node "$repo/tests/web/page_check.mjs" "$url" --history "$workload" --history-live "$live" --artifacts "$artifacts"

@@ -80,6 +80,7 @@ export interface HistoryWindow {
   gpu_busy: number | null; // a fraction; null where protonctl history prints "-"
   top_kernel: string | null;
   top_kernel_share: number | null;
+  summarized: boolean; // false while it runs (protond sums a window up when it stops)
 }
 
 export interface HistoryAnswer {

@@ -29,6 +29,12 @@ export function parseSelection(query: string): Selection {
   return selection;
 }
 
+// Whether the page asks again (every 2 s): while a listed window still runs, or the range is
+// open-ended (no `until`), where the next window will appear.
+export function refreshes(selection: Selection, windows: readonly HistoryWindow[]): boolean {
+  return selection.until === undefined || windows.some((w) => w.running);
+}
+
 export interface Measure {
   gpu: boolean; // false: no window had GPU time, the bars are records
   label: string;

@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import type { HistoryWindow } from "../src/api_types";
-import { layoutBars, lengthText, measureOf, parseSelection, percent, selectionQuery } from "../src/history";
+import { layoutBars, lengthText, measureOf, parseSelection, percent, refreshes, selectionQuery } from "../src/history";
 
 // A stopped window starting `startMs` after 10:00:00 UTC for `lengthMs`.
 function historyWindow(session: string, startMs: number, lengthMs: number, busy: number | null, records = "10"): HistoryWindow {
@@ -10,6 +10,7 @@ function historyWindow(session: string, startMs: number, lengthMs: number, busy:
     session, who: "pid 7: train", pids: [7], job: "", running: false,
     start_time_unix_ns: String(start * 1000000n), end_time_unix_ns: String((start + BigInt(lengthMs)) * 1000000n),
     length_ns: lengthMs * 1e6, records, gpu_time_ns: 0, gpu_busy: busy, top_kernel: null, top_kernel_share: null,
+    summarized: true,
   };
 }
 
@@ -54,4 +55,13 @@ test("shares and lengths read as protonctl history prints them", () => {
   assert.equal(lengthText(326.9e6), "326ms");
   assert.equal(lengthText(1500e6), "1.5s");
   assert.equal(lengthText(120000e6), "2m0s");
+});
+
+test("the page refreshes while a window runs or the range has no end", () => {
+  const stopped = [historyWindow("1", 0, 300, null)];
+  const running = [...stopped, { ...historyWindow("2", 1000, 300, null), running: true }];
+  assert.equal(refreshes({ pid: "7" }, stopped), true); // open-ended: the next window will come
+  assert.equal(refreshes({ pid: "7", until: "1h" }, stopped), false);
+  assert.equal(refreshes({ pid: "7", until: "1h" }, running), true);
+  assert.equal(refreshes({ since: "2h", until: "1h" }, []), false);
 });

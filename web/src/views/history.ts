@@ -1,13 +1,16 @@
 // #/history[?pid=P|job=J|command=RE&since=T&until=T]: the always-on windows `protonctl history`
 // lists, as a plot of each window's GPU busy share at its time (its records where no window has
-// GPU time) and as a table; a click on a bar or a row opens that window's session.
+// GPU time) and as a table; a click on a bar or a row opens that window's session. Asked again
+// every 2 s while a window runs or the range has no end (refreshes), keeping the selector as
+// typed and the scroll; leaving the page stops it.
 
 import { fetchHistory } from "../api";
 import type { HistoryAnswer, HistoryWindow } from "../api_types";
-import { append, clearError, h, showError, svg } from "../dom";
-import { layoutBars, lengthText, measureOf, parseSelection, percent, selectionQuery, type Measure,
+import { append, clear, clearError, h, showError, svg } from "../dom";
+import { layoutBars, lengthText, measureOf, parseSelection, percent, refreshes, selectionQuery, type Measure,
   type Selection } from "../history";
 import { displayName, titleText } from "../text";
+import { REFRESH_MS } from "./tree_page";
 
 const PLOT = { width: 1000, height: 200, left: 56, bottom: 24, top: 8, minBar: 3 };
 const WHO_KINDS = ["pid", "job", "command"] as const;
@@ -59,8 +62,10 @@ function table(windows: HistoryWindow[]): HTMLTableElement {
   const headers = ["Session", "Start", "Length", "Who", "GPU busy", "Records", "Top kernel"];
   const body = h("tbody");
   for (const w of windows) {
-    const top = w.top_kernel === null ? "-" : displayName(String(w.top_kernel), 80) +
-      (w.top_kernel_share === null ? "" : ` (${percent(w.top_kernel_share)})`);
+    // As protonctl history says it: a running window is summed up when it stops.
+    const unsummarized = w.running ? "(when it stops)" : "(no summary)";
+    const top = w.summarized === false ? unsummarized : w.top_kernel === null ? "-" :
+      displayName(String(w.top_kernel), 80) + (w.top_kernel_share === null ? "" : ` (${percent(w.top_kernel_share)})`);
     const row = h("tr", { "data-session": w.session, class: "window" },
       h("td", { class: "num" }, h("a", { href: "#/session/" + w.session }, w.session)),
       h("td", {}, startText(w)),
@@ -100,11 +105,12 @@ function selector(selection: Selection): HTMLElement {
   return h("div", { class: "controls" }, kind, who, since, until, show);
 }
 
-function render(view: HTMLElement, answer: HistoryAnswer): void {
+function render(view: HTMLElement, answer: HistoryAnswer, live: boolean): void {
   const windows = Array.isArray(answer?.windows) ? answer.windows : [];
   const status = h("p", { id: "history-status", class: "status" },
-    windows.length > 0 ? `${windows.length} of ${Number(answer.total_windows)} always-on windows`
-      : displayName(String(answer?.note ?? "no always-on window"), 500));
+    (windows.length > 0 ? `${windows.length} of ${Number(answer.total_windows)} always-on windows`
+      : displayName(String(answer?.note ?? "no always-on window"), 500)) +
+    (live ? `; refreshing every ${REFRESH_MS / 1000} s, read ${new Date().toLocaleTimeString()}` : ""));
   append(view, status);
   if (windows.length === 0) return;
   const measure = measureOf(windows);
@@ -116,20 +122,44 @@ function render(view: HTMLElement, answer: HistoryAnswer): void {
     table(windows));
 }
 
+// Replaces the results with `answer`'s, keeping where the page and the plot were scrolled to.
+function rerender(results: HTMLElement, answer: HistoryAnswer, live: boolean): void {
+  const pageScroll = window.scrollY;
+  const plotScroll = results.querySelector(".plot-scroll")?.scrollLeft ?? 0;
+  clear(results);
+  render(results, answer, live);
+  const plotBox = results.querySelector(".plot-scroll");
+  if (plotBox) plotBox.scrollLeft = plotScroll;
+  window.scrollTo(window.scrollX, pageScroll);
+}
+
 export function showHistory(view: HTMLElement, query: string): () => void {
   let stopped = false;
+  let timer: number | undefined;
   const selection = parseSelection(query);
   const results = h("div", { id: "history-results" });
   append(view, h("h1", {}, "History"),
     h("p", { class: "note" }, "The always-on windows (protond --always-on), as protonctl history lists them. " +
       "Click a bar or a row to open that window's call tree."),
     selector(selection), results);
-  fetchHistory(selectionQuery(selection)).then((answer) => {
-    if (stopped) return;
-    clearError();
-    render(results, answer);
-  }, (e) => {
-    if (!stopped) showError(String((e as Error).message ?? e));
-  });
-  return () => { stopped = true; };
+  const load = async () => {
+    try {
+      const answer = await fetchHistory(selectionQuery(selection));
+      if (stopped) return;
+      clearError();
+      const windows = Array.isArray(answer?.windows) ? answer.windows : [];
+      const live = refreshes(selection, windows);
+      rerender(results, answer, live);
+      if (live) timer = window.setTimeout(load, REFRESH_MS);
+    } catch (e) {
+      if (stopped) return;
+      showError(String((e as Error).message ?? e));
+      timer = window.setTimeout(load, REFRESH_MS * 2);
+    }
+  };
+  void load();
+  return () => {
+    stopped = true;
+    window.clearTimeout(timer);
+  };
 }
