@@ -17,6 +17,7 @@
 #include "common/status/status_macros.h"
 #include "common/text/duration.h"
 #include "re2/re2.h"
+#include "view/history/window_summary.h"
 #include "view/render/session_table.h"
 #include "view/render/text_table.h"
 #include "view/tree/frame_names.h"
@@ -175,12 +176,11 @@ WindowSummary SummarizeWindow(const v1::Session& window, absl::Time now) {
   const v1::WindowSummary& kept = window.window_summary();
   summary.gpu_time_ns = kept.gpu_time_ns();
   if (kept.top_kernel().empty()) return summary;  // no GPU work
-  const double length_ns =
-      absl::ToDoubleNanoseconds(summary.length) * std::max<uint32_t>(1, kept.gpus_used());
-  if (length_ns > 0) summary.gpu_busy = summary.gpu_time_ns / length_ns;
+  const view::WindowShares shares =
+      view::SharesOfWindow(kept, absl::ToDoubleNanoseconds(summary.length));
+  summary.gpu_busy = shares.gpu_busy;
   summary.top_kernel = view::KernelName(kept.top_kernel(), view::KernelNames::kShort);
-  if (summary.gpu_time_ns > 0)
-    summary.top_kernel_share = kept.top_kernel_time_ns() / summary.gpu_time_ns;
+  summary.top_kernel_share = shares.top_kernel_share;
   return summary;
 }
 

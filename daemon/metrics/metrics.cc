@@ -39,6 +39,34 @@ MetricFamily PerSession(const Snapshot& snapshot, const char* name, const char* 
   return family;
 }
 
+// One series per always-on process, labelled pid, command, job (and kernel, for its family),
+// for the processes that `has` says have a value.
+MetricFamily PerProcess(const Snapshot& snapshot, const char* name, MetricType type,
+                        const char* help, bool with_kernel,
+                        double (*value)(const ProcessWindowGauges&),
+                        bool (*has)(const ProcessWindowGauges&)) {
+  MetricFamily family{name, help, type, {}};
+  for (const ProcessWindowGauges& process : snapshot.always_on_processes) {
+    if (!has(process)) continue;
+    ClientMetric& metric = family.metric.emplace_back();
+    metric.label = {{"pid", absl::StrCat(process.pid)},
+                    {"command", ReplaceInvalidUtf8(process.command_untrusted)},
+                    {"job", ReplaceInvalidUtf8(process.job_untrusted)}};
+    if (with_kernel) {
+      metric.label.push_back(
+          {"kernel", ReplaceInvalidUtf8(process.last_window_top_kernel_untrusted)});
+    }
+    (type == MetricType::Counter ? metric.counter.value : metric.gauge.value) = value(process);
+  }
+  return family;
+}
+
+bool Always(const ProcessWindowGauges&) { return true; }
+bool HasLastWindow(const ProcessWindowGauges& p) { return p.has_last_window; }
+bool HasTopKernel(const ProcessWindowGauges& p) {
+  return p.has_last_window && !p.last_window_top_kernel_untrusted.empty();
+}
+
 MetricFamily Histogram(const char* name, const char* help, const LatencyHistogram& histogram) {
   ClientMetric metric;
   metric.histogram.sample_count = histogram.count();
@@ -119,6 +147,29 @@ std::string RenderText(const Snapshot& snapshot) {
       Single("protond_history_windows_deleted_total", MetricType::Counter,
              "Always-on windows deleted, oldest first, to keep the history under --history-max.",
              static_cast<double>(snapshot.history_windows_deleted)),
+      PerProcess(
+          snapshot, "protond_always_on_process_windows_stored", MetricType::Gauge,
+          "Always-on windows of the process kept in the history now.", false,
+          [](const ProcessWindowGauges& p) { return static_cast<double>(p.windows_stored); },
+          Always),
+      PerProcess(
+          snapshot, "protond_always_on_process_windows_skipped_total", MetricType::Counter,
+          "Always-on windows the process did not get: it was in a session started by "
+          "hand.",
+          false,
+          [](const ProcessWindowGauges& p) { return static_cast<double>(p.windows_skipped); },
+          Always),
+      PerProcess(
+          snapshot, "protond_always_on_last_window_gpu_busy_ratio", MetricType::Gauge,
+          "GPU busy share of the process's newest summarized always-on window: its GPU "
+          "time over the window's length times the GPUs it used (0 without GPU work).",
+          false, [](const ProcessWindowGauges& p) { return p.last_window_gpu_busy; },
+          HasLastWindow),
+      PerProcess(
+          snapshot, "protond_always_on_last_window_top_kernel_share", MetricType::Gauge,
+          "Share of that window's GPU time taken by its heaviest kernel (label kernel).", true,
+          [](const ProcessWindowGauges& p) { return p.last_window_top_kernel_share; },
+          HasTopKernel),
       Histogram("protond_commit_duration_seconds",
                 "Time of each successful commit of the ingest cycle to the store.",
                 snapshot.commit_duration),

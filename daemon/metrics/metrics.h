@@ -42,6 +42,20 @@ struct SessionCounters {
   uint64_t dropped_records = 0;
 };
 
+// protond --always-on, per connected process (docs/always-on.md, "Metrics"): its newest stopped
+// window that protond has summarized, and its windows kept and not had.
+struct ProcessWindowGauges {
+  uint32_t pid = 0;
+  std::string command_untrusted;
+  std::string job_untrusted;        // SLURM_JOB_ID, else POD_NAME; "" for none
+  uint64_t windows_stored = 0;      // windows of it in the history now
+  uint64_t windows_skipped = 0;     // windows it did not get: it was in a session started by hand
+  bool has_last_window = false;     // the gauges below are set
+  double last_window_gpu_busy = 0;  // GPU time over the window's length and GPUs: 0 without work
+  std::string last_window_top_kernel_untrusted;  // "" without GPU work
+  double last_window_top_kernel_share = 0;       // of the window's GPU time
+};
+
 struct Snapshot {
   uint64_t processes_connected = 0;  // registered processes whose control connection is open
   uint64_t sessions_running = 0;
@@ -59,6 +73,7 @@ struct Snapshot {
   uint64_t history_bytes = 0;
   uint64_t history_empty_windows_deleted = 0;
   uint64_t history_windows_deleted = 0;
+  std::vector<ProcessWindowGauges> always_on_processes;  // by pid
 };
 
 // The snapshot in the text exposition format 0.0.4: HELP and TYPE lines, then the samples, each

@@ -72,6 +72,14 @@ protond_history_empty_windows_deleted_total 0
 # HELP protond_history_windows_deleted_total Always-on windows deleted, oldest first, to keep the history under --history-max.
 # TYPE protond_history_windows_deleted_total counter
 protond_history_windows_deleted_total 0
+# HELP protond_always_on_process_windows_stored Always-on windows of the process kept in the history now.
+# TYPE protond_always_on_process_windows_stored gauge
+# HELP protond_always_on_process_windows_skipped_total Always-on windows the process did not get: it was in a session started by hand.
+# TYPE protond_always_on_process_windows_skipped_total counter
+# HELP protond_always_on_last_window_gpu_busy_ratio GPU busy share of the process's newest summarized always-on window: its GPU time over the window's length times the GPUs it used (0 without GPU work).
+# TYPE protond_always_on_last_window_gpu_busy_ratio gauge
+# HELP protond_always_on_last_window_top_kernel_share Share of that window's GPU time taken by its heaviest kernel (label kernel).
+# TYPE protond_always_on_last_window_top_kernel_share gauge
 # HELP protond_commit_duration_seconds Time of each successful commit of the ingest cycle to the store.
 # TYPE protond_commit_duration_seconds histogram
 protond_commit_duration_seconds_count 0
@@ -154,6 +162,48 @@ protond_commit_duration_seconds_bucket{le="2.5"} 3
 protond_commit_duration_seconds_bucket{le="5"} 3
 protond_commit_duration_seconds_bucket{le="+Inf"} 4
 )");
+}
+
+// Per always-on process: labelled by pid, command and job; the last window's gauges only for a
+// process that has a summarized window, the kernel's only where it had GPU work.
+TEST(RenderTextTest, AlwaysOnProcesses) {
+  Snapshot snapshot;
+  ProcessWindowGauges trainer;
+  trainer.pid = 41;
+  trainer.command_untrusted = "python train.py";
+  trainer.job_untrusted = "981";
+  trainer.windows_stored = 12;
+  trainer.windows_skipped = 2;
+  trainer.has_last_window = true;
+  trainer.last_window_gpu_busy = 0.5;
+  trainer.last_window_top_kernel_untrusted = "sm90_xmma_gemm";
+  trainer.last_window_top_kernel_share = 0.25;
+  ProcessWindowGauges idle;
+  idle.pid = 42;
+  idle.command_untrusted = "bash";
+  idle.windows_stored = 1;
+  ProcessWindowGauges cpu_only = idle;
+  cpu_only.pid = 43;
+  cpu_only.has_last_window = true;
+  snapshot.always_on_processes = {trainer, idle, cpu_only};
+  const std::string text = RenderText(snapshot);
+  const std::string trainer_labels = R"(pid="41",command="python train.py",job="981")";
+  const std::string idle_labels = R"(pid="42",command="bash",job="")";
+  const std::string cpu_labels = R"(pid="43",command="bash",job="")";
+  for (const std::string& line :
+       {"protond_always_on_process_windows_stored{" + trainer_labels + "} 12\n",
+        "protond_always_on_process_windows_stored{" + idle_labels + "} 1\n",
+        "protond_always_on_process_windows_skipped_total{" + trainer_labels + "} 2\n",
+        "protond_always_on_last_window_gpu_busy_ratio{" + trainer_labels + "} 0.5\n",
+        "protond_always_on_last_window_gpu_busy_ratio{" + cpu_labels + "} 0\n",
+        "protond_always_on_last_window_top_kernel_share{" + trainer_labels +
+            R"(,kernel="sm90_xmma_gemm"} 0.25)" + "\n"}) {
+    EXPECT_NE(text.find(line), std::string::npos) << line << "\nnot in\n" << text;
+  }
+  EXPECT_EQ(text.find("protond_always_on_last_window_gpu_busy_ratio{" + idle_labels),
+            std::string::npos);
+  EXPECT_EQ(text.find("protond_always_on_last_window_top_kernel_share{" + cpu_labels),
+            std::string::npos);
 }
 
 }  // namespace

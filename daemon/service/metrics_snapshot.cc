@@ -1,7 +1,11 @@
 // ProtondService: the snapshot that GET /metrics renders (daemon/metrics/metrics.h).
 #include <sys/stat.h>
 
+#include <algorithm>
+#include <map>
+
 #include "daemon/service/protond_service.h"
+#include "view/history/window_summary.h"
 
 namespace protond::service {
 namespace {
@@ -12,7 +16,46 @@ uint64_t FileBytes(const std::string& path) {
   return stat(path.c_str(), &st) == 0 ? static_cast<uint64_t>(st.st_size) : 0;
 }
 
+// The last-window gauges from `window`, a summarized one: called for each in id order, so the
+// newest is what stays.
+void SetLastWindow(const sessions::Session& window, metrics::ProcessWindowGauges* gauges) {
+  const v1::WindowSummary summary = sessions::WindowSummaryToProto(*window.row.window_summary);
+  const view::WindowShares shares = view::SharesOfWindow(
+      summary, static_cast<double>(window.row.end_time_unix_ns - window.row.start_time_unix_ns));
+  gauges->has_last_window = true;
+  gauges->last_window_gpu_busy = shares.gpu_busy.value_or(0);
+  gauges->last_window_top_kernel_untrusted = summary.top_kernel();
+  gauges->last_window_top_kernel_share = shares.top_kernel_share.value_or(0);
+}
+
 }  // namespace
+
+std::vector<metrics::ProcessWindowGauges> ProtondService::AlwaysOnProcessGauges() {
+  std::map<uint64_t, metrics::ProcessWindowGauges> by_process;
+  for (const auto& [process_id, process] : registry_.Snapshot()) {
+    if (!process->connected) continue;
+    metrics::ProcessWindowGauges& gauges = by_process[process_id];
+    gauges.pid = process->row.pid;
+    gauges.command_untrusted = process->row.command;
+    gauges.job_untrusted = process->row.job.name();
+    const auto skipped = windows_->skipped_by_process().find(process_id);
+    if (skipped != windows_->skipped_by_process().end()) gauges.windows_skipped = skipped->second;
+  }
+  for (const auto& [session_id, window] : sessions_.all()) {
+    if (!window.row.always_on_window || window.running()) continue;
+    for (const auto& [process_id, counters] : window.processes) {
+      auto found = by_process.find(process_id);
+      if (found == by_process.end()) continue;
+      ++found->second.windows_stored;
+      if (window.row.window_summary.has_value()) SetLastWindow(window, &found->second);
+    }
+  }
+  std::vector<metrics::ProcessWindowGauges> gauges;
+  for (auto& [process_id, process] : by_process) gauges.push_back(std::move(process));
+  std::sort(gauges.begin(), gauges.end(),
+            [](const auto& a, const auto& b) { return a.pid < b.pid; });
+  return gauges;
+}
 
 metrics::Snapshot ProtondService::MetricsSnapshot() {
   metrics::Snapshot snapshot;
@@ -38,6 +81,7 @@ metrics::Snapshot ProtondService::MetricsSnapshot() {
     if (windows_ != nullptr) {
       snapshot.always_on_windows_opened = windows_->windows_opened();
       snapshot.always_on_windows_skipped = windows_->windows_skipped();
+      snapshot.always_on_processes = AlwaysOnProcessGauges();
     }
     if (retention_ != nullptr) {
       snapshot.history_bytes = retention_->history_bytes();

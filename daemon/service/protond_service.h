@@ -229,6 +229,10 @@ class ProtondService {
   // stopped; after an upgrade, those an older protond stored, oldest first), within
   // kRetentionStepBudget, and publishes them. Its errors are logged, not returned.
   void SummarizeStoppedWindows() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mutex_);
+  // For GET /metrics (protond --always-on): per connected process, its windows in the history
+  // and its newest summarized window's shares.
+  std::vector<metrics::ProcessWindowGauges> AlwaysOnProcessGauges()
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mutex_);
 
   // Queries (queries.cc). The session's tree, without mutex_: the kept one, or built from the
   // store as last committed and kept when the session has stopped.

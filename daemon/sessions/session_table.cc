@@ -64,13 +64,18 @@ v1::Session ToProto(const Session& session, const registry::Directory& processes
   out.set_dropped_records(dropped);
   for (const std::string& problem : session.row.problems) out.add_problems(problem);
   if (const std::optional<store::WindowSummaryRow>& summary = session.row.window_summary) {
-    v1::WindowSummary* kept = out.mutable_window_summary();
-    kept->set_gpu_time_ns(summary->gpu_time_ns);
-    kept->set_gpus_used(summary->gpus_used);
-    kept->set_top_kernel(summary->top_kernel);
-    kept->set_top_kernel_time_ns(summary->top_kernel_time_ns);
+    *out.mutable_window_summary() = WindowSummaryToProto(*summary);
   }
   return out;
+}
+
+v1::WindowSummary WindowSummaryToProto(const store::WindowSummaryRow& summary) {
+  v1::WindowSummary proto;
+  proto.set_gpu_time_ns(summary.gpu_time_ns);
+  proto.set_gpus_used(summary.gpus_used);
+  proto.set_top_kernel(summary.top_kernel);
+  proto.set_top_kernel_time_ns(summary.top_kernel_time_ns);
+  return proto;
 }
 
 absl::Status SessionTable::Load(store::Store& store) {

@@ -75,6 +75,9 @@ class PublishedSessions {
 // The session as protonctl lists it, its members described by `processes`.
 v1::Session ToProto(const Session& session, const registry::Directory& processes);
 
+// A window's summary as ListHistory and ListSessions answer it.
+v1::WindowSummary WindowSummaryToProto(const store::WindowSummaryRow& summary);
+
 class SessionTable {
  public:
   // The sessions `store` holds, running ones with their trees; ids go on after its largest.

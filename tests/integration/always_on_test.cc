@@ -12,6 +12,7 @@
 #include <thread>
 #include <vector>
 
+#include "absl/strings/str_cat.h"
 #include "client-lib/cpp/client.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
@@ -101,6 +102,20 @@ class AlwaysOnTest : public ::testing::Test {
     return windows;
   }
 
+  // The labels of a registered process's series in /metrics (docs/always-on.md, "Metrics").
+  std::string ProcessLabels(pid_t pid) {
+    auto processes = client_.ListProcesses();
+    EXPECT_TRUE(processes.ok()) << processes.status();
+    for (const v1::ProcessInfo& process :
+         processes.ok() ? processes->processes() : decltype(processes->processes()){}) {
+      if (process.pid() == static_cast<uint32_t>(pid)) {
+        return absl::StrCat("{pid=\"", pid, "\",command=\"", process.command(), "\",job=\"\"}");
+      }
+    }
+    ADD_FAILURE() << "pid " << pid << " is not registered";
+    return "";
+  }
+
   double Metric(const std::string& series) {
     const std::string answer =
         ExchangeOnLoopback(metrics_port_, "GET /metrics HTTP/1.1\r\nHost: localhost\r\n\r\n");
@@ -136,6 +151,12 @@ TEST_F(AlwaysOnTest, WindowsOpenEachPeriodAndAreStoppedSessionsWithRecords) {
   }
   EXPECT_GE(Metric("protond_always_on_windows_opened_total"), 3);
   EXPECT_EQ(Metric("protond_always_on_windows_skipped_total"), 0);
+  // Per process: its windows kept, none skipped, and its newest summarized window's GPU busy
+  // share, 0 with no GPU here (no top kernel: no series of its share).
+  const std::string labels = ProcessLabels(workload);
+  EXPECT_GE(Metric("protond_always_on_process_windows_stored" + labels), 2);
+  EXPECT_EQ(Metric("protond_always_on_process_windows_skipped_total" + labels), 0);
+  EXPECT_EQ(Metric("protond_always_on_last_window_gpu_busy_ratio" + labels), 0);
   const Completed sessions =
       RunToEnd({BinDir() + "/protonctl", "--socket", daemon_.socket(), "sessions"}, dir_);
   EXPECT_THAT(sessions.out, HasSubstr("ORIGIN"));
@@ -168,6 +189,7 @@ TEST_F(AlwaysOnTest, ASessionStartedByHandTakesTheProcesssWindowsAndTheyAreCount
     }
   }
   EXPECT_GE(Metric("protond_always_on_windows_skipped_total"), 2);
+  EXPECT_GE(Metric("protond_always_on_process_windows_skipped_total" + ProcessLabels(workload)), 2);
   // Windows come back once it has ended.
   std::this_thread::sleep_for(std::chrono::milliseconds(1500));
   bool after = false;

@@ -32,4 +32,15 @@ absl::StatusOr<v1::WindowSummary> SummarizeWindowTree(const v1::Tree& tree) {
   return summary;
 }
 
+WindowShares SharesOfWindow(const v1::WindowSummary& summary, double length_ns) {
+  WindowShares shares;
+  if (summary.top_kernel().empty()) return shares;  // no GPU work
+  const double gpu_capacity_ns = length_ns * std::max<uint32_t>(1, summary.gpus_used());
+  if (gpu_capacity_ns > 0) shares.gpu_busy = summary.gpu_time_ns() / gpu_capacity_ns;
+  if (summary.gpu_time_ns() > 0) {
+    shares.top_kernel_share = summary.top_kernel_time_ns() / summary.gpu_time_ns();
+  }
+  return shares;
+}
+
 }  // namespace protond::view
