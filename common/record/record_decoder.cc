@@ -3,6 +3,7 @@
 #include <cstring>
 
 #include "absl/strings/str_cat.h"
+#include "common/status/status_macros.h"
 
 namespace protond::record {
 namespace {
@@ -153,6 +154,38 @@ absl::Status DecodeBlobChunk(std::span<const uint8_t> bytes, Record& r) {
   return absl::OkStatus();
 }
 
+// A CollectiveRecord text field: printable ASCII up to its first zero, which must come within the
+// field, and zeros after it.
+absl::Status CheckCollectiveText(const char (&field)[kCollectiveTextBytes], const char* what) {
+  const std::string_view text(field, kCollectiveTextBytes);
+  const size_t end = text.find('\0');
+  if (end == std::string_view::npos) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("collective record's ", what, " has no terminating zero byte"));
+  }
+  for (size_t i = 0; i < text.size(); ++i) {
+    const auto c = static_cast<unsigned char>(text[i]);
+    if (i < end ? (c < 0x20 || c > 0x7e) : c != 0) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("collective record's ", what, " has byte ", static_cast<int>(c), " at ", i));
+    }
+  }
+  return absl::OkStatus();
+}
+
+absl::Status DecodeCollective(std::span<const uint8_t> bytes, Record& r) {
+  if (r.size_bytes != sizeof(CollectiveRecord)) return WrongSize(r, sizeof(CollectiveRecord));
+  if ((r.flags & ~kTimestampTsc) != 0) {
+    return absl::InvalidArgumentError(absl::StrCat("collective record has flags ", r.flags));
+  }
+  r.collective = Load<CollectiveRecord>(bytes, 0);
+  const CollectiveRecord& c = r.collective;
+  RETURN_IF_ERROR(CheckCollectiveText(c.op, "op"));
+  RETURN_IF_ERROR(CheckCollectiveText(c.datatype, "datatype"));
+  RETURN_IF_ERROR(CheckCollectiveText(c.algorithm, "algorithm"));
+  return CheckCollectiveText(c.protocol, "protocol");
+}
+
 absl::Status DecodeBody(std::span<const uint8_t> bytes, Record& r) {
   switch (r.kind) {
     case Kind::kThreadBegin:
@@ -197,6 +230,8 @@ absl::Status DecodeBody(std::span<const uint8_t> bytes, Record& r) {
       return DecodePcSample(bytes, r);
     case Kind::kBlobChunk:
       return DecodeBlobChunk(bytes, r);
+    case Kind::kCollective:
+      return DecodeCollective(bytes, r);
   }
   return absl::InternalError("unreachable record kind");
 }

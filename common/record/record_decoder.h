@@ -30,6 +30,9 @@ struct Record {
   DeviceInfoRecord device{};     // kDeviceInfo (aux is the device ordinal)
   PcSampleRecord pc_sample{};    // kPcSample
   BlobChunkRecord blob{};        // kBlobChunk (aux is the blob id)
+  // kCollective: its times are in `collective.start` and `.end` (the clock as flags say); each
+  // text field holds printable ASCII, zero-terminated within the field.
+  CollectiveRecord collective{};
   // kVectorMetric: its elements, count x 8 bytes of int64 or double (flags), unaligned
   std::span<const uint8_t> elements;
   bool unknown_kind = false;  // a kind newer than this decoder: skip it, count it

@@ -239,6 +239,73 @@ TEST(RecordDecoderTest, Malicious_PcSampleWithoutNamesOrWithFlagsIsRefused) {
   EXPECT_EQ(DecodeRecord(Bytes(flagged)).status().message(), "PC sample record has flags 2");
 }
 
+CollectiveRecord AllReduceRecord() {
+  CollectiveRecord c = MakeCollective(5, kTimestampTsc);
+  c.start = 1000;
+  c.end = 2500;
+  c.comm_hash = 0xabcdef0123456789;
+  c.seq = 41;
+  c.count = 1 << 20;
+  c.rank = 1;
+  c.nranks = 2;
+  SetCollectiveText("AllReduce", c.op);
+  SetCollectiveText("ncclFloat32", c.datatype);
+  SetCollectiveText("RING", c.algorithm);
+  SetCollectiveText("LL", c.protocol);
+  return c;
+}
+
+TEST(RecordDecoderTest, DecodesCollective) {
+  auto r = DecodeRecord(Bytes(AllReduceRecord()));
+  ASSERT_TRUE(r.ok()) << r.status();
+  EXPECT_EQ(r->kind, Kind::kCollective);
+  EXPECT_EQ(r->aux, 5u);
+  EXPECT_EQ(r->flags, kTimestampTsc);
+  const CollectiveRecord& c = r->collective;
+  EXPECT_EQ(c.start, 1000u);
+  EXPECT_EQ(c.end, 2500u);
+  EXPECT_EQ(c.comm_hash, 0xabcdef0123456789u);
+  EXPECT_EQ(c.seq, 41u);
+  EXPECT_EQ(c.count, 1u << 20);
+  EXPECT_EQ(c.rank, 1u);
+  EXPECT_EQ(c.nranks, 2u);
+  EXPECT_STREQ(c.op, "AllReduce");
+  EXPECT_STREQ(c.datatype, "ncclFloat32");
+  EXPECT_STREQ(c.algorithm, "RING");
+  EXPECT_STREQ(c.protocol, "LL");
+}
+
+TEST(RecordDecoderTest, CollectiveTextsAreCutToTheirField) {
+  CollectiveRecord c = AllReduceRecord();
+  SetCollectiveText("a_name_much_longer_than_sixteen_bytes", c.algorithm);
+  auto r = DecodeRecord(Bytes(c));
+  ASSERT_TRUE(r.ok()) << r.status();
+  EXPECT_STREQ(r->collective.algorithm, "a_name_much_lon");
+}
+
+TEST(RecordDecoderTest, Malicious_CollectiveWithBadFieldsIsRefused) {
+  CollectiveRecord unterminated = AllReduceRecord();
+  std::memset(unterminated.op, 'A', sizeof(unterminated.op));
+  EXPECT_EQ(DecodeRecord(Bytes(unterminated)).status().message(),
+            "collective record's op has no terminating zero byte");
+  CollectiveRecord control = AllReduceRecord();
+  control.datatype[2] = '\x1b';
+  EXPECT_EQ(DecodeRecord(Bytes(control)).status().message(),
+            "collective record's datatype has byte 27 at 2");
+  CollectiveRecord after_zero = AllReduceRecord();
+  after_zero.protocol[10] = 'x';
+  EXPECT_EQ(DecodeRecord(Bytes(after_zero)).status().message(),
+            "collective record's protocol has byte 120 at 10");
+  CollectiveRecord flagged = AllReduceRecord();
+  flagged.header.flags = 2;
+  EXPECT_EQ(DecodeRecord(Bytes(flagged)).status().message(), "collective record has flags 2");
+  auto short_bytes = Bytes(AllReduceRecord());
+  short_bytes[2] = 112;
+  short_bytes.resize(112);
+  EXPECT_EQ(DecodeRecord(short_bytes).status().message(),
+            "record kind 19 has size 112, expected 120");
+}
+
 TEST(RecordDecoderTest, DecodesBlobChunk) {
   const std::vector<uint8_t> bytes = testing::BlobChunk(5, 100, 96, "abcd");
   auto r = DecodeRecord(bytes);  // its name points into `bytes`

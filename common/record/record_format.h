@@ -41,6 +41,8 @@
 //                                    element-wise; flags = NameClass kInt64VectorMetric or
 //                                    kDoubleVectorMetric; 1 <= count <= kMaxVectorMetricElements
 //                                    (v9)
+//   kCollective    aux=context_id    CollectiveRecord: one NCCL collective call of the process,
+//                                    from NCCL's profiler plugin; flags as kScopeEnter (v10)
 //
 // Context ids name interned scope paths: context 0 is ROOT and is never defined; every other id
 // is defined (kContextDef) in a lane before that lane first uses it. Name ids (metrics, states,
@@ -48,6 +50,7 @@
 #ifndef PROTOND_COMMON_RECORD_RECORD_FORMAT_H_
 #define PROTOND_COMMON_RECORD_RECORD_FORMAT_H_
 
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
@@ -55,10 +58,10 @@
 
 namespace protond::record {
 
-inline constexpr uint32_t kRecordFormatVersion = 9;
+inline constexpr uint32_t kRecordFormatVersion = 10;
 // The oldest format the daemon still reads: format 7 is format 8 without TSC timestamps (every
 // timestamp is CLOCK_MONOTONIC ns) and without kClockSync; format 8 is format 9 without
-// kVectorMetric and its name classes.
+// kVectorMetric and its name classes; format 9 is format 10 without kCollective.
 inline constexpr uint32_t kOldestReadableRecordFormatVersion = 7;
 inline constexpr size_t kHeaderBytes = 8;
 inline constexpr size_t kAlignment = 8;
@@ -85,10 +88,11 @@ enum class Kind : uint8_t {
   kBlobChunk = 16,
   kClockSync = 17,
   kVectorMetric = 18,
+  kCollective = 19,
 };
-inline constexpr uint8_t kMaxKnownKind = 18;
+inline constexpr uint8_t kMaxKnownKind = 19;
 
-// The flags of kScopeEnter, kScopeExit, kStateEnter and kStateExit (v8).
+// The flags of kScopeEnter, kScopeExit, kStateEnter and kStateExit (v8), and of kCollective (v10).
 enum TimestampFlags : uint8_t {
   // The timestamp is a TSC value, converted by the daemon with the process's kClockSync pairs;
   // without it, CLOCK_MONOTONIC ns. A process uses one clock for all its records.
@@ -259,6 +263,31 @@ struct BlobChunkRecord {
   uint32_t chunk_bytes;  // at most kMaxBlobChunkBytes; the bytes follow, zero-padded
 };
 static_assert(sizeof(BlobChunkRecord) == 24);
+
+// kCollective (v10): one call of an NCCL collective, as NCCL's profiler plugin reported it to the
+// shim. aux is the context it was called from (the calling thread's innermost scope); the flags
+// say the clock of `start` and `end`, as for kScopeEnter. The texts are NCCL's own words, cut to
+// kCollectiveTextBytes - 1 bytes and zero-padded ("AllReduce", "ncclFloat32", "RING", "LL");
+// the daemon accepts printable ASCII only. `seq` numbers the communicator's collective calls as
+// this process's plugin saw them from the communicator's creation, so that the same call has the
+// same number on every rank.
+inline constexpr size_t kCollectiveTextBytes = 16;
+struct CollectiveRecord {
+  Header header;
+  uint64_t start;      // when NCCL began the call on this rank (its task started on the host)
+  uint64_t end;        // when NCCL ended it on the host: after launching its kernel
+  uint64_t comm_hash;  // NCCL's commHash: the same on every rank of the communicator
+  uint64_t seq;
+  uint64_t count;  // elements, as the call gave them (per rank for AllGather, ReduceScatter)
+  uint32_t rank;   // in the communicator
+  uint32_t nranks;
+  char op[kCollectiveTextBytes];  // NCCL's function name: "AllReduce"
+  char datatype[kCollectiveTextBytes];
+  char algorithm[kCollectiveTextBytes];
+  char protocol[kCollectiveTextBytes];
+};
+static_assert(sizeof(CollectiveRecord) == 120 && offsetof(CollectiveRecord, op) == 56 &&
+              offsetof(CollectiveRecord, protocol) == 104);
 
 // BlobClass::kInstrumentationBuffer: the intra-kernel profile buffer of one kernel launch, copied
 // out of the GPU after it, as the instrumented kernel wrote it. The blob is this header, the ids
@@ -448,6 +477,20 @@ inline size_t EncodeDeviceInfo(uint32_t device_id, DeviceInfoRecord device, std:
   std::memcpy(out, &device, sizeof(device));
   std::memcpy(out + sizeof(device), name.data(), name.size());
   return size;
+}
+
+// Copies `text` into a CollectiveRecord text field: at most kCollectiveTextBytes - 1 bytes, the
+// rest zeros.
+inline void SetCollectiveText(std::string_view text, char (&field)[kCollectiveTextBytes]) {
+  std::memset(field, 0, kCollectiveTextBytes);
+  std::memcpy(field, text.data(), std::min(text.size(), kCollectiveTextBytes - 1));
+}
+
+// `flags` is 0 (CLOCK_MONOTONIC ns) or kTimestampTsc. Texts are set with SetCollectiveText.
+inline CollectiveRecord MakeCollective(uint32_t context_id, uint8_t flags) {
+  CollectiveRecord collective{};
+  collective.header = MakeHeader(Kind::kCollective, flags, sizeof(CollectiveRecord), context_id);
+  return collective;
 }
 
 inline PcSampleRecord MakePcSample(uint32_t context_id, uint32_t kernel_name_id,

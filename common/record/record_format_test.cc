@@ -40,6 +40,34 @@ TEST(RecordFormatTest, ClockSyncGoldenBytes) {
                                          0x18, 0x17, 0x16, 0x15, 0x14, 0x13, 0x12, 0x11})));
 }
 
+TEST(RecordFormatTest, CollectiveGoldenBytes) {
+  CollectiveRecord c = MakeCollective(3, kTimestampTsc);
+  c.start = 1;
+  c.end = 2;
+  c.comm_hash = 0x0102030405060708;
+  c.seq = 4;
+  c.count = 5;
+  c.rank = 6;
+  c.nranks = 7;
+  SetCollectiveText("AllReduce", c.op);
+  SetCollectiveText("ncclFloat32", c.datatype);
+  SetCollectiveText("RING", c.algorithm);
+  SetCollectiveText("LL", c.protocol);
+  std::vector<uint8_t> expected = Expected({19, 1, 120, 0, 3, 0, 0, 0,  //
+                                            1,  0, 0,   0, 0, 0, 0, 0,  //
+                                            2,  0, 0,   0, 0, 0, 0, 0,  //
+                                            8,  7, 6,   5, 4, 3, 2, 1,  //
+                                            4,  0, 0,   0, 0, 0, 0, 0,  //
+                                            5,  0, 0,   0, 0, 0, 0, 0,  //
+                                            6,  0, 0,   0, 7, 0, 0, 0});
+  for (std::string_view text : {"AllReduce", "ncclFloat32", "RING", "LL"}) {
+    std::vector<uint8_t> field(kCollectiveTextBytes, 0);
+    std::copy(text.begin(), text.end(), field.begin());
+    expected.insert(expected.end(), field.begin(), field.end());
+  }
+  EXPECT_THAT(Bytes(c), ElementsAreArray(expected));
+}
+
 TEST(RecordFormatTest, SessionBeginGoldenBytes) {
   EXPECT_THAT(Bytes(MakeSessionBegin(42)),
               ElementsAreArray(Expected({1, 0, 16, 0, 0, 0, 0, 0, 42, 0, 0, 0, 0, 0, 0, 0})));
