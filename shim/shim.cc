@@ -31,6 +31,7 @@
 #include "shim/front/core_api.h"
 #include "shim/gpu/gpu_tracing.h"
 #include "shim/loading/env_number.h"
+#include "shim/nccl/collective_plugin.h"
 #ifdef PROTOND_HAS_NVTX
 #include "shim/nvtx/nvtx_ranges.h"
 #endif
@@ -44,6 +45,9 @@ namespace {
 
 // What the daemon's pushed commands call (defined below, with the session calls).
 extern const ProtondControlCommands kPushedCommands;
+
+// The running shim's recorder; nullptr before the shim starts (defined below).
+Recorder* ActiveRecorder();
 
 struct Shim {
   Shim(ring::WritableRegion r, uint64_t session_id)
@@ -221,6 +225,7 @@ bool StartShim(const ProtondShimCoreStart& start, std::string* error) {
     if (!paused) shim->recorder.StartRecording(session_id);
   }
   g_shim.store(shim);
+  SetCollectiveRecorder(&ActiveRecorder);
   if (session_id != 0 && !paused) shim->gpu.SessionStarted(session_mode);
   pthread_atfork(nullptr, nullptr, DisableInForkedChild);
   std::atexit(WaitForDaemonAtExit);
@@ -661,6 +666,7 @@ const ProtondShimCore kCore = {
     PROTOND_SHIM_CALLS(PROTOND_SHIM_CALL_ENTRY).protond_last_error = &::protond_last_error,
     .initialize_cuda_injection = &InitializeCudaInjection,
     .initialize_nvtx_injection = &InitializeNvtxInjection,
+    .nccl_profiler_v5 = CollectivePluginV5(),
 };
 #undef PROTOND_SHIM_CALL_ENTRY
 

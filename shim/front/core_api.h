@@ -17,6 +17,7 @@
 #include <stdint.h>
 
 #include "protond/shim.h"
+#include "shim/nccl/nccl_profiler_abi.h"
 
 #define PROTOND_SHIM_CALLS(X)                                                                      \
   X(protond_result, protond_scope_enter, (const char* name), (name), PROTOND_INACTIVE)             \
@@ -82,13 +83,15 @@ typedef const void* (*protond_nvtx_get_export_table)(uint32_t export_table_id);
   type(*name) parameters;
 
 // What the core gives the front: its ABI version (the front refuses a core built for another) and
-// a function per call, plus the entry points of the injections and the last error.
+// a function per call, plus the entry points of the injections, NCCL's profiler plugin and the
+// last error.
 typedef struct ProtondShimCore {
   int abi_version;
   PROTOND_SHIM_CALLS(PROTOND_SHIM_CALL_FIELD)
   const char* (*protond_last_error)(void);
   int (*initialize_cuda_injection)(void);
   int (*initialize_nvtx_injection)(protond_nvtx_get_export_table get_export_table);
+  const protond_nccl_profiler_v5* nccl_profiler_v5;
 } ProtondShimCore;
 
 #undef PROTOND_SHIM_CALL_FIELD

@@ -160,11 +160,14 @@ bool ResolveOwnPath() {
 
 // CUDA loads its injection library at initialization and calls InitializeInjection: that is how
 // the shim learns that the process uses CUDA. NVTX likewise loads its injection at the first NVTX
-// call. Another tool's injection is kept. setenv races with getenv on other threads, so only a
-// front loaded at start-up (preloaded or linked: no thread yet) sets them.
+// call, and NCCL its profiler plugin. Another tool's injection or plugin is kept. setenv races with
+// getenv on other threads, so only a front loaded at start-up (preloaded or linked: no thread yet)
+// sets them.
 void SetInjectionVariables() {
   if (!__libc_single_threaded) return;
   setenv("CUDA_INJECTION64_PATH", g_front_path, /*overwrite=*/0);
+  // NCCL loads its profiler plugin (ncclProfiler_v5, below) at each communicator's creation.
+  setenv("NCCL_PROFILER_PLUGIN", g_front_path, /*overwrite=*/0);
 #ifdef PROTOND_HAS_NVTX
   if (NvtxRangesEnabled()) setenv("NVTX_INJECTION64_PATH", g_front_path, /*overwrite=*/0);
 #endif
@@ -246,3 +249,52 @@ PROTOND_FRONT_EXPORT int InitializeInjectionNvtx2(protond_nvtx_get_export_table 
   const ProtondShimCore* core = Core();
   return core != nullptr ? core->initialize_nvtx_injection(get_export_table) : 1;
 }
+
+// NCCL's profiler plugin (shim/nccl/collective_plugin.h), forwarded to the core. A communicator
+// whose init found no core gets no context and asks for no events; the others' calls come with
+// the core's context, so the core is loaded.
+namespace {
+
+protond_nccl_result NcclInit(void** context, uint64_t comm_hash, int* activation_mask,
+                             const char* comm_name, int nodes, int nranks, int rank,
+                             protond_nccl_logger logger) {
+  const ProtondShimCore* core = Core();
+  if (core == nullptr) {
+    *context = nullptr;
+    *activation_mask = 0;
+    return PROTOND_NCCL_SUCCESS;
+  }
+  return core->nccl_profiler_v5->init(context, comm_hash, activation_mask, comm_name, nodes, nranks,
+                                      rank, logger);
+}
+
+inline const protond_nccl_profiler_v5* LoadedPlugin() {
+  return protond::shim::g_core.load(std::memory_order_acquire)->nccl_profiler_v5;
+}
+
+protond_nccl_result NcclStartEvent(void* context, void** event, protond_nccl_event_v5* descr) {
+  if (context == nullptr) {
+    *event = nullptr;
+    return PROTOND_NCCL_SUCCESS;
+  }
+  return LoadedPlugin()->start_event(context, event, descr);
+}
+
+protond_nccl_result NcclStopEvent(void* event) {
+  return event != nullptr ? LoadedPlugin()->stop_event(event) : PROTOND_NCCL_SUCCESS;
+}
+
+protond_nccl_result NcclRecordEventState(void* event, int state, void* state_args) {
+  return event != nullptr ? LoadedPlugin()->record_event_state(event, state, state_args)
+                          : PROTOND_NCCL_SUCCESS;
+}
+
+protond_nccl_result NcclFinalize(void* context) {
+  return context != nullptr ? LoadedPlugin()->finalize(context) : PROTOND_NCCL_SUCCESS;
+}
+
+}  // namespace
+
+PROTOND_FRONT_EXPORT const protond_nccl_profiler_v5 ncclProfiler_v5 = {
+    "protond", &NcclInit, &NcclStartEvent, &NcclStopEvent, &NcclRecordEventState, &NcclFinalize,
+};

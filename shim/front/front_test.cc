@@ -82,6 +82,21 @@ TEST_F(FrontTest, AForkedChildKeepsTheCoreItsParentLoaded) {
 }
 
 // A front without its core beside it: one line on stderr, and the program runs on unharmed.
+TEST_F(FrontTest, NcclFindsItsProfilerPluginInTheFrontWhichLoadsTheCore) {
+  const Completed probe = Probe({"--nccl"});
+  EXPECT_EQ(probe.exit_code, 0) << probe.err;
+  EXPECT_THAT(probe.out, HasSubstr("/libprotond_shim.so\n"));
+  EXPECT_THAT(probe.out, HasSubstr("nccl init: 0, mask 2\n"));  // collectives only
+  EXPECT_THAT(probe.out, HasSubstr("core: yes"));
+}
+
+TEST_F(FrontTest, AProgramsOwnNcclPluginChoiceIsKept) {
+  const Completed probe = Probe({"--nccl"}, {{"NCCL_PROFILER_PLUGIN", "none"}});
+  EXPECT_EQ(probe.exit_code, 0) << probe.err;
+  EXPECT_THAT(probe.out, HasSubstr("nccl plugin: none\n"));
+  EXPECT_THAT(probe.out, HasSubstr("core: no"));
+}
+
 TEST_F(FrontTest, AMissingCoreTurnsProfilingOffWithOneLine) {
   const std::string lonely = dir_ + "/lonely";
   std::filesystem::create_directory(lonely);

@@ -140,11 +140,15 @@ bool PrepareLane(ring::WritableRegion& region, uint32_t tid, SlotLane& l, uint64
   return true;
 }
 
-// Before a timed record: a clock pair when its timestamp is from the TSC and the lane has had
-// none in this session, or none for kClockSyncTicks. False when the pair did not fit.
+// Before a record with timestamps: a clock pair when they are from the TSC and the lane has had
+// none in this session, or none for kClockSyncTicks before `latest`, the record's last
+// timestamp. False when the pair did not fit.
+inline bool SyncClock(SlotLane& l, uint8_t flags, uint64_t latest) {
+  if ((flags & record::kTimestampTsc) == 0) return true;
+  return latest < l.next_clock_sync || AppendClockSync(l);
+}
 inline bool SyncClock(SlotLane& l, const record::TimedRecord& timed) {
-  if ((timed.header.flags & record::kTimestampTsc) == 0) return true;
-  return timed.timestamp < l.next_clock_sync || AppendClockSync(l);
+  return SyncClock(l, timed.header.flags, timed.timestamp);
 }
 
 // The session's problems say which scope name was cut: its tree shows the cut name.
@@ -227,6 +231,8 @@ protond_result WriteRecord(Recorder& recorder, ThreadRecorder& t, uint32_t slot,
   }
   if constexpr (std::is_same_v<Record, record::TimedRecord>) {
     defined = defined && SyncClock(l, record);
+  } else if constexpr (std::is_same_v<Record, record::CollectiveRecord>) {
+    defined = defined && SyncClock(l, record.header.flags, record.end);
   }
   if (!defined) {
     l.lane.CountDropped();
@@ -682,6 +688,23 @@ void Recorder::ApiCallReturned(bool kernel_launch) {
 uint32_t Recorder::CurrentContext() {
   ThreadRecorder& t = ThisThread();
   return t.launch_context != 0 ? t.launch_context : LaunchParent(t, /*in_api_call=*/true);
+}
+
+record::CollectiveRecord Recorder::BeginCollective() {
+  ThreadRecorder& t = ThisThread();
+  const uint32_t context =
+      t.launch_context != 0 ? t.launch_context : LaunchParent(t, /*in_api_call=*/false);
+  record::CollectiveRecord collective = record::MakeCollective(context, TimestampFlags());
+  collective.start = Now();
+  return collective;
+}
+
+protond_result Recorder::EndCollective(record::CollectiveRecord& collective) {
+  collective.end = Now();
+  ThreadRecorder& t = ThisThread();
+  return ForEachSession(slot_mask_, [&](uint32_t slot, uint64_t session) {
+    return WriteRecord(*this, t, slot, session, collective.header.aux, {}, collective);
+  });
 }
 
 protond_result Recorder::WriteGpuActivity(const record::GpuActivityRecord& activity,

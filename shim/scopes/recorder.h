@@ -90,6 +90,14 @@ class Recorder {
   // the context `provider` returns instead of the scope stack. nullptr turns it off. Any thread.
   void SetContextProvider(protond_context_provider provider);
 
+  // NCCL's profiler plugin (shim/nccl): a collective call begins on the calling thread. Returns
+  // its record with the context that GPU work launched now would go to, the clock's flags and
+  // the start time; the plugin fills in the call's fields.
+  record::CollectiveRecord BeginCollective();
+  // The call ended (on any thread): stamps the end and writes the record into every session
+  // recording now.
+  protond_result EndCollective(record::CollectiveRecord& collective);
+
   // For the GPU tracer (shim/gpu/gpu_api.h), inside a CUDA call: where the calling thread's GPU
   // work goes (its open launch frame, else the context provider's answer, asked once per call
   // until ApiCallReturned, else its innermost scope), and writing

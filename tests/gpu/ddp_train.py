@@ -5,7 +5,8 @@ under `protonctl run --data trace`).
 
 Usage: torchrun --nproc_per_node 2 tests/gpu/ddp_train.py [PROTON_DIR]
 
-With PROTON_DIR, each rank records its steps with `import protond.profiler as proton`: start()
+Each rank prints "RATE R STEPS_PER_S" for its timed steps (bench/nccl_plugin_cost.py reads rank
+0's). With PROTON_DIR, each rank records its steps with `import protond.profiler as proton`: start()
 into PROTON_DIR/rankR after 3 warm-up steps, the steps in scopes train/step, then finalize(), and
 prints "RESULT R {"finalize_ms": ...}". Without it, nothing is imported from protond: the steps
 run plainly (warm-up included).
@@ -72,11 +73,13 @@ def main():
         import protond.profiler as proton
         proton.start(os.path.join(proton_dir, f"rank{rank}"))
     scope = proton.scope if proton else (lambda name: contextlib.nullcontext())
+    begin = time.perf_counter()
     with scope("train"):
         for _ in range(steps):
             with scope("step"):
                 train_step()
     torch.cuda.synchronize()
+    print(f"RATE {rank} {steps / (time.perf_counter() - begin):.3f}", flush=True)
     if proton:
         begin = time.perf_counter()
         proton.finalize()

@@ -15,7 +15,7 @@
 extern "C" {
 #endif
 
-#define PROTOND_SHIM_ABI_VERSION 10
+#define PROTOND_SHIM_ABI_VERSION 11
 
 typedef enum protond_result {
   PROTOND_OK = 0,
