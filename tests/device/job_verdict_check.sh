@@ -1,10 +1,12 @@
 #!/usr/bin/env bash
-# GPU check of `protonctl job` (issue 32, before the NCCL profiler plugin) with a bundle
-# (scripts/bundle.sh) on a machine with two GPUs: a DDP job of two ranks (tests/gpu/ddp_train.py:
-# the tiny GPT-2, random init, AdamW, 30 steps, one all-reduce per step) under
-# `protonctl run --data trace`, once with rank 1 sleeping 10 ms before each step and once without.
-# Checks: with the delay, the verdict names rank 1, late by 10 ms within 20%; without it, no rank
-# is named. The exit code is 1 when any check failed (tests/device/lib.sh).
+# GPU check of `protonctl job` (issue 32) with a bundle (scripts/bundle.sh) on a machine with two
+# GPUs: a DDP job of two ranks (tests/gpu/ddp_train.py: the tiny GPT-2, random init, AdamW, 30
+# steps, one all-reduce per step), once with rank 1 sleeping 10 ms before each step and once
+# without, each recorded two ways: a tree session, whose collectives come from NCCL's profiler
+# plugin in the shim, and `--data trace` with NCCL_PROFILER_PLUGIN=none, where `protonctl job`
+# matches NCCL's kernels in launch order. Checks: with the delay, the verdict names rank 1, late
+# by 10 ms within 20%; without it, no rank is named; the plugin's report says it came from the
+# plugin. The exit code is 1 when any check failed (tests/device/lib.sh).
 # Usage: tests/device/job_verdict_check.sh [BUNDLE_DIR]
 set -uo pipefail
 # shellcheck source-path=SCRIPTDIR source=lib.sh
@@ -15,15 +17,20 @@ gpus=$(nvidia-smi -L 2>/dev/null | grep -c '^GPU ')
 start_daemon
 torchrun=$(command -v torchrun || echo torchrun)
 
-# run_job NAME DELAY_MS: the DDP job in a trace session named NAME, rank 1 sleeping DELAY_MS
-# before each step; then `protonctl job` of it, kept in $work/NAME.job.
+# run_job NAME DELAY_MS HOW: the DDP job in a session named NAME, rank 1 sleeping DELAY_MS
+# before each step, recorded HOW: "plugin" (a tree session; the shim's NCCL plugin records the
+# collectives) or "kernels" (a trace session without the plugin); then `protonctl job` of it,
+# kept in $work/NAME.job.
 run_job() {
-  local name=$1 delay_ms=$2
-  echo "== $name: torchrun --nproc_per_node 2, rank 1 sleeps $delay_ms ms before each step"
+  local name=$1 delay_ms=$2 how=$3
+  local recording=(--name "$name")
+  local plugin=()
+  [ "$how" = kernels ] && recording+=(--data trace) && plugin=(NCCL_PROFILER_PLUGIN=none)
+  echo "== $name: torchrun --nproc_per_node 2, rank 1 sleeps $delay_ms ms before each step ($how)"
   check "$name: the job" env PYTHONPATH="$bundle/python" PROTOND_TEST_MODEL=tiny \
     PROTOND_TEST_STEPS=30 PROTOND_TEST_SYNC_EACH_STEP=1 PROTOND_TEST_DELAY_RANK=1 \
-    PROTOND_TEST_DELAY_MS="$delay_ms" \
-    "${ctl[@]}" run --name "$name" --data trace -- \
+    PROTOND_TEST_DELAY_MS="$delay_ms" "${plugin[@]}" \
+    "${ctl[@]}" run "${recording[@]}" -- \
     "$torchrun" --nproc_per_node 2 "$here/tests/gpu/ddp_train.py"
   find_session "$name"
   echo "== protonctl job $session"
@@ -44,15 +51,20 @@ expect_lateness() {
   fi
 }
 
-run_job job_delayed 10
-expect_line "delayed: rank 1 is named late" "$work/job_delayed.job" \
-  '^rank 1 \(pid [0-9]+, .*\) arrives last at [0-9]+ of [0-9]+ '
-expect_lateness "delayed: lateness within 20% of 10 ms" "$work/job_delayed.job" 8 12
+for how in plugin kernels; do
+  run_job "${how}_delayed" 10 "$how"
+  expect_line "$how, delayed: rank 1 is named late" "$work/${how}_delayed.job" \
+    '^rank 1 \(pid [0-9]+, .*\) arrives last at [0-9]+ of [0-9]+ '
+  expect_lateness "$how, delayed: lateness within 20% of 10 ms" "$work/${how}_delayed.job" 8 12
 
-run_job job_undelayed 0
-expect_line "undelayed: no rank is named late" "$work/job_undelayed.job" '^no rank is late: '
-if grep -Eq '^rank [0-9]+ \(pid ' "$work/job_undelayed.job"; then
-  fail "undelayed: a rank is named late"
-fi
+  run_job "${how}_undelayed" 0 "$how"
+  expect_line "$how, undelayed: no rank is named late" "$work/${how}_undelayed.job" \
+    '^no rank is late: '
+  if grep -Eq '^rank [0-9]+ \(pid ' "$work/${how}_undelayed.job"; then
+    fail "$how, undelayed: a rank is named late"
+  fi
+done
+expect_line "plugin: the report says its records came from NCCL's profiler plugin" \
+  "$work/plugin_delayed.job" "profiler plugin"
 
 finish

@@ -5,9 +5,6 @@
 // and both end together, 1 ms after rank 1 started (as rank 0 waits for it inside the kernel).
 //
 //   nccl_kernels_workload DELAY_MS CALLS
-#include <spawn.h>
-#include <sys/wait.h>
-#include <time.h>
 #include <unistd.h>
 
 #include <cstdio>
@@ -18,21 +15,14 @@
 #include "common/record/record_format.h"
 #include "protond/shim.h"
 #include "tests/integration/own_region.h"
-
-extern char** environ;
+#include "tests/integration/two_ranks.h"
 
 namespace {
 
-constexpr uint64_t kMs = 1'000'000;
+using protond::testing::kMs;
 constexpr uint32_t kKernelNameId = 1000;  // apart from the shim's, which count up from 1
 constexpr char kKernelName[] =
     "_Z39ncclDevKernel_AllReduce_Sum_f32_RING_LL24ncclDevKernelArgsStorageILm4096EE";
-
-uint64_t MonotonicNs() {
-  timespec now{};
-  clock_gettime(CLOCK_MONOTONIC, &now);
-  return static_cast<uint64_t>(now.tv_sec) * 1'000'000'000 + static_cast<uint64_t>(now.tv_nsec);
-}
 
 int RunRank(int rank, uint64_t base_ns, uint64_t delay_ns, int calls) {
   void* region = protond::testing::MapOwnRegion();
@@ -66,30 +56,6 @@ int RunRank(int rank, uint64_t base_ns, uint64_t delay_ns, int calls) {
   return written ? 0 : 1;
 }
 
-// Both ranks, with the same base time so that their kernels' ends agree.
-int RunLauncher(char** argv) {
-  const std::string base = "PROTOND_TEST_BASE_NS=" + std::to_string(MonotonicNs());
-  std::vector<pid_t> ranks;
-  for (const char* rank : {"RANK=0", "RANK=1"}) {
-    std::vector<char*> env;
-    for (char** e = environ; *e != nullptr; ++e) env.push_back(*e);
-    env.push_back(const_cast<char*>(rank));
-    env.push_back(const_cast<char*>(base.c_str()));
-    env.push_back(nullptr);
-    pid_t pid = 0;
-    if (posix_spawn(&pid, "/proc/self/exe", nullptr, nullptr, argv, env.data()) != 0) return 1;
-    ranks.push_back(pid);
-  }
-  int failed = 0;
-  for (pid_t pid : ranks) {
-    int status = 0;
-    if (waitpid(pid, &status, 0) != pid || !WIFEXITED(status) || WEXITSTATUS(status) != 0) {
-      ++failed;
-    }
-  }
-  return failed == 0 ? 0 : 1;
-}
-
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -97,9 +63,8 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "usage: nccl_kernels_workload DELAY_MS CALLS\n");
     return 2;
   }
-  const char* rank = std::getenv("RANK");
-  const char* base = std::getenv("PROTOND_TEST_BASE_NS");
-  if (rank == nullptr || base == nullptr) return RunLauncher(argv);
-  return RunRank(std::atoi(rank), std::strtoull(base, nullptr, 10),
-                 std::strtoull(argv[1], nullptr, 10) * kMs, std::atoi(argv[2]));
+  int rank = 0;
+  uint64_t base_ns = 0;
+  if (!protond::testing::RankOfJob(&rank, &base_ns)) return protond::testing::RunBothRanks(argv);
+  return RunRank(rank, base_ns, std::strtoull(argv[1], nullptr, 10) * kMs, std::atoi(argv[2]));
 }

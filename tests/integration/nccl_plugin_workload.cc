@@ -1,0 +1,82 @@
+// A two-rank NCCL job as NCCL's profiler plugin sees it, without a GPU or NCCL: started with no
+// RANK, it starts itself twice, as RANK=0 and RANK=1 of the job (two_ranks.h). Each rank does what
+// NCCL does with NCCL_PROFILER_PLUGIN: loads the library it names (the shim's front, which set it),
+// takes its ncclProfiler_v5, creates one communicator of two ranks, and makes CALLS AllReduce calls
+// of 2^18 float32 elements (RING, LL) inside a scope "step", 20 ms apart: rank 1 starts each
+// DELAY_MS later, and both end together, 1 ms after rank 1 started.
+//
+//   nccl_plugin_workload DELAY_MS CALLS
+#include <dlfcn.h>
+#include <time.h>
+
+#include <cstdio>
+#include <cstdlib>
+
+#include "protond/shim.h"
+#include "shim/nccl/nccl_profiler_abi.h"
+#include "tests/integration/two_ranks.h"
+
+namespace {
+
+using protond::testing::kMs;
+constexpr uint64_t kCommHash = 0x7e57c0111ec71fe5;
+
+void SleepUntil(uint64_t monotonic_ns) {
+  const timespec until{static_cast<time_t>(monotonic_ns / 1'000'000'000),
+                       static_cast<long>(monotonic_ns % 1'000'000'000)};
+  clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &until, nullptr);
+}
+
+const protond_nccl_profiler_v5* LoadPlugin() {
+  const char* path = std::getenv("NCCL_PROFILER_PLUGIN");
+  void* library = path != nullptr ? dlopen(path, RTLD_NOW | RTLD_LOCAL) : nullptr;
+  return library != nullptr
+             ? static_cast<const protond_nccl_profiler_v5*>(dlsym(library, "ncclProfiler_v5"))
+             : nullptr;
+}
+
+int RunRank(int rank, uint64_t base_ns, uint64_t delay_ns, int calls) {
+  const protond_nccl_profiler_v5* plugin = LoadPlugin();
+  void* communicator = nullptr;
+  int mask = 0;
+  if (plugin == nullptr ||
+      plugin->init(&communicator, kCommHash, &mask, "job", 1, 2, rank, nullptr) != 0) {
+    std::fprintf(stderr, "nccl_plugin_workload: rank %d found no profiler plugin\n", rank);
+    return 1;
+  }
+  protond_scope_enter("step");
+  for (int call = 0; call < calls; ++call) {
+    const uint64_t call_ns = base_ns + static_cast<uint64_t>(call) * 20 * kMs;
+    SleepUntil(call_ns + static_cast<uint64_t>(rank) * delay_ns);
+    protond_nccl_event_v5 descr{};
+    descr.type = PROTOND_NCCL_PROFILE_COLL;
+    descr.rank = rank;
+    descr.u.coll.seq_number = static_cast<uint64_t>(call);
+    descr.u.coll.func = "AllReduce";
+    descr.u.coll.count = 1 << 18;
+    descr.u.coll.datatype = "ncclFloat32";
+    descr.u.coll.algorithm = "RING";
+    descr.u.coll.protocol = "LL";
+    void* event = nullptr;
+    plugin->start_event(communicator, &event, &descr);
+    SleepUntil(call_ns + delay_ns + kMs);
+    plugin->stop_event(event);
+  }
+  protond_scope_exit("step");
+  plugin->finalize(communicator);
+  std::printf("nccl_plugin_workload: rank %d done (activation mask %d)\n", rank, mask);
+  return 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  if (argc != 3) {
+    std::fprintf(stderr, "usage: nccl_plugin_workload DELAY_MS CALLS\n");
+    return 2;
+  }
+  int rank = 0;
+  uint64_t base_ns = 0;
+  if (!protond::testing::RankOfJob(&rank, &base_ns)) return protond::testing::RunBothRanks(argv);
+  return RunRank(rank, base_ns, std::strtoull(argv[1], nullptr, 10) * kMs, std::atoi(argv[2]));
+}
