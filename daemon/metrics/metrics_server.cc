@@ -17,6 +17,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/string_view.h"
 #include "absl/strings/strip.h"
+#include "common/net/listen_socket.h"
 
 namespace protond::metrics {
 namespace {
@@ -102,58 +103,6 @@ std::string AnswerTo(absl::string_view head_untrusted, const MetricsServer::Rend
   return Response("200 OK", "text/plain; version=0.0.4; charset=utf-8", render());
 }
 
-// Splits HOST:PORT (HOST maybe in brackets) and checks the port.
-absl::Status SplitListen(const std::string& listen, std::string& host, std::string& port) {
-  const size_t colon = listen.rfind(':');
-  int number = -1;
-  if (colon == std::string::npos || colon == 0 ||
-      !absl::SimpleAtoi(listen.substr(colon + 1), &number) || number < 0 || number > 65535) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("--metrics-listen ", listen, " is not HOST:PORT (such as 127.0.0.1:9464)"));
-  }
-  absl::string_view bare = absl::string_view(listen).substr(0, colon);
-  if (absl::ConsumePrefix(&bare, "[") && !absl::ConsumeSuffix(&bare, "]")) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("--metrics-listen ", listen, " has a '[' without its ']'"));
-  }
-  host = std::string(bare);
-  port = std::to_string(number);
-  return absl::OkStatus();
-}
-
-// A listening socket at `listen`, or an error that names it.
-absl::StatusOr<int> Listen(const std::string& address) {
-  std::string host, port;
-  if (absl::Status split = SplitListen(address, host, port); !split.ok()) return split;
-  addrinfo hints = {};
-  hints.ai_family = AF_UNSPEC;
-  hints.ai_socktype = SOCK_STREAM;
-  hints.ai_flags = AI_PASSIVE | AI_NUMERICSERV;
-  addrinfo* found = nullptr;
-  if (int error = getaddrinfo(host.c_str(), port.c_str(), &hints, &found); error != 0) {
-    return absl::InvalidArgumentError(absl::StrCat("--metrics-listen ", address, ": host ", host,
-                                                   " is not known: ", gai_strerror(error)));
-  }
-  int last_errno = 0;
-  int fd = -1;
-  for (addrinfo* a = found; a != nullptr && fd < 0; a = a->ai_next) {
-    fd = socket(a->ai_family, a->ai_socktype | SOCK_CLOEXEC, a->ai_protocol);
-    const int one = 1;
-    if (fd >= 0 && (setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one)) != 0 ||
-                    bind(fd, a->ai_addr, a->ai_addrlen) != 0 || ::listen(fd, kBacklog) != 0)) {
-      last_errno = errno;
-      close(fd);
-      fd = -1;
-    }
-  }
-  freeaddrinfo(found);
-  if (fd < 0) {
-    return absl::UnavailableError(
-        absl::StrCat("cannot serve metrics at ", address, ": ", std::strerror(last_errno)));
-  }
-  return fd;
-}
-
 }  // namespace
 
 MetricsServer::MetricsServer(const MetricsServerOptions& options, Render render, int listen_fd,
@@ -172,14 +121,10 @@ MetricsServer::~MetricsServer() {
 
 absl::StatusOr<std::unique_ptr<MetricsServer>> MetricsServer::Start(
     const MetricsServerOptions& options, Render render) {
-  absl::StatusOr<int> listen_fd = Listen(options.listen);
+  absl::StatusOr<int> listen_fd =
+      net::ListenOn(options.listen, "--metrics-listen", "metrics", kBacklog);
   if (!listen_fd.ok()) return listen_fd.status();
-  sockaddr_storage bound = {};
-  socklen_t length = sizeof(bound);
-  getsockname(*listen_fd, reinterpret_cast<sockaddr*>(&bound), &length);
-  const int port =
-      ntohs(bound.ss_family == AF_INET6 ? reinterpret_cast<sockaddr_in6*>(&bound)->sin6_port
-                                        : reinterpret_cast<sockaddr_in*>(&bound)->sin_port);
+  const int port = net::ListeningPort(*listen_fd);
   const int wake_fd = eventfd(0, EFD_CLOEXEC);
   if (wake_fd < 0) {
     close(*listen_fd);
