@@ -104,15 +104,6 @@ absl::Status ParseTreeOption(ArgReader& reader, absl::Time now, TreeArgs* parsed
 
 }  // namespace
 
-absl::StatusOr<uint64_t> ParseSessionId(const std::string& text) {
-  uint64_t id;
-  if (!absl::SimpleAtoi(text, &id) || id == 0) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "'", text, "' is not a session id (a positive number; see protonctl sessions)"));
-  }
-  return id;
-}
-
 bool IsSessionId(const std::string& profile) {
   return !profile.empty() && std::all_of(profile.begin(), profile.end(), [](char c) {
     return absl::ascii_isdigit(static_cast<unsigned char>(c));

@@ -12,6 +12,7 @@
 #include "absl/time/time.h"
 #include "cli/history_command.h"
 #include "client-lib/cpp/client.h"
+#include "common/text/session_id.h"
 #include "protond.pb.h"
 #include "view/tree/profile_view.h"
 #include "view/tree/top_kernels.h"
@@ -19,7 +20,7 @@
 namespace protond::cli {
 
 // A session id: a positive number; else InvalidArgumentError pointing at `protonctl sessions`.
-absl::StatusOr<uint64_t> ParseSessionId(const std::string& text);
+using text::ParseSessionId;
 
 // Whether `profile` names a session (all digits) rather than a file.
 bool IsSessionId(const std::string& profile);

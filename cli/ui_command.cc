@@ -5,16 +5,15 @@
 #include <unistd.h>
 
 #include <cerrno>
-#include <filesystem>
 
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "cli/arg_reader.h"
-#include "cli/ui/http_server.h"
-#include "cli/ui/page_files.h"
 #include "cli/ui/router.h"
-#include "cli/ui/token.h"
 #include "common/status/status_macros.h"
+#include "page_server/http_server.h"
+#include "page_server/page_files.h"
+#include "page_server/token.h"
 
 namespace protond::cli {
 namespace {
@@ -67,25 +66,22 @@ absl::StatusOr<UiArgs> ParseUiArgs(const std::vector<std::string>& args) {
   return parsed;
 }
 
-absl::StatusOr<std::string> DefaultWebDir() {
-  char self[4096];
-  const ssize_t length = readlink("/proc/self/exe", self, sizeof(self) - 1);
-  if (length <= 0) return absl::InternalError("cannot find this protonctl's own path");
-  const std::filesystem::path bin = std::filesystem::path(std::string(self, length)).parent_path();
-  return (bin / "../share/protond/web").lexically_normal().string();
-}
-
 absl::Status RunUiCommand(client::Client& client, const UiArgs& args, FILE* out) {
   std::string web_dir = args.web_dir;
   if (web_dir.empty()) {
-    ASSIGN_OR_RETURN(web_dir, DefaultWebDir());
+    ASSIGN_OR_RETURN(web_dir, page_server::DefaultWebDir());
   }
-  RETURN_IF_ERROR(ui::CheckPageDirectory(web_dir));
-  ASSIGN_OR_RETURN(const std::string token, ui::NewToken());
+  RETURN_IF_ERROR(page_server::CheckPageDirectory(web_dir));
+  ASSIGN_OR_RETURN(const std::string token, page_server::NewToken());
   CatchStopSignals();
   const ui::Router router(token, web_dir, client);
-  ASSIGN_OR_RETURN(const std::unique_ptr<ui::HttpServer> server,
-                   ui::HttpServer::Start(args.port, router));
+  page_server::HttpServerOptions options;
+  options.listen = absl::StrCat("127.0.0.1:", args.port);
+  ASSIGN_OR_RETURN(
+      const std::unique_ptr<page_server::HttpServer> server,
+      page_server::HttpServer::Start(options, [&router](const page_server::Request& request) {
+        return router.Answer(request);
+      }));
   std::fprintf(out, "protonctl ui: http://127.0.0.1:%d/?token=%s\n", server->port(), token.c_str());
   std::fflush(out);
   WaitForStopSignal();

@@ -15,15 +15,11 @@ namespace protond::cli {
 
 struct UiArgs {
   int port = 0;         // --port; 0: a free port
-  std::string web_dir;  // --web-dir; "": DefaultWebDir()
+  std::string web_dir;  // --web-dir; "": page_server::DefaultWebDir()
 };
 
 // `ui [--port P] [--web-dir DIR]`; InvalidArgumentError says what is wrong with them.
 absl::StatusOr<UiArgs> ParseUiArgs(const std::vector<std::string>& args);
-
-// <directory of this protonctl>/../share/protond/web (written without the ".."), where the build
-// tree and an install keep the page's files.
-absl::StatusOr<std::string> DefaultWebDir();
 
 // Checks the page's directory, listens, writes "protonctl ui: http://127.0.0.1:PORT/?token=T" and
 // a newline to `out` (flushed), and answers requests until SIGINT or SIGTERM; then OK, once the

@@ -27,15 +27,6 @@ TEST(UiCommandTest, BadArgumentsSayWhatIsWrong) {
   EXPECT_EQ(ParseUiArgs({"7"}).status().message(), "unexpected argument '7'");
 }
 
-TEST(UiCommandTest, TheDefaultWebDirIsBesideTheBinary) {
-  absl::StatusOr<std::string> dir = DefaultWebDir();
-  ASSERT_TRUE(dir.ok()) << dir.status();
-  // This test binary is in the build's bin/, as protonctl is.
-  EXPECT_THAT(*dir, ::testing::EndsWith("/share/protond/web"));
-  EXPECT_THAT(*dir, ::testing::Not(::testing::HasSubstr("/bin/")));
-  EXPECT_THAT(*dir, ::testing::Not(::testing::HasSubstr("..")));
-}
-
 TEST(UiCommandTest, WithoutThePageItRefusesToStart) {
   client::Client client("/nonexistent/protond.sock");
   const absl::Status refused = RunUiCommand(client, {0, "/nonexistent/web"}, stdout);

@@ -1,7 +1,5 @@
 #include "cli/ui/api.h"
 
-#include <google/protobuf/util/json_util.h>
-
 #include <optional>
 #include <vector>
 
@@ -13,8 +11,10 @@
 #include "cli/history_command.h"
 #include "cli/job_command.h"
 #include "cli/profile_commands.h"
+#include "cli/ui/client_profile_source.h"
 #include "cli/ui/history_json.h"
 #include "common/status/status_macros.h"
+#include "page_server/profile_api.h"
 #include "view/json/profile_table_json.h"
 #include "view/json/top_json.h"
 #include "view/tree/profile_view.h"
@@ -22,112 +22,15 @@
 namespace protond::cli::ui {
 namespace {
 
-using Parameters = std::map<std::string, std::string>;
-
-// An error that names the parameter it is about.
-absl::Status BadParameter(absl::string_view name, absl::string_view message) {
-  return absl::InvalidArgumentError(absl::StrCat(name, ": ", message));
-}
-
-absl::StatusOr<std::string> Required(const Parameters& parameters, const std::string& name) {
-  auto found = parameters.find(name);
-  if (found == parameters.end() || found->second.empty()) {
-    return BadParameter(name, "the parameter is missing");
-  }
-  return found->second;
-}
-
-std::string Optional(const Parameters& parameters, const std::string& name) {
-  auto found = parameters.find(name);
-  return found == parameters.end() ? "" : found->second;
-}
-
-absl::StatusOr<uint64_t> SessionParameter(const Parameters& parameters, const std::string& name) {
-  ASSIGN_OR_RETURN(const std::string text, Required(parameters, name));
-  absl::StatusOr<uint64_t> id = ParseSessionId(text);
-  if (!id.ok()) return BadParameter(name, id.status().message());
-  return id;
-}
-
-// A message of protond's in protobuf's JSON mapping with the proto's field names and every field
-// (docs/web.md); 64-bit integers are strings there.
-absl::StatusOr<nlohmann::json> ProtoJson(const google::protobuf::Message& message) {
-  google::protobuf::util::JsonPrintOptions options;
-  options.preserve_proto_field_names = true;
-  options.always_print_primitive_fields = true;
-  std::string text;
-  const auto printed = google::protobuf::util::MessageToJsonString(message, &text, options);
-  if (!printed.ok()) {
-    return absl::InternalError(
-        absl::StrCat("cannot write a ", message.GetTypeName(), " as JSON: ", printed.ToString()));
-  }
-  return nlohmann::json::parse(text);
-}
-
-absl::StatusOr<view::ViewOptions> ViewOptionsOf(const Parameters& parameters) {
-  view::ViewOptions options;
-  options.metrics = Optional(parameters, "metrics");
-  const std::string names = Optional(parameters, "names");
-  if (names == "full") {
-    options.kernel_names = view::KernelNames::kFull;
-  } else if (!names.empty() && names != "short") {
-    return BadParameter("names", absl::StrCat("short or full, not '", names, "'"));
-  }
-  return options;
-}
-
-// The options come from the page; the trees from protond. An invalid argument is the metrics'
-// (the other options the page cannot set), and says so.
-absl::StatusOr<nlohmann::json> TableJson(const v1::Tree& tree, const view::ViewOptions& options,
-                                         const v1::Tree* base) {
-  absl::StatusOr<view::ProfileTable> table = view::BuildProfileTable(tree, options, base);
-  if (absl::IsInvalidArgument(table.status())) {
-    return BadParameter("metrics", table.status().message());
-  }
-  if (!table.ok()) return table.status();
-  nlohmann::json json = view::ProfileTableJson(*table);
-  nlohmann::json devices = nlohmann::json::array();
-  for (const v1::Device& device : tree.devices()) {
-    ASSIGN_OR_RETURN(nlohmann::json one, ProtoJson(device));
-    devices.push_back(std::move(one));
-  }
-  json["devices"] = std::move(devices);
-  return json;
-}
-
-absl::StatusOr<Response> Sessions(client::Client& client) {
-  ASSIGN_OR_RETURN(const v1::ListSessionsResponse listed, client.ListSessions());
-  nlohmann::json sessions = nlohmann::json::array();
-  for (const v1::Session& session : listed.sessions()) {
-    ASSIGN_OR_RETURN(nlohmann::json one, ProtoJson(session));
-    sessions.push_back(std::move(one));
-  }
-  return Response{200, "application/json", view::DumpJson({{"sessions", sessions}}), {}};
-}
-
-absl::StatusOr<Response> Tree(client::Client& client, const Parameters& parameters) {
-  ASSIGN_OR_RETURN(const uint64_t id, SessionParameter(parameters, "session"));
-  ASSIGN_OR_RETURN(const view::ViewOptions options, ViewOptionsOf(parameters));
-  ASSIGN_OR_RETURN(const v1::Session session, client.GetSession(id));
-  ASSIGN_OR_RETURN(const v1::Tree tree, client.GetTree(id, Optional(parameters, "rank")));
-  ASSIGN_OR_RETURN(nlohmann::json json, TableJson(tree, options, nullptr));
-  ASSIGN_OR_RETURN(json["session"], ProtoJson(session));
-  return Response{200, "application/json", view::DumpJson(json), {}};
-}
-
-absl::StatusOr<Response> Diff(client::Client& client, const Parameters& parameters) {
-  ASSIGN_OR_RETURN(const uint64_t a, SessionParameter(parameters, "a"));
-  ASSIGN_OR_RETURN(const uint64_t b, SessionParameter(parameters, "b"));
-  ASSIGN_OR_RETURN(const view::ViewOptions options, ViewOptionsOf(parameters));
-  ASSIGN_OR_RETURN(const v1::Session session, client.GetSession(a));
-  ASSIGN_OR_RETURN(const v1::Session base_session, client.GetSession(b));
-  ASSIGN_OR_RETURN(const v1::Tree tree, client.GetTree(a));
-  ASSIGN_OR_RETURN(const v1::Tree base, client.GetTree(b));
-  ASSIGN_OR_RETURN(nlohmann::json json, TableJson(tree, options, &base));
-  ASSIGN_OR_RETURN(json["session"], ProtoJson(session));
-  ASSIGN_OR_RETURN(json["base"], ProtoJson(base_session));
-  return Response{200, "application/json", view::DumpJson(json), {}};
-}
+using page_server::ApiParameters;
+using page_server::BadParameter;
+using page_server::Optional;
+using page_server::ProtoJson;
+using page_server::Required;
+using page_server::Response;
+using page_server::SessionParameter;
+using page_server::ViewOptionsOf;
+using Parameters = ApiParameters;
 
 // The bytes `protonctl export ID --format F` writes (cli/export_command.h), as a download.
 absl::StatusOr<Response> Export(client::Client& client, const Parameters& parameters) {
@@ -245,15 +148,13 @@ absl::StatusOr<Response> Job(client::Client& client, const Parameters& parameter
 
 absl::StatusOr<Response> Answer(client::Client& client, absl::string_view path,
                                 const Parameters& parameters) {
-  if (path == "/api/sessions") return Sessions(client);
-  if (path == "/api/tree") return Tree(client, parameters);
-  if (path == "/api/diff") return Diff(client, parameters);
   if (path == "/api/export") return Export(client, parameters);
   if (path == "/api/history") return History(client, parameters);
   if (path == "/api/job") return Job(client, parameters);
   if (path == "/api/top") return Top(client, parameters);
   if (path == "/api/stalls") return Stalls(client, parameters);
-  return absl::NotFoundError(absl::StrCat("no such API: ", path));
+  ClientProfileSource source(client);
+  return page_server::AnswerProfileApi(source, path, parameters);
 }
 
 }  // namespace
@@ -293,9 +194,7 @@ absl::StatusOr<nlohmann::json> StallsJson(const v1::Tree& tree, const v1::Tree* 
 }
 
 Response AnswerApi(client::Client& client, absl::string_view path, const Parameters& parameters) {
-  absl::StatusOr<Response> answer = Answer(client, path, parameters);
-  if (!answer.ok()) return JsonError(HttpStatusOf(answer.status()), answer.status().message());
-  return *std::move(answer);
+  return page_server::AnswerOrJsonError(Answer(client, path, parameters));
 }
 
 }  // namespace protond::cli::ui

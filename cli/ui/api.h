@@ -11,18 +11,19 @@
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
 #include "cli/profile_commands.h"
-#include "cli/ui/http_message.h"
 #include "client-lib/cpp/client.h"
 #include "nlohmann/json.hpp"
+#include "page_server/http_message.h"
 #include "protond.pb.h"
 
 namespace protond::cli::ui {
 
 // The answer to GET `path` ("/api/tree") with the query's `parameters`: JSON, errors included
 // (400 names the parameter; 404 for another user's session or none; 502 when protond failed),
-// except /api/export's download. An unknown path is 404.
-Response AnswerApi(client::Client& client, absl::string_view path,
-                   const std::map<std::string, std::string>& parameters);
+// except /api/export's download. An unknown path is 404. Sessions, tree and diff are
+// page_server/profile_api.h's, read through the client.
+page_server::Response AnswerApi(client::Client& client, absl::string_view path,
+                                const std::map<std::string, std::string>& parameters);
 
 // /api/top's and /api/stalls' parameters (session, limit, names) as `protonctl top`'s arguments,
 // read by its ParseTopArgs: a bad one is InvalidArgumentError naming the parameter.

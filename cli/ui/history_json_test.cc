@@ -5,9 +5,9 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
-#include "cli/ui/http_message.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "page_server/http_message.h"
 #include "view/history/window_summary.h"
 #include "view/testing/test_profiles.h"
 
@@ -122,7 +122,7 @@ TEST(HistoryJsonTest, AFailedListHistoryIsProtondsFailure) {
        {absl::InvalidArgumentError("the tree of window 7: node 1's parent 9 does not exist"),
         absl::FailedPreconditionError("store busy"), absl::UnavailableError("socket gone")}) {
     const absl::Status answered = ListHistoryFailed(failed);
-    EXPECT_EQ(HttpStatusOf(answered), 502) << failed;
+    EXPECT_EQ(page_server::HttpStatusOf(answered), 502) << failed;
     EXPECT_EQ(answered.message(), absl::StrCat("protond's ListHistory failed: ", failed.message()));
   }
 }

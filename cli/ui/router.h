@@ -6,10 +6,13 @@
 
 #include <string>
 
-#include "cli/ui/http_message.h"
 #include "client-lib/cpp/client.h"
+#include "page_server/http_message.h"
 
 namespace protond::cli::ui {
+
+using page_server::Request;
+using page_server::Response;
 
 inline constexpr char kCookieName[] = "protond_ui";
 

@@ -29,7 +29,7 @@ class RouterTest : public testing::TempDirTest {
 
   Response Get(const std::string& path, const std::string& query = "",
                const std::string& cookie = "protond_ui=" + kToken) {
-    return router_.Answer({"GET", path, query, cookie, ""});
+    return router_.Answer({"GET", path, query, cookie, "", ""});
   }
   static std::string Header(const Response& response, const std::string& name) {
     for (const auto& [key, value] : response.headers) {
@@ -66,13 +66,15 @@ TEST_F(RouterTest, EverythingElseNeedsTheCookieOrTheBearerToken) {
     EXPECT_EQ(api.content_type, "application/json");
     EXPECT_THAT(ErrorOf(api), HasSubstr("not signed in"));
   }
-  EXPECT_EQ(router_.Answer({"GET", "/api/sessions", "", "", "Bearer " + kToken}).status, 502);
-  EXPECT_EQ(router_.Answer({"GET", "/api/sessions", "", "", "Bearer " + kToken + "7"}).status, 401);
-  EXPECT_EQ(router_.Answer({"GET", "/api/sessions", "", "", kToken}).status, 401);
+  EXPECT_EQ(router_.Answer({"GET", "/api/sessions", "", "", "Bearer " + kToken, ""}).status, 502);
+  EXPECT_EQ(router_.Answer({"GET", "/api/sessions", "", "", "Bearer " + kToken + "7", ""}).status,
+            401);
+  EXPECT_EQ(router_.Answer({"GET", "/api/sessions", "", "", kToken, ""}).status, 401);
 }
 
 TEST_F(RouterTest, OnlyGet) {
-  const Response post = router_.Answer({"POST", "/api/sessions", "", "protond_ui=" + kToken, ""});
+  const Response post =
+      router_.Answer({"POST", "/api/sessions", "", "protond_ui=" + kToken, "", ""});
   EXPECT_EQ(post.status, 405);
   EXPECT_EQ(ErrorOf(post), "only GET is served, not POST");
   EXPECT_EQ(Header(post, "Allow"), "GET");
@@ -80,15 +82,16 @@ TEST_F(RouterTest, OnlyGet) {
 
 TEST_F(RouterTest, PageFilesFromTheDirectory) {
   Router router(kToken, dir_, client_);
-  const Response page = router.Answer({"GET", "/", "", "protond_ui=" + kToken, ""});
+  const Response page = router.Answer({"GET", "/", "", "protond_ui=" + kToken, "", ""});
   EXPECT_EQ(page.status, 200);
   EXPECT_EQ(page.body, "<html>page</html>");
   EXPECT_EQ(page.content_type, "text/html; charset=utf-8");
   EXPECT_EQ(Header(page, "X-Content-Type-Options"), "nosniff");
   EXPECT_EQ(Header(page, "Cache-Control"), "no-store");
   EXPECT_THAT(Header(page, "Content-Security-Policy"), HasSubstr("frame-ancestors 'none'"));
-  EXPECT_EQ(router.Answer({"GET", "/../etc/passwd", "", "protond_ui=" + kToken, ""}).status, 404);
-  EXPECT_EQ(router.Answer({"GET", "/missing.js", "", "protond_ui=" + kToken, ""}).status, 404);
+  EXPECT_EQ(router.Answer({"GET", "/../etc/passwd", "", "protond_ui=" + kToken, "", ""}).status,
+            404);
+  EXPECT_EQ(router.Answer({"GET", "/missing.js", "", "protond_ui=" + kToken, "", ""}).status, 404);
 }
 
 // Parameters are checked before protond is asked: a 400 names the parameter.

@@ -1,4 +1,4 @@
-#include "cli/ui/token.h"
+#include "page_server/token.h"
 
 #include <sys/random.h>
 
@@ -9,7 +9,7 @@
 #include "absl/strings/escaping.h"
 #include "absl/strings/str_cat.h"
 
-namespace protond::cli::ui {
+namespace protond::page_server {
 
 absl::StatusOr<std::string> NewToken() {
   char bytes[kTokenBytes];
@@ -35,4 +35,4 @@ bool SameToken(absl::string_view offered_untrusted, absl::string_view token) {
   return difference == 0;
 }
 
-}  // namespace protond::cli::ui
+}  // namespace protond::page_server

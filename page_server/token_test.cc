@@ -1,11 +1,11 @@
-#include "cli/ui/token.h"
+#include "page_server/token.h"
 
 #include <set>
 
 #include "absl/strings/ascii.h"
 #include "gtest/gtest.h"
 
-namespace protond::cli::ui {
+namespace protond::page_server {
 namespace {
 
 TEST(TokenTest, SixtyFourHexDigitsEachTimeNew) {
@@ -35,4 +35,4 @@ TEST(TokenTest, OnlyTheSameBytesMatch) {
 }
 
 }  // namespace
-}  // namespace protond::cli::ui
+}  // namespace protond::page_server

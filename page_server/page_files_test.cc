@@ -1,4 +1,4 @@
-#include "cli/ui/page_files.h"
+#include "page_server/page_files.h"
 
 #include <sys/stat.h>
 #include <unistd.h>
@@ -10,7 +10,7 @@
 #include "gtest/gtest.h"
 #include "view/testing/temp_dir_test.h"
 
-namespace protond::cli::ui {
+namespace protond::page_server {
 namespace {
 
 using ::testing::HasSubstr;
@@ -83,5 +83,14 @@ TEST(ContentTypeTest, ByExtension) {
   EXPECT_EQ(ContentTypeOf("a.exe"), "application/octet-stream");
 }
 
+TEST(DefaultWebDirTest, ItIsBesideTheBinary) {
+  absl::StatusOr<std::string> dir = DefaultWebDir();
+  ASSERT_TRUE(dir.ok()) << dir.status();
+  // This test binary is in the build's bin/, as protonctl and protond are.
+  EXPECT_THAT(*dir, ::testing::EndsWith("/share/protond/web"));
+  EXPECT_THAT(*dir, ::testing::Not(HasSubstr("/bin/")));
+  EXPECT_THAT(*dir, ::testing::Not(HasSubstr("..")));
+}
+
 }  // namespace
-}  // namespace protond::cli::ui
+}  // namespace protond::page_server

@@ -1,8 +1,8 @@
-#include "cli/ui/http_message.h"
+#include "page_server/http_message.h"
 
 #include "gtest/gtest.h"
 
-namespace protond::cli::ui {
+namespace protond::page_server {
 namespace {
 
 TEST(HttpMessageTest, QueryParametersAreDecoded) {
@@ -45,4 +45,4 @@ TEST(HttpMessageTest, ErrorsAreJsonWithTheirStatus) {
 }
 
 }  // namespace
-}  // namespace protond::cli::ui
+}  // namespace protond::page_server

@@ -1,7 +1,8 @@
-// A request to `protonctl ui` and its answer, as plain values: the router (router.h) maps one to
-// the other without a socket, and the server (http_server.h) moves them over civetweb's.
-#ifndef PROTOND_CLI_UI_HTTP_MESSAGE_H_
-#define PROTOND_CLI_UI_HTTP_MESSAGE_H_
+// A request to the web page's server and its answer, as plain values: a router (protonctl ui's,
+// protond's) maps one to the other without a socket, and the server (http_server.h) moves them
+// over civetweb's.
+#ifndef PROTOND_PAGE_SERVER_HTTP_MESSAGE_H_
+#define PROTOND_PAGE_SERVER_HTTP_MESSAGE_H_
 
 #include <map>
 #include <string>
@@ -12,7 +13,7 @@
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
 
-namespace protond::cli::ui {
+namespace protond::page_server {
 
 // Everything in it comes from the browser (or whoever connects): untrusted.
 struct Request {
@@ -21,6 +22,7 @@ struct Request {
   std::string query;          // raw, after '?': "session=7&metrics=time%2Fms"
   std::string cookie;         // the Cookie header, "" if none
   std::string authorization;  // the Authorization header, "" if none
+  std::string body;           // a POST's form, "" otherwise (at most 4 KiB of it)
 };
 
 struct Response {
@@ -40,11 +42,24 @@ std::string CookieValue(absl::string_view cookie_header, absl::string_view name)
 // {"error": message} with `status`, as every /api/ error is answered (docs/web.md).
 Response JsonError(int status, absl::string_view message);
 
+// `answer`, or its error as JsonError with HttpStatusOf's status: how every /api/ call ends.
+Response AnswerOrJsonError(absl::StatusOr<Response> answer);
+
+// Whether `path` is the API's ("/api/...") rather than the page's.
+bool IsApi(absl::string_view path);
+
+// An error answer: for the API JSON (JsonError), for the page text.
+Response ErrorFor(const Request& request, int status, absl::string_view message);
+
+// The headers every answer carries (docs/web.md, "Files"): no caching, no type sniffing, no
+// Referer, and the page's Content-Security-Policy with frame-ancestors 'none'.
+void AddCommonHeaders(Response& response);
+
 // The HTTP status for a failed call to protond (or a bad parameter): 400 for INVALID_ARGUMENT
 // and FAILED_PRECONDITION, 404 for NOT_FOUND and PERMISSION_DENIED (another user's session
 // looks like none), 502 for the rest (protond did not answer, or failed).
 int HttpStatusOf(const absl::Status& status);
 
-}  // namespace protond::cli::ui
+}  // namespace protond::page_server
 
-#endif  // PROTOND_CLI_UI_HTTP_MESSAGE_H_
+#endif  // PROTOND_PAGE_SERVER_HTTP_MESSAGE_H_

@@ -1,14 +1,14 @@
 // The secret of one `protonctl ui`: who holds it may read the user's profiles through the page.
 // Made from the kernel's random bytes, compared in constant time, never logged.
-#ifndef PROTOND_CLI_UI_TOKEN_H_
-#define PROTOND_CLI_UI_TOKEN_H_
+#ifndef PROTOND_PAGE_SERVER_TOKEN_H_
+#define PROTOND_PAGE_SERVER_TOKEN_H_
 
 #include <string>
 
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
 
-namespace protond::cli::ui {
+namespace protond::page_server {
 
 inline constexpr size_t kTokenBytes = 32;
 
@@ -20,6 +20,6 @@ absl::StatusOr<std::string> NewToken();
 // different length is refused at once: every token has the same, public, length).
 bool SameToken(absl::string_view offered_untrusted, absl::string_view token);
 
-}  // namespace protond::cli::ui
+}  // namespace protond::page_server
 
-#endif  // PROTOND_CLI_UI_TOKEN_H_
+#endif  // PROTOND_PAGE_SERVER_TOKEN_H_

@@ -1,4 +1,4 @@
-#include "cli/ui/http_server.h"
+#include "page_server/http_server.h"
 
 #include <civetweb.h>
 
@@ -7,26 +7,48 @@
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 
-namespace protond::cli::ui {
+namespace protond::page_server {
+
+struct HttpServer::Shared {
+  RequestAnswerer answerer;
+};
+
 namespace {
+
+// A POST body larger than this is cut there: the only form is the sign-in's, one token long.
+constexpr size_t kMaxBodyBytes = 4096;
 
 std::string Header(mg_connection* connection, const char* name) {
   const char* value = mg_get_header(connection, name);
   return value == nullptr ? "" : value;
 }
 
+std::string ReadBody(mg_connection* connection) {
+  std::string body;
+  char chunk[1024];
+  int read = 0;
+  while (body.size() < kMaxBodyBytes && (read = mg_read(connection, chunk, sizeof(chunk))) > 0) {
+    body.append(chunk, static_cast<size_t>(read));
+  }
+  if (body.size() > kMaxBodyBytes) body.resize(kMaxBodyBytes);
+  return body;
+}
+
 // civetweb's begin_request: every request is ours (nothing is served by civetweb itself).
 // Returns the status, which tells civetweb the request was answered.
 int AnswerRequest(mg_connection* connection) {
   const mg_request_info* info = mg_get_request_info(connection);
-  const Router& router = *static_cast<const Router*>(info->user_data);
-  // The decoded path as sent, ".." and all: the router refuses those itself.
+  const auto& shared = *static_cast<const HttpServer::Shared*>(info->user_data);
+  // The decoded path as sent, ".." and all: the answerer refuses those itself.
   const char* path = info->local_uri_raw != nullptr ? info->local_uri_raw : info->local_uri;
   Request request{info->request_method == nullptr ? "" : info->request_method,
                   path == nullptr ? "" : path,
                   info->query_string == nullptr ? "" : info->query_string,
-                  Header(connection, "Cookie"), Header(connection, "Authorization")};
-  const Response response = router.Answer(request);
+                  Header(connection, "Cookie"),
+                  Header(connection, "Authorization"),
+                  ""};
+  if (request.method == "POST") request.body = ReadBody(connection);
+  const Response response = shared.answerer(request);
   mg_response_header_start(connection, response.status);
   mg_response_header_add(connection, "Content-Type", response.content_type.c_str(), -1);
   mg_response_header_add(connection, "Content-Length", std::to_string(response.body.size()).c_str(),
@@ -41,14 +63,20 @@ int AnswerRequest(mg_connection* connection) {
 
 }  // namespace
 
-absl::StatusOr<std::unique_ptr<HttpServer>> HttpServer::Start(int port, const Router& router) {
+HttpServer::HttpServer(mg_context* context, int port, std::unique_ptr<Shared> shared)
+    : context_(context), port_(port), shared_(std::move(shared)) {}
+
+absl::StatusOr<std::unique_ptr<HttpServer>> HttpServer::Start(const HttpServerOptions& options,
+                                                              RequestAnswerer answerer) {
+  const std::string& listen = options.listen;
+  auto shared = std::make_unique<Shared>(Shared{std::move(answerer)});
   mg_init_library(0);
-  const std::string listen = absl::StrCat("127.0.0.1:", port);
-  // No document_root: civetweb serves no file of its own. No logs: a URL may hold the token.
-  const char* options[] = {"listening_ports", listen.c_str(), "num_threads", "8", nullptr};
+  // No document_root: civetweb serves no file of its own. No logs: a URL or a form may hold a
+  // token.
+  const char* civetweb_options[] = {"listening_ports", listen.c_str(), "num_threads", "8", nullptr};
   mg_callbacks callbacks = {};
   callbacks.begin_request = AnswerRequest;
-  mg_init_data init = {&callbacks, const_cast<void*>(static_cast<const void*>(&router)), options};
+  mg_init_data init = {&callbacks, shared.get(), civetweb_options};
   char reason[256] = {};
   mg_error_data error = {nullptr, reason, sizeof(reason)};
   mg_context* context = mg_start2(&init, &error);
@@ -62,7 +90,7 @@ absl::StatusOr<std::unique_ptr<HttpServer>> HttpServer::Start(int port, const Ro
     mg_exit_library();
     return absl::InternalError(absl::StrCat("civetweb took no port for ", listen));
   }
-  return std::unique_ptr<HttpServer>(new HttpServer(context, ports[0].port));
+  return std::unique_ptr<HttpServer>(new HttpServer(context, ports[0].port, std::move(shared)));
 }
 
 HttpServer::~HttpServer() {
@@ -70,4 +98,4 @@ HttpServer::~HttpServer() {
   mg_exit_library();
 }
 
-}  // namespace protond::cli::ui
+}  // namespace protond::page_server

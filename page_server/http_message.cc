@@ -1,12 +1,13 @@
-#include "cli/ui/http_message.h"
+#include "page_server/http_message.h"
 
 #include "absl/strings/ascii.h"
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
 #include "absl/strings/strip.h"
 #include "view/json/profile_table_json.h"
 
-namespace protond::cli::ui {
+namespace protond::page_server {
 namespace {
 
 int HexDigit(char c) {
@@ -67,6 +68,33 @@ Response JsonError(int status, absl::string_view message) {
   return {status, "application/json", view::DumpJson({{"error", std::string(message)}}), {}};
 }
 
+Response AnswerOrJsonError(absl::StatusOr<Response> answer) {
+  if (!answer.ok()) return JsonError(HttpStatusOf(answer.status()), answer.status().message());
+  return *std::move(answer);
+}
+
+bool IsApi(absl::string_view path) { return absl::StartsWith(path, "/api/"); }
+
+Response ErrorFor(const Request& request, int status, absl::string_view message) {
+  if (IsApi(request.path)) return JsonError(status, message);
+  return {status, "text/plain; charset=utf-8", absl::StrCat(message, "\n"), {}};
+}
+
+// Nothing is cached (the API's data changes, and holds the user's profiles), no guessing of types
+// (a download of untrusted names never becomes a page), and no Referer.
+void AddCommonHeaders(Response& response) {
+  response.headers.emplace_back("Cache-Control", "no-store");
+  response.headers.emplace_back("X-Content-Type-Options", "nosniff");
+  response.headers.emplace_back("Referrer-Policy", "no-referrer");
+  // The page's own policy (web/static/index.html) again, from the server, so that it also covers
+  // what is not the page (an export, an error) and cannot be dropped by an edited index.html;
+  // frame-ancestors (no framing, against clickjacking) works only as a header.
+  response.headers.emplace_back("Content-Security-Policy",
+                                "default-src 'self'; script-src 'self'; style-src 'self'; "
+                                "img-src 'self' data:; object-src 'none'; base-uri 'none'; "
+                                "form-action 'none'; frame-ancestors 'none'");
+}
+
 int HttpStatusOf(const absl::Status& status) {
   switch (status.code()) {
     case absl::StatusCode::kInvalidArgument:
@@ -80,4 +108,4 @@ int HttpStatusOf(const absl::Status& status) {
   }
 }
 
-}  // namespace protond::cli::ui
+}  // namespace protond::page_server

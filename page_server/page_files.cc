@@ -1,8 +1,10 @@
-#include "cli/ui/page_files.h"
+#include "page_server/page_files.h"
 
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <cstdlib>
+#include <filesystem>
 #include <fstream>
 #include <iterator>
 #include <memory>
@@ -12,7 +14,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
 
-namespace protond::cli::ui {
+namespace protond::page_server {
 namespace {
 
 absl::Status NoSuchFile(absl::string_view path_untrusted) {
@@ -78,4 +80,20 @@ absl::Status CheckPageDirectory(const std::string& web_dir) {
       "--web-dir DIR"));
 }
 
-}  // namespace protond::cli::ui
+Response AnswerPageFile(const std::string& web_dir, const Request& request) {
+  absl::StatusOr<PageFile> file = ReadPageFile(web_dir, request.path);
+  if (!file.ok()) {
+    return ErrorFor(request, absl::IsNotFound(file.status()) ? 404 : 500, file.status().message());
+  }
+  return {200, file->content_type, std::move(file->contents), {}};
+}
+
+absl::StatusOr<std::string> DefaultWebDir() {
+  char self[4096];
+  const ssize_t length = readlink("/proc/self/exe", self, sizeof(self) - 1);
+  if (length <= 0) return absl::InternalError("cannot find this program's own path");
+  const std::filesystem::path bin = std::filesystem::path(std::string(self, length)).parent_path();
+  return (bin / "../share/protond/web").lexically_normal().string();
+}
+
+}  // namespace protond::page_server

@@ -1,0 +1,126 @@
+#include "page_server/profile_api.h"
+
+#include <google/protobuf/util/json_util.h>
+
+#include "absl/strings/str_cat.h"
+#include "common/status/status_macros.h"
+#include "common/text/session_id.h"
+#include "view/json/profile_table_json.h"
+
+namespace protond::page_server {
+namespace {
+
+// The options come from the page; the trees from protond. An invalid argument is the metrics'
+// (the other options the page cannot set), and says so.
+absl::StatusOr<nlohmann::json> TableJson(const v1::Tree& tree, const view::ViewOptions& options,
+                                         const v1::Tree* base) {
+  absl::StatusOr<view::ProfileTable> table = view::BuildProfileTable(tree, options, base);
+  if (absl::IsInvalidArgument(table.status())) {
+    return BadParameter("metrics", table.status().message());
+  }
+  if (!table.ok()) return table.status();
+  nlohmann::json json = view::ProfileTableJson(*table);
+  nlohmann::json devices = nlohmann::json::array();
+  for (const v1::Device& device : tree.devices()) {
+    ASSIGN_OR_RETURN(nlohmann::json one, ProtoJson(device));
+    devices.push_back(std::move(one));
+  }
+  json["devices"] = std::move(devices);
+  return json;
+}
+
+absl::StatusOr<Response> Sessions(ProfileSource& source) {
+  ASSIGN_OR_RETURN(const v1::ListSessionsResponse listed, source.ListSessions());
+  nlohmann::json sessions = nlohmann::json::array();
+  for (const v1::Session& session : listed.sessions()) {
+    ASSIGN_OR_RETURN(nlohmann::json one, ProtoJson(session));
+    sessions.push_back(std::move(one));
+  }
+  return Response{200, "application/json", view::DumpJson({{"sessions", sessions}}), {}};
+}
+
+absl::StatusOr<Response> Tree(ProfileSource& source, const ApiParameters& parameters) {
+  ASSIGN_OR_RETURN(const uint64_t id, SessionParameter(parameters, "session"));
+  ASSIGN_OR_RETURN(const view::ViewOptions options, ViewOptionsOf(parameters));
+  ASSIGN_OR_RETURN(const v1::Session session, source.GetSession(id));
+  ASSIGN_OR_RETURN(const v1::Tree tree, source.GetTree(id, Optional(parameters, "rank")));
+  ASSIGN_OR_RETURN(nlohmann::json json, TableJson(tree, options, nullptr));
+  ASSIGN_OR_RETURN(json["session"], ProtoJson(session));
+  return Response{200, "application/json", view::DumpJson(json), {}};
+}
+
+absl::StatusOr<Response> Diff(ProfileSource& source, const ApiParameters& parameters) {
+  ASSIGN_OR_RETURN(const uint64_t a, SessionParameter(parameters, "a"));
+  ASSIGN_OR_RETURN(const uint64_t b, SessionParameter(parameters, "b"));
+  ASSIGN_OR_RETURN(const view::ViewOptions options, ViewOptionsOf(parameters));
+  ASSIGN_OR_RETURN(const v1::Session session, source.GetSession(a));
+  ASSIGN_OR_RETURN(const v1::Session base_session, source.GetSession(b));
+  ASSIGN_OR_RETURN(const v1::Tree tree, source.GetTree(a, ""));
+  ASSIGN_OR_RETURN(const v1::Tree base, source.GetTree(b, ""));
+  ASSIGN_OR_RETURN(nlohmann::json json, TableJson(tree, options, &base));
+  ASSIGN_OR_RETURN(json["session"], ProtoJson(session));
+  ASSIGN_OR_RETURN(json["base"], ProtoJson(base_session));
+  return Response{200, "application/json", view::DumpJson(json), {}};
+}
+
+}  // namespace
+
+absl::StatusOr<Response> AnswerProfileApi(ProfileSource& source, absl::string_view path,
+                                          const ApiParameters& parameters) {
+  if (path == "/api/sessions") return Sessions(source);
+  if (path == "/api/tree") return Tree(source, parameters);
+  if (path == "/api/diff") return Diff(source, parameters);
+  return absl::NotFoundError(absl::StrCat("no such API: ", path));
+}
+
+absl::Status BadParameter(absl::string_view name, absl::string_view message) {
+  return absl::InvalidArgumentError(absl::StrCat(name, ": ", message));
+}
+
+absl::StatusOr<std::string> Required(const ApiParameters& parameters, const std::string& name) {
+  auto found = parameters.find(name);
+  if (found == parameters.end() || found->second.empty()) {
+    return BadParameter(name, "the parameter is missing");
+  }
+  return found->second;
+}
+
+std::string Optional(const ApiParameters& parameters, const std::string& name) {
+  auto found = parameters.find(name);
+  return found == parameters.end() ? "" : found->second;
+}
+
+absl::StatusOr<uint64_t> SessionParameter(const ApiParameters& parameters,
+                                          const std::string& name) {
+  ASSIGN_OR_RETURN(const std::string text, Required(parameters, name));
+  absl::StatusOr<uint64_t> id = text::ParseSessionId(text);
+  if (!id.ok()) return BadParameter(name, id.status().message());
+  return id;
+}
+
+absl::StatusOr<view::ViewOptions> ViewOptionsOf(const ApiParameters& parameters) {
+  view::ViewOptions options;
+  options.metrics = Optional(parameters, "metrics");
+  const std::string names = Optional(parameters, "names");
+  if (names == "full") {
+    options.kernel_names = view::KernelNames::kFull;
+  } else if (!names.empty() && names != "short") {
+    return BadParameter("names", absl::StrCat("short or full, not '", names, "'"));
+  }
+  return options;
+}
+
+absl::StatusOr<nlohmann::json> ProtoJson(const google::protobuf::Message& message) {
+  google::protobuf::util::JsonPrintOptions options;
+  options.preserve_proto_field_names = true;
+  options.always_print_primitive_fields = true;
+  std::string text;
+  const auto printed = google::protobuf::util::MessageToJsonString(message, &text, options);
+  if (!printed.ok()) {
+    return absl::InternalError(
+        absl::StrCat("cannot write a ", message.GetTypeName(), " as JSON: ", printed.ToString()));
+  }
+  return nlohmann::json::parse(text);
+}
+
+}  // namespace protond::page_server

@@ -1,0 +1,31 @@
+// What the page's API reads: protond's sessions and trees, as one caller may see them. protonctl
+// ui reads them through the user's client::Client (cli/ui/client_profile_source.h); protond reads
+// them in-process, as the signed-in token's user (daemon/web/service_profile_source.h). Either
+// way the daemon's own checks decide what the caller sees. Called from civetweb's threads.
+#ifndef PROTOND_PAGE_SERVER_PROFILE_SOURCE_H_
+#define PROTOND_PAGE_SERVER_PROFILE_SOURCE_H_
+
+#include <cstdint>
+#include <string>
+
+#include "absl/status/statusor.h"
+#include "protond.pb.h"
+
+namespace protond::page_server {
+
+class ProfileSource {
+ public:
+  virtual ~ProfileSource() = default;
+  // The sessions the caller may see.
+  virtual absl::StatusOr<v1::ListSessionsResponse> ListSessions() = 0;
+  // The session's tree over all its processes, or (`rank` not "") those of that RANK only;
+  // NOT_FOUND or PERMISSION_DENIED for a session the caller may not see.
+  virtual absl::StatusOr<v1::Tree> GetTree(uint64_t session_id, const std::string& rank) = 0;
+
+  // Session `session_id` of ListSessions(); NOT_FOUND, as protonctl says it, when it is not there.
+  absl::StatusOr<v1::Session> GetSession(uint64_t session_id);
+};
+
+}  // namespace protond::page_server
+
+#endif  // PROTOND_PAGE_SERVER_PROFILE_SOURCE_H_
