@@ -34,13 +34,15 @@
 #include "daemon/server/unix_server.h"
 #include "daemon/service/protond_service.h"
 #include "daemon/store/store_lock.h"
+#include "daemon/web/web_page.h"
 
 namespace {
 
 constexpr char kUsage[] =
     "usage: protond [--socket PATH] [--state-dir DIR] [--commit-interval-ms N] [--detach]\n"
     "               [--listen HOST:PORT --tokens FILE (--tls-cert FILE --tls-key FILE |\n"
-    "                --insecure)] [--metrics-listen HOST:PORT]\n"
+    "                --insecure) [--web-listen HOST:PORT [--web-dir DIR]]]\n"
+    "               [--metrics-listen HOST:PORT]\n"
     "               [--always-on [--always-on-window D] [--always-on-period D]\n"
     "                [--always-on-users U,...] [--always-on-jobs J,...]\n"
     "                [--always-on-command REGEX] [--history-max SIZE]] [--no-shim-loading]\n"
@@ -55,6 +57,10 @@ constexpr char kUsage[] =
     "                       one), with TLS from --tls-cert and --tls-key (PEM files); each call\n"
     "                       needs a token of --tokens FILE (docs/cluster.md)\n"
     "  --insecure           plain TCP instead of TLS, on a loopback address only\n"
+    "  --web-listen HOST:PORT  also serve the web page at https://HOST:PORT/ (plain HTTP with\n"
+    "                       --insecure, on a loopback address only): users sign in with a\n"
+    "                       token of --tokens and see what it may see (docs/web.md)\n"
+    "  --web-dir DIR        the page's files (default: <protond's dir>/../share/protond/web)\n"
     "  --metrics-listen HOST:PORT  serve Prometheus metrics at http://HOST:PORT/metrics (port\n"
     "                       0: any free one); plain HTTP without authentication\n"
     "  --always-on          profile every registered process in short windows, each kept as a\n"
@@ -77,8 +83,9 @@ struct Flags {
   std::string state_dir;
   int commit_interval_ms = 100;
   bool detach = false;
-  protond::server::TcpOptions tcp;  // served when tcp.listen is set
-  std::string metrics_listen;       // HOST:PORT; "": no metrics endpoint
+  protond::server::TcpOptions tcp;   // served when tcp.listen is set
+  protond::web::WebPageOptions web;  // served when web.listen is set
+  std::string metrics_listen;        // HOST:PORT; "": no metrics endpoint
   bool always_on = false;
   protond::always_on::WindowPolicy always_on_policy;
   protond::always_on::RetentionPolicy retention;
@@ -191,6 +198,10 @@ int ParseFlags(int argc, char** argv, Flags& flags) {
       flags.tcp.tls_key_path = value;
     } else if (arg == "--tokens") {
       flags.tcp.tokens_path = value;
+    } else if (arg == "--web-listen") {
+      flags.web.listen = value;
+    } else if (arg == "--web-dir") {
+      flags.web.web_dir = value;
     } else if (arg == "--metrics-listen") {
       flags.metrics_listen = value;
     } else if (absl::StartsWith(arg, "--always-on-") || absl::StartsWith(arg, "--history-")) {
@@ -206,6 +217,10 @@ int ParseFlags(int argc, char** argv, Flags& flags) {
                          !flags.tcp.tls_key_path.empty() || !flags.tcp.tokens_path.empty();
   if (flags.tcp.listen.empty() && tcp_flags) {
     std::fprintf(stderr, "protond: --tokens, --tls-cert, --tls-key and --insecure need --listen\n");
+    return Usage(stderr, 2);
+  }
+  if (const absl::Status web = protond::web::CheckWebPageOptions(flags.web, flags.tcp); !web.ok()) {
+    std::fprintf(stderr, "protond: %s\n", std::string(web.message()).c_str());
     return Usage(stderr, 2);
   }
   if (flags.always_on_options && !flags.always_on) {
@@ -427,6 +442,18 @@ int main(int argc, char** argv) {
                  flags.tcp.insecure ? "plain, loopback only" : "TLS", flags.tcp.listen.c_str(),
                  tcp->port());
   }
+  std::unique_ptr<protond::web::WebPage> web;
+  if (!flags.web.listen.empty()) {
+    auto started = protond::web::WebPage::Start(flags.web, flags.tcp, **service);
+    if (!started.ok()) {
+      std::fprintf(stderr, "protond: %s\n", std::string(started.status().message()).c_str());
+      return 1;
+    }
+    web = *std::move(started);
+    std::fprintf(stderr, "protond: serving the web page (%s) at %s, web port %d\n",
+                 flags.tcp.insecure ? "plain HTTP, loopback only" : "HTTPS",
+                 flags.web.listen.c_str(), web->port());
+  }
   std::unique_ptr<protond::metrics::MetricsServer> metrics;
   if (!flags.metrics_listen.empty()) {
     protond::metrics::MetricsServerOptions options;
@@ -461,6 +488,7 @@ int main(int argc, char** argv) {
   const int signal_number = WaitForTermination([&keeper] { keeper.CheckOnce(); });
   std::fprintf(stderr, "protond: %s, shutting down\n", strsignal(signal_number));
   if (tcp != nullptr) tcp->Shutdown();
+  web.reset();
   if (metrics != nullptr) metrics->Shutdown();
   (*server)->Shutdown();
   unlink(pid_file.c_str());

@@ -82,17 +82,19 @@ Response ErrorFor(const Request& request, int status, absl::string_view message)
 
 // Nothing is cached (the API's data changes, and holds the user's profiles), no guessing of types
 // (a download of untrusted names never becomes a page), and no Referer.
-void AddCommonHeaders(Response& response) {
+void AddCommonHeaders(Response& response, FormAction form_action) {
   response.headers.emplace_back("Cache-Control", "no-store");
   response.headers.emplace_back("X-Content-Type-Options", "nosniff");
   response.headers.emplace_back("Referrer-Policy", "no-referrer");
   // The page's own policy (web/static/index.html) again, from the server, so that it also covers
   // what is not the page (an export, an error) and cannot be dropped by an edited index.html;
   // frame-ancestors (no framing, against clickjacking) works only as a header.
-  response.headers.emplace_back("Content-Security-Policy",
-                                "default-src 'self'; script-src 'self'; style-src 'self'; "
-                                "img-src 'self' data:; object-src 'none'; base-uri 'none'; "
-                                "form-action 'none'; frame-ancestors 'none'");
+  response.headers.emplace_back(
+      "Content-Security-Policy",
+      absl::StrCat("default-src 'self'; script-src 'self'; style-src 'self'; "
+                   "img-src 'self' data:; object-src 'none'; base-uri 'none'; form-action ",
+                   form_action == FormAction::kSelf ? "'self'" : "'none'",
+                   "; frame-ancestors 'none'"));
 }
 
 int HttpStatusOf(const absl::Status& status) {

@@ -51,9 +51,13 @@ bool IsApi(absl::string_view path);
 // An error answer: for the API JSON (JsonError), for the page text.
 Response ErrorFor(const Request& request, int status, absl::string_view message);
 
+// Where a page's form may be sent: nowhere (the page has none), or back to its server (protond's
+// sign-in form).
+enum class FormAction { kNone, kSelf };
+
 // The headers every answer carries (docs/web.md, "Files"): no caching, no type sniffing, no
 // Referer, and the page's Content-Security-Policy with frame-ancestors 'none'.
-void AddCommonHeaders(Response& response);
+void AddCommonHeaders(Response& response, FormAction form_action = FormAction::kNone);
 
 // The HTTP status for a failed call to protond (or a bad parameter): 400 for INVALID_ARGUMENT
 // and FAILED_PRECONDITION, 404 for NOT_FOUND and PERMISSION_DENIED (another user's session

@@ -6,6 +6,7 @@
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
+#include "page_server/tls_front.h"
 
 namespace protond::page_server {
 
@@ -68,7 +69,24 @@ HttpServer::HttpServer(mg_context* context, int port, std::unique_ptr<Shared> sh
 
 absl::StatusOr<std::unique_ptr<HttpServer>> HttpServer::Start(const HttpServerOptions& options,
                                                               RequestAnswerer answerer) {
-  const std::string& listen = options.listen;
+  const bool tls = !options.tls_cert_path.empty();
+  if (tls != !options.tls_key_path.empty()) {
+    return absl::InvalidArgumentError("a TLS certificate needs its key, and a key its certificate");
+  }
+  // With TLS, civetweb serves plain HTTP on loopback behind the TLS front (tls_front.h says why).
+  absl::StatusOr<std::unique_ptr<HttpServer>> server =
+      StartPlain(tls ? "127.0.0.1:0" : options.listen, std::move(answerer));
+  if (!server.ok() || !tls) return server;
+  absl::StatusOr<std::unique_ptr<TlsFront>> front = TlsFront::Start(
+      options.listen, options.tls_cert_path, options.tls_key_path, (*server)->port_);
+  if (!front.ok()) return front.status();
+  (*server)->port_ = (*front)->port();
+  (*server)->tls_front_ = *std::move(front);
+  return server;
+}
+
+absl::StatusOr<std::unique_ptr<HttpServer>> HttpServer::StartPlain(const std::string& listen,
+                                                                   RequestAnswerer answerer) {
   auto shared = std::make_unique<Shared>(Shared{std::move(answerer)});
   mg_init_library(0);
   // No document_root: civetweb serves no file of its own. No logs: a URL or a form may hold a
@@ -94,6 +112,7 @@ absl::StatusOr<std::unique_ptr<HttpServer>> HttpServer::Start(const HttpServerOp
 }
 
 HttpServer::~HttpServer() {
+  tls_front_.reset();  // first: its connections end before civetweb's requests
   mg_stop(context_);
   mg_exit_library();
 }

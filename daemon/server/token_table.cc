@@ -112,8 +112,8 @@ absl::StatusOr<TokenTable> TokenTable::Load(const std::string& path) {
   return Parse(text, path);
 }
 
-absl::StatusOr<service::Peer> TokenTable::PeerFor(absl::string_view authorization,
-                                                  absl::Time now) const {
+absl::StatusOr<TokenTable::Grant> TokenTable::GrantFor(absl::string_view authorization,
+                                                       absl::Time now) const {
   absl::string_view token = authorization;
   if (!absl::ConsumePrefix(&token, "Bearer ") || token.empty()) {
     return absl::UnauthenticatedError(
@@ -133,7 +133,14 @@ absl::StatusOr<service::Peer> TokenTable::PeerFor(absl::string_view authorizatio
   peer.uid = found->uid;
   peer.remote = true;
   peer.jobs = found->jobs;
-  return peer;
+  return Grant{std::move(peer), found->expires};
+}
+
+absl::StatusOr<service::Peer> TokenTable::PeerFor(absl::string_view authorization,
+                                                  absl::Time now) const {
+  absl::StatusOr<Grant> grant = GrantFor(authorization, now);
+  if (!grant.ok()) return grant.status();
+  return std::move(grant->peer);
 }
 
 }  // namespace protond::server

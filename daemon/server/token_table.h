@@ -31,8 +31,16 @@ class TokenTable {
   // The same from text (no permission check): for tests and Load.
   static absl::StatusOr<TokenTable> Parse(absl::string_view text, const std::string& path);
 
+  // What a token grants: who the caller is, and until when.
+  struct Grant {
+    service::Peer peer;
+    absl::Time expires;  // InfiniteFuture() for a token without expires=
+  };
+
   // The caller that `authorization` (the header's value, "Bearer TOKEN") stands for at `now`;
   // UNAUTHENTICATED saying why not (no token, unknown, expired). Compares in constant time.
+  absl::StatusOr<Grant> GrantFor(absl::string_view authorization, absl::Time now) const;
+  // GrantFor's caller.
   absl::StatusOr<service::Peer> PeerFor(absl::string_view authorization, absl::Time now) const;
 
   size_t size() const { return entries_.size(); }

@@ -55,6 +55,17 @@ TEST(TokenTableTest, ATokenStandsForItsUserAndJobsUntilItExpires) {
   EXPECT_TRUE(slurm->jobs.empty());
 }
 
+TEST(TokenTableTest, AGrantSaysWhenItsTokenExpires) {
+  const TokenTable table = Table();
+  auto alice = table.GrantFor(absl::StrCat("Bearer ", kAlice), At("2026-11-30T00:00:00Z"));
+  ASSERT_TRUE(alice.ok()) << alice.status();
+  EXPECT_EQ(alice->expires, At("2026-12-01T00:00:00Z"));
+  EXPECT_EQ(alice->peer.uid, 1000u);
+  auto slurm = table.GrantFor(absl::StrCat("Bearer ", kSlurm), At("2030-01-01T00:00:00Z"));
+  ASSERT_TRUE(slurm.ok()) << slurm.status();
+  EXPECT_EQ(slurm->expires, absl::InfiniteFuture());
+}
+
 TEST(TokenTableTest, AMissingOrUnknownTokenIsRefusedWithoutEchoingIt) {
   const TokenTable table = Table();
   const absl::Time now = At("2026-11-01T00:00:00Z");

@@ -293,6 +293,21 @@ double MetricValue(const v1::TreeNode& node, const std::string& name) {
   return -1;
 }
 
+void MakeLoopbackCertificate(const std::string& dir) {
+  const Completed made =
+      RunToEnd({"/usr/bin/openssl", "req", "-x509", "-newkey", "ec", "-pkeyopt",
+                "ec_paramgen_curve:prime256v1", "-nodes", "-keyout", dir + "/key.pem", "-out",
+                dir + "/cert.pem", "-days", "2", "-subj", "/CN=localhost", "-addext",
+                "subjectAltName=DNS:localhost,IP:127.0.0.1"},
+               dir);
+  EXPECT_EQ(made.exit_code, 0) << made.err;
+}
+
+void WritePrivateFile(const std::string& path, const std::string& text) {
+  std::ofstream(path) << text;
+  chmod(path.c_str(), 0600);
+}
+
 std::string ExchangeOnLoopback(int port, const std::string& request) {
   const int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
   sockaddr_in address = {};

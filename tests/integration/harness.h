@@ -86,6 +86,12 @@ class OtherUser {
 // main thread 3 (setup) + 2 (train) + 9 per step, each worker 2 (worker) + 2 (state) + 3 per load.
 uint64_t SampleWorkloadRecords(int steps, int threads, int loads);
 
+// A self-signed certificate for localhost and 127.0.0.1, made by openssl for protond --listen:
+// `dir`/cert.pem (also the clients' CA) and `dir`/key.pem. A test failure when openssl fails.
+void MakeLoopbackCertificate(const std::string& dir);
+// Writes `text` to `path`, readable and writable by its owner only (as protond --tokens wants).
+void WritePrivateFile(const std::string& path, const std::string& text);
+
 // The whole answer to `request` on 127.0.0.1:`port` (the server closes the connection after it):
 // GET /metrics of protond --metrics-listen.
 std::string ExchangeOnLoopback(int port, const std::string& request);

@@ -27,13 +27,7 @@ constexpr char kExpiredToken[] = "expired-token-0123456789abcdef";
 class RemoteTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    const Completed made =
-        RunToEnd({"/usr/bin/openssl", "req", "-x509", "-newkey", "ec", "-pkeyopt",
-                  "ec_paramgen_curve:prime256v1", "-nodes", "-keyout", dir_ + "/key.pem", "-out",
-                  dir_ + "/cert.pem", "-days", "2", "-subj", "/CN=localhost", "-addext",
-                  "subjectAltName=DNS:localhost,IP:127.0.0.1"},
-                 dir_);
-    ASSERT_EQ(made.exit_code, 0) << made.err;
+    MakeLoopbackCertificate(dir_);
     WritePrivate("tokens", std::string(kRootToken) + " root\n" + kJobToken + " 0 jobs=77\n" +
                                kExpiredToken + " root expires=2020-01-01T00:00:00Z\n");
     for (const char* token : {kRootToken, kJobToken, kExpiredToken}) {
@@ -43,8 +37,7 @@ class RemoteTest : public ::testing::Test {
   }
 
   void WritePrivate(const std::string& name, const std::string& text) {
-    std::ofstream(dir_ + "/" + name) << text;
-    chmod((dir_ + "/" + name).c_str(), 0600);
+    WritePrivateFile(dir_ + "/" + name, text);
   }
 
   // Starts the daemon with TLS on a free loopback port.

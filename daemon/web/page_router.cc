@@ -1,0 +1,134 @@
+#include "daemon/web/page_router.h"
+
+#include <set>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_replace.h"
+#include "page_server/page_files.h"
+#include "page_server/profile_api.h"
+
+namespace protond::web {
+namespace {
+
+using page_server::ErrorFor;
+using page_server::Request;
+using page_server::Response;
+
+// `text` as HTML text: no markup from it.
+std::string HtmlText(absl::string_view text) {
+  return absl::StrReplaceAll(text,
+                             {{"&", "&amp;"}, {"<", "&lt;"}, {">", "&gt;"}, {"\"", "&quot;"}});
+}
+
+// The form posts the token in the request's body: never in an address, so never in a history,
+// a Referer or a log. No script and no style: the page's Content-Security-Policy holds.
+Response SignInForm(int status, absl::string_view note) {
+  return {status,
+          "text/html; charset=utf-8",
+          absl::StrCat("<!doctype html>\n<html><head><meta charset=\"utf-8\">"
+                       "<title>protond: sign in</title></head>\n<body><h1>protond</h1>\n",
+                       note.empty() ? "" : absl::StrCat("<p>", HtmlText(note), "</p>\n"),
+                       "<form method=\"post\" action=\"/sign-in\">\n"
+                       "<label>Token <input type=\"password\" name=\"token\" "
+                       "autocomplete=\"current-password\" required></label>\n"
+                       "<button type=\"submit\">Sign in</button>\n</form></body></html>\n"),
+          {}};
+}
+
+// The cookie's attributes: script cannot read it, it goes over TLS only and never with a request
+// that another site started.
+std::string Cookie(absl::string_view value, absl::string_view lifetime) {
+  return absl::StrCat(kCookieName, "=", value, "; HttpOnly; Secure; SameSite=Strict; Path=/",
+                      lifetime);
+}
+
+Response SeeTheStart(std::string cookie) {
+  return {303, "text/plain; charset=utf-8", "see /\n", {{"Location", "/"}, {"Set-Cookie", cookie}}};
+}
+
+// The APIs of protonctl ui that read through protonctl's own commands (export, top, ...): not
+// served by protond yet (docs/web.md, "Not done yet").
+bool ServedByProtonctlUiOnly(absl::string_view path) {
+  static const std::set<std::string, std::less<>> kPaths = {"/api/export", "/api/history",
+                                                            "/api/job", "/api/top", "/api/stalls"};
+  return kPaths.contains(path);
+}
+
+// A signed-in user as the service knows a caller over TCP with the same token.
+service::Peer PeerOf(const page_server::SignedInUser& user) {
+  service::Peer peer;
+  peer.uid = user.uid;
+  peer.remote = true;
+  peer.jobs = user.jobs;
+  return peer;
+}
+
+}  // namespace
+
+Response PageRouter::Answer(const Request& request, absl::Time now) {
+  Response response;
+  auto form_action = page_server::FormAction::kNone;
+  const std::optional<page_server::SignedInUser> user =
+      sign_ins_.Find(page_server::CookieValue(request.cookie, kCookieName), now);
+  if (request.method == "POST" && request.path == "/sign-in") {
+    response = SignIn(request, now);
+    form_action = page_server::FormAction::kSelf;
+  } else if (request.method == "POST" && request.path == "/sign-out") {
+    response = SignOut(request);
+  } else if (request.method != "GET") {
+    response =
+        ErrorFor(request, 405, absl::StrCat("not served: ", request.method, " ", request.path));
+    response.headers.emplace_back("Allow", "GET, POST");
+  } else if (!user.has_value() && request.path == "/") {
+    response = SignInForm(200, "");
+    form_action = page_server::FormAction::kSelf;
+  } else if (!user.has_value()) {
+    response = ErrorFor(request, 401, "not signed in: sign in at / with your token");
+  } else {
+    response = AnswerSignedIn(request, PeerOf(*user));
+  }
+  page_server::AddCommonHeaders(response, form_action);
+  return response;
+}
+
+Response PageRouter::SignIn(const Request& request, absl::Time now) {
+  absl::StatusOr<std::map<std::string, std::string>> form = page_server::ParseQuery(request.body);
+  const std::string token = form.ok() && form->contains("token") ? form->at("token") : "";
+  // The table's checks, as for a call over TCP; its messages never hold the token.
+  absl::StatusOr<server::TokenTable::Grant> grant =
+      tokens_.GrantFor(absl::StrCat("Bearer ", token), now);
+  if (!grant.ok()) return SignInForm(401, grant.status().message());
+  page_server::SignedInUser user;
+  user.uid = grant->peer.uid;
+  user.jobs = grant->peer.jobs;
+  absl::StatusOr<std::string> key = sign_ins_.SignIn(user, grant->expires, now);
+  if (!key.ok()) return SignInForm(503, key.status().message());
+  std::string lifetime;
+  if (grant->expires != absl::InfiniteFuture()) {
+    lifetime = absl::StrCat("; Max-Age=", absl::ToInt64Seconds(grant->expires - now));
+  }
+  return SeeTheStart(Cookie(*key, lifetime));
+}
+
+Response PageRouter::SignOut(const Request& request) {
+  sign_ins_.SignOut(page_server::CookieValue(request.cookie, kCookieName));
+  return SeeTheStart(Cookie("", "; Max-Age=0"));
+}
+
+Response PageRouter::AnswerSignedIn(const Request& request, const service::Peer& peer) {
+  if (!page_server::IsApi(request.path)) return page_server::AnswerPageFile(web_dir_, request);
+  if (ServedByProtonctlUiOnly(request.path)) {
+    return page_server::JsonError(
+        404, absl::StrCat(request.path,
+                          " is not served by protond yet: use protonctl --host HOST:PORT "
+                          "--token-file FILE ui (docs/web.md)"));
+  }
+  absl::StatusOr<std::map<std::string, std::string>> parameters =
+      page_server::ParseQuery(request.query);
+  if (!parameters.ok()) return page_server::JsonError(400, parameters.status().message());
+  const std::unique_ptr<page_server::ProfileSource> source = source_for_(peer);
+  return page_server::AnswerOrJsonError(
+      page_server::AnswerProfileApi(*source, request.path, *parameters));
+}
+
+}  // namespace protond::web

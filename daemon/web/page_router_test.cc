@@ -1,0 +1,161 @@
+#include "daemon/web/page_router.h"
+
+#include <fstream>
+
+#include "absl/strings/str_cat.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "nlohmann/json.hpp"
+#include "view/testing/temp_dir_test.h"
+
+namespace protond::web {
+namespace {
+
+using page_server::Request;
+using page_server::Response;
+using ::testing::HasSubstr;
+using ::testing::Not;
+
+constexpr char kAliceToken[] = "alice-token-0123456789abcdef";
+constexpr char kJobToken[] = "job-token-0123456789abcdef";
+const absl::Time kNow = absl::FromUnixSeconds(1'790'000'000);              // 2026-09-21
+const absl::Time kJobTokenExpires = absl::FromUnixSeconds(1'798'761'600);  // 2027-01-01
+
+// What the daemon would list: one session per caller, named after its uid and jobs.
+class FakeSource : public page_server::ProfileSource {
+ public:
+  explicit FakeSource(const service::Peer& peer) : peer_(peer) {}
+  absl::StatusOr<v1::ListSessionsResponse> ListSessions() override {
+    v1::ListSessionsResponse listed;
+    v1::Session* session = listed.add_sessions();
+    session->set_id(7);
+    session->set_uid(peer_.uid);
+    session->set_name(absl::StrCat("of ", peer_.uid, peer_.remote ? " remote" : "",
+                                   peer_.jobs.empty() ? "" : " job " + peer_.jobs[0]));
+    return listed;
+  }
+  absl::StatusOr<v1::Tree> GetTree(uint64_t, const std::string&) override {
+    return absl::NotFoundError("no tree here");
+  }
+
+ private:
+  const service::Peer peer_;
+};
+
+class PageRouterTest : public testing::TempDirTest {
+ protected:
+  void SetUp() override {
+    TempDirTest::SetUp();
+    std::ofstream(dir_ + "/index.html") << "<html>the page</html>";
+    router_ = std::make_unique<PageRouter>(dir_, tokens_, [](const service::Peer& peer) {
+      return std::make_unique<FakeSource>(peer);
+    });
+  }
+
+  static server::TokenTable Tokens() {
+    auto table =
+        server::TokenTable::Parse(absl::StrCat(kAliceToken, " 1000\n", kJobToken,
+                                               " 1001 jobs=77 expires=2027-01-01T00:00:00Z\n"),
+                                  "tokens");
+    EXPECT_TRUE(table.ok()) << table.status();
+    return *std::move(table);
+  }
+  static std::string Header(const Response& response, const std::string& name) {
+    for (const auto& [key, value] : response.headers) {
+      if (key == name) return value;
+    }
+    return "";
+  }
+  Response Answer(const std::string& method, const std::string& path, const std::string& cookie,
+                  const std::string& body = "") {
+    return router_->Answer({method, path, "", cookie, "", body}, kNow);
+  }
+  // Signs in with `token`; the Cookie header the browser then sends.
+  std::string SignIn(const std::string& token) {
+    const Response answer = Answer("POST", "/sign-in", "", "token=" + token);
+    EXPECT_EQ(answer.status, 303) << answer.body;
+    const std::string set_cookie = Header(answer, "Set-Cookie");
+    return set_cookie.substr(0, set_cookie.find(';'));
+  }
+
+  const server::TokenTable tokens_ = Tokens();
+  std::unique_ptr<PageRouter> router_;
+};
+
+TEST_F(PageRouterTest, WithoutACookieTheStartIsTheSignInFormAndTheRestIs401) {
+  const Response form = Answer("GET", "/", "");
+  EXPECT_EQ(form.status, 200);
+  EXPECT_THAT(form.body, HasSubstr("<form method=\"post\" action=\"/sign-in\">"));
+  EXPECT_THAT(Header(form, "Content-Security-Policy"), HasSubstr("form-action 'self'"));
+  for (const std::string& cookie :
+       std::vector<std::string>{"", "protond_page=", "protond_page=0123abcd",
+                                std::string("protond_page=") + kAliceToken}) {
+    const Response api = Answer("GET", "/api/sessions", cookie);
+    EXPECT_EQ(api.status, 401) << cookie;
+    EXPECT_EQ(Header(api, "Content-Type"), "");  // the type is the response's own field
+    EXPECT_EQ(api.content_type, "application/json");
+    EXPECT_EQ(nlohmann::json::parse(api.body).at("error"),
+              "not signed in: sign in at / with your token");
+    EXPECT_EQ(Answer("GET", "/app.js", cookie).status, 401) << cookie;
+  }
+}
+
+TEST_F(PageRouterTest, ATokenSignsInWithARandomKeyThatIsNotTheToken) {
+  const Response answer = Answer("POST", "/sign-in", "", absl::StrCat("token=", kAliceToken));
+  EXPECT_EQ(answer.status, 303);
+  EXPECT_EQ(Header(answer, "Location"), "/");
+  const std::string set_cookie = Header(answer, "Set-Cookie");
+  EXPECT_THAT(set_cookie,
+              ::testing::MatchesRegex(
+                  "protond_page=[0-9a-f]{64}; HttpOnly; Secure; SameSite=Strict; Path=/"));
+  EXPECT_THAT(set_cookie, Not(HasSubstr(kAliceToken)));
+  EXPECT_NE(SignIn(kAliceToken), SignIn(kAliceToken));
+  const Response page = Answer("GET", "/", SignIn(kAliceToken));
+  EXPECT_EQ(page.status, 200);
+  EXPECT_EQ(page.body, "<html>the page</html>");
+}
+
+TEST_F(PageRouterTest, TheApiSeesWhatTheTokensUserMay) {
+  const Response alice = Answer("GET", "/api/sessions", SignIn(kAliceToken));
+  ASSERT_EQ(alice.status, 200) << alice.body;
+  EXPECT_EQ(nlohmann::json::parse(alice.body)["sessions"][0]["name"], "of 1000 remote");
+  const Response job = Answer("GET", "/api/sessions", SignIn(kJobToken));
+  EXPECT_EQ(nlohmann::json::parse(job.body)["sessions"][0]["name"], "of 1001 remote job 77");
+  const Response top = Answer("GET", "/api/top", SignIn(kAliceToken));
+  EXPECT_EQ(top.status, 404);
+  EXPECT_THAT(top.body, HasSubstr("not served by protond yet"));
+}
+
+TEST_F(PageRouterTest, AWrongTokenGetsTheFormAgainWithoutItsText) {
+  const std::string wrong = "wrong-token-0123456789abcdef<b>";
+  const Response answer = Answer("POST", "/sign-in", "", "token=" + wrong);
+  EXPECT_EQ(answer.status, 401);
+  EXPECT_EQ(Header(answer, "Set-Cookie"), "");
+  EXPECT_THAT(answer.body, HasSubstr("this token is not accepted here"));
+  EXPECT_THAT(answer.body, Not(HasSubstr("wrong-token")));
+  EXPECT_EQ(Answer("POST", "/sign-in", "", "").status, 401);
+}
+
+TEST_F(PageRouterTest, TheCookieLastsAsLongAsItsToken) {
+  const Response answer = Answer("POST", "/sign-in", "", absl::StrCat("token=", kJobToken));
+  EXPECT_THAT(Header(answer, "Set-Cookie"),
+              HasSubstr(absl::StrCat("; Max-Age=", absl::ToInt64Seconds(kJobTokenExpires - kNow))));
+  const std::string set_cookie = Header(answer, "Set-Cookie");
+  const std::string cookie = set_cookie.substr(0, set_cookie.find(';'));
+  const Request api{"GET", "/api/sessions", "", cookie, "", ""};
+  EXPECT_EQ(router_->Answer(api, kJobTokenExpires - absl::Seconds(1)).status, 200);
+  EXPECT_EQ(router_->Answer(api, kJobTokenExpires).status, 401);
+}
+
+TEST_F(PageRouterTest, SigningOutEndsTheCookiesKey) {
+  const std::string cookie = SignIn(kAliceToken);
+  const Response out = Answer("POST", "/sign-out", cookie);
+  EXPECT_EQ(out.status, 303);
+  EXPECT_THAT(Header(out, "Set-Cookie"), HasSubstr("protond_page=; "));
+  EXPECT_THAT(Header(out, "Set-Cookie"), HasSubstr("Max-Age=0"));
+  EXPECT_EQ(Answer("GET", "/api/sessions", cookie).status, 401);
+  EXPECT_EQ(Answer("PUT", "/api/sessions", cookie).status, 405);
+}
+
+}  // namespace
+}  // namespace protond::web

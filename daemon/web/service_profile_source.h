@@ -1,0 +1,34 @@
+// protond's own ProfileSource for its page: the service's queries, in-process, as one signed-in
+// caller. The service authorizes each call (MayTouch), as it does a call over TCP with the same
+// token: the page sees what `protonctl --host` with that token sees.
+#ifndef PROTOND_DAEMON_WEB_SERVICE_PROFILE_SOURCE_H_
+#define PROTOND_DAEMON_WEB_SERVICE_PROFILE_SOURCE_H_
+
+#include <utility>
+
+#include "daemon/service/protond_service.h"
+#include "page_server/profile_source.h"
+
+namespace protond::web {
+
+class ServiceProfileSource : public page_server::ProfileSource {
+ public:
+  // `service` must outlive this.
+  ServiceProfileSource(service::ProtondService& service, service::Peer peer)
+      : service_(service), peer_(std::move(peer)) {}
+
+  absl::StatusOr<v1::ListSessionsResponse> ListSessions() override {
+    return service_.ListSessions(peer_);
+  }
+  absl::StatusOr<v1::Tree> GetTree(uint64_t session_id, const std::string& rank) override {
+    return service_.GetTree(peer_, session_id, rank);
+  }
+
+ private:
+  service::ProtondService& service_;
+  const service::Peer peer_;
+};
+
+}  // namespace protond::web
+
+#endif  // PROTOND_DAEMON_WEB_SERVICE_PROFILE_SOURCE_H_

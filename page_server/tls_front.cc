@@ -1,0 +1,186 @@
+#include "page_server/tls_front.h"
+
+#include <netinet/in.h>
+#include <openssl/err.h>
+#include <openssl/ssl.h>
+#include <poll.h>
+#include <sys/eventfd.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+
+#include "absl/status/status.h"
+#include "absl/strings/str_cat.h"
+#include "common/net/listen_socket.h"
+
+namespace protond::page_server {
+namespace {
+
+constexpr int kBacklog = 64;
+// A handshake, or a read or write once poll said it could go on, that takes longer ends the
+// connection: a client that stops half-way holds a thread no longer than this.
+constexpr timeval kStallTimeout = {10, 0};
+// A connection with no byte either way for this long is closed (a browser opens another).
+constexpr int kIdleMs = 60'000;
+
+std::string OpenSslError() {
+  const unsigned long code = ERR_get_error();
+  if (code == 0) return "no reason given";
+  char text[256];
+  ERR_error_string_n(code, text, sizeof(text));
+  return text;
+}
+
+absl::StatusOr<SSL_CTX*> NewContext(const std::string& cert_path, const std::string& key_path) {
+  SSL_CTX* context = SSL_CTX_new(TLS_server_method());
+  if (context == nullptr) return absl::InternalError("cannot make a TLS context");
+  SSL_CTX_set_min_proto_version(context, TLS1_2_VERSION);
+  absl::Status loaded = absl::OkStatus();
+  if (SSL_CTX_use_certificate_chain_file(context, cert_path.c_str()) != 1) {
+    loaded = absl::InvalidArgumentError(
+        absl::StrCat("cannot read the certificate ", cert_path, ": ", OpenSslError()));
+  } else if (SSL_CTX_use_PrivateKey_file(context, key_path.c_str(), SSL_FILETYPE_PEM) != 1) {
+    loaded = absl::InvalidArgumentError(
+        absl::StrCat("cannot read the key ", key_path, ": ", OpenSslError()));
+  } else if (SSL_CTX_check_private_key(context) != 1) {
+    loaded = absl::InvalidArgumentError(
+        absl::StrCat("the key ", key_path, " is not the certificate's: ", OpenSslError()));
+  }
+  if (!loaded.ok()) {
+    SSL_CTX_free(context);
+    return loaded;
+  }
+  return context;
+}
+
+int ConnectToBackend(int port) {
+  const int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  sockaddr_in address = {};
+  address.sin_family = AF_INET;
+  address.sin_port = htons(static_cast<uint16_t>(port));
+  address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  if (fd >= 0 && connect(fd, reinterpret_cast<sockaddr*>(&address), sizeof(address)) != 0) {
+    close(fd);
+    return -1;
+  }
+  return fd;
+}
+
+bool SendAll(int fd, const char* bytes, size_t size) {
+  while (size > 0) {
+    const ssize_t sent = send(fd, bytes, size, MSG_NOSIGNAL);
+    if (sent < 0 && errno == EINTR) continue;
+    if (sent <= 0) return false;
+    bytes += sent;
+    size -= static_cast<size_t>(sent);
+  }
+  return true;
+}
+
+}  // namespace
+
+TlsFront::TlsFront(SSL_CTX* context, int listen_fd, int wake_fd, int backend_port)
+    : context_(context),
+      listen_fd_(listen_fd),
+      wake_fd_(wake_fd),
+      port_(net::ListeningPort(listen_fd)),
+      backend_port_(backend_port) {}
+
+absl::StatusOr<std::unique_ptr<TlsFront>> TlsFront::Start(const std::string& listen,
+                                                          const std::string& cert_path,
+                                                          const std::string& key_path,
+                                                          int backend_port) {
+  absl::StatusOr<SSL_CTX*> context = NewContext(cert_path, key_path);
+  if (!context.ok()) return context.status();
+  absl::StatusOr<int> listen_fd = net::ListenOn(listen, "--web-listen", "the page", kBacklog);
+  const int wake_fd = eventfd(0, EFD_CLOEXEC);
+  if (!listen_fd.ok() || wake_fd < 0) {
+    SSL_CTX_free(*context);
+    if (listen_fd.ok()) close(*listen_fd);
+    if (wake_fd >= 0) close(wake_fd);
+    if (!listen_fd.ok()) return listen_fd.status();
+    return absl::InternalError(absl::StrCat("eventfd for the page: ", std::strerror(errno)));
+  }
+  std::unique_ptr<TlsFront> front(new TlsFront(*context, *listen_fd, wake_fd, backend_port));
+  front->accept_thread_ = std::thread([f = front.get()] { f->AcceptLoop(); });
+  return front;
+}
+
+TlsFront::~TlsFront() {
+  const uint64_t one = 1;
+  (void)!write(wake_fd_, &one, sizeof(one));
+  accept_thread_.join();
+  {
+    absl::MutexLock lock(&mutex_);
+    mutex_.Await(absl::Condition(
+        +[](int* connections) { return *connections == 0; }, &connections_));
+  }
+  close(listen_fd_);
+  close(wake_fd_);
+  SSL_CTX_free(context_);
+}
+
+void TlsFront::AcceptLoop() {
+  for (;;) {
+    pollfd fds[2] = {{listen_fd_, POLLIN, 0}, {wake_fd_, POLLIN, 0}};
+    if (poll(fds, 2, -1) < 0 && errno != EINTR) return;
+    if (fds[1].revents != 0) return;
+    if (fds[0].revents == 0) continue;
+    const int client_fd = accept4(listen_fd_, nullptr, nullptr, SOCK_CLOEXEC);
+    if (client_fd < 0) continue;
+    {
+      absl::MutexLock lock(&mutex_);
+      if (connections_ >= kMaxConnections) {
+        close(client_fd);
+        continue;
+      }
+      ++connections_;
+    }
+    // Detached: the destructor waits for connections_ to reach 0 instead of joining.
+    std::thread([this, client_fd] { Serve(client_fd); }).detach();
+  }
+}
+
+void TlsFront::Serve(int client_fd) {
+  setsockopt(client_fd, SOL_SOCKET, SO_RCVTIMEO, &kStallTimeout, sizeof(kStallTimeout));
+  setsockopt(client_fd, SOL_SOCKET, SO_SNDTIMEO, &kStallTimeout, sizeof(kStallTimeout));
+  SSL* ssl = SSL_new(context_);
+  if (ssl != nullptr && SSL_set_fd(ssl, client_fd) == 1 && SSL_accept(ssl) == 1) {
+    const int backend_fd = ConnectToBackend(backend_port_);
+    if (backend_fd >= 0) {
+      Relay(ssl, client_fd, backend_fd);
+      close(backend_fd);
+    }
+    SSL_shutdown(ssl);
+  }
+  SSL_free(ssl);
+  ERR_clear_error();
+  close(client_fd);
+  absl::MutexLock lock(&mutex_);
+  --connections_;
+}
+
+void TlsFront::Relay(SSL* ssl, int client_fd, int backend_fd) {
+  char buffer[16384];
+  for (;;) {
+    // Bytes OpenSSL already decrypted are not on the socket: read them before polling.
+    if (SSL_pending(ssl) == 0) {
+      pollfd fds[3] = {{client_fd, POLLIN, 0}, {backend_fd, POLLIN, 0}, {wake_fd_, POLLIN, 0}};
+      const int ready = poll(fds, 3, kIdleMs);
+      if (ready < 0 && errno == EINTR) continue;
+      if (ready <= 0 || fds[2].revents != 0) return;
+      if (fds[1].revents != 0) {
+        const ssize_t got = read(backend_fd, buffer, sizeof(buffer));
+        if (got <= 0 || SSL_write(ssl, buffer, static_cast<int>(got)) != got) return;
+        continue;
+      }
+      if (fds[0].revents == 0) continue;
+    }
+    const int got = SSL_read(ssl, buffer, sizeof(buffer));
+    if (got <= 0 || !SendAll(backend_fd, buffer, static_cast<size_t>(got))) return;
+  }
+}
+
+}  // namespace protond::page_server

@@ -1,0 +1,178 @@
+// protond --web-listen against a real daemon on loopback: the page over HTTPS with --listen's
+// certificate (openssl makes it), signed in with a token of --tokens through the form, and the
+// API as that token's user. curl is the browser: it checks the certificate, posts the form from a
+// file (the token is never in an address or an argument), and sends the cookie back.
+#include <sys/stat.h>
+
+#include <fstream>
+#include <string>
+#include <vector>
+
+#include "absl/strings/match.h"
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "nlohmann/json.hpp"
+#include "tests/integration/harness.h"
+
+namespace protond::testing {
+namespace {
+
+using ::testing::HasSubstr;
+using ::testing::Not;
+
+constexpr char kRootToken[] = "root-token-0123456789abcdef";
+constexpr char kJobToken[] = "job-77-token-0123456789abcdef";
+constexpr char kWrongToken[] = "wrong-token-0123456789abcdef";
+
+struct HttpsAnswer {
+  int status = 0;
+  std::string head;  // the status line and headers
+  std::string body;
+};
+
+class RemotePageTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    MakeLoopbackCertificate(dir_);
+    // Root, and root limited to job 77: the API's checks are the TCP API's, so the second sees
+    // only the sessions of job 77's processes.
+    WritePrivateFile(dir_ + "/tokens",
+                     absl::StrCat(kRootToken, " root\n", kJobToken, " 0 jobs=77\n"));
+    for (const char* token : {kRootToken, kJobToken, kWrongToken}) {
+      WritePrivateFile(dir_ + "/" + token, token);  // no newline: the form posts it as it is
+    }
+    ASSERT_EQ(mkdir((dir_ + "/web").c_str(), 0755), 0);
+    std::ofstream(dir_ + "/web/index.html") << "<html>the page</html>";
+  }
+
+  void StartWithWebPage() {
+    daemon_.Start({"--listen", "127.0.0.1:0", "--tls-cert", dir_ + "/cert.pem", "--tls-key",
+                   dir_ + "/key.pem", "--tokens", dir_ + "/tokens", "--web-listen", "127.0.0.1:0",
+                   "--web-dir", dir_ + "/web"});
+    port_ = daemon_.LoggedPort("web port ");
+    ASSERT_NE(port_, 0) << ReadFile(daemon_.log_path());
+  }
+
+  // A session of sample_workload run as a task of Slurm job `job`.
+  void Record(const std::string& job) {
+    const Completed run =
+        RunToEnd({BinDir() + "/protonctl", "--socket", daemon_.socket(), "run", "--name",
+                  "job " + job, "--", BinDir() + "/sample_workload", "--steps", "2"},
+                 dir_, {{{"SLURM_JOB_ID", job}}});
+    ASSERT_EQ(run.exit_code, 0) << run.err;
+  }
+
+  // curl over HTTPS to the page's port, the certificate checked against the test's own.
+  HttpsAnswer Curl(const std::string& path, std::vector<std::string> options = {}) {
+    std::vector<std::string> argv = {
+        "/usr/bin/curl", "-sS", "--cacert",    dir_ + "/cert.pem", "-D", dir_ + "/head", "-o",
+        dir_ + "/body",  "-w",  "%{http_code}"};
+    argv.insert(argv.end(), options.begin(), options.end());
+    argv.push_back(absl::StrCat("https://127.0.0.1:", port_, path));
+    const Completed done = RunToEnd(argv, dir_);
+    EXPECT_EQ(done.exit_code, 0) << done.err;
+    HttpsAnswer answer{0, ReadFile(dir_ + "/head"), ReadFile(dir_ + "/body")};
+    EXPECT_TRUE(absl::SimpleAtoi(done.out, &answer.status)) << done.out;
+    return answer;
+  }
+
+  // Posts the sign-in form with the token in file `token_file`; the answer.
+  HttpsAnswer SignIn(const std::string& token_file) {
+    return Curl("/sign-in", {"--data-urlencode", "token@" + dir_ + "/" + token_file});
+  }
+
+  // Signs in with the token in `token_file`: the Cookie header to send from then on.
+  std::string CookieFor(const std::string& token_file) {
+    const HttpsAnswer signed_in = SignIn(token_file);
+    EXPECT_EQ(signed_in.status, 303) << signed_in.head << signed_in.body;
+    const size_t at = signed_in.head.find("Set-Cookie: ");
+    if (at == std::string::npos) return "";
+    const size_t begin = at + std::string("Set-Cookie: ").size();
+    return signed_in.head.substr(begin, signed_in.head.find(';', begin) - begin);
+  }
+
+  // The ids of the sessions /api/sessions lists with `cookie`.
+  std::vector<std::string> SessionIds(const std::string& cookie) {
+    const HttpsAnswer listed = Curl("/api/sessions", {"-H", "Cookie: " + cookie});
+    EXPECT_EQ(listed.status, 200) << listed.body;
+    const nlohmann::json json = nlohmann::json::parse(listed.body);
+    std::vector<std::string> ids;
+    for (const nlohmann::json& session : json["sessions"]) {
+      ids.push_back(session["id"]);
+    }
+    return ids;
+  }
+
+  std::string dir_ = MakeTempDir();
+  Daemon daemon_{dir_};
+  int port_ = 0;
+};
+
+TEST_F(RemotePageTest, ATokenSignsInOverHttpsAndSeesOnlyWhatItMay) {
+  StartWithWebPage();
+  Record("77");  // session 1
+  Record("88");  // session 2
+
+  // Not signed in: the form, and 401 for the API.
+  const HttpsAnswer form = Curl("/");
+  EXPECT_EQ(form.status, 200);
+  EXPECT_THAT(form.body, HasSubstr("action=\"/sign-in\""));
+  const HttpsAnswer refused = Curl("/api/sessions");
+  EXPECT_EQ(refused.status, 401);
+  EXPECT_EQ(nlohmann::json::parse(refused.body)["error"],
+            "not signed in: sign in at / with your token");
+
+  const std::string job_cookie = CookieFor(kJobToken);
+  EXPECT_THAT(job_cookie, ::testing::MatchesRegex("protond_page=[0-9a-f]{64}"));
+  EXPECT_THAT(SessionIds(job_cookie), ::testing::ElementsAre("1"));
+  EXPECT_EQ(Curl("/api/tree?session=1&metrics=count", {"-H", "Cookie: " + job_cookie}).status, 200);
+  const HttpsAnswer other_job = Curl("/api/tree?session=2", {"-H", "Cookie: " + job_cookie});
+  EXPECT_EQ(other_job.status, 404) << other_job.body;
+  EXPECT_EQ(Curl("/", {"-H", "Cookie: " + job_cookie}).body, "<html>the page</html>");
+
+  const std::string root_cookie = CookieFor(kRootToken);
+  EXPECT_THAT(SessionIds(root_cookie), ::testing::ElementsAre("1", "2"));
+
+  // Signed out, the cookie's key is dead.
+  EXPECT_EQ(Curl("/sign-out", {"-X", "POST", "-H", "Cookie: " + job_cookie}).status, 303);
+  EXPECT_EQ(Curl("/api/sessions", {"-H", "Cookie: " + job_cookie}).status, 401);
+  // No token in the daemon's log.
+  for (const char* token : {kRootToken, kJobToken}) {
+    EXPECT_THAT(ReadFile(daemon_.log_path()), Not(HasSubstr(token)));
+  }
+}
+
+TEST_F(RemotePageTest, AWrongTokenAndPlainHttpAreRefused) {
+  StartWithWebPage();
+  const HttpsAnswer wrong = SignIn(kWrongToken);
+  EXPECT_EQ(wrong.status, 401);
+  EXPECT_THAT(wrong.head, Not(HasSubstr("Set-Cookie")));
+  EXPECT_THAT(wrong.body, HasSubstr("this token is not accepted here"));
+  EXPECT_THAT(wrong.body, Not(HasSubstr(kWrongToken)));
+  // The port speaks TLS only.
+  const Completed plain = RunToEnd({"/usr/bin/curl", "-sS", "-o", "/dev/null", "-w", "%{http_code}",
+                                    absl::StrCat("http://127.0.0.1:", port_, "/")},
+                                   dir_);
+  EXPECT_NE(plain.out, "200");
+}
+
+TEST_F(RemotePageTest, BadFlagCombinationsAreRefusedNamingTheFlag) {
+  const std::vector<std::string> protond = {BinDir() + "/protond", "--socket",
+                                            dir_ + "/protond.sock", "--state-dir", dir_ + "/state"};
+  std::vector<std::string> without_listen = protond;
+  without_listen.insert(without_listen.end(), {"--web-listen", "127.0.0.1:0"});
+  const Completed refused = RunToEnd(without_listen, dir_);
+  EXPECT_EQ(refused.exit_code, 2);
+  EXPECT_THAT(refused.err, HasSubstr("--web-listen needs --listen"));
+  std::vector<std::string> plain_on_all = protond;
+  plain_on_all.insert(plain_on_all.end(), {"--listen", "127.0.0.1:0", "--insecure", "--tokens",
+                                           dir_ + "/tokens", "--web-listen", "0.0.0.0:0"});
+  const Completed plain = RunToEnd(plain_on_all, dir_);
+  EXPECT_EQ(plain.exit_code, 2);
+  EXPECT_THAT(plain.err, HasSubstr("--web-listen 0.0.0.0:0 with --insecure must be a loopback"));
+}
+
+}  // namespace
+}  // namespace protond::testing
