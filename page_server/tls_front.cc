@@ -112,11 +112,13 @@ TlsFront::~TlsFront() {
   const uint64_t one = 1;
   (void)!write(wake_fd_, &one, sizeof(one));
   accept_thread_.join();
+  // The wake-up ends every connection's relay; each thread then ends.
+  std::list<Connection> connections;
   {
     absl::MutexLock lock(&mutex_);
-    mutex_.Await(absl::Condition(
-        +[](int* connections) { return *connections == 0; }, &connections_));
+    connections.swap(connections_);
   }
+  for (Connection& connection : connections) connection.thread.join();
   close(listen_fd_);
   close(wake_fd_);
   SSL_CTX_free(context_);
@@ -130,17 +132,32 @@ void TlsFront::AcceptLoop() {
     if (fds[0].revents == 0) continue;
     const int client_fd = accept4(listen_fd_, nullptr, nullptr, SOCK_CLOEXEC);
     if (client_fd < 0) continue;
-    {
-      absl::MutexLock lock(&mutex_);
-      if (connections_ >= kMaxConnections) {
-        close(client_fd);
-        continue;
-      }
-      ++connections_;
-    }
-    // Detached: the destructor waits for connections_ to reach 0 instead of joining.
-    std::thread([this, client_fd] { Serve(client_fd); }).detach();
+    if (!AddConnection(client_fd)) close(client_fd);
   }
+}
+
+bool TlsFront::AddConnection(int client_fd) {
+  std::vector<std::thread> ended;
+  absl::MutexLock lock(&mutex_);
+  for (auto it = connections_.begin(); it != connections_.end();) {
+    if (!it->ended) {
+      ++it;
+      continue;
+    }
+    ended.push_back(std::move(it->thread));
+    it = connections_.erase(it);
+  }
+  // Their last act was to say so under mutex_: joining them holding it waits for no lock.
+  for (std::thread& thread : ended) thread.join();
+  if (connections_.size() >= kMaxConnections) return false;
+  Connection& connection = connections_.emplace_back();
+  // Started under mutex_: it cannot say it ended before its thread is stored.
+  connection.thread = std::thread([this, &connection, client_fd] {
+    Serve(client_fd);
+    absl::MutexLock lock(&mutex_);
+    connection.ended = true;
+  });
+  return true;
 }
 
 void TlsFront::Serve(int client_fd) {
@@ -158,8 +175,6 @@ void TlsFront::Serve(int client_fd) {
   SSL_free(ssl);
   ERR_clear_error();
   close(client_fd);
-  absl::MutexLock lock(&mutex_);
-  --connections_;
 }
 
 void TlsFront::Relay(SSL* ssl, int client_fd, int backend_fd) {

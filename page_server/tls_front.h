@@ -9,9 +9,11 @@
 #ifndef PROTOND_PAGE_SERVER_TLS_FRONT_H_
 #define PROTOND_PAGE_SERVER_TLS_FRONT_H_
 
+#include <list>
 #include <memory>
 #include <string>
 #include <thread>
+#include <vector>
 
 #include "absl/base/thread_annotations.h"
 #include "absl/status/statusor.h"
@@ -42,6 +44,9 @@ class TlsFront {
  private:
   TlsFront(SSL_CTX* context, int listen_fd, int wake_fd, int backend_port);
   void AcceptLoop();
+  // Takes a new connection's thread, after joining those that have ended; false when
+  // kMaxConnections are open.
+  bool AddConnection(int client_fd);
   // On the connection's own thread: the handshake, then the relay until either side ends, the
   // connection idles, or the front stops.
   void Serve(int client_fd);
@@ -53,8 +58,14 @@ class TlsFront {
   const int port_;
   const int backend_port_;
   std::thread accept_thread_;
+  // Each connection's thread, joined once it has ended (the next accept, or the destructor): a
+  // thread is joined, never detached, so none runs on after the front is gone.
+  struct Connection {
+    std::thread thread;
+    bool ended = false;
+  };
   absl::Mutex mutex_;
-  int connections_ ABSL_GUARDED_BY(mutex_) = 0;
+  std::list<Connection> connections_ ABSL_GUARDED_BY(mutex_);
 };
 
 }  // namespace protond::page_server
