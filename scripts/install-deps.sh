@@ -9,6 +9,7 @@ packages=(
   libabsl-dev libsqlite3-dev nlohmann-json3-dev libre2-dev libgtest-dev libgmock-dev libbenchmark-dev
   prometheus-cpp-dev  # Prometheus' C++ client: writes protond's /metrics text (daemon/metrics)
   libcivetweb-dev  # the HTTP server of `protonctl ui` (cli/ui/); prometheus-cpp-dev pulls it in too
+  libssl-dev  # HTTPS for the page protond serves (page_server/tls_front.h); libgrpc-dev pulls it in too
   # pprof's profile.proto, from which the build generates the C++ of `protonctl export --format
   # pprof` (view/export/pprof); arch all, about 1 MB with the two Go sources it pulls in.
   golang-github-google-pprof-dev
