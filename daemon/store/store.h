@@ -22,7 +22,7 @@
 
 namespace protond::store {
 
-inline constexpr int kSchemaVersion = 12;
+inline constexpr int kSchemaVersion = 13;
 
 // What a session keeps: the call tree (Proton's data="tree"), or the tree and every event
 // (data="trace": scope instances and GPU activities, for a Chrome trace).
@@ -240,6 +240,31 @@ struct KernelScopeEventRow {
   friend bool operator==(const KernelScopeEventRow&, const KernelScopeEventRow&) = default;
 };
 
+// One NCCL collective call of any session (tree or trace), as the shim's NCCL profiler plugin
+// reported it (record kind 19): node_id is the node of the scope it was called from in the
+// session's tree; times are CLOCK_MONOTONIC ns. Keyed as ScopeEventRow, by its record's position.
+// The texts are NCCL's own words ("AllReduce", "ncclFloat32", "RING", "LL"), printable ASCII.
+struct CollectiveEventRow {
+  uint64_t session_id = 0;
+  uint64_t process_id = 0;
+  uint32_t lane = 0;
+  uint64_t record_pos = 0;
+  uint32_t node_id = 0;
+  uint64_t start_ns = 0;
+  uint64_t end_ns = 0;
+  uint64_t comm_hash = 0;
+  uint64_t seq = 0;
+  uint64_t count = 0;
+  uint32_t rank = 0;
+  uint32_t nranks = 0;
+  std::string op;
+  std::string datatype;
+  std::string algorithm;
+  std::string protocol;
+
+  friend bool operator==(const CollectiveEventRow&, const CollectiveEventRow&) = default;
+};
+
 // A cubin whose kernels were PC-sampled, as the shim sent it; CUPTI's CRC names it in the
 // instruction nodes (NodeRow.cubin_crc) of every session that sampled it.
 struct CubinRow {
@@ -272,7 +297,8 @@ struct Batch {
   std::vector<ScopeEventRow> scope_events;  // inserted once: a row already stored is kept
   std::vector<GpuEventRow> gpu_events;
   std::vector<KernelScopeEventRow> kernel_scope_events;
-  std::vector<CubinRow> cubins;  // inserted once per CRC
+  std::vector<CollectiveEventRow> collective_events;  // inserted once, as scope_events
+  std::vector<CubinRow> cubins;                       // inserted once per CRC
 };
 
 // A session whose rows CommitBatch refused and left out of the commit, with the error that named
@@ -297,6 +323,12 @@ struct StoredTrace {
   std::vector<ScopeEventRow> scope_events;
   std::vector<GpuEventRow> gpu_events;
   std::vector<KernelScopeEventRow> kernel_scope_events;
+};
+
+// A session's collective calls, with the tree's nodes to name their scopes.
+struct StoredCollectives {
+  std::vector<NodeRow> nodes;
+  std::vector<CollectiveEventRow> collective_events;
 };
 
 // What the daemon needs to resume a process after a restart.
@@ -337,6 +369,9 @@ class Store {
   absl::StatusOr<StoredTree> LoadTree(uint64_t session_id);
   // Empty for a session that is not a trace session (or has no events yet).
   absl::StatusOr<StoredTrace> LoadTrace(uint64_t session_id);
+  // A session's collective calls, by process and position, with the tree's nodes that name the
+  // scopes they were called from. Empty for a session without any.
+  absl::StatusOr<StoredCollectives> LoadCollectives(uint64_t session_id);
   // The cubin with CUPTI's CRC `crc`, if one was stored.
   absl::StatusOr<std::optional<std::string>> LoadCubin(uint64_t crc);
   // The non-exited process with this pid and start time, if the store knows it.

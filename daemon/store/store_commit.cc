@@ -56,6 +56,7 @@ absl::Status WriteBatch(Connection& connection, const Batch& batch) {
   RETURN_IF_ERROR(WriteRows<internal::kScopeEvents>(connection, batch.scope_events));
   RETURN_IF_ERROR(WriteRows<internal::kKernelScopeEvents>(connection, batch.kernel_scope_events));
   RETURN_IF_ERROR(WriteRows<internal::kGpuEvents>(connection, batch.gpu_events));
+  RETURN_IF_ERROR(WriteRows<internal::kCollectiveEvents>(connection, batch.collective_events));
   RETURN_IF_ERROR(WriteRows<internal::kContexts>(connection, batch.contexts));
   RETURN_IF_ERROR(WriteRows<internal::kNames>(connection, batch.names));
   return WriteRows<internal::kLanes>(connection, batch.lanes);
@@ -72,6 +73,7 @@ void ForEachSessionTable(OnTable on_table) {
   on_table(&Batch::scope_events);
   on_table(&Batch::gpu_events);
   on_table(&Batch::kernel_scope_events);
+  on_table(&Batch::collective_events);
 }
 
 // Each session's rows of `batch`, as a batch of their own, by session id.

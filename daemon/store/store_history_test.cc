@@ -38,7 +38,7 @@ class StoreHistoryTest : public ::testing::Test {
   std::string RowsOf(uint64_t id) {
     std::string counts;
     for (const char* table : {"sessions", "session_problems", "session_processes", "nodes",
-                              "node_stats", "metric_values"}) {
+                              "node_stats", "metric_values", "collective_events"}) {
       if (!counts.empty()) counts += ",";
       counts += QueryFile(path_, std::string("SELECT count(*) FROM ") + table +
                                      " WHERE session_id = " + std::to_string(id));
@@ -60,15 +60,28 @@ TEST_F(StoreHistoryTest, AWindowsBytesAreItsRowsAtTheirMeasuredSizes) {
   EXPECT_EQ(*store_->SessionStoredBytes(3), 0u);
 }
 
+// `batch` with one collective call of its session, made from node 1.
+Batch WithACollective(Batch batch) {
+  const uint64_t session_id = batch.sessions[0].session_id;
+  batch.collective_events = {{session_id, testing::kBatchProcessId, 0, 64, 1, 1000, 2000, 77, 0,
+                              1024, 0, 2, "AllReduce", "ncclFloat32", "RING", "LL"}};
+  return batch;
+}
+
+TEST_F(StoreHistoryTest, AWindowsCollectivesCountInItsBytes) {
+  Commit(WithACollective(StoppedSessionBatch(1, true, 1)));
+  EXPECT_EQ(*store_->SessionStoredBytes(1), 64u + 32 + 9 + 32 + (24 + 40 + 36) + 96);
+}
+
 TEST_F(StoreHistoryTest, DeletingAWindowTakesEveryRowOfItsOwnAndNothingElse) {
-  Commit(StoppedSessionBatch(1, true, 3));
-  Commit(StoppedSessionBatch(2, true, 2));
-  ASSERT_EQ(RowsOf(1), "1,1,1,3,3,3");
+  Commit(WithACollective(StoppedSessionBatch(1, true, 3)));
+  Commit(WithACollective(StoppedSessionBatch(2, true, 2)));
+  ASSERT_EQ(RowsOf(1), "1,1,1,3,3,3,1");
 
   ASSERT_TRUE(store_->DeleteHistorySession(1).ok());
 
-  EXPECT_EQ(RowsOf(1), "0,0,0,0,0,0");
-  EXPECT_EQ(RowsOf(2), "1,1,1,2,2,2");
+  EXPECT_EQ(RowsOf(1), "0,0,0,0,0,0,0");
+  EXPECT_EQ(RowsOf(2), "1,1,1,2,2,2,1");
   EXPECT_TRUE(store_->GetProcess(testing::kBatchProcessId)->has_value());
   EXPECT_EQ(QueryFile(path_, "PRAGMA integrity_check"), "ok");
   EXPECT_EQ(QueryFile(path_, "SELECT count(*) FROM pragma_foreign_key_check"), "0");
@@ -79,7 +92,7 @@ TEST_F(StoreHistoryTest, ASessionStartedByHandIsNeverDeletedAsHistory) {
   EXPECT_EQ(store_->DeleteHistorySession(1).ToString(),
             "FAILED_PRECONDITION: session 1 was started by hand; only always-on windows are "
             "deleted as history");
-  EXPECT_EQ(RowsOf(1), "1,1,1,3,3,3");
+  EXPECT_EQ(RowsOf(1), "1,1,1,3,3,3,0");
 }
 
 TEST_F(StoreHistoryTest, ARunningWindowOrAnUnknownSessionIsNotDeleted) {
@@ -88,7 +101,7 @@ TEST_F(StoreHistoryTest, ARunningWindowOrAnUnknownSessionIsNotDeleted) {
   Commit(running);
   EXPECT_EQ(store_->DeleteHistorySession(1).ToString(),
             "FAILED_PRECONDITION: window 1 still runs; only stopped windows are deleted");
-  EXPECT_EQ(RowsOf(1), "1,1,1,3,3,3");
+  EXPECT_EQ(RowsOf(1), "1,1,1,3,3,3,0");
   EXPECT_EQ(store_->DeleteHistorySession(9).ToString(), "NOT_FOUND: session 9 does not exist");
 }
 
@@ -109,7 +122,9 @@ TEST_F(StoreHistoryTest, AKillWhileDeletingLeavesEachWindowWholeOrGone) {
   constexpr uint32_t kNodes = 300;  // ~900 rows a window: a kill lands inside a deletion
   std::mt19937 random(7);
   for (int round = 0; round < 5; ++round) {
-    for (uint64_t id = 1; id <= kWindows; ++id) Commit(StoppedSessionBatch(id, true, kNodes));
+    for (uint64_t id = 1; id <= kWindows; ++id) {
+      Commit(WithACollective(StoppedSessionBatch(id, true, kNodes)));
+    }
     store_.reset();
     int report[2];
     ASSERT_EQ(pipe(report), 0);
@@ -126,8 +141,8 @@ TEST_F(StoreHistoryTest, AKillWhileDeletingLeavesEachWindowWholeOrGone) {
 
     EXPECT_EQ(QueryFile(path_, "PRAGMA integrity_check"), "ok");
     EXPECT_EQ(QueryFile(path_, "SELECT count(*) FROM pragma_foreign_key_check"), "0");
-    const std::string whole = "1,1,1,300,300,300";
-    const std::string gone = "0,0,0,0,0,0";
+    const std::string whole = "1,1,1,300,300,300,1";
+    const std::string gone = "0,0,0,0,0,0,0";
     bool gone_so_far = true;  // deleted in order: the gone ones come first
     for (uint64_t id = 1; id <= kWindows; ++id) {
       const std::string rows = RowsOf(id);

@@ -241,10 +241,12 @@ TEST_F(StoreMigrationFromV2Test, TheUpgradedStoreTakesSessionModes) {
   EXPECT_EQ((*session)->mode, "pcsampling:interval=1024");
 }
 
-// Version 11 is version 12 without window_summaries; version 10 is version 11 without
+// Version 12 is version 13 without collective_events; version 11 is version 12 without
+// window_summaries; version 10 is version 11 without
 // metric_values.vector_value, its last column; version 9 is version 10 without
 // sessions.always_on_window, its last column.
-#define PROTOND_BACK_TO_V11 "DROP TABLE window_summaries; "
+#define PROTOND_BACK_TO_V12 "DROP TABLE collective_events; "
+#define PROTOND_BACK_TO_V11 PROTOND_BACK_TO_V12 "DROP TABLE window_summaries; "
 #define PROTOND_BACK_TO_V10 \
   PROTOND_BACK_TO_V11 "ALTER TABLE metric_values DROP COLUMN vector_value; "
 #define PROTOND_BACK_TO_V9 PROTOND_BACK_TO_V10 "ALTER TABLE sessions DROP COLUMN always_on_window; "
@@ -531,6 +533,43 @@ TEST(StoreMigrationFromV11Test, VersionElevenGetsWindowSummariesItsWindowsWithou
   absl::StatusOr<std::optional<SessionRow>> after = (*store)->GetSession(1);
   ASSERT_TRUE(after.ok() && after->has_value() && (*after)->window_summary.has_value());
   EXPECT_EQ((*after)->window_summary->top_kernel, "matmul_kernel");
+  EXPECT_EQ(QueryFile(path, "PRAGMA integrity_check"), "ok");
+  EXPECT_EQ(QueryFile(path, "SELECT count(*) FROM pragma_foreign_key_check"), "0");
+}
+
+// A version-12 store gets collective_events, empty; its sessions then take collective calls.
+TEST(StoreMigrationFromV12Test, VersionTwelveGetsCollectiveEventsAndTakesThem) {
+  testing::TempDir dir;
+  const std::string path = dir.File("protond.db");
+  Batch batch;
+  batch.sessions = {{1, "ddp", 1000, SessionState::kRunning, 5, 0, {}}};
+  batch.processes = {{1, 4242, 1000, 77, "python", false}};
+  batch.session_processes = {{1, 1, 3, 0}};
+  {
+    absl::StatusOr<std::unique_ptr<Store>> store = Store::Open(path);
+    ASSERT_TRUE(store.ok()) << store.status();
+    ASSERT_TRUE((*store)->CommitBatch(batch).ok());
+  }
+  testing::ExecOnFile(path, PROTOND_BACK_TO_V12 "PRAGMA user_version = 12;");
+  const std::string has_table =
+      "SELECT count(*) FROM sqlite_schema WHERE name = 'collective_events'";
+  ASSERT_EQ(QueryFile(path, has_table), "0");
+
+  absl::StatusOr<std::unique_ptr<Store>> store = Store::Open(path);
+  ASSERT_TRUE(store.ok()) << store.status();
+  EXPECT_EQ(QueryFile(path, "PRAGMA user_version"), absl::StrCat(kSchemaVersion));
+  EXPECT_EQ(QueryFile(path, has_table), "1");
+  absl::StatusOr<StoredCollectives> before = (*store)->LoadCollectives(1);
+  ASSERT_TRUE(before.ok()) << before.status();
+  EXPECT_TRUE(before->collective_events.empty());
+
+  Batch calls;
+  calls.collective_events = {
+      {1, 1, 2, 320, 0, 100, 200, 9, 3, 64, 1, 2, "Broadcast", "ncclInt8", "TREE", "SIMPLE"}};
+  ASSERT_TRUE((*store)->CommitBatch(calls).ok());
+  absl::StatusOr<StoredCollectives> stored = (*store)->LoadCollectives(1);
+  ASSERT_TRUE(stored.ok()) << stored.status();
+  EXPECT_EQ(stored->collective_events, calls.collective_events);
   EXPECT_EQ(QueryFile(path, "PRAGMA integrity_check"), "ok");
   EXPECT_EQ(QueryFile(path, "SELECT count(*) FROM pragma_foreign_key_check"), "0");
 }

@@ -1,4 +1,5 @@
-// The events of trace sessions, read back in one snapshot for an export. CommitBatch writes them
+// The events of trace sessions, read back in one snapshot for an export, and the collective calls
+// of any session. CommitBatch writes them
 // (store_commit.cc): a row already stored is kept, so a batch committed again adds nothing.
 #include <vector>
 
@@ -34,6 +35,23 @@ absl::StatusOr<StoredTrace> Store::LoadTrace(uint64_t session_id) {
       BindId(session_id), trace.kernel_scope_events));
   RETURN_IF_ERROR(transaction.Commit());
   return trace;
+}
+
+absl::StatusOr<StoredCollectives> Store::LoadCollectives(uint64_t session_id) {
+  Connection& connection = impl_->connection;
+  Transaction transaction(connection.db());
+  RETURN_IF_ERROR(transaction.Begin(Transaction::Kind::kRead));
+  StoredCollectives collectives;
+  RETURN_IF_ERROR(ReadRows<internal::kCollectiveEvents>(
+      connection, "WHERE session_id = ?1 ORDER BY process_id, lane, record_pos", BindId(session_id),
+      collectives.collective_events));
+  // A tree session's nodes are many and few name a collective's scope, but reading them all in
+  // one query is what ReadNodes does, and a job view reads a session's collectives seldom.
+  if (!collectives.collective_events.empty()) {
+    RETURN_IF_ERROR(internal::ReadNodes(connection, session_id, collectives.nodes));
+  }
+  RETURN_IF_ERROR(transaction.Commit());
+  return collectives;
 }
 
 }  // namespace protond::store

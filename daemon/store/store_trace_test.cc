@@ -69,6 +69,35 @@ TEST_F(StoreTraceTest, EventsRoundTripInLaneOrder) {
   EXPECT_EQ(store->GetSession(2)->value().data, SessionData::kTree);
 }
 
+// A collective call of the tree session 2, called from the node "step".
+CollectiveEventRow AllReduceOfSession2(uint64_t record_pos, uint64_t seq) {
+  return {2,   1,   4,  record_pos, 1,           5000,          5100,   0xfeedULL << 40,
+          seq, 256, 1u, 2,          "AllReduce", "ncclFloat32", "RING", "LL"};
+}
+
+TEST_F(StoreTraceTest, CollectivesOfATreeSessionRoundTripInLaneOrderWithTheirNodes) {
+  std::unique_ptr<Store> store = OpenStore();
+  ASSERT_NE(store, nullptr);
+  Batch batch = SessionsBatch();
+  batch.nodes.push_back({2, 1, 0, "step"});
+  const CollectiveEventRow first = AllReduceOfSession2(120, 7);
+  CollectiveEventRow second = AllReduceOfSession2(240, 8);
+  second.op = "AllGather";
+  second.datatype = "ncclBfloat16";
+  second.protocol = "SIMPLE";
+  batch.collective_events = {second, first};
+  ASSERT_TRUE(store->CommitBatch(batch).ok());
+  ASSERT_TRUE(store->CommitBatch(batch).ok());  // again: nothing twice
+
+  absl::StatusOr<StoredCollectives> collectives = store->LoadCollectives(2);
+  ASSERT_TRUE(collectives.ok()) << collectives.status();
+  EXPECT_THAT(collectives->collective_events, ElementsAre(first, second));
+  ASSERT_EQ(collectives->nodes.size(), 1u);
+  EXPECT_EQ(collectives->nodes[0].name, "step");
+  EXPECT_TRUE(store->LoadCollectives(1)->collective_events.empty());
+  EXPECT_EQ(QueryFile(path_, "SELECT count(*) FROM collective_events"), "2");
+}
+
 TEST_F(StoreTraceTest, ABatchCommittedAgainAddsNoEvent) {
   std::unique_ptr<Store> store = OpenStore();
   ASSERT_NE(store, nullptr);

@@ -190,14 +190,46 @@ absl::Status UpgradeV11ToV12(sqlite3* db) {
                  ") WITHOUT ROWID");
 }
 
+// Version 13: the NCCL collective calls of every session (record kind 19). Older sessions have
+// none: no shim wrote them.
+absl::Status UpgradeV12ToV13(sqlite3* db) {
+  return ExecSql(db,
+                 "CREATE TABLE collective_events ("
+                 "  session_id INTEGER NOT NULL"
+                 "    REFERENCES sessions (session_id) DEFERRABLE INITIALLY DEFERRED,"
+                 "  process_id INTEGER NOT NULL"
+                 "    REFERENCES processes (process_id) DEFERRABLE INITIALLY DEFERRED,"
+                 "  lane INTEGER NOT NULL,"
+                 "  record_pos INTEGER NOT NULL,"
+                 "  node_id INTEGER NOT NULL,"
+                 "  start_ns INTEGER NOT NULL,"
+                 "  end_ns INTEGER NOT NULL,"
+                 "  comm_hash INTEGER NOT NULL,"
+                 "  seq INTEGER NOT NULL,"
+                 "  count INTEGER NOT NULL,"
+                 "  rank INTEGER NOT NULL,"
+                 "  nranks INTEGER NOT NULL,"
+                 "  op_string_id INTEGER NOT NULL"
+                 "    REFERENCES strings (id) DEFERRABLE INITIALLY DEFERRED,"
+                 "  datatype_string_id INTEGER NOT NULL"
+                 "    REFERENCES strings (id) DEFERRABLE INITIALLY DEFERRED,"
+                 "  algorithm_string_id INTEGER NOT NULL"
+                 "    REFERENCES strings (id) DEFERRABLE INITIALLY DEFERRED,"
+                 "  protocol_string_id INTEGER NOT NULL"
+                 "    REFERENCES strings (id) DEFERRABLE INITIALLY DEFERRED,"
+                 "  PRIMARY KEY (session_id, process_id, lane, record_pos)"
+                 ") WITHOUT ROWID");
+}
+
 // kUpgrades[v - 1] upgrades schema version v to v + 1, inside MigrateSchema's transaction. A
 // schema change adds its function here and makes the same change in internal/tables.h, whose
 // tables a fresh file gets directly at the newest version. The upgrades spell their tables out
 // rather than taking them from tables.h: what version v created must not change when a later
 // version changes the table. store_schema_test.cc checks that both give the same tables.
 constexpr std::array<Upgrade, kSchemaVersion - 1> kUpgrades = {
-    UpgradeV1ToV2, UpgradeV2ToV3, UpgradeV3ToV4,  UpgradeV4ToV5,   UpgradeV5ToV6,  UpgradeV6ToV7,
-    UpgradeV7ToV8, UpgradeV8ToV9, UpgradeV9ToV10, UpgradeV10ToV11, UpgradeV11ToV12};
+    UpgradeV1ToV2,  UpgradeV2ToV3,   UpgradeV3ToV4,   UpgradeV4ToV5,
+    UpgradeV5ToV6,  UpgradeV6ToV7,   UpgradeV7ToV8,   UpgradeV8ToV9,
+    UpgradeV9ToV10, UpgradeV10ToV11, UpgradeV11ToV12, UpgradeV12ToV13};
 
 struct Versions {
   int64_t user_version = 0;

@@ -15,7 +15,7 @@ std::string SchemaSql() {
                              kNodeStats.sql(),   kMetricValues.sql(),     kContexts.sql(),
                              kNames.sql(),       kDevices.sql(),          kLanes.sql(),
                              kScopeEvents.sql(), kGpuEvents.sql(),        kKernelScopeEvents.sql(),
-                             kCubins.sql(),      kWindowSummaries.sql()};
+                             kCubins.sql(),      kWindowSummaries.sql(),  kCollectiveEvents.sql()};
   return absl::StrJoin(tables, ";\n", [](std::string* out, const TableSql& table) {
     out->append(CreateTableSql(table));
   });

@@ -257,6 +257,28 @@ inline constexpr auto kKernelScopeEvents = MakeTable(
     Col("end_ns", "INTEGER NOT NULL", &KernelScopeEventRow::end_ns),
     Col("cycles", "INTEGER NOT NULL", &KernelScopeEventRow::cycles));
 
+// Version 13: the NCCL collective calls of every session, tree or trace (store.h
+// CollectiveEventRow), keyed like the events above. Times are CLOCK_MONOTONIC ns; node_id is the
+// node of the scope the call was made from.
+inline constexpr auto kCollectiveEvents = MakeTable(
+    "collective_events", Storage::kWithoutRowid, OnConflict::kKeep,
+    SessionIdKey(&CollectiveEventRow::session_id),
+    ProcessIdKey(&CollectiveEventRow::process_id),
+    Col("lane", "INTEGER NOT NULL", &CollectiveEventRow::lane).Key(),
+    Col("record_pos", "INTEGER NOT NULL", &CollectiveEventRow::record_pos).Key(),
+    Col("node_id", "INTEGER NOT NULL", &CollectiveEventRow::node_id),
+    Col("start_ns", "INTEGER NOT NULL", &CollectiveEventRow::start_ns),
+    Col("end_ns", "INTEGER NOT NULL", &CollectiveEventRow::end_ns),
+    Col("comm_hash", "INTEGER NOT NULL", &CollectiveEventRow::comm_hash),
+    Col("seq", "INTEGER NOT NULL", &CollectiveEventRow::seq),
+    Col("count", "INTEGER NOT NULL", &CollectiveEventRow::count),
+    Col("rank", "INTEGER NOT NULL", &CollectiveEventRow::rank),
+    Col("nranks", "INTEGER NOT NULL", &CollectiveEventRow::nranks),
+    InternedCol("op_string_id", &CollectiveEventRow::op),
+    InternedCol("datatype_string_id", &CollectiveEventRow::datatype),
+    InternedCol("algorithm_string_id", &CollectiveEventRow::algorithm),
+    InternedCol("protocol_string_id", &CollectiveEventRow::protocol));
+
 // Version 8: the cubins of PC-sampled modules, one row per CUPTI CRC whichever session or process
 // sent it, for the text of sampled instructions (nvdisasm at query time). A rowid table: its
 // rows are large. The same CRC is the same cubin: the first copy stays.
