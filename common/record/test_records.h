@@ -59,6 +59,38 @@ inline std::vector<uint8_t> VectorMetric(uint32_t context_id, uint32_t name_id,
   return out;
 }
 
+// What a kCollective record says of one NCCL collective call; the texts are NCCL's words.
+struct CollectiveCall {
+  uint64_t start = 0;
+  uint64_t end = 0;
+  uint64_t comm_hash = 0;
+  uint64_t seq = 0;
+  uint64_t count = 0;
+  uint32_t rank = 0;
+  uint32_t nranks = 2;
+  std::string_view op = "AllReduce";
+  std::string_view datatype = "ncclFloat32";
+  std::string_view algorithm = "RING";
+  std::string_view protocol = "LL";
+};
+
+// The kCollective record of `call`, made at `context_id`, its times on the clock `flags` names.
+inline CollectiveRecord Collective(uint32_t context_id, uint8_t flags, const CollectiveCall& call) {
+  CollectiveRecord record = MakeCollective(context_id, flags);
+  record.start = call.start;
+  record.end = call.end;
+  record.comm_hash = call.comm_hash;
+  record.seq = call.seq;
+  record.count = call.count;
+  record.rank = call.rank;
+  record.nranks = call.nranks;
+  SetCollectiveText(call.op, record.op);
+  SetCollectiveText(call.datatype, record.datatype);
+  SetCollectiveText(call.algorithm, record.algorithm);
+  SetCollectiveText(call.protocol, record.protocol);
+  return record;
+}
+
 }  // namespace protond::record::testing
 
 #endif  // PROTOND_COMMON_RECORD_TEST_RECORDS_H_

@@ -113,7 +113,8 @@ absl::StatusOr<Committed> IngestCycle::Run() {
   const bool empty = batch.sessions.empty() && batch.processes.empty() && batch.lanes.empty() &&
                      batch.nodes.empty() && batch.node_stats.empty() && batch.metrics.empty() &&
                      batch.scope_events.empty() && batch.gpu_events.empty() &&
-                     batch.kernel_scope_events.empty() && batch.cubins.empty();
+                     batch.kernel_scope_events.empty() && batch.collective_events.empty() &&
+                     batch.cubins.empty();
   if (!empty) {
     const auto commit_start = std::chrono::steady_clock::now();
     absl::StatusOr<std::vector<store::RefusedSession>> refused = store_->CommitBatch(batch);
@@ -155,6 +156,7 @@ void IngestCycle::DrainProcess(uint64_t process_id, ProcessLanes& process) {
     sink = {session.tree.get(), &member->second.records, &session.row.problems, nullptr, nullptr};
     sink.pc_sampling = session.mode.pc_sampling;
     sink.cubins = &cubins_to_store_;
+    sink.collective_events = &session.collective_events;
     if (session.row.data == store::SessionData::kTrace) {
       sink.scope_events = &session.scope_events;
       sink.gpu_events = &session.gpu_events;
@@ -257,7 +259,10 @@ store::Batch IngestCycle::CollectChanges() {
               std::back_inserter(batch.kernel_scope_events));
     session.scope_events.clear();
     session.gpu_events.clear();
+    std::move(session.collective_events.begin(), session.collective_events.end(),
+              std::back_inserter(batch.collective_events));
     session.kernel_scope_events.clear();
+    session.collective_events.clear();
     if (!session.changed) continue;
     sessions_.NoteSessionChanged(session_id);
     batch.sessions.push_back(session.row);

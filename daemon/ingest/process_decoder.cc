@@ -184,6 +184,8 @@ void ProcessDecoder::Apply(LaneCursor& cursor, const record::Record& r, SessionL
       return ApplyPcSample(cursor, r, *sink);
     case Kind::kBlobChunk:
       return ApplyBlobChunk(cursor, r, *sink);
+    case Kind::kCollective:
+      return ApplyCollective(cursor, r, *sink);
     case Kind::kNotice:
       return ReportProblem(*sink, std::string(r.name));
     default:
@@ -301,9 +303,13 @@ bool ProcessDecoder::TooDeep(uint32_t context_id) const {
 }
 
 uint64_t ProcessDecoder::TimestampNs(const record::Record& r) {
-  if ((r.flags & record::kTimestampTsc) == 0) return r.value;
+  return TimestampNs(r.flags, r.value);
+}
+
+uint64_t ProcessDecoder::TimestampNs(uint8_t flags, uint64_t timestamp) {
+  if ((flags & record::kTimestampTsc) == 0) return timestamp;
   // Counted in the calibration's summary when it cannot be converted.
-  return clock_.ToNs(r.value).value_or(0);
+  return clock_.ToNs(timestamp).value_or(0);
 }
 
 void ProcessDecoder::ApplyEnter(LaneCursor& cursor, const record::Record& r) {
@@ -427,6 +433,20 @@ void ProcessDecoder::ApplyGpuActivity(LaneCursor& cursor, const record::Record& 
                                 static_cast<int>(r.kind), a.start_ns, a.start_ns + duration_ns,
                                 a.device_id, a.stream_id, a.correlation_id});
   }
+}
+
+void ProcessDecoder::ApplyCollective(LaneCursor& cursor, const record::Record& r,
+                                     SessionSink& sink) {
+  // The scope's node, as a scope's own events name it: the tree interns the path once, and the
+  // query names the call by the node's path as it names trace events.
+  const std::optional<uint32_t> node = NodeOf(cursor.session_id, *sink.tree, r.aux);
+  if (!node.has_value() || sink.collective_events == nullptr) return;
+  const record::CollectiveRecord& c = r.collective;
+  // The decoder checked that each text ends with a zero byte within its field.
+  sink.collective_events->push_back({cursor.session_id, process_id_, cursor.lane, cursor.read_pos,
+                                     *node, TimestampNs(r.flags, c.start),
+                                     TimestampNs(r.flags, c.end), c.comm_hash, c.seq, c.count,
+                                     c.rank, c.nranks, c.op, c.datatype, c.algorithm, c.protocol});
 }
 
 std::optional<uint32_t> ProcessDecoder::ActivityLeaf(uint64_t session_id, aggregate::CallTree& tree,

@@ -72,6 +72,8 @@ struct SessionSink {
   bool pc_sampling = false;
   // pcsampling sessions: the cubins of sampled modules, stored once per CRC for every session.
   std::vector<store::CubinRow>* cubins = nullptr;
+  // Every session, tree or trace: each NCCL collective call (kCollective), keyed like the events.
+  std::vector<store::CollectiveEventRow>* collective_events = nullptr;
 };
 inline constexpr size_t kMaxProblems = 32;
 // Adds `problem` to the session unless it is already there or the list is full.
@@ -178,6 +180,7 @@ class ProcessDecoder {
   bool TooDeep(uint32_t context_id) const;
   // A scope record's time in CLOCK_MONOTONIC ns: as written, or converted from the TSC.
   uint64_t TimestampNs(const record::Record& r);
+  uint64_t TimestampNs(uint8_t flags, uint64_t timestamp);
   void ApplyEnter(LaneCursor& cursor, const record::Record& r);
   void ApplyExit(LaneCursor& cursor, const record::Record& r, SessionSink& sink);
   void ApplyMetric(LaneCursor& cursor, const record::Record& r, SessionSink& sink);
@@ -186,6 +189,8 @@ class ProcessDecoder {
   void ApplyVectorMetric(LaneCursor& cursor, const record::Record& r, SessionSink& sink);
   void ApplyGpuActivity(LaneCursor& cursor, const record::Record& r, SessionSink& sink);
   void ApplyPcSample(LaneCursor& cursor, const record::Record& r, SessionSink& sink);
+  // An NCCL collective call: its times converted as a scope's, under the node of its context.
+  void ApplyCollective(LaneCursor& cursor, const record::Record& r, SessionSink& sink);
   // Puts the chunk into the lane's blob; a complete blob is applied.
   void ApplyBlobChunk(LaneCursor& cursor, const record::Record& r, SessionSink& sink);
   // An intra-kernel profile buffer: per-scope cycles under the kernel's node.

@@ -827,6 +827,65 @@ TEST_F(ProcessDecoderTest, TscTimestampsAreConvertedWithTheProcesssClockPairs) {
   EXPECT_EQ(decoder_.ClockSummary(), "");
 }
 
+// An AllGather of 256 bf16 per rank on rank 1 of 2, called from context `context_id`, its times in
+// TSC ticks.
+record::CollectiveRecord TscAllGather(uint32_t context_id, uint64_t start, uint64_t end) {
+  return record::testing::Collective(context_id, record::kTimestampTsc,
+                                     {start, end, 0xabcdef0123456789, 41, 256, 1, 2, "AllGather",
+                                      "ncclBfloat16", "RING", "LL128"});
+}
+
+class ProcessDecoderCollectiveTest : public ProcessDecoderTest,
+                                     public ::testing::WithParamInterface<bool> {};
+
+// Every session takes collective calls, a tree session as a trace session: their times converted
+// from the TSC as a scope's, under their context's node, keyed by the record's lane position.
+TEST_P(ProcessDecoderCollectiveTest, CollectiveCallsBecomeRowsWithTheirTimesConverted) {
+  const bool trace = GetParam();
+  std::vector<store::ScopeEventRow> scope_events;
+  std::vector<store::CollectiveEventRow> collective_events;
+  if (trace) sink_.scope_events = &scope_events;
+  sink_.collective_events = &collective_events;
+  decoder_.SetHostTsc({{10'000, 2'000'000'000}, 2.5});
+  LaneBytes lane;
+  lane.Add(record::MakeThreadBegin(4242))                 // at 0
+      .Add(record::MakeSessionBegin(5))                   // 8
+      .Add(record::MakeClockSync(10'000, 2'000'000'000))  // 24
+      .Context(1, 0, "step")                              // 48
+      .Add(TscAllGather(1, 10'250, 35'250))               // 72: +100 ns, +10 us
+      .Add(TscAllGather(0, 10'000, 10'000));              // 192: at ROOT
+  LaneCursor cursor;
+  cursor.lane = 3;
+  ASSERT_TRUE(Decode(cursor, lane.span()).ok());
+  const store::Batch rows = Rows();
+  ASSERT_EQ(rows.nodes.size(), 1u);
+  const uint32_t step = rows.nodes[0].node_id;
+  const store::CollectiveEventRow first{
+      5,  77,  3, 72, step,        2'000'000'100,  2'000'010'100, 0xabcdef0123456789,
+      41, 256, 1, 2,  "AllGather", "ncclBfloat16", "RING",        "LL128"};
+  store::CollectiveEventRow second = first;
+  second.record_pos = 192;
+  second.node_id = aggregate::kRootNodeId;
+  second.start_ns = second.end_ns = 2'000'000'000;
+  EXPECT_THAT(collective_events, ::testing::ElementsAre(first, second));
+  EXPECT_TRUE(scope_events.empty());
+  EXPECT_EQ(records_, 2u);  // definitions and clock pairs are not records
+  EXPECT_EQ(decoder_.stats().Summary(), "");
+}
+
+INSTANTIATE_TEST_SUITE_P(TreeAndTrace, ProcessDecoderCollectiveTest, ::testing::Bool());
+
+TEST_F(ProcessDecoderTest, Malicious_ACollectiveOfAnUndefinedContextIsCountedNotStored) {
+  std::vector<store::CollectiveEventRow> collective_events;
+  sink_.collective_events = &collective_events;
+  LaneBytes lane;
+  lane.Add(record::MakeSessionBegin(5)).Add(TscAllGather(9, 1, 2));
+  LaneCursor cursor;
+  ASSERT_TRUE(Decode(cursor, lane.span()).ok());
+  EXPECT_TRUE(collective_events.empty());
+  EXPECT_EQ(decoder_.stats().undefined_reference, 1u);
+}
+
 // A format-7 region (a shim before the TSC): timestamps are ns, with no clock pair anywhere.
 TEST_F(ProcessDecoderTest, NanosecondTimestampsNeedNoClockPairs) {
   LaneBytes lane;

@@ -44,6 +44,8 @@ struct Session {
   std::vector<store::ScopeEventRow> scope_events;
   std::vector<store::GpuEventRow> gpu_events;
   std::vector<store::KernelScopeEventRow> kernel_scope_events;
+  // Every session: the NCCL collective calls decoded since the last commit, written with it.
+  std::vector<store::CollectiveEventRow> collective_events;
   bool changed = false;  // its row or counters differ from the store's
 
   bool running() const { return tree != nullptr; }
