@@ -207,6 +207,12 @@ absl::StatusOr<std::string> Client::ViewTree(uint64_t session_id, const std::str
   return std::move(*view.mutable_text());
 }
 
+absl::StatusOr<v1::Collectives> Client::GetCollectives(uint64_t session_id) {
+  v1::GetCollectivesRequest request;
+  request.set_session_id(session_id);
+  return Call(query_.get(), &v1::Query::Stub::GetCollectives, request);
+}
+
 grpc::Status Client::ReadTrace(uint64_t session_id, const TraceProgress& on_chunk,
                                v1::Trace& trace) const {
   v1::GetTraceRequest request;

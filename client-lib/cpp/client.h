@@ -75,6 +75,8 @@ class Client {
   // told after each chunk how many events have come of how many the trace holds.
   using TraceProgress = std::function<void(uint64_t received_events, uint64_t event_count)>;
   absl::StatusOr<v1::Trace> GetTrace(uint64_t session_id, const TraceProgress& on_chunk = {});
+  // Any session's NCCL collective calls, from the shim's NCCL profiler plugin (none without it).
+  absl::StatusOr<v1::Collectives> GetCollectives(uint64_t session_id);
 
  private:
   template <typename Stub, typename Request, typename Response>

@@ -108,4 +108,11 @@ grpc::Status QueryService::GetTrace(grpc::ServerContext* context,
   return grpc::Status::OK;
 }
 
+grpc::Status QueryService::GetCollectives(grpc::ServerContext* context,
+                                          const v1::GetCollectivesRequest* request,
+                                          v1::Collectives* response) {
+  RESOLVE_PEER(peer);
+  return Answer(service_->GetCollectives(*peer, request->session_id()), response);
+}
+
 }  // namespace protond::server

@@ -43,6 +43,9 @@ class QueryService final : public v1::Query::Service {
                         v1::TreeView* response) override;
   grpc::Status GetTrace(grpc::ServerContext* context, const v1::GetTraceRequest* request,
                         grpc::ServerWriter<v1::Trace>* writer) override;
+  grpc::Status GetCollectives(grpc::ServerContext* context,
+                              const v1::GetCollectivesRequest* request,
+                              v1::Collectives* response) override;
   grpc::Status ListHistory(grpc::ServerContext* context, const v1::ListHistoryRequest* request,
                            v1::ListHistoryResponse* response) override;
 

@@ -106,6 +106,8 @@ class ProtondService {
   // A trace session's events, in chunks (query/trace_query.h); FAILED_PRECONDITION for a session
   // that keeps only its tree.
   absl::StatusOr<std::vector<v1::Trace>> GetTrace(const Peer& peer, uint64_t session_id);
+  // Any session's NCCL collective calls (query/collective_query.h), as the plugin reported them.
+  absl::StatusOr<v1::Collectives> GetCollectives(const Peer& peer, uint64_t session_id);
   // The always-on windows `peer` may see (as ListSessions lists them) that `request` selects,
   // oldest first, with their summaries (view/history/window_selection.h); INVALID_ARGUMENT names
   // a bad selection.

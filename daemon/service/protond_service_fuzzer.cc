@@ -56,6 +56,7 @@ enum Operation : uint8_t {
   kRunIngestCycle,
   kWriteRecord,
   kViewTree,
+  kGetCollectives,
   kOperationCount,
 };
 
@@ -163,6 +164,10 @@ void RunStep(const Target& target, uint8_t operation, uint8_t caller, const std:
       break;
     case kGetTrace:
       (void)service.GetTrace(peer, Parse<protond::v1::GetTraceRequest>(bytes).session_id());
+      break;
+    case kGetCollectives:
+      (void)service.GetCollectives(peer,
+                                   Parse<protond::v1::GetCollectivesRequest>(bytes).session_id());
       break;
     case kAttach: {
       auto request = Parse<protond::v1::AttachRequest>(bytes);

@@ -5,6 +5,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "common/status/status_macros.h"
+#include "daemon/query/collective_query.h"
 #include "daemon/query/trace_query.h"
 #include "daemon/query/tree_query.h"
 #include "daemon/service/protond_service.h"
@@ -134,6 +135,14 @@ absl::StatusOr<std::vector<v1::Trace>> ProtondService::GetTrace(const Peer& peer
   ASSIGN_OR_RETURN(query::StoreReaders::Lease reader, readers_.Take());
   ASSIGN_OR_RETURN(store::StoredTrace stored, reader->LoadTrace(session_id));
   return query::BuildTraceChunks(stored, session->clock_offset_ns);
+}
+
+absl::StatusOr<v1::Collectives> ProtondService::GetCollectives(const Peer& peer,
+                                                               uint64_t session_id) {
+  ASSIGN_OR_RETURN(const auto session, PublishedSessionOf(peer, session_id));
+  ASSIGN_OR_RETURN(query::StoreReaders::Lease reader, readers_.Take());
+  ASSIGN_OR_RETURN(const store::StoredCollectives stored, reader->LoadCollectives(session_id));
+  return query::BuildCollectives(stored, session->proto);
 }
 
 }  // namespace protond::service

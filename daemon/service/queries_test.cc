@@ -11,9 +11,11 @@
 #include <string>
 #include <thread>
 #include <tuple>
+#include <vector>
 
 #include "absl/strings/str_cat.h"
 #include "common/record/record_format.h"
+#include "common/record/test_records.h"
 #include "daemon/service/testing/service_test_fixture.h"
 #include "daemon/store/testing/session_batches.h"
 #include "gmock/gmock.h"
@@ -127,6 +129,39 @@ TEST_F(ProtondServiceTest, KeptTreeAnswersOnlyTheSameSessionAndRank) {
             absl::StatusCode::kPermissionDenied);
   EXPECT_EQ(service_->GetTree(self_, 99).status().code(), absl::StatusCode::kNotFound);
   EXPECT_TRUE(service_->GetTree(self_, second->id()).ok());
+}
+
+// A tree session's collective calls reach GetCollectives with the process's pid and the scope
+// they were called from; only the session's owner (or root) reads them.
+TEST_F(ProtondServiceTest, GetCollectivesAnswersATreeSessionsCallsToItsOwnerOnly) {
+  RegisterSelf();
+  absl::StatusOr<v1::Session> session = service_->StartSession(self_, "ddp");
+  ASSERT_TRUE(session.ok()) << session.status();
+  ring::LaneWriter lane = LaneOfSession(session->id());
+  std::vector<uint8_t> step(record::NamedRecordBytes(4));
+  record::EncodeContextDef(1, record::kRootContextId, "step", step.data());
+  const record::CollectiveRecord call = record::testing::Collective(
+      1, 0, {.start = 1'000, .end = 2'000, .comm_hash = 77, .seq = 3, .count = 256});
+  ASSERT_TRUE(lane.TryWrite(step.data(), step.size()) && lane.TryWrite(&call, sizeof(call)));
+  ASSERT_TRUE(service_->StopSession(self_, session->id()).ok());
+
+  absl::StatusOr<v1::Collectives> collectives = service_->GetCollectives(self_, session->id());
+  ASSERT_TRUE(collectives.ok()) << collectives.status();
+  ASSERT_EQ(collectives->events_size(), 1);
+  const v1::CollectiveEvent& event = collectives->events(0);
+  EXPECT_EQ(event.process_id(), process_id_);
+  EXPECT_EQ(event.pid(), self_.pid);
+  EXPECT_EQ(event.scope_path(), "step");
+  EXPECT_EQ(event.comm_hash(), 77u);
+  EXPECT_EQ(event.seq(), 3u);
+  EXPECT_EQ(event.op(), "AllReduce");
+  EXPECT_EQ(event.start_ns(), 1'000u);
+  EXPECT_EQ(event.end_ns(), 2'000u);
+  Peer other_user = self_;
+  ++other_user.uid;
+  EXPECT_EQ(service_->GetCollectives(other_user, session->id()).status().code(),
+            absl::StatusCode::kPermissionDenied);
+  EXPECT_EQ(service_->GetCollectives(self_, 99).status().code(), absl::StatusCode::kNotFound);
 }
 
 // The daemon's view of a stopped session is protonctl's rendering of its tree, and the kept view

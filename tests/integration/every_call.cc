@@ -39,6 +39,7 @@ int main(int argc, char** argv) {
   view.set_depth(100);
   Print("ViewTree", client.ViewTree(session, "", view));
   Print("GetTrace", client.GetTrace(session));
+  Print("GetCollectives", client.GetCollectives(session));
   Print("FlushSession", client.FlushSession(session));
   protond::v1::AttachRequest attach;
   attach.add_pids(pid);
