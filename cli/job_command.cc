@@ -4,9 +4,11 @@
 
 #include <array>
 #include <climits>
+#include <set>
 #include <utility>
 
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
 #include "cli/fan_out/job_tree_command.h"
 #include "cli/follow.h"
@@ -15,6 +17,7 @@
 #include "view/history/window_selection.h"
 #include "view/jobs/collective_summary.h"
 #include "view/jobs/match.h"
+#include "view/jobs/plugin_records.h"
 #include "view/jobs/time_text.h"
 #include "view/jobs/validate.h"
 #include "view/jobs/verdict.h"
@@ -35,29 +38,75 @@ constexpr std::array<view::TableColumn, 8> kSummaryColumns = {{
     {"PROTOCOL", false},
 }};
 
-std::string SummaryTable(const view::MatchedJob& matched) {
-  std::vector<std::vector<std::string>> rows;
-  for (const view::CollectiveSummary& summary : view::SummarizeCollectives(matched)) {
-    rows.push_back({std::string(view::CollectiveOpName(summary.op)), absl::StrCat(summary.calls),
-                    absl::StrCat(summary.judged_calls),
-                    view::FormatTimeNs(static_cast<double>(summary.rank_time_ns)),
-                    view::FormatTimeNs(static_cast<double>(summary.transfer_ns)),
-                    view::FormatTimeNs(static_cast<double>(summary.wait_ns)),
-                    summary.algorithm.empty() ? "-" : summary.algorithm,
-                    summary.protocol.empty() ? "-" : summary.protocol});
-  }
-  return view::RenderTextTable(kSummaryColumns, rows);
+// With the plugin's records: the bytes of the calls and their median bus bandwidth as well.
+constexpr std::array<view::TableColumn, 10> kPluginSummaryColumns = {{
+    {"COLLECTIVE", false},
+    {"CALLS", true},
+    {"JUDGED", true},
+    {"BYTES", true},
+    {"RANK TIME", true},
+    {"TRANSFER", true},
+    {"WAIT", true},
+    {"BUS BW", true},
+    {"ALGORITHM", false},
+    {"PROTOCOL", false},
+}};
+
+// `value` to three significant figures from 1 to 999.
+std::string ThreeFigures(double value) {
+  return absl::StrFormat(value >= 100 ? "%.0f" : value >= 10 ? "%.1f" : "%.2f", value);
 }
 
-std::string Heading(std::span<const view::TracedSession> sessions, const std::string& job,
-                    int nranks) {
-  std::vector<uint64_t> ids;
-  for (const view::TracedSession& session : sessions) ids.push_back(session.session->id());
-  return absl::StrCat(job.empty() ? "" : absl::StrCat("job ", job, ": "),
-                      ids.size() == 1 ? "session " : "sessions ", absl::StrJoin(ids, ", "), ", ",
-                      nranks, nranks == 1 ? " rank" : " ranks",
-                      " with NCCL kernels, matched in launch order (bytes unknown: no "
-                      "bandwidth)\n");
+// "512 B", "4.19 MB", "210 GB": powers of 1000, as bandwidth's GB/s.
+std::string FormatBytes(uint64_t bytes) {
+  constexpr std::array<const char*, 5> kUnits = {"B", "kB", "MB", "GB", "TB"};
+  double value = static_cast<double>(bytes);
+  size_t unit = 0;
+  while (value >= 999.5 && unit + 1 < kUnits.size()) {
+    value /= 1000;
+    ++unit;
+  }
+  return unit == 0 ? absl::StrCat(bytes, " B")
+                   : absl::StrCat(ThreeFigures(value), " ", kUnits[unit]);
+}
+
+// Where the records came from, which decides the heading and the summary's columns.
+enum class RecordSource { kKernelOrder, kPlugin };
+
+std::string SummaryTable(const view::MatchedJob& matched, RecordSource source) {
+  std::vector<std::vector<std::string>> rows;
+  for (const view::CollectiveSummary& summary : view::SummarizeCollectives(matched)) {
+    std::vector<std::string> row = {std::string(view::CollectiveOpName(summary.op)),
+                                    absl::StrCat(summary.calls),
+                                    absl::StrCat(summary.judged_calls),
+                                    view::FormatTimeNs(static_cast<double>(summary.rank_time_ns)),
+                                    view::FormatTimeNs(static_cast<double>(summary.transfer_ns)),
+                                    view::FormatTimeNs(static_cast<double>(summary.wait_ns)),
+                                    summary.algorithm.empty() ? "-" : summary.algorithm,
+                                    summary.protocol.empty() ? "-" : summary.protocol};
+    if (source == RecordSource::kPlugin) {
+      row.insert(row.begin() + 3, FormatBytes(summary.bytes));
+      row.insert(row.begin() + 7,
+                 summary.median_bus_bw_gbps > 0
+                     ? absl::StrCat(ThreeFigures(summary.median_bus_bw_gbps), " GB/s")
+                     : "-");
+    }
+    rows.push_back(std::move(row));
+  }
+  return source == RecordSource::kPlugin ? view::RenderTextTable(kPluginSummaryColumns, rows)
+                                         : view::RenderTextTable(kSummaryColumns, rows);
+}
+
+std::string Heading(std::span<const uint64_t> session_ids, const std::string& job, int nranks,
+                    RecordSource source) {
+  return absl::StrCat(
+      job.empty() ? "" : absl::StrCat("job ", job, ": "),
+      session_ids.size() == 1 ? "session " : "sessions ", absl::StrJoin(session_ids, ", "), ", ",
+      nranks, nranks == 1 ? " rank" : " ranks",
+      source == RecordSource::kPlugin
+          ? " with NCCL collectives, matched by communicator and call number from NCCL's "
+            "profiler plugin (with bytes and bus bandwidth)\n"
+          : " with NCCL kernels, matched in launch order (bytes unknown: no bandwidth)\n");
 }
 
 // A communicator's calls that a rank left, or that no rank reported: they are not judged.
@@ -86,18 +135,19 @@ std::string HostOf(const client::Endpoint& endpoint) {
   return name;
 }
 
+// Without the plugin's records, the kernels in launch order need every kernel's times.
 absl::Status RequireTrace(const v1::Session& session) {
   if (session.data() == v1::Session::TRACE) return absl::OkStatus();
-  return absl::FailedPreconditionError(absl::StrCat(
-      "session ", session.id(),
-      " has no per-kernel times: record it with `protonctl run --data trace ...` (the NCCL "
-      "profiler plugin that will not need it is issue 32's next step)"));
+  return absl::FailedPreconditionError(
+      absl::StrCat("session ", session.id(),
+                   " has no per-kernel times: record it with `protonctl run --data trace ...`, or "
+                   "run the job with NCCL 2.23 or later, where the shim's NCCL profiler plugin "
+                   "records its collective calls in any session"));
 }
 
 absl::StatusOr<std::vector<v1::Session>> SessionsOf(client::Client& client, const JobArgs& args) {
   if (args.job.empty()) {
     ASSIGN_OR_RETURN(v1::Session session, client.GetSession(args.session_id));
-    RETURN_IF_ERROR(RequireTrace(session));
     return std::vector<v1::Session>{std::move(session)};
   }
   ASSIGN_OR_RETURN(const v1::ListSessionsResponse listed, client.ListSessions());
@@ -108,7 +158,6 @@ absl::StatusOr<std::vector<v1::Session>> SessionsOf(client::Client& client, cons
   if (sessions.empty()) {
     return absl::NotFoundError(absl::StrCat("no session of job ", args.job, " here"));
   }
-  for (const v1::Session& session : sessions) RETURN_IF_ERROR(RequireTrace(session));
   return sessions;
 }
 
@@ -117,21 +166,65 @@ struct JobReport {
   bool recording = false;  // a session of it still runs
 };
 
+// The plugin's records where any session has them; else NCCL's kernels from the traces.
+absl::StatusOr<std::string> ReadAndRender(client::Client& client,
+                                          const std::vector<v1::Session>& sessions,
+                                          const std::string& job) {
+  const std::string host = HostOf(client.endpoint());
+  std::vector<v1::Collectives> collectives(sessions.size());
+  bool any_plugin_records = false;
+  for (size_t i = 0; i < sessions.size(); ++i) {
+    ASSIGN_OR_RETURN(collectives[i], client.GetCollectives(sessions[i].id()));
+    any_plugin_records = any_plugin_records || collectives[i].events_size() > 0;
+  }
+  if (any_plugin_records) {
+    std::vector<view::PluginSession> plugin;
+    for (size_t i = 0; i < sessions.size(); ++i) {
+      plugin.push_back({&sessions[i], &collectives[i], host});
+    }
+    return RenderPluginJobReport(plugin, job);
+  }
+  std::vector<v1::Trace> traces(sessions.size());
+  std::vector<view::TracedSession> traced;
+  for (size_t i = 0; i < sessions.size(); ++i) {
+    RETURN_IF_ERROR(RequireTrace(sessions[i]));
+    ASSIGN_OR_RETURN(traces[i], client.GetTrace(sessions[i].id()));
+    traced.push_back({&sessions[i], &traces[i], host});
+  }
+  return RenderJobReport(traced, job);
+}
+
 absl::StatusOr<JobReport> ReadJobReport(client::Client& client, const JobArgs& args) {
   ASSIGN_OR_RETURN(const std::vector<v1::Session> sessions, SessionsOf(client, args));
   JobReport report;
-  std::vector<v1::Trace> traces;
-  traces.reserve(sessions.size());
   for (const v1::Session& session : sessions) {
     report.recording = report.recording || session.state() == v1::Session::RUNNING;
-    ASSIGN_OR_RETURN(v1::Trace trace, client.GetTrace(session.id()));
-    traces.push_back(std::move(trace));
   }
-  const std::string host = HostOf(client.endpoint());
-  std::vector<view::TracedSession> traced;
-  for (size_t i = 0; i < sessions.size(); ++i) traced.push_back({&sessions[i], &traces[i], host});
-  report.text = RenderJobReport(traced, args.job);
+  ASSIGN_OR_RETURN(report.text, ReadAndRender(client, sessions, args.job));
   return report;
+}
+
+// The verdict, the summary and the problems (`problems` first) on `records`.
+std::string JudgeRecords(const std::vector<view::CollectiveRecordUntrusted>& records,
+                         std::vector<std::string> problems, RecordSource source) {
+  std::string out;
+  if (records.empty()) {
+    absl::StrAppend(&out, source == RecordSource::kPlugin
+                              ? "no NCCL collective calls: nothing to match\n"
+                              : "no NCCL collective kernels: nothing to match\n");
+  } else {
+    view::ValidatedCollectives valid = view::ValidateCollectives(records, "");
+    const view::MatchedJob matched = view::MatchCollectives(valid.records, {});
+    const view::JobVerdict verdict = view::JudgeJob(matched, {});
+    absl::StrAppend(&out, view::RenderVerdict(verdict.job), "\n\n", SummaryTable(matched, source));
+    for (std::string& message : valid.stats.messages) problems.push_back(std::move(message));
+    AddMatchProblems(matched, problems);
+  }
+  if (!problems.empty()) {
+    absl::StrAppend(&out, "problems:\n");
+    for (const std::string& problem : problems) absl::StrAppend(&out, "  ", problem, "\n");
+  }
+  return out;
 }
 
 }  // namespace
@@ -164,23 +257,25 @@ absl::StatusOr<JobArgs> ParseJobArgs(const std::vector<std::string>& args) {
 
 std::string RenderJobReport(std::span<const view::TracedSession> sessions, const std::string& job) {
   const view::LaunchOrderRecords records = view::CollectivesFromKernelOrder(sessions, "");
-  std::string out = Heading(sessions, job, records.nranks);
-  std::vector<std::string> problems = records.problems;
-  if (records.records.empty()) {
-    absl::StrAppend(&out, "no NCCL collective kernels: nothing to match\n");
-  } else {
-    view::ValidatedCollectives valid = view::ValidateCollectives(records.records, "");
-    const view::MatchedJob matched = view::MatchCollectives(valid.records, {});
-    const view::JobVerdict verdict = view::JudgeJob(matched, {});
-    absl::StrAppend(&out, view::RenderVerdict(verdict.job), "\n\n", SummaryTable(matched));
-    for (std::string& message : valid.stats.messages) problems.push_back(std::move(message));
-    AddMatchProblems(matched, problems);
+  std::vector<uint64_t> ids;
+  for (const view::TracedSession& session : sessions) ids.push_back(session.session->id());
+  return absl::StrCat(Heading(ids, job, records.nranks, RecordSource::kKernelOrder),
+                      JudgeRecords(records.records, records.problems, RecordSource::kKernelOrder));
+}
+
+std::string RenderPluginJobReport(std::span<const view::PluginSession> sessions,
+                                  const std::string& job) {
+  const std::vector<view::CollectiveRecordUntrusted> records =
+      view::CollectivesFromPlugin(sessions, "");
+  std::vector<uint64_t> ids;
+  for (const view::PluginSession& session : sessions) ids.push_back(session.session->id());
+  // The ranks are the processes with calls; a process in several communicators counts once.
+  std::set<view::ProcessId> processes;
+  for (const view::CollectiveRecordUntrusted& record : records) {
+    processes.insert({record.host, record.pid});
   }
-  if (!problems.empty()) {
-    absl::StrAppend(&out, "problems:\n");
-    for (const std::string& problem : problems) absl::StrAppend(&out, "  ", problem, "\n");
-  }
-  return out;
+  return absl::StrCat(Heading(ids, job, static_cast<int>(processes.size()), RecordSource::kPlugin),
+                      JudgeRecords(records, {}, RecordSource::kPlugin));
 }
 
 absl::StatusOr<std::string> RunJobCommand(client::Client& client, const JobArgs& args) {

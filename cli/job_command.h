@@ -1,6 +1,7 @@
 // `protonctl job SESSION|--job JOB`: the verdict on a job's collectives (which rank the others
-// wait for) and a per-collective summary, from trace sessions' NCCL kernels matched in launch
-// order until the NCCL profiler plugin gives collectives of their own (docs/jobs.md).
+// wait for) and a per-collective summary, from the collective calls that the shim's NCCL profiler
+// plugin recorded in any session, or without them from trace sessions' NCCL kernels matched in
+// launch order (docs/jobs.md).
 #ifndef PROTOND_CLI_JOB_COMMAND_H_
 #define PROTOND_CLI_JOB_COMMAND_H_
 
@@ -15,6 +16,7 @@
 #include "absl/time/time.h"
 #include "client-lib/cpp/client.h"
 #include "view/jobs/kernel_order.h"
+#include "view/jobs/plugin_records.h"
 
 namespace protond::cli {
 
@@ -34,9 +36,15 @@ absl::StatusOr<JobArgs> ParseJobArgs(const std::vector<std::string>& args);
 // per-collective table, then the problems. Pure; `job` names the job in the heading ("" for a
 // session's).
 std::string RenderJobReport(std::span<const view::TracedSession> sessions, const std::string& job);
+// The same from the sessions' collective calls that NCCL's profiler plugin reported, matched by
+// communicator and call number; the table adds each collective's bytes and bus bandwidth.
+std::string RenderPluginJobReport(std::span<const view::PluginSession> sessions,
+                                  const std::string& job);
 
-// Reads the session (or the job's sessions) and their traces from the daemon behind `client`,
-// and renders the report. A session recorded without --data trace is refused with what to do.
+// Reads the session (or the job's sessions) and their collective calls from the daemon behind
+// `client`, and renders the report: from the plugin's calls when any session has them, else from
+// the sessions' traces. Without either (a tree session without the plugin), refused with what to
+// do.
 absl::StatusOr<std::string> RunJobCommand(client::Client& client, const JobArgs& args);
 
 // --follow: the report every `interval` while a session of it runs, headed by what it follows

@@ -120,5 +120,67 @@ TEST(JobCommandTest, ListsTheProblemsLast) {
                         "the others came after them\n"));
 }
 
+// A tree session of two ranks with the plugin's calls: `calls` AllReduces of 1M f32 on one
+// communicator, rank 1 starting `delay_ns` later, both ending together.
+struct TwoPluginRanks {
+  v1::Session session;
+  v1::Collectives collectives;
+
+  TwoPluginRanks(int calls, uint64_t delay_ns) {
+    session.set_id(6);
+    session.set_data(v1::Session::TREE);
+    for (int call = 0; call < calls; ++call) {
+      for (uint32_t rank = 0; rank < 2; ++rank) {
+        v1::CollectiveEvent* event = collectives.add_events();
+        event->set_process_id(rank + 1);
+        event->set_pid(4000 + rank);
+        event->set_rank(rank);
+        event->set_nranks(2);
+        event->set_comm_hash(0xc0ffee);
+        event->set_seq(call);
+        event->set_count(1'000'000);
+        event->set_op("AllReduce");
+        event->set_datatype("ncclFloat32");
+        event->set_algorithm("RING");
+        event->set_protocol("SIMPLE");
+        event->set_start_ns(kMs * (100 + 50 * call) + rank * delay_ns);
+        event->set_end_ns(kMs * (101 + 50 * call) + delay_ns);
+      }
+    }
+  }
+};
+
+TEST(JobCommandTest, ThePluginsCallsGiveTheLateRankWithBytesAndBusBandwidth) {
+  const TwoPluginRanks job(50, 10 * kMs);
+  const view::PluginSession sessions[] = {{&job.session, &job.collectives, "node01"}};
+  EXPECT_EQ(RenderPluginJobReport(sessions, "77"),
+            "job 77: session 6, 2 ranks with NCCL collectives, matched by communicator and call "
+            "number from NCCL's profiler plugin (with bytes and bus bandwidth)\n"
+            "rank 1 (pid 4001, node01) arrives last at 50 of 50 all_reduce calls, on average "
+            "10.0 ms after the first; rank 0 waited 500 ms in all\n"
+            "\n"
+            "COLLECTIVE  CALLS  JUDGED   BYTES  RANK TIME  TRANSFER    WAIT     BUS BW  ALGORITHM"
+            "  PROTOCOL\n"
+            "all_reduce     50      50  200 MB     600 ms   50.0 ms  500 ms  4.00 GB/s  RING     "
+            "  SIMPLE\n");
+}
+
+TEST(JobCommandTest, ThePluginsCallsNameNoRankWithoutADelay) {
+  const TwoPluginRanks job(50, 0);
+  const view::PluginSession sessions[] = {{&job.session, &job.collectives, "node01"}};
+  EXPECT_THAT(RenderPluginJobReport(sessions, ""),
+              HasSubstr("session 6, 2 ranks with NCCL collectives, matched by communicator and "
+                        "call number from NCCL's profiler plugin (with bytes and bus bandwidth)\n"
+                        "no rank is late: "));
+}
+
+TEST(JobCommandTest, ThePluginsBadCallsAreProblems) {
+  TwoPluginRanks job(3, 10 * kMs);
+  job.collectives.mutable_events(5)->set_op("Frobnicate");  // rank 1's last call
+  const view::PluginSession sessions[] = {{&job.session, &job.collectives, ""}};
+  EXPECT_THAT(RenderPluginJobReport(sessions, ""), HasSubstr("problems:\n"
+                                                             "  record 5: unknown_op: "));
+}
+
 }  // namespace
 }  // namespace protond::cli

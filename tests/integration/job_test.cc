@@ -1,6 +1,7 @@
 // `protonctl job` end to end: a two-rank job's NCCL kernels (nccl_kernels_workload, no GPU
-// needed) recorded by `protonctl run --data trace` into one session, and the verdict read back
-// by session and by job.
+// needed) recorded by `protonctl run --data trace` into one session, or its NCCL profiler
+// plugin's collective calls recorded by `protonctl run` into a tree session, and the verdict read
+// back by session and by job.
 #include <chrono>
 #include <regex>
 #include <string>
@@ -22,12 +23,21 @@ class JobTest : public ::testing::Test {
  protected:
   void SetUp() override { daemon_.Start(); }
 
-  // The workload's two ranks in one session of `data`, as job kJob.
-  void RunJob(const std::string& data, int delay_ms) {
-    const Completed run =
-        RunToEnd({BinDir() + "/protonctl", "--socket", daemon_.socket(), "run", "--data", data,
-                  "--", BinDir() + "/nccl_kernels_workload", std::to_string(delay_ms), "50"},
-                 dir_, {{{"SLURM_JOB_ID", kJob}}});
+  // The workload's two ranks in one session of `data`, as job kJob; `mode` "collectives" writes
+  // the plugin's records rather than kernels.
+  void RunJob(const std::string& data, int delay_ms, const std::string& mode = "") {
+    std::vector<std::string> argv = {BinDir() + "/protonctl",
+                                     "--socket",
+                                     daemon_.socket(),
+                                     "run",
+                                     "--data",
+                                     data,
+                                     "--",
+                                     BinDir() + "/nccl_kernels_workload",
+                                     std::to_string(delay_ms),
+                                     "50"};
+    if (!mode.empty()) argv.push_back(mode);
+    const Completed run = RunToEnd(argv, dir_, {{{"SLURM_JOB_ID", kJob}}});
     ASSERT_EQ(run.exit_code, 0) << run.out << run.err;
   }
 
@@ -65,6 +75,36 @@ TEST_F(JobTest, NamesTheRankThatStartsLate) {
     EXPECT_THAT(job.out, HasSubstr("  RING       LL\n"));
     EXPECT_THAT(job.out, ::testing::Not(HasSubstr("problems:"))) << job.out;
   }
+}
+
+// The plugin's calls need no trace: a tree session, by session and by job.
+TEST_F(JobTest, NamesTheLateRankFromThePluginsCallsInATreeSession) {
+  RunJob("tree", 10, "collectives");
+  for (const std::vector<std::string>& args :
+       {std::vector<std::string>{"job", "1"}, std::vector<std::string>{"job", "--job", kJob}}) {
+    const Completed job = Protonctl(args);
+    ASSERT_EQ(job.exit_code, 0) << job.err;
+    EXPECT_EQ(job.err, "");
+    EXPECT_THAT(job.out, HasSubstr("2 ranks with NCCL collectives, matched by communicator and "
+                                   "call number from NCCL's profiler plugin"));
+    EXPECT_THAT(job.out, HasSubstr("\nrank 1 (pid "));
+    EXPECT_THAT(job.out, HasSubstr(") arrives last at 50 of 50 all_reduce calls"));
+    EXPECT_NEAR(LatenessMs(job.out), 10.0, 2.0) << job.out;
+    // 50 calls of 4 MiB; each 1 ms once both ranks are there: 4.19 GB/s algBw, x1 for 2 ranks.
+    EXPECT_THAT(job.out, ::testing::MatchesRegex("(.|\n)*\nall_reduce +50 +50 +210 MB .* 4.19 "
+                                                 "GB/s +RING +LL\n(.|\n)*"))
+        << job.out;
+    EXPECT_THAT(job.out, ::testing::Not(HasSubstr("problems:"))) << job.out;
+  }
+}
+
+TEST_F(JobTest, ThePluginsCallsNameNoRankWithoutADelay) {
+  RunJob("tree", 0, "collectives");
+  const Completed job = Protonctl({"job", "1"});
+  ASSERT_EQ(job.exit_code, 0) << job.err;
+  EXPECT_THAT(job.out, HasSubstr("matched by communicator and call number")) << job.out;
+  EXPECT_THAT(job.out, HasSubstr("\nno rank is late: ")) << job.out;
+  EXPECT_EQ(LatenessMs(job.out), -1) << job.out;
 }
 
 TEST_F(JobTest, NamesNoRankWithoutADelay) {
@@ -123,8 +163,8 @@ TEST_F(JobTest, ATreeSessionIsRefusedWithWhatToDo) {
   EXPECT_EQ(job.out, "");
   EXPECT_EQ(job.err,
             "protonctl: session 1 has no per-kernel times: record it with `protonctl run --data "
-            "trace ...` (the NCCL profiler plugin that will not need it is issue 32's next "
-            "step)\n");
+            "trace ...`, or run the job with NCCL 2.23 or later, where the shim's NCCL profiler "
+            "plugin records its collective calls in any session\n");
   const Completed other = Protonctl({"job", "--job", "no-such-job"});
   EXPECT_EQ(other.exit_code, 1);
   EXPECT_EQ(other.err, "protonctl: no session of job no-such-job here\n");
