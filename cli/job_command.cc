@@ -2,100 +2,30 @@
 
 #include <unistd.h>
 
-#include <array>
 #include <climits>
 #include <set>
 #include <utility>
 
 #include "absl/strings/str_cat.h"
-#include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
 #include "cli/fan_out/job_tree_command.h"
 #include "cli/follow.h"
 #include "cli/profile_commands.h"
 #include "common/status/status_macros.h"
 #include "view/history/window_selection.h"
-#include "view/jobs/collective_summary.h"
+#include "view/jobs/collective_table.h"
 #include "view/jobs/match.h"
 #include "view/jobs/plugin_records.h"
 #include "view/jobs/time_text.h"
 #include "view/jobs/validate.h"
 #include "view/jobs/verdict.h"
 #include "view/jobs/verdict_text.h"
-#include "view/render/text_table.h"
 
 namespace protond::cli {
 namespace {
 
-constexpr std::array<view::TableColumn, 8> kSummaryColumns = {{
-    {"COLLECTIVE", false},
-    {"CALLS", true},
-    {"JUDGED", true},
-    {"RANK TIME", true},
-    {"TRANSFER", true},
-    {"WAIT", true},
-    {"ALGORITHM", false},
-    {"PROTOCOL", false},
-}};
-
-// With the plugin's records: the bytes of the calls and their median bus bandwidth as well.
-constexpr std::array<view::TableColumn, 10> kPluginSummaryColumns = {{
-    {"COLLECTIVE", false},
-    {"CALLS", true},
-    {"JUDGED", true},
-    {"BYTES", true},
-    {"RANK TIME", true},
-    {"TRANSFER", true},
-    {"WAIT", true},
-    {"BUS BW", true},
-    {"ALGORITHM", false},
-    {"PROTOCOL", false},
-}};
-
-// `value` to three significant figures from 1 to 999.
-std::string ThreeFigures(double value) {
-  return absl::StrFormat(value >= 100 ? "%.0f" : value >= 10 ? "%.1f" : "%.2f", value);
-}
-
-// "512 B", "4.19 MB", "210 GB": powers of 1000, as bandwidth's GB/s.
-std::string FormatBytes(uint64_t bytes) {
-  constexpr std::array<const char*, 5> kUnits = {"B", "kB", "MB", "GB", "TB"};
-  double value = static_cast<double>(bytes);
-  size_t unit = 0;
-  while (value >= 999.5 && unit + 1 < kUnits.size()) {
-    value /= 1000;
-    ++unit;
-  }
-  return unit == 0 ? absl::StrCat(bytes, " B")
-                   : absl::StrCat(ThreeFigures(value), " ", kUnits[unit]);
-}
-
 // Where the records came from, which decides the heading and the summary's columns.
 enum class RecordSource { kKernelOrder, kPlugin };
-
-std::string SummaryTable(const view::MatchedJob& matched, RecordSource source) {
-  std::vector<std::vector<std::string>> rows;
-  for (const view::CollectiveSummary& summary : view::SummarizeCollectives(matched)) {
-    std::vector<std::string> row = {std::string(view::CollectiveOpName(summary.op)),
-                                    absl::StrCat(summary.calls),
-                                    absl::StrCat(summary.judged_calls),
-                                    view::FormatTimeNs(static_cast<double>(summary.rank_time_ns)),
-                                    view::FormatTimeNs(static_cast<double>(summary.transfer_ns)),
-                                    view::FormatTimeNs(static_cast<double>(summary.wait_ns)),
-                                    summary.algorithm.empty() ? "-" : summary.algorithm,
-                                    summary.protocol.empty() ? "-" : summary.protocol};
-    if (source == RecordSource::kPlugin) {
-      row.insert(row.begin() + 3, FormatBytes(summary.bytes));
-      row.insert(row.begin() + 7,
-                 summary.median_bus_bw_gbps > 0
-                     ? absl::StrCat(ThreeFigures(summary.median_bus_bw_gbps), " GB/s")
-                     : "-");
-    }
-    rows.push_back(std::move(row));
-  }
-  return source == RecordSource::kPlugin ? view::RenderTextTable(kPluginSummaryColumns, rows)
-                                         : view::RenderTextTable(kSummaryColumns, rows);
-}
 
 std::string Heading(std::span<const uint64_t> session_ids, const std::string& job, int nranks,
                     RecordSource source) {
@@ -216,7 +146,8 @@ std::string JudgeRecords(const std::vector<view::CollectiveRecordUntrusted>& rec
     view::ValidatedCollectives valid = view::ValidateCollectives(records, "");
     const view::MatchedJob matched = view::MatchCollectives(valid.records, {});
     const view::JobVerdict verdict = view::JudgeJob(matched, {});
-    absl::StrAppend(&out, view::RenderVerdict(verdict.job), "\n\n", SummaryTable(matched, source));
+    absl::StrAppend(&out, view::RenderVerdict(verdict.job), "\n\n",
+                    view::RenderCollectiveTable(matched, source == RecordSource::kPlugin));
     for (std::string& message : valid.stats.messages) problems.push_back(std::move(message));
     AddMatchProblems(matched, problems);
   }

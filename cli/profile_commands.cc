@@ -14,6 +14,10 @@
 #include "cli/follow.h"
 #include "common/status/status_macros.h"
 #include "view/hatchet/hatchet_reader.h"
+#include "view/jobs/collective_table.h"
+#include "view/jobs/match.h"
+#include "view/jobs/plugin_records.h"
+#include "view/jobs/validate.h"
 #include "view/render/metric_spec.h"
 #include "view/tree/share_shift.h"
 #include "view/tree/top_collectives.h"
@@ -288,7 +292,28 @@ absl::StatusOr<TopArgs> ParseTopArgs(const std::vector<std::string>& args) {
   return parsed;
 }
 
+std::string RenderPluginTopCollectives(const v1::Collectives& collectives, int limit) {
+  const view::PluginSession session{nullptr, &collectives, ""};
+  const view::ValidatedCollectives valid =
+      view::ValidateCollectives(view::CollectivesFromPlugin({&session, 1}, ""), "");
+  std::string out = absl::StrCat(
+      "NCCL collective calls from NCCL's profiler plugin, matched by communicator and call "
+      "number:\n",
+      view::RenderCollectiveTable(view::MatchCollectives(valid.records, {}), true,
+                                  static_cast<size_t>(std::max(limit, 0))));
+  if (const uint64_t rejected = valid.stats.TotalRejected(); rejected > 0) {
+    absl::StrAppend(&out, rejected, rejected == 1 ? " call" : " calls",
+                    " left out as invalid: protonctl job says why\n");
+  }
+  return out;
+}
+
 absl::StatusOr<std::string> RenderTopCommand(client::Client& client, const TopArgs& args) {
+  if (args.collectives && IsSessionId(args.profile)) {
+    ASSIGN_OR_RETURN(const uint64_t id, ParseSessionId(args.profile));
+    ASSIGN_OR_RETURN(const v1::Collectives collectives, client.GetCollectives(id));
+    if (collectives.events_size() > 0) return RenderPluginTopCollectives(collectives, args.limit);
+  }
   ASSIGN_OR_RETURN(const v1::Tree tree, LoadProfile(client, args.profile));
   if (args.stalls) return view::RenderTopStalls(tree, args.limit);
   if (args.collectives) return view::RenderTopCollectives(tree, args.limit);

@@ -87,7 +87,13 @@ struct TopArgs {
 // `top PROFILE [-n N] [--full-names | --mangled] [--stalls | --collectives]`.
 absl::StatusOr<TopArgs> ParseTopArgs(const std::vector<std::string>& args);
 
+// For a session whose processes' NCCL profiler plugin recorded collective calls, --collectives
+// shows those, with bytes and bus bandwidth; otherwise (and for a file) the NCCL kernels by name.
 absl::StatusOr<std::string> RenderTopCommand(client::Client& client, const TopArgs& args);
+
+// top --collectives from the plugin's calls: a row per (op, communicator), heaviest first, at most
+// `limit`, with bytes and bus bandwidth (view/jobs/collective_table.h). Pure.
+std::string RenderPluginTopCollectives(const v1::Collectives& collectives, int limit);
 
 }  // namespace protond::cli
 

@@ -234,5 +234,38 @@ TEST(ProfileCommandsTest, ProfilesAreSessionsOrFiles) {
   EXPECT_EQ(LoadProfile(NoDaemon(), "3").status().code(), absl::StatusCode::kUnavailable);
 }
 
+// Two ranks' AllGathers of 1M bf16 each (4 MB gathered), 2 ms each once both are there, and one
+// call the plugin got wrong.
+TEST(ProfileCommandsTest, TopCollectivesFromThePluginHasBytesAndBusBandwidth) {
+  v1::Collectives collectives;
+  for (uint64_t seq = 0; seq < 3; ++seq) {
+    for (uint32_t rank = 0; rank < 2; ++rank) {
+      v1::CollectiveEvent* event = collectives.add_events();
+      event->set_pid(4000 + rank);
+      event->set_rank(rank);
+      event->set_nranks(2);
+      event->set_comm_hash(9);
+      event->set_seq(seq);
+      event->set_count(1'000'000);
+      event->set_op("AllGather");
+      event->set_datatype("ncclBfloat16");
+      event->set_algorithm("RING");
+      event->set_protocol("LL128");
+      event->set_start_ns(seq * 10'000'000);
+      event->set_end_ns(seq * 10'000'000 + 2'000'000);
+    }
+  }
+  collectives.mutable_events(5)->set_nranks(0);  // rank 1's last call
+  EXPECT_EQ(
+      RenderPluginTopCollectives(collectives, 10),
+      "NCCL collective calls from NCCL's profiler plugin, matched by communicator and call "
+      "number:\n"
+      "COLLECTIVE  CALLS  JUDGED    BYTES  RANK TIME  TRANSFER      WAIT     BUS BW  ALGORITHM  "
+      "PROTOCOL\n"
+      "all_gather      3       2  12.0 MB    10.0 ms   4.00 ms  0.000 ms  1.00 GB/s  RING       "
+      "LL128\n"
+      "1 call left out as invalid: protonctl job says why\n");
+}
+
 }  // namespace
 }  // namespace protond::cli

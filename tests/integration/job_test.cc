@@ -156,6 +156,17 @@ TEST_F(JobTest, TopCollectivesSumsBothRanksOfATreeSession) {
                                                "all_reduce +f32 +RING +LL\n(.|\n)*"));
 }
 
+// With the plugin's calls, top --collectives has their bytes and bus bandwidth.
+TEST_F(JobTest, TopCollectivesOfThePluginsCallsHasBytesAndBusBandwidth) {
+  RunJob("tree", 10, "collectives");
+  const Completed top = Protonctl({"top", "1", "--collectives"});
+  ASSERT_EQ(top.exit_code, 0) << top.err;
+  EXPECT_THAT(top.out, ::testing::StartsWith("NCCL collective calls from NCCL's profiler plugin"));
+  EXPECT_THAT(top.out, ::testing::MatchesRegex("(.|\n)*\nall_reduce +50 +50 +210 MB .* 4.19 "
+                                               "GB/s +RING +LL\n"))
+      << top.out;
+}
+
 TEST_F(JobTest, ATreeSessionIsRefusedWithWhatToDo) {
   RunJob("tree", 10);
   const Completed job = Protonctl({"job", "1"});
