@@ -1,5 +1,6 @@
 #include "view/jobs/collective_table.h"
 
+#include <string>
 #include <vector>
 
 #include "gtest/gtest.h"
@@ -20,8 +21,10 @@ TEST(CollectiveTableTest, BytesTakeThreeFiguresInPowersOfAThousand) {
   EXPECT_EQ(FormatBytes(uint64_t{5} << 50), "5629 TB");  // the largest unit
 }
 
-// Two ranks, two AllReduces of 4 MB each, rank 1 2 ms late, each taking 1 ms once both are there.
-MatchedJob TwoAllReduces() {
+// Two ranks, two calls of `op` of 4 MB each on communicator `comm_id`, rank 1 2 ms late, each
+// call ending `end_ms` after rank 0 started it.
+std::vector<CollectiveRecordUntrusted> TwoCalls(const std::string& op, uint64_t comm_id,
+                                                int64_t end_ms) {
   std::vector<CollectiveRecordUntrusted> records;
   for (uint64_t seq = 0; seq < 2; ++seq) {
     for (int64_t rank = 0; rank < 2; ++rank) {
@@ -30,19 +33,26 @@ MatchedJob TwoAllReduces() {
       r.pid = 100 + rank;
       r.rank = rank;
       r.nranks = 2;
-      r.comm_id = 7;
+      r.comm_id = comm_id;
       r.seq = seq;
-      r.op = "all_reduce";
+      r.op = op;
       r.bytes = 4'000'000;
       r.algorithm = "RING";
       r.protocol = "LL";
       const int64_t call_ns = static_cast<int64_t>(seq) * 10 * kMs;
       r.start_ns = call_ns + rank * 2 * kMs;
-      r.end_ns = call_ns + 3 * kMs;
+      r.end_ns = call_ns + end_ms * kMs;
     }
   }
+  return records;
+}
+
+MatchedJob Matched(const std::vector<CollectiveRecordUntrusted>& records) {
   return MatchCollectives(ValidateCollectives(records, "").records, {});
 }
+
+// Each AllReduce takes 1 ms once both ranks are there.
+MatchedJob TwoAllReduces() { return Matched(TwoCalls("all_reduce", 7, 3)); }
 
 TEST(CollectiveTableTest, WithBytesTheTableHasTheBytesAndTheMedianBusBandwidth) {
   EXPECT_EQ(
@@ -57,9 +67,14 @@ TEST(CollectiveTableTest, WithBytesTheTableHasTheBytesAndTheMedianBusBandwidth) 
 }
 
 TEST(CollectiveTableTest, ALimitKeepsTheHeaviestRows) {
-  const std::string table = RenderCollectiveTable(TwoAllReduces(), true, 1);
-  EXPECT_NE(table.find("all_reduce"), std::string::npos);
-  EXPECT_EQ(RenderCollectiveTable({}, true, 1).find("all_reduce"), std::string::npos);
+  std::vector<CollectiveRecordUntrusted> records = TwoCalls("broadcast", 8, 4);
+  for (const CollectiveRecordUntrusted& r : TwoCalls("all_reduce", 7, 3)) records.push_back(r);
+  const MatchedJob matched = Matched(records);
+  const std::string both = RenderCollectiveTable(matched, true);
+  EXPECT_LT(both.find("\nbroadcast "), both.find("\nall_reduce ")) << both;  // heaviest first
+  const std::string one = RenderCollectiveTable(matched, true, 1);
+  EXPECT_NE(one.find("\nbroadcast "), std::string::npos) << one;
+  EXPECT_EQ(one.find("\nall_reduce "), std::string::npos) << one;
 }
 
 }  // namespace
