@@ -2,7 +2,7 @@
 // RANK, it starts itself twice, as RANK=0 and RANK=1 of the job (two_ranks.h). Each rank does what
 // NCCL does with NCCL_PROFILER_PLUGIN: loads the library it names (the shim's front, which set it),
 // takes its ncclProfiler_v5, creates one communicator of two ranks, and makes CALLS AllReduce calls
-// of 2^18 float32 elements (RING, LL) inside a scope "step", 20 ms apart: rank 1 starts each
+// of 2^20 float32 elements (RING, LL) inside a scope "step", 20 ms apart: rank 1 starts each
 // DELAY_MS later, and both end together, 1 ms after rank 1 started.
 //
 //   nccl_plugin_workload DELAY_MS CALLS
@@ -53,7 +53,7 @@ int RunRank(int rank, uint64_t base_ns, uint64_t delay_ns, int calls) {
     descr.rank = rank;
     descr.u.coll.seq_number = static_cast<uint64_t>(call);
     descr.u.coll.func = "AllReduce";
-    descr.u.coll.count = 1 << 18;
+    descr.u.coll.count = 1 << 20;
     descr.u.coll.datatype = "ncclFloat32";
     descr.u.coll.algorithm = "RING";
     descr.u.coll.protocol = "LL";
