@@ -13,6 +13,7 @@
 #include "cli/arg_reader.h"
 #include "cli/follow.h"
 #include "common/status/status_macros.h"
+#include "common/text/count.h"
 #include "view/hatchet/hatchet_reader.h"
 #include "view/jobs/collective_table.h"
 #include "view/jobs/match.h"
@@ -27,14 +28,6 @@ namespace protond::cli {
 namespace {
 
 absl::Status Usage(const std::string& message) { return absl::InvalidArgumentError(message); }
-
-absl::StatusOr<int> ParseCount(const std::string& option, const std::string& text) {
-  int value;
-  if (!absl::SimpleAtoi(text, &value) || value < 0) {
-    return Usage(absl::StrCat(option, " needs a number >= 0, not '", text, "'"));
-  }
-  return value;
-}
 
 // -t: a number, or a percentage ("5%").
 absl::StatusOr<double> ParseThreshold(const std::string& text) {
@@ -70,7 +63,7 @@ absl::Status ParseTreeOption(ArgReader& reader, absl::Time now, TreeArgs* parsed
     ASSIGN_OR_RETURN(view.metrics, reader.Value());
   } else if (reader.Is("-d", "--depth")) {
     ASSIGN_OR_RETURN(const std::string depth, reader.Value());
-    ASSIGN_OR_RETURN(view.depth, ParseCount("-d", depth));
+    ASSIGN_OR_RETURN(view.depth, text::ParseCount("-d", depth));
   } else if (reader.Is("-t", "--threshold")) {
     ASSIGN_OR_RETURN(const std::string text, reader.Value());
     ASSIGN_OR_RETURN(view.threshold, ParseThreshold(text));
@@ -274,7 +267,7 @@ absl::StatusOr<TopArgs> ParseTopArgs(const std::vector<std::string>& args) {
   while (reader.Next()) {
     if (reader.Is("-n", "--limit")) {
       ASSIGN_OR_RETURN(const std::string limit, reader.Value());
-      ASSIGN_OR_RETURN(parsed.limit, ParseCount("-n", limit));
+      ASSIGN_OR_RETURN(parsed.limit, text::ParseCount("-n", limit));
     } else if (reader.Is("--full-names", "--mangled")) {
       RETURN_IF_ERROR(view::ChooseKernelNames(reader.arg(), &parsed.kernel_names));
     } else if (reader.Is("--stalls")) {
