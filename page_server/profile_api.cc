@@ -2,10 +2,16 @@
 
 #include <google/protobuf/util/json_util.h>
 
+#include <optional>
+#include <vector>
+
 #include "absl/strings/str_cat.h"
 #include "common/status/status_macros.h"
+#include "common/text/count.h"
 #include "common/text/session_id.h"
 #include "view/json/profile_table_json.h"
+#include "view/json/top_json.h"
+#include "view/tree/top_stalls.h"
 
 namespace protond::page_server {
 namespace {
@@ -29,6 +35,13 @@ absl::StatusOr<nlohmann::json> TableJson(const v1::Tree& tree, const view::ViewO
   return json;
 }
 
+// The answer of a session's tree, top or stalls: `json` with the session's. The session is asked
+// for before its tree is read, so another user's or none is a 404 whatever the tree would say.
+absl::StatusOr<Response> WithSession(const v1::Session& session, nlohmann::json json) {
+  ASSIGN_OR_RETURN(json["session"], ProtoJson(session));
+  return Response{200, "application/json", view::DumpJson(json), {}};
+}
+
 absl::StatusOr<Response> Sessions(ProfileSource& source) {
   ASSIGN_OR_RETURN(const v1::ListSessionsResponse listed, source.ListSessions());
   nlohmann::json sessions = nlohmann::json::array();
@@ -43,10 +56,10 @@ absl::StatusOr<Response> Tree(ProfileSource& source, const ApiParameters& parame
   ASSIGN_OR_RETURN(const uint64_t id, SessionParameter(parameters, "session"));
   ASSIGN_OR_RETURN(const view::ViewOptions options, ViewOptionsOf(parameters));
   ASSIGN_OR_RETURN(const v1::Session session, source.GetSession(id));
-  ASSIGN_OR_RETURN(const v1::Tree tree, source.GetTree(id, Optional(parameters, "rank")));
+  ASSIGN_OR_RETURN(const v1::Tree tree,
+                   source.GetTree(id, Optional(parameters, "rank"), /*instructions=*/false));
   ASSIGN_OR_RETURN(nlohmann::json json, TableJson(tree, options, nullptr));
-  ASSIGN_OR_RETURN(json["session"], ProtoJson(session));
-  return Response{200, "application/json", view::DumpJson(json), {}};
+  return WithSession(session, std::move(json));
 }
 
 absl::StatusOr<Response> Diff(ProfileSource& source, const ApiParameters& parameters) {
@@ -55,12 +68,41 @@ absl::StatusOr<Response> Diff(ProfileSource& source, const ApiParameters& parame
   ASSIGN_OR_RETURN(const view::ViewOptions options, ViewOptionsOf(parameters));
   ASSIGN_OR_RETURN(const v1::Session session, source.GetSession(a));
   ASSIGN_OR_RETURN(const v1::Session base_session, source.GetSession(b));
-  ASSIGN_OR_RETURN(const v1::Tree tree, source.GetTree(a, ""));
-  ASSIGN_OR_RETURN(const v1::Tree base, source.GetTree(b, ""));
+  ASSIGN_OR_RETURN(const v1::Tree tree, source.GetTree(a, "", /*instructions=*/false));
+  ASSIGN_OR_RETURN(const v1::Tree base, source.GetTree(b, "", /*instructions=*/false));
   ASSIGN_OR_RETURN(nlohmann::json json, TableJson(tree, options, &base));
   ASSIGN_OR_RETURN(json["session"], ProtoJson(session));
   ASSIGN_OR_RETURN(json["base"], ProtoJson(base_session));
   return Response{200, "application/json", view::DumpJson(json), {}};
+}
+
+absl::StatusOr<Response> Top(ProfileSource& source, const ApiParameters& parameters) {
+  ASSIGN_OR_RETURN(const TopParameters top, TopParametersOf(parameters));
+  ASSIGN_OR_RETURN(const v1::Session session, source.GetSession(top.session));
+  ASSIGN_OR_RETURN(const v1::Tree tree, source.GetTree(top.session, "", /*instructions=*/false));
+  ASSIGN_OR_RETURN(nlohmann::json json, TopJson(tree, top));
+  return WithSession(session, std::move(json));
+}
+
+absl::StatusOr<bool> SassParameter(const ApiParameters& parameters) {
+  const std::string sass = Optional(parameters, "sass");
+  if (sass.empty() || sass == "0") return false;
+  if (sass == "1") return true;
+  return BadParameter("sass", absl::StrCat("1 or 0, not '", sass, "'"));
+}
+
+absl::StatusOr<Response> Stalls(ProfileSource& source, const ApiParameters& parameters) {
+  ASSIGN_OR_RETURN(const TopParameters top, TopParametersOf(parameters));
+  ASSIGN_OR_RETURN(const bool sass, SassParameter(parameters));
+  ASSIGN_OR_RETURN(const v1::Session session, source.GetSession(top.session));
+  ASSIGN_OR_RETURN(const v1::Tree tree, source.GetTree(top.session, "", /*instructions=*/false));
+  std::optional<v1::Tree> instruction_tree;
+  if (sass) {
+    ASSIGN_OR_RETURN(instruction_tree, source.GetTree(top.session, "", /*instructions=*/true));
+  }
+  ASSIGN_OR_RETURN(nlohmann::json json,
+                   StallsJson(tree, instruction_tree ? &*instruction_tree : nullptr, top.limit));
+  return WithSession(session, std::move(json));
 }
 
 }  // namespace
@@ -70,6 +112,8 @@ absl::StatusOr<Response> AnswerProfileApi(ProfileSource& source, absl::string_vi
   if (path == "/api/sessions") return Sessions(source);
   if (path == "/api/tree") return Tree(source, parameters);
   if (path == "/api/diff") return Diff(source, parameters);
+  if (path == "/api/top") return Top(source, parameters);
+  if (path == "/api/stalls") return Stalls(source, parameters);
   return absl::NotFoundError(absl::StrCat("no such API: ", path));
 }
 
@@ -108,6 +152,38 @@ absl::StatusOr<view::ViewOptions> ViewOptionsOf(const ApiParameters& parameters)
     return BadParameter("names", absl::StrCat("short or full, not '", names, "'"));
   }
   return options;
+}
+
+absl::StatusOr<TopParameters> TopParametersOf(const ApiParameters& parameters) {
+  TopParameters top;
+  ASSIGN_OR_RETURN(top.session, SessionParameter(parameters, "session"));
+  ASSIGN_OR_RETURN(const view::ViewOptions view, ViewOptionsOf(parameters));
+  top.kernel_names = view.kernel_names;
+  if (const std::string limit = Optional(parameters, "limit"); !limit.empty()) {
+    absl::StatusOr<int> count = text::ParseCount("-n", limit);
+    if (!count.ok()) return BadParameter("limit", count.status().message());
+    top.limit = *count;
+  }
+  return top;
+}
+
+absl::StatusOr<nlohmann::json> TopJson(const v1::Tree& tree, const TopParameters& top) {
+  ASSIGN_OR_RETURN(const view::TopKernels kernels,
+                   view::BuildTopKernels(tree, top.limit, top.kernel_names));
+  nlohmann::json json = view::TopKernelsJson(kernels);
+  json.update(view::DevicesJson(tree.devices()));
+  return json;
+}
+
+absl::StatusOr<nlohmann::json> StallsJson(const v1::Tree& tree, const v1::Tree* instruction_tree,
+                                          int limit) {
+  const view::TopStalls top = view::BuildTopStalls(tree, limit);
+  if (instruction_tree == nullptr) return view::TopStallsJson(top, nullptr);
+  ASSIGN_OR_RETURN(const auto instructions, view::InstructionsByLine(*instruction_tree));
+  nlohmann::json json = view::TopStallsJson(top, &instructions);
+  json["instruction_notes"] =
+      std::vector<std::string>(instruction_tree->notes().begin(), instruction_tree->notes().end());
+  return json;
 }
 
 absl::StatusOr<nlohmann::json> ProtoJson(const google::protobuf::Message& message) {

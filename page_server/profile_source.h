@@ -18,9 +18,11 @@ class ProfileSource {
   virtual ~ProfileSource() = default;
   // The sessions the caller may see.
   virtual absl::StatusOr<v1::ListSessionsResponse> ListSessions() = 0;
-  // The session's tree over all its processes, or (`rank` not "") those of that RANK only;
-  // NOT_FOUND or PERMISSION_DENIED for a session the caller may not see.
-  virtual absl::StatusOr<v1::Tree> GetTree(uint64_t session_id, const std::string& rank) = 0;
+  // The session's tree over all its processes, or (`rank` not "") those of that RANK only; with
+  // `instructions`, each PC-sampled instruction under its source line. NOT_FOUND or
+  // PERMISSION_DENIED for a session the caller may not see.
+  virtual absl::StatusOr<v1::Tree> GetTree(uint64_t session_id, const std::string& rank,
+                                           bool instructions) = 0;
 
   // Session `session_id` of ListSessions(); NOT_FOUND, as protonctl says it, when it is not there.
   absl::StatusOr<v1::Session> GetSession(uint64_t session_id);

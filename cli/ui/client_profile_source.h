@@ -16,8 +16,9 @@ class ClientProfileSource : public page_server::ProfileSource {
   absl::StatusOr<v1::ListSessionsResponse> ListSessions() override {
     return client_.ListSessions();
   }
-  absl::StatusOr<v1::Tree> GetTree(uint64_t session_id, const std::string& rank) override {
-    return client_.GetTree(session_id, rank);
+  absl::StatusOr<v1::Tree> GetTree(uint64_t session_id, const std::string& rank,
+                                   bool instructions) override {
+    return client_.GetTree(session_id, rank, instructions);
   }
 
  private:

@@ -7,6 +7,7 @@
 #include "gtest/gtest.h"
 #include "nlohmann/json.hpp"
 #include "view/testing/temp_dir_test.h"
+#include "view/testing/test_profiles.h"
 
 namespace protond::web {
 namespace {
@@ -34,8 +35,16 @@ class FakeSource : public page_server::ProfileSource {
                                    peer_.jobs.empty() ? "" : " job " + peer_.jobs[0]));
     return listed;
   }
-  absl::StatusOr<v1::Tree> GetTree(uint64_t, const std::string&) override {
-    return absl::NotFoundError("no tree here");
+  // Session 7's tree: a matmul on an H100, and with `instructions` a note that says so.
+  absl::StatusOr<v1::Tree> GetTree(uint64_t session_id, const std::string&,
+                                   bool instructions) override {
+    if (session_id != 7) return absl::NotFoundError("no tree here");
+    v1::Tree tree;
+    testing::AddNode(&tree, 0, 0, "ROOT");
+    testing::AddH100Matmul(&tree, 1, 0);
+    testing::AddH100Sxm(&tree);
+    if (instructions) tree.add_notes("with instructions");
+    return tree;
   }
 
  private:
@@ -69,6 +78,9 @@ class PageRouterTest : public testing::TempDirTest {
   Response Answer(const std::string& method, const std::string& path, const std::string& cookie,
                   const std::string& body = "") {
     return router_->Answer({method, path, "", cookie, "", body}, kNow);
+  }
+  Response AnswerApi(const std::string& path, const std::string& query, const std::string& cookie) {
+    return router_->Answer({"GET", path, query, cookie, "", ""}, kNow);
   }
   // Signs in with `token`; the Cookie header the browser then sends.
   std::string SignIn(const std::string& token) {
@@ -121,9 +133,29 @@ TEST_F(PageRouterTest, TheApiSeesWhatTheTokensUserMay) {
   EXPECT_EQ(nlohmann::json::parse(alice.body)["sessions"][0]["name"], "of 1000 remote");
   const Response job = Answer("GET", "/api/sessions", SignIn(kJobToken));
   EXPECT_EQ(nlohmann::json::parse(job.body)["sessions"][0]["name"], "of 1001 remote job 77");
-  const Response top = Answer("GET", "/api/top", SignIn(kAliceToken));
-  EXPECT_EQ(top.status, 404);
-  EXPECT_THAT(top.body, HasSubstr("not served by protond yet"));
+  const Response export_file = Answer("GET", "/api/export", SignIn(kAliceToken));
+  EXPECT_EQ(export_file.status, 404);
+  EXPECT_THAT(export_file.body, HasSubstr("not served by protond yet"));
+}
+
+TEST_F(PageRouterTest, TopAndStallsAreReadThroughTheTokensUsersSource) {
+  const std::string cookie = SignIn(kJobToken);
+  const Response top = AnswerApi("/api/top", "session=7&limit=1", cookie);
+  ASSERT_EQ(top.status, 200) << top.body;
+  const nlohmann::json top_json = nlohmann::json::parse(top.body);
+  EXPECT_EQ(top_json["session"]["name"], "of 1001 remote job 77");
+  EXPECT_EQ(top_json["kernels"][0]["name"], "nvjet");
+  EXPECT_EQ(top_json["kernels"][0]["bound"], "compute");
+  const Response stalls = AnswerApi("/api/stalls", "session=7&sass=1", cookie);
+  ASSERT_EQ(stalls.status, 200) << stalls.body;
+  EXPECT_EQ(nlohmann::json::parse(stalls.body)["instruction_notes"],
+            nlohmann::json::array({"with instructions"}));
+  // A session the source does not list is a 404 before its tree is read; a bad limit a 400.
+  const Response other = AnswerApi("/api/top", "session=8", cookie);
+  EXPECT_EQ(other.status, 404);
+  EXPECT_EQ(nlohmann::json::parse(other.body)["error"],
+            "session 8 does not exist (see protonctl sessions)");
+  EXPECT_EQ(AnswerApi("/api/stalls", "session=7&limit=x", cookie).status, 400);
 }
 
 TEST_F(PageRouterTest, AWrongTokenGetsTheFormAgainWithoutItsText) {

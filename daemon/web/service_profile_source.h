@@ -20,8 +20,9 @@ class ServiceProfileSource : public page_server::ProfileSource {
   absl::StatusOr<v1::ListSessionsResponse> ListSessions() override {
     return service_.ListSessions(peer_);
   }
-  absl::StatusOr<v1::Tree> GetTree(uint64_t session_id, const std::string& rank) override {
-    return service_.GetTree(peer_, session_id, rank);
+  absl::StatusOr<v1::Tree> GetTree(uint64_t session_id, const std::string& rank,
+                                   bool instructions) override {
+    return service_.GetTree(peer_, session_id, rank, instructions);
   }
 
  private:

@@ -130,6 +130,23 @@ TEST_F(RemotePageTest, ATokenSignsInOverHttpsAndSeesOnlyWhatItMay) {
   EXPECT_EQ(Curl("/api/tree?session=1&metrics=count", {"-H", "Cookie: " + job_cookie}).status, 200);
   const HttpsAnswer other_job = Curl("/api/tree?session=2", {"-H", "Cookie: " + job_cookie});
   EXPECT_EQ(other_job.status, 404) << other_job.body;
+  // Top and stalls: its own session's (the sample workload launches no GPU kernel here), and
+  // the other job's is the same 404 as its tree.
+  const HttpsAnswer top = Curl("/api/top?session=1&limit=5", {"-H", "Cookie: " + job_cookie});
+  ASSERT_EQ(top.status, 200) << top.body;
+  EXPECT_EQ(nlohmann::json::parse(top.body)["session"]["id"], "1");
+  EXPECT_TRUE(nlohmann::json::parse(top.body).contains("kernels")) << top.body;
+  const HttpsAnswer stalls = Curl("/api/stalls?session=1&sass=1", {"-H", "Cookie: " + job_cookie});
+  ASSERT_EQ(stalls.status, 200) << stalls.body;
+  EXPECT_EQ(nlohmann::json::parse(stalls.body)["note"],
+            "no PC samples in this profile (record them with --mode pcsampling)");
+  for (const char* other : {"/api/top?session=2", "/api/stalls?session=2"}) {
+    const HttpsAnswer refused_other = Curl(other, {"-H", "Cookie: " + job_cookie});
+    EXPECT_EQ(refused_other.status, 404) << other << refused_other.body;
+    EXPECT_EQ(nlohmann::json::parse(refused_other.body)["error"],
+              "session 2 does not exist (see protonctl sessions)");
+  }
+  EXPECT_EQ(Curl("/api/top?session=1&limit=x", {"-H", "Cookie: " + job_cookie}).status, 400);
   EXPECT_EQ(Curl("/", {"-H", "Cookie: " + job_cookie}).body, "<html>the page</html>");
 
   const std::string root_cookie = CookieFor(kRootToken);

@@ -1,0 +1,156 @@
+// /api/top's and /api/stalls' answers from hand-built trees, read through a fake ProfileSource
+// (no protond: the integration tests have one), and their parameters as `protonctl top`'s
+// arguments.
+#include "page_server/profile_api.h"
+
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/strings/str_cat.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "view/testing/test_profiles.h"
+
+namespace protond::page_server {
+namespace {
+
+using ::testing::HasSubstr;
+
+// A matmul on an H100 SXM, and a kernel's sampled line with two instructions.
+v1::Tree Profile(bool instructions) {
+  v1::Tree tree;
+  testing::AddNode(&tree, 0, 0, "ROOT");
+  testing::AddH100Matmul(&tree, 1, 0);
+  if (instructions) {  // the line's samples are its instructions'
+    testing::AddNode(&tree, 2, 1, "/src/mm.py:12@matmul");
+    testing::AddSampled(&tree, 3, 2, "0x0170  LDG.E R4, desc[UR4][R2.64]", 7,
+                        {{"stalled_long_scoreboard", 6}, {"stalled_selected", 1}});
+    testing::AddSampled(&tree, 4, 2, "0x0180", 3, {{"stalled_wait", 3}});
+    tree.add_notes("1 instructions without SASS text: protond found no nvdisasm");
+  } else {
+    testing::AddSampled(
+        &tree, 2, 1, "/src/mm.py:12@matmul", 10,
+        {{"stalled_long_scoreboard", 6}, {"stalled_wait", 3}, {"stalled_selected", 1}});
+  }
+  testing::AddH100Sxm(&tree);
+  return tree;
+}
+
+TopParameters Top(const ApiParameters& parameters) {
+  absl::StatusOr<TopParameters> top = TopParametersOf(parameters);
+  EXPECT_TRUE(top.ok()) << top.status();
+  return top.ok() ? *top : TopParameters{};
+}
+
+// Session 1, whose tree is Profile(instructions); `asked`: the trees read, as
+// "session/rank/instructions".
+class FakeSource : public ProfileSource {
+ public:
+  absl::StatusOr<v1::ListSessionsResponse> ListSessions() override {
+    v1::ListSessionsResponse listed;
+    listed.add_sessions()->set_id(1);
+    return listed;
+  }
+  absl::StatusOr<v1::Tree> GetTree(uint64_t session_id, const std::string& rank,
+                                   bool instructions) override {
+    asked.push_back(absl::StrCat(session_id, "/", rank, "/", instructions));
+    if (session_id != 1) return absl::NotFoundError("no tree of that session");
+    return Profile(instructions);
+  }
+  std::vector<std::string> asked;
+};
+
+nlohmann::json Answer(ProfileSource& source, absl::string_view path,
+                      const ApiParameters& parameters) {
+  absl::StatusOr<Response> answer = AnswerProfileApi(source, path, parameters);
+  EXPECT_TRUE(answer.ok()) << answer.status();
+  if (!answer.ok()) return nullptr;
+  EXPECT_EQ(answer->status, 200);
+  return nlohmann::json::parse(answer->body);
+}
+
+TEST(ApiTest, TopParametersAreProtonctlTopsArguments) {
+  const TopParameters top = Top({{"session", "7"}, {"limit", "3"}, {"names", "full"}});
+  EXPECT_EQ(top.session, 7u);
+  EXPECT_EQ(top.limit, 3);
+  EXPECT_EQ(top.kernel_names, view::KernelNames::kFull);
+  EXPECT_EQ(Top({{"session", "7"}}).limit, view::kDefaultTopKernels);
+  EXPECT_EQ(Top({{"session", "7"}}).kernel_names, view::KernelNames::kShort);
+  EXPECT_EQ(TopParametersOf({{"session", "7"}, {"limit", "-1"}}).status().message(),
+            "limit: -n needs a number >= 0, not '-1'");
+  EXPECT_EQ(TopParametersOf({{"session", "7"}, {"names", "long"}}).status().message(),
+            "names: short or full, not 'long'");
+  EXPECT_EQ(TopParametersOf({{"limit", "1"}}).status().message(),
+            "session: the parameter is missing");
+}
+
+TEST(ApiTest, TopIsTopsKernelsWithTheDevices) {
+  absl::StatusOr<nlohmann::json> json = TopJson(Profile(false), Top({{"session", "1"}}));
+  ASSERT_TRUE(json.ok()) << json.status();
+  ASSERT_EQ((*json)["kernels"].size(), 1u);
+  EXPECT_EQ((*json)["kernels"][0]["name"], "nvjet");
+  EXPECT_EQ((*json)["kernels"][0]["bound"], "compute");
+  EXPECT_EQ((*json)["kernels"][0]["text"][7], "50.0");
+  EXPECT_THAT((*json)["device_lines"][0].get<std::string>(), HasSubstr("H100 SXM datasheet"));
+  ASSERT_EQ((*json)["devices"].size(), 1u);
+  EXPECT_EQ((*json)["devices"][0]["text"][3], "sm_90");
+  EXPECT_EQ((*json)["device_columns"][0], "PID");
+}
+
+TEST(ApiTest, StallsAreTopStallsWithEachLinesInstructionsForSass) {
+  const int limit = view::kDefaultTopKernels;
+  absl::StatusOr<nlohmann::json> json = StallsJson(Profile(false), nullptr, limit);
+  ASSERT_TRUE(json.ok()) << json.status();
+  ASSERT_EQ((*json)["lines"].size(), 1u);
+  EXPECT_EQ((*json)["lines"][0]["text"][3], "long_scoreboard 67%, wait 33%");
+  EXPECT_FALSE((*json)["lines"][0].contains("instructions"));
+  EXPECT_FALSE(json->contains("instruction_notes"));
+
+  const v1::Tree instruction_tree = Profile(true);
+  json = StallsJson(Profile(false), &instruction_tree, limit);
+  ASSERT_TRUE(json.ok()) << json.status();
+  const nlohmann::json& instructions = (*json)["lines"][0]["instructions"];
+  ASSERT_EQ(instructions.size(), 2u);
+  EXPECT_EQ(instructions[0]["offset"], "0x0170");
+  EXPECT_EQ(instructions[0]["sass"], "LDG.E R4, desc[UR4][R2.64]");
+  EXPECT_EQ(instructions[0]["samples"], 7);
+  EXPECT_EQ(instructions[0]["stalled"], 6);
+  EXPECT_EQ(instructions[0]["reasons_text"], "long_scoreboard 100%");
+  EXPECT_EQ(instructions[1]["offset"], "0x0180");
+  EXPECT_EQ(instructions[1]["sass"], "");
+  EXPECT_EQ((*json)["instruction_notes"],
+            nlohmann::json::array({"1 instructions without SASS text: protond found no nvdisasm"}));
+}
+
+TEST(ApiTest, TopAndStallsReadTheSessionAndItsTreeThroughTheSource) {
+  FakeSource source;
+  const nlohmann::json top = Answer(source, "/api/top", {{"session", "1"}, {"limit", "1"}});
+  EXPECT_EQ(top["session"]["id"], "1");
+  ASSERT_EQ(top["kernels"].size(), 1u);
+  EXPECT_EQ(top["kernels"][0]["name"], "nvjet");
+  EXPECT_EQ(source.asked, std::vector<std::string>{"1//0"});
+
+  source.asked.clear();
+  const nlohmann::json stalls = Answer(source, "/api/stalls", {{"session", "1"}, {"sass", "1"}});
+  EXPECT_EQ(stalls["session"]["id"], "1");
+  ASSERT_EQ(stalls["lines"].size(), 1u);
+  EXPECT_EQ(stalls["lines"][0]["instructions"].size(), 2u);
+  EXPECT_EQ(source.asked, (std::vector<std::string>{"1//0", "1//1"}));
+}
+
+TEST(ApiTest, TopAndStallsOfASessionTheCallerMayNotSeeAreNotFoundBeforeItsTreeIsRead) {
+  FakeSource source;
+  for (const std::string path : {"/api/top", "/api/stalls"}) {
+    const absl::StatusOr<Response> answer = AnswerProfileApi(source, path, {{"session", "2"}});
+    EXPECT_EQ(answer.status().code(), absl::StatusCode::kNotFound) << path;
+    EXPECT_EQ(answer.status().message(), "session 2 does not exist (see protonctl sessions)");
+  }
+  EXPECT_THAT(source.asked, ::testing::IsEmpty());
+  EXPECT_EQ(AnswerProfileApi(source, "/api/stalls", {{"session", "1"}, {"sass", "yes"}})
+                .status()
+                .message(),
+            "sass: 1 or 0, not 'yes'");
+}
+
+}  // namespace
+}  // namespace protond::page_server
