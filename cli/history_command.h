@@ -4,8 +4,6 @@
 #ifndef PROTOND_CLI_HISTORY_COMMAND_H_
 #define PROTOND_CLI_HISTORY_COMMAND_H_
 
-#include <cstdint>
-#include <optional>
 #include <string>
 #include <vector>
 
@@ -14,20 +12,14 @@
 #include "cli/arg_reader.h"
 #include "client-lib/cpp/client.h"
 #include "protond.pb.h"
+#include "view/history/window_query.h"
 
 namespace protond::cli {
 
-struct HistoryArgs {
-  uint32_t pid = 0;     // --pid: the windows that recorded this process; 0 for any
-  std::string job;      // --job: the windows of this job (view/history's IsSessionOfJob)
-  std::string command;  // --command: RE2, found anywhere in a window's process's command line
-  // --since and --until, resolved against the time of parsing: a window is listed when it
-  // started in [since, until).
-  absl::Time since = absl::InfinitePast();
-  absl::Time until = absl::InfiniteFuture();
-  std::string since_text;  // as given, for messages
-  std::string until_text;
-};
+// The options that select windows, as the page's /api/history reads them too.
+using HistoryArgs = view::WindowQuery;
+using view::CheckWindowSelection;
+using view::HistoryRequestOf;
 
 // `history [--pid P | --job J | --command REGEX] [--since T] [--until T]`. T is a duration back
 // from `now` (common/text/duration.h: 90s, 30m, 2h) or an RFC 3339 time (2026-11-27T10:00:00Z).
@@ -39,28 +31,6 @@ absl::StatusOr<HistoryArgs> ParseHistoryArgs(const std::vector<std::string>& arg
 // --since, --until), reads it (and its value) into `parsed` and returns true; else false. Also
 // how `protonctl tree --since` selects its windows.
 absl::StatusOr<bool> ParseWindowOption(ArgReader& reader, absl::Time now, HistoryArgs* parsed);
-
-// What no single option can say is wrong: --pid with --job, --since not before --until.
-absl::Status CheckWindowSelection(const HistoryArgs& parsed);
-
-// The daemon's selection of the windows `args` selects (ListHistory).
-v1::ListHistoryRequest HistoryRequestOf(const HistoryArgs& args);
-
-// What `protonctl history` says of one window, as values: its line of RenderHistory, and the
-// page's /api/history (cli/ui/history_json.h).
-struct WindowSummary {
-  std::string who;         // "pid P: COMMAND" or "job J", from the window's name; "-" if neither
-  absl::Duration length;   // to its end, or to `now` while it runs
-  double gpu_time_ns = 0;  // its kernels' GPU time, as `protonctl top` sums it
-  // GPU time over the length and the GPUs the window used; none without GPU work or length.
-  std::optional<double> gpu_busy;
-  std::optional<std::string> top_kernel;   // the heaviest kernel's short name; none without one
-  std::optional<double> top_kernel_share;  // of gpu_time_ns; none when that is 0
-};
-
-// From the window's session and the summary the daemon kept (window_summary): the GPU values
-// stay unset for a window without one (running, or one whose tree could not be read). Pure.
-WindowSummary SummarizeWindow(const v1::Session& window, absl::Time now);
 
 // A table of `windows` in their order: START (local time), LENGTH (so far, for one that still
 // runs at `now`), WHO ("pid P: COMMAND" or "job J", from the window's name), GPU BUSY (GPU time,

@@ -6,9 +6,11 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "absl/time/clock.h"
 #include "common/status/status_macros.h"
 #include "common/text/count.h"
 #include "common/text/session_id.h"
+#include "page_server/history_json.h"
 #include "view/json/profile_table_json.h"
 #include "view/json/top_json.h"
 #include "view/tree/top_stalls.h"
@@ -105,6 +107,18 @@ absl::StatusOr<Response> Stalls(ProfileSource& source, const ApiParameters& para
   return WithSession(session, std::move(json));
 }
 
+// `protonctl history`'s windows, one ListHistory call, summed up as it does. A bad parameter is
+// 400; anything after, protond's failure.
+absl::StatusOr<Response> History(ProfileSource& source, const ApiParameters& parameters) {
+  const absl::Time now = absl::Now();
+  ASSIGN_OR_RETURN(const view::WindowQuery query, WindowQueryOf(parameters, now));
+  const absl::StatusOr<v1::ListHistoryResponse> listed =
+      source.ListHistory(view::HistoryRequestOf(query));
+  if (!listed.ok()) return ListHistoryFailed(listed.status());
+  const nlohmann::json json = HistoryJson(listed->windows(), listed->total_windows(), now);
+  return Response{200, "application/json", view::DumpJson(json), {}};
+}
+
 }  // namespace
 
 absl::StatusOr<Response> AnswerProfileApi(ProfileSource& source, absl::string_view path,
@@ -114,6 +128,7 @@ absl::StatusOr<Response> AnswerProfileApi(ProfileSource& source, absl::string_vi
   if (path == "/api/diff") return Diff(source, parameters);
   if (path == "/api/top") return Top(source, parameters);
   if (path == "/api/stalls") return Stalls(source, parameters);
+  if (path == "/api/history") return History(source, parameters);
   return absl::NotFoundError(absl::StrCat("no such API: ", path));
 }
 

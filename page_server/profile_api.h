@@ -1,7 +1,7 @@
 // The API answers that need nothing but a ProfileSource (docs/web.md): /api/sessions, /api/tree,
-// /api/diff, /api/top and /api/stalls, served alike by protonctl ui and protond; and the reading
-// of parameters and protond's messages that every API answer shares. Thread-safe as the
-// ProfileSource is.
+// /api/diff, /api/top, /api/stalls and /api/history, served alike by protonctl ui and protond;
+// and the reading of parameters and protond's messages that every API answer shares.
+// Thread-safe as the ProfileSource is.
 #ifndef PROTOND_PAGE_SERVER_PROFILE_API_H_
 #define PROTOND_PAGE_SERVER_PROFILE_API_H_
 
@@ -22,7 +22,8 @@ namespace protond::page_server {
 
 using ApiParameters = std::map<std::string, std::string>;
 
-// The answer to GET `path` for /api/sessions, /api/tree, /api/diff, /api/top and /api/stalls:
+// The answer to GET `path` for /api/sessions, /api/tree, /api/diff, /api/top, /api/stalls and
+// /api/history:
 // JSON, errors as statuses (InvalidArgumentError names the parameter). NotFoundError "no such
 // API" for any other path.
 absl::StatusOr<Response> AnswerProfileApi(ProfileSource& source, absl::string_view path,

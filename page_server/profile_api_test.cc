@@ -57,6 +57,12 @@ class FakeSource : public ProfileSource {
     if (session_id != 1) return absl::NotFoundError("no tree of that session");
     return Profile(instructions);
   }
+  // protond that cannot read its store.
+  absl::StatusOr<v1::ListHistoryResponse> ListHistory(
+      const v1::ListHistoryRequest& request) override {
+    asked.push_back(absl::StrCat("history of pid ", request.pid()));
+    return absl::InternalError("store unreadable");
+  }
   std::vector<std::string> asked;
 };
 
@@ -150,6 +156,17 @@ TEST(ApiTest, TopAndStallsOfASessionTheCallerMayNotSeeAreNotFoundBeforeItsTreeIs
                 .status()
                 .message(),
             "sass: 1 or 0, not 'yes'");
+}
+
+TEST(ApiTest, HistoryAsksTheSourceOnlyWithGoodParametersAndItsFailureIsProtonds) {
+  FakeSource source;
+  EXPECT_EQ(AnswerProfileApi(source, "/api/history", {{"pid", "x"}}).status().message(),
+            "--pid needs a process id (a positive number), not 'x'");
+  EXPECT_THAT(source.asked, ::testing::IsEmpty());
+  const absl::StatusOr<Response> failed = AnswerProfileApi(source, "/api/history", {{"pid", "7"}});
+  EXPECT_EQ(HttpStatusOf(failed.status()), 502);
+  EXPECT_EQ(failed.status().message(), "protond's ListHistory failed: store unreadable");
+  EXPECT_EQ(source.asked, std::vector<std::string>{"history of pid 7"});
 }
 
 }  // namespace

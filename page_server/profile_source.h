@@ -1,4 +1,5 @@
-// What the page's API reads: protond's sessions and trees, as one caller may see them. protonctl
+// What the page's API reads: protond's sessions, trees and always-on windows, as one caller may
+// see them. protonctl
 // ui reads them through the user's client::Client (cli/ui/client_profile_source.h); protond reads
 // them in-process, as the signed-in token's user (daemon/web/service_profile_source.h). Either
 // way the daemon's own checks decide what the caller sees. Called from civetweb's threads.
@@ -23,6 +24,10 @@ class ProfileSource {
   // PERMISSION_DENIED for a session the caller may not see.
   virtual absl::StatusOr<v1::Tree> GetTree(uint64_t session_id, const std::string& rank,
                                            bool instructions) = 0;
+  // The always-on windows the caller may see that `request` selects, oldest first, with their
+  // summaries, and how many the caller may see in all.
+  virtual absl::StatusOr<v1::ListHistoryResponse> ListHistory(
+      const v1::ListHistoryRequest& request) = 0;
 
   // Session `session_id` of ListSessions(); NOT_FOUND, as protonctl says it, when it is not there.
   absl::StatusOr<v1::Session> GetSession(uint64_t session_id);

@@ -2,13 +2,10 @@
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
-#include "absl/time/clock.h"
 #include "cli/export_command.h"
 #include "cli/fan_out/job_tree_command.h"
-#include "cli/history_command.h"
 #include "cli/job_command.h"
 #include "cli/ui/client_profile_source.h"
-#include "cli/ui/history_json.h"
 #include "common/status/status_macros.h"
 #include "page_server/profile_api.h"
 #include "view/json/profile_table_json.h"
@@ -41,17 +38,6 @@ absl::StatusOr<Response> Export(client::Client& client, const Parameters& parame
                   "application/octet-stream",
                   std::move(contents),
                   {{"Content-Disposition", absl::StrCat("attachment; filename=\"", file, "\"")}}};
-}
-
-// `protonctl history`'s windows (cli/history_command.h), one ListHistory call, summed up as it
-// does. A bad parameter is 400; anything after, protond's failure.
-absl::StatusOr<Response> History(client::Client& client, const Parameters& parameters) {
-  const absl::Time now = absl::Now();
-  ASSIGN_OR_RETURN(const HistoryArgs args, HistoryArgsOf(parameters, now));
-  const absl::StatusOr<v1::ListHistoryResponse> listed = client.ListHistory(HistoryRequestOf(args));
-  if (!listed.ok()) return ListHistoryFailed(listed.status());
-  const nlohmann::json json = HistoryJson(listed->windows(), listed->total_windows(), now);
-  return Response{200, "application/json", view::DumpJson(json), {}};
 }
 
 // `protonctl job --job JOB`'s report where it can be made (the job's sessions were recorded
@@ -103,7 +89,6 @@ absl::StatusOr<Response> Job(client::Client& client, const Parameters& parameter
 absl::StatusOr<Response> Answer(client::Client& client, absl::string_view path,
                                 const Parameters& parameters) {
   if (path == "/api/export") return Export(client, parameters);
-  if (path == "/api/history") return History(client, parameters);
   if (path == "/api/job") return Job(client, parameters);
   ClientProfileSource source(client);
   return page_server::AnswerProfileApi(source, path, parameters);

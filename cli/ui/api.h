@@ -1,4 +1,4 @@
-// The /api/ answers of docs/web.md (sessions, tree, diff, top, stalls, export, history, job), read
+// The /api/ answers of docs/web.md (sessions, tree, diff, top, stalls, history, export, job), read
 // from protond through the user's own client::Client. Called from several of civetweb's threads
 // at once: Client's calls share its gRPC channel and stubs, which are thread-safe, and keep no
 // other state.
@@ -16,8 +16,8 @@ namespace protond::cli::ui {
 
 // The answer to GET `path` ("/api/tree") with the query's `parameters`: JSON, errors included
 // (400 names the parameter; 404 for another user's session or none; 502 when protond failed),
-// except /api/export's download. An unknown path is 404. Sessions, tree, diff, top and
-// stalls are page_server/profile_api.h's, read through the client.
+// except /api/export's download. An unknown path is 404. Sessions, tree, diff, top,
+// stalls and history are page_server/profile_api.h's, read through the client.
 page_server::Response AnswerApi(client::Client& client, absl::string_view path,
                                 const std::map<std::string, std::string>& parameters);
 

@@ -20,6 +20,10 @@ class ClientProfileSource : public page_server::ProfileSource {
                                    bool instructions) override {
     return client_.GetTree(session_id, rank, instructions);
   }
+  absl::StatusOr<v1::ListHistoryResponse> ListHistory(
+      const v1::ListHistoryRequest& request) override {
+    return client_.ListHistory(request);
+  }
 
  private:
   client::Client& client_;

@@ -46,11 +46,10 @@ Response SeeTheStart(std::string cookie) {
   return {303, "text/plain; charset=utf-8", "see /\n", {{"Location", "/"}, {"Set-Cookie", cookie}}};
 }
 
-// The APIs of protonctl ui that read through protonctl's own commands (export, history, job):
-// not served by protond yet (docs/web.md, "Not done yet").
+// The APIs of protonctl ui that read through protonctl's own commands (export, job): not served
+// by protond yet (docs/web.md, "Not done yet").
 bool ServedByProtonctlUiOnly(absl::string_view path) {
-  static const std::set<std::string, std::less<>> kPaths = {"/api/export", "/api/history",
-                                                            "/api/job"};
+  static const std::set<std::string, std::less<>> kPaths = {"/api/export", "/api/job"};
   return kPaths.contains(path);
 }
 

@@ -46,6 +46,17 @@ class FakeSource : public page_server::ProfileSource {
     if (instructions) tree.add_notes("with instructions");
     return tree;
   }
+  // One window of the caller's, whatever the request; a pid names a window that is not there.
+  absl::StatusOr<v1::ListHistoryResponse> ListHistory(
+      const v1::ListHistoryRequest& request) override {
+    v1::ListHistoryResponse listed;
+    listed.set_total_windows(1);
+    if (request.pid() != 0) return listed;
+    v1::Session* window = listed.add_windows();
+    window->set_id(9);
+    window->set_name(absl::StrCat("window job of ", peer_.uid));
+    return listed;
+  }
 
  private:
   const service::Peer peer_;
@@ -156,6 +167,22 @@ TEST_F(PageRouterTest, TopAndStallsAreReadThroughTheTokensUsersSource) {
   EXPECT_EQ(nlohmann::json::parse(other.body)["error"],
             "session 8 does not exist (see protonctl sessions)");
   EXPECT_EQ(AnswerApi("/api/stalls", "session=7&limit=x", cookie).status, 400);
+}
+
+TEST_F(PageRouterTest, HistoryIsReadThroughTheTokensUsersSource) {
+  const std::string cookie = SignIn(kJobToken);
+  const Response all = AnswerApi("/api/history", "", cookie);
+  ASSERT_EQ(all.status, 200) << all.body;
+  const nlohmann::json json = nlohmann::json::parse(all.body);
+  ASSERT_EQ(json["windows"].size(), 1u);
+  EXPECT_EQ(json["windows"][0]["who"], "job of 1001");
+  EXPECT_EQ(json["total_windows"], 1);
+  const Response none = AnswerApi("/api/history", "pid=5", cookie);
+  EXPECT_EQ(nlohmann::json::parse(none.body)["note"], "the one always-on window does not match");
+  const Response bad = AnswerApi("/api/history", "since=2x", cookie);
+  EXPECT_EQ(bad.status, 400);
+  EXPECT_THAT(nlohmann::json::parse(bad.body)["error"].get<std::string>(),
+              ::testing::StartsWith("bad --since '2x': "));
 }
 
 TEST_F(PageRouterTest, AWrongTokenGetsTheFormAgainWithoutItsText) {

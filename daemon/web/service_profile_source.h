@@ -24,6 +24,10 @@ class ServiceProfileSource : public page_server::ProfileSource {
                                    bool instructions) override {
     return service_.GetTree(peer_, session_id, rank, instructions);
   }
+  absl::StatusOr<v1::ListHistoryResponse> ListHistory(
+      const v1::ListHistoryRequest& request) override {
+    return service_.ListHistory(peer_, request);
+  }
 
  private:
   service::ProtondService& service_;

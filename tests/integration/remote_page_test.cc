@@ -147,6 +147,13 @@ TEST_F(RemotePageTest, ATokenSignsInOverHttpsAndSeesOnlyWhatItMay) {
               "session 2 does not exist (see protonctl sessions)");
   }
   EXPECT_EQ(Curl("/api/top?session=1&limit=x", {"-H", "Cookie: " + job_cookie}).status, 400);
+  // History: this protond runs no --always-on, so there is no window, and protonctl's words say so.
+  const HttpsAnswer history = Curl("/api/history?job=77", {"-H", "Cookie: " + job_cookie});
+  ASSERT_EQ(history.status, 200) << history.body;
+  EXPECT_EQ(nlohmann::json::parse(history.body)["total_windows"], 0);
+  EXPECT_THAT(nlohmann::json::parse(history.body)["note"].get<std::string>(),
+              HasSubstr("no always-on windows"));
+  EXPECT_EQ(Curl("/api/history?since=2x", {"-H", "Cookie: " + job_cookie}).status, 400);
   EXPECT_EQ(Curl("/", {"-H", "Cookie: " + job_cookie}).body, "<html>the page</html>");
 
   const std::string root_cookie = CookieFor(kRootToken);

@@ -3,7 +3,11 @@
 #include <algorithm>
 #include <vector>
 
+#include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/strip.h"
 #include "common/status/status_macros.h"
+#include "view/tree/frame_names.h"
 #include "view/tree/top_kernels.h"
 
 namespace protond::view {
@@ -14,6 +18,27 @@ uint32_t GpusUsed(const v1::Tree& tree) {
   const auto used = std::count_if(tree.devices().begin(), tree.devices().end(),
                                   [](const v1::Device& device) { return device.used(); });
   return std::max<uint32_t>(1, static_cast<uint32_t>(used));
+}
+
+// How long it recorded: to its end, or to `now` while it runs.
+absl::Duration LengthOf(const v1::Session& session, absl::Time now) {
+  const absl::Time start = absl::FromUnixNanos(session.start_time_unix_ns());
+  const absl::Time end = session.state() == v1::Session::RUNNING
+                             ? now
+                             : absl::FromUnixNanos(session.end_time_unix_ns());
+  return std::max(end - start, absl::ZeroDuration());
+}
+
+// "pid P: COMMAND" or "job J", as the window's name ("window pid P", "window job J") says.
+std::string Who(const v1::Session& session) {
+  absl::string_view who = session.name();
+  absl::ConsumePrefix(&who, "window ");
+  if (who.empty()) return "-";
+  if (absl::StartsWith(who, "pid ") && session.processes_size() > 0 &&
+      !session.processes(0).command().empty()) {
+    return absl::StrCat(who, ": ", session.processes(0).command());
+  }
+  return std::string(who);
 }
 
 }  // namespace
@@ -41,6 +66,30 @@ WindowShares SharesOfWindow(const v1::WindowSummary& summary, double length_ns) 
     shares.top_kernel_share = summary.top_kernel_time_ns() / summary.gpu_time_ns();
   }
   return shares;
+}
+
+WindowOverview OverviewOfWindow(const v1::Session& window, absl::Time now) {
+  WindowOverview overview;
+  overview.who = Who(window);
+  overview.length = LengthOf(window, now);
+  if (!window.has_window_summary()) return overview;
+  const v1::WindowSummary& kept = window.window_summary();
+  overview.gpu_time_ns = kept.gpu_time_ns();
+  if (kept.top_kernel().empty()) return overview;  // no GPU work
+  const WindowShares shares = SharesOfWindow(kept, absl::ToDoubleNanoseconds(overview.length));
+  overview.gpu_busy = shares.gpu_busy;
+  overview.top_kernel = KernelName(kept.top_kernel(), KernelNames::kShort);
+  overview.top_kernel_share = shares.top_kernel_share;
+  return overview;
+}
+
+std::string NoWindowLine(size_t total_windows) {
+  if (total_windows == 0) {
+    return "no always-on windows: protond records them when started with --always-on "
+           "(docs/always-on.md)";
+  }
+  if (total_windows == 1) return "the one always-on window does not match";
+  return absl::StrCat("none of the ", total_windows, " always-on windows matches");
 }
 
 }  // namespace protond::view

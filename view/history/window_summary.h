@@ -3,9 +3,12 @@
 #ifndef PROTOND_VIEW_HISTORY_WINDOW_SUMMARY_H_
 #define PROTOND_VIEW_HISTORY_WINDOW_SUMMARY_H_
 
+#include <cstddef>
 #include <optional>
+#include <string>
 
 #include "absl/status/statusor.h"
+#include "absl/time/time.h"
 #include "protond.pb.h"
 
 namespace protond::view {
@@ -25,6 +28,26 @@ struct WindowShares {
   std::optional<double> top_kernel_share;
 };
 WindowShares SharesOfWindow(const v1::WindowSummary& summary, double length_ns);
+
+// What `protonctl history` says of one window, as values: its line, and the page's /api/history.
+struct WindowOverview {
+  std::string who;         // "pid P: COMMAND" or "job J", from the window's name; "-" if neither
+  absl::Duration length;   // to its end, or to `now` while it runs
+  double gpu_time_ns = 0;  // its kernels' GPU time, as `protonctl top` sums it
+  // GPU time over the length and the GPUs the window used; none without GPU work or length.
+  std::optional<double> gpu_busy;
+  std::optional<std::string> top_kernel;   // the heaviest kernel's short name; none without one
+  std::optional<double> top_kernel_share;  // of gpu_time_ns; none when that is 0
+};
+
+// From the window's session and the summary protond kept (window_summary): the GPU values stay
+// unset for a window without one (running, or one whose tree could not be read).
+WindowOverview OverviewOfWindow(const v1::Session& window, absl::Time now);
+
+// What `protonctl history` says instead of its table when no window is selected, without a
+// newline: there are none at all (`total_windows` 0, and how windows are made), or none of
+// `total_windows` matches.
+std::string NoWindowLine(size_t total_windows);
 
 }  // namespace protond::view
 

@@ -1,4 +1,4 @@
-#include "cli/ui/history_json.h"
+#include "page_server/history_json.h"
 
 #include <array>
 #include <optional>
@@ -6,9 +6,10 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
-#include "absl/strings/strip.h"
+#include "common/status/status_macros.h"
+#include "view/history/window_summary.h"
 
-namespace protond::cli::ui {
+namespace protond::page_server {
 namespace {
 
 // The query's names are the options' without "--", in the order protonctl's usage gives them.
@@ -20,7 +21,7 @@ nlohmann::json OrNull(const std::optional<T>& value) {
 }
 
 nlohmann::json WindowJson(const v1::Session& session, absl::Time now) {
-  const WindowSummary summary = SummarizeWindow(session, now);
+  const view::WindowOverview summary = view::OverviewOfWindow(session, now);
   nlohmann::json pids = nlohmann::json::array();
   for (const v1::SessionProcess& process : session.processes()) pids.push_back(process.pid());
   return nlohmann::json{
@@ -43,16 +44,16 @@ nlohmann::json WindowJson(const v1::Session& session, absl::Time now) {
 
 }  // namespace
 
-absl::StatusOr<HistoryArgs> HistoryArgsOf(const std::map<std::string, std::string>& parameters,
-                                          absl::Time now) {
-  std::vector<std::string> args;
+absl::StatusOr<view::WindowQuery> WindowQueryOf(
+    const std::map<std::string, std::string>& parameters, absl::Time now) {
+  view::WindowQuery query;
   for (const char* option : kOptions) {
     auto found = parameters.find(option);
     if (found == parameters.end()) continue;
-    args.push_back(absl::StrCat("--", option));
-    args.push_back(found->second);
+    RETURN_IF_ERROR(view::SetWindowOption(absl::StrCat("--", option), found->second, now, &query));
   }
-  return ParseHistoryArgs(args, now);
+  RETURN_IF_ERROR(view::CheckWindowSelection(query));
+  return query;
 }
 
 nlohmann::json HistoryJson(const google::protobuf::RepeatedPtrField<v1::Session>& windows,
@@ -60,10 +61,7 @@ nlohmann::json HistoryJson(const google::protobuf::RepeatedPtrField<v1::Session>
   nlohmann::json listed = nlohmann::json::array();
   for (const v1::Session& window : windows) listed.push_back(WindowJson(window, now));
   nlohmann::json json = {{"windows", std::move(listed)}, {"total_windows", total_windows}};
-  if (windows.empty()) {
-    const std::string line = RenderHistory(windows, total_windows, now);
-    json["note"] = std::string(absl::StripSuffix(line, "\n"));
-  }
+  if (windows.empty()) json["note"] = view::NoWindowLine(total_windows);
   return json;
 }
 
@@ -71,4 +69,4 @@ absl::Status ListHistoryFailed(const absl::Status& status) {
   return absl::UnavailableError(absl::StrCat("protond's ListHistory failed: ", status.message()));
 }
 
-}  // namespace protond::cli::ui
+}  // namespace protond::page_server

@@ -1,4 +1,4 @@
-#include "cli/ui/history_json.h"
+#include "page_server/history_json.h"
 
 #include <string>
 #include <utility>
@@ -11,7 +11,7 @@
 #include "view/history/window_summary.h"
 #include "view/testing/test_profiles.h"
 
-namespace protond::cli::ui {
+namespace protond::page_server {
 namespace {
 
 constexpr int64_t kNsPerMs = 1'000'000;
@@ -100,18 +100,18 @@ TEST(HistoryJsonTest, NoWindowSaysWhatProtonctlHistorySays) {
 }
 
 TEST(HistoryJsonTest, ParametersAreProtonctlHistorysOptions) {
-  const absl::StatusOr<HistoryArgs> args =
-      HistoryArgsOf({{"pid", "7"}, {"command", "train"}, {"since", "2h"}, {"other", "x"}}, kNow);
+  const absl::StatusOr<view::WindowQuery> args =
+      WindowQueryOf({{"pid", "7"}, {"command", "train"}, {"since", "2h"}, {"other", "x"}}, kNow);
   ASSERT_TRUE(args.ok()) << args.status();
   EXPECT_EQ(args->pid, 7u);
   EXPECT_EQ(args->command, "train");
   EXPECT_EQ(args->since, kNow - absl::Hours(2));
   EXPECT_EQ(args->until, absl::InfiniteFuture());
-  EXPECT_EQ(HistoryArgsOf({{"job", "77"}, {"until", "2026-11-27T10:00:00Z"}}, kNow)->until,
+  EXPECT_EQ(WindowQueryOf({{"job", "77"}, {"until", "2026-11-27T10:00:00Z"}}, kNow)->until,
             absl::FromUnixNanos(kStartNs));
-  EXPECT_EQ(HistoryArgsOf({{"pid", "x"}}, kNow).status().message(),
+  EXPECT_EQ(WindowQueryOf({{"pid", "x"}}, kNow).status().message(),
             "--pid needs a process id (a positive number), not 'x'");
-  EXPECT_EQ(HistoryArgsOf({{"pid", "1"}, {"job", "77"}}, kNow).status().message(),
+  EXPECT_EQ(WindowQueryOf({{"pid", "1"}, {"job", "77"}}, kNow).status().message(),
             "--pid and --job cannot be used together");
 }
 
@@ -122,10 +122,10 @@ TEST(HistoryJsonTest, AFailedListHistoryIsProtondsFailure) {
        {absl::InvalidArgumentError("the tree of window 7: node 1's parent 9 does not exist"),
         absl::FailedPreconditionError("store busy"), absl::UnavailableError("socket gone")}) {
     const absl::Status answered = ListHistoryFailed(failed);
-    EXPECT_EQ(page_server::HttpStatusOf(answered), 502) << failed;
+    EXPECT_EQ(HttpStatusOf(answered), 502) << failed;
     EXPECT_EQ(answered.message(), absl::StrCat("protond's ListHistory failed: ", failed.message()));
   }
 }
 
 }  // namespace
-}  // namespace protond::cli::ui
+}  // namespace protond::page_server

@@ -1,8 +1,8 @@
 // The answer of /api/history (docs/web.md): the always-on windows `protonctl history` lists (one
-// ListHistory call), as values, from the same SummarizeWindow (cli/history_command.h) that makes
-// its lines.
-#ifndef PROTOND_CLI_UI_HISTORY_JSON_H_
-#define PROTOND_CLI_UI_HISTORY_JSON_H_
+// ListHistory call), as values, from the same OverviewOfWindow (view/history/window_summary.h)
+// that makes its lines.
+#ifndef PROTOND_PAGE_SERVER_HISTORY_JSON_H_
+#define PROTOND_PAGE_SERVER_HISTORY_JSON_H_
 
 #include <cstddef>
 #include <map>
@@ -11,16 +11,18 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "absl/time/time.h"
-#include "cli/history_command.h"
 #include "nlohmann/json.hpp"
+#include "protond.pb.h"
+#include "view/history/window_query.h"
 
-namespace protond::cli::ui {
+namespace protond::page_server {
 
 // The query's pid, job, command, since and until as `protonctl history`'s options of the same
-// names, parsed by ParseHistoryArgs against `now`: the same values and the same errors
-// (InvalidArgumentError with the CLI's message). Other parameters are not history's: ignored.
-absl::StatusOr<HistoryArgs> HistoryArgsOf(const std::map<std::string, std::string>& parameters,
-                                          absl::Time now);
+// names, read by the same view::SetWindowOption against `now`: the same values and the same
+// errors (InvalidArgumentError with the CLI's message). Other parameters are not history's:
+// ignored.
+absl::StatusOr<view::WindowQuery> WindowQueryOf(
+    const std::map<std::string, std::string>& parameters, absl::Time now);
 
 // {"windows": [...], "total_windows": N} and, when no window is selected, "note": the line
 // `protonctl history` prints instead of its table. Each window: "session" (its id), "who",
@@ -36,6 +38,6 @@ nlohmann::json HistoryJson(const google::protobuf::RepeatedPtrField<v1::Session>
 // its code, since the page's parameters were checked before the call. The message stays.
 absl::Status ListHistoryFailed(const absl::Status& status);
 
-}  // namespace protond::cli::ui
+}  // namespace protond::page_server
 
-#endif  // PROTOND_CLI_UI_HISTORY_JSON_H_
+#endif  // PROTOND_PAGE_SERVER_HISTORY_JSON_H_
