@@ -6,6 +6,7 @@
 #include "absl/strings/str_replace.h"
 #include "page_server/page_files.h"
 #include "page_server/profile_api.h"
+#include "view/json/profile_table_json.h"
 
 namespace protond::web {
 namespace {
@@ -116,6 +117,10 @@ Response PageRouter::SignOut(const Request& request) {
 
 Response PageRouter::AnswerSignedIn(const Request& request, const service::Peer& peer) {
   if (!page_server::IsApi(request.path)) return page_server::AnswerPageFile(web_dir_, request);
+  // What this server offers the page beyond protonctl ui's: a sign-out (the page's button).
+  if (request.path == "/api/page") {
+    return {200, "application/json", view::DumpJson({{"sign_out", "/sign-out"}}), {}};
+  }
   if (ServedByProtonctlUiOnly(request.path)) {
     return page_server::JsonError(
         404, absl::StrCat(request.path,

@@ -169,6 +169,14 @@ TEST_F(PageRouterTest, TopAndStallsAreReadThroughTheTokensUsersSource) {
   EXPECT_EQ(AnswerApi("/api/stalls", "session=7&limit=x", cookie).status, 400);
 }
 
+// The page shows its sign-out button where /api/page names one: protond's, once signed in.
+TEST_F(PageRouterTest, ThePageIsToldWhereToSignOut) {
+  const Response page = AnswerApi("/api/page", "", SignIn(kAliceToken));
+  ASSERT_EQ(page.status, 200) << page.body;
+  EXPECT_EQ(nlohmann::json::parse(page.body), nlohmann::json({{"sign_out", "/sign-out"}}));
+  EXPECT_EQ(AnswerApi("/api/page", "", "").status, 401);
+}
+
 TEST_F(PageRouterTest, HistoryIsReadThroughTheTokensUsersSource) {
   const std::string cookie = SignIn(kJobToken);
   const Response all = AnswerApi("/api/history", "", cookie);

@@ -159,6 +159,10 @@ TEST_F(RemotePageTest, ATokenSignsInOverHttpsAndSeesOnlyWhatItMay) {
   const std::string root_cookie = CookieFor(kRootToken);
   EXPECT_THAT(SessionIds(root_cookie), ::testing::ElementsAre("1", "2"));
 
+  // The page learns where to sign out (its button), and signing out there ends the sign-in.
+  const HttpsAnswer page = Curl("/api/page", {"-H", "Cookie: " + job_cookie});
+  ASSERT_EQ(page.status, 200) << page.body;
+  EXPECT_EQ(nlohmann::json::parse(page.body)["sign_out"], "/sign-out");
   // Signed out, the cookie's key is dead.
   EXPECT_EQ(Curl("/sign-out", {"-X", "POST", "-H", "Cookie: " + job_cookie}).status, 303);
   EXPECT_EQ(Curl("/api/sessions", {"-H", "Cookie: " + job_cookie}).status, 401);

@@ -94,3 +94,20 @@ export const EXPORT_FORMATS = ["hatchet", "hatchet_msgpack", "chrome", "folded",
 export function exportUrl(session: string, format: string): string {
   return "/api/export?session=" + encodeURIComponent(session) + "&format=" + encodeURIComponent(format);
 }
+
+// Where the page signs out: `/api/page`'s `sign_out`, which only protond's page has (docs/web.md;
+// protonctl ui's token lives as long as it runs). Null for anything but a path on this server.
+export function signOutPath(answer: unknown): string | null {
+  const path = (answer as { sign_out?: unknown } | null)?.sign_out;
+  return typeof path === "string" && path.startsWith("/") && !path.startsWith("//") ? path : null;
+}
+
+// The sign-out path of this page's server; null where it has none (protonctl ui answers
+// /api/page with a 404).
+export async function fetchSignOutPath(): Promise<string | null> {
+  try {
+    return signOutPath(await getJson<unknown>("/api/page"));
+  } catch {
+    return null;
+  }
+}

@@ -2,6 +2,7 @@
 // (docs/web.md). Each
 // view returns a function that stops it (timers, late answers) when the address changes.
 
+import { fetchSignOutPath } from "./api";
 import { clear, clearError, h } from "./dom";
 import { showDiff } from "./views/diff";
 import { showHistory } from "./views/history";
@@ -44,5 +45,20 @@ function route(): void {
   }
 }
 
+// A "Sign out" button in the header where the server has a sign-out (protond's page): it ends
+// the sign-in and goes back to the start, which is then the sign-in form.
+function addSignOut(path: string): void {
+  const header = document.querySelector("header");
+  if (!header) return;
+  const button = h("button", { type: "button", id: "sign-out" }, "Sign out");
+  button.addEventListener("click", () => {
+    void fetch(path, { method: "POST", credentials: "same-origin" }).finally(() => window.location.assign("/"));
+  });
+  header.appendChild(button);
+}
+
 window.addEventListener("hashchange", route);
 route();
+void fetchSignOutPath().then((path) => {
+  if (path !== null) addSignOut(path);
+});
