@@ -15,6 +15,7 @@
 namespace protond::testing {
 namespace {
 
+using ::testing::ContainsRegex;
 using ::testing::HasSubstr;
 
 constexpr char kJob[] = "job-4711";
@@ -82,7 +83,8 @@ TEST_F(JobTest, NamesTheLateRankFromThePluginsCallsInATreeSession) {
     EXPECT_THAT(job.out, HasSubstr("2 ranks with NCCL collectives, matched by communicator and "
                                    "call number from NCCL's profiler plugin"));
     EXPECT_THAT(job.out, HasSubstr("\nrank 1 (pid "));
-    EXPECT_THAT(job.out, HasSubstr(") arrives last at 50 of 50 all_reduce calls"));
+    // The workload's ranks sleep to their calls' times: a busy machine may wake one late.
+    EXPECT_THAT(job.out, ContainsRegex("\\) arrives last at (4[5-9]|50) of 50 all_reduce calls"));
     EXPECT_NEAR(LatenessMs(job.out), 10.0, 2.0) << job.out;
     // 50 calls of 4 MiB, each about 1 ms once both ranks are there (the workload's sleeps
     // stamp the ends, within a fraction of a millisecond): about 4 GB/s, x1 for 2 ranks.

@@ -2,8 +2,9 @@
 // RANK, it starts itself twice, as RANK=0 and RANK=1 of the job (two_ranks.h). Each rank does what
 // NCCL does with NCCL_PROFILER_PLUGIN: loads the library it names (the shim's front, which set it),
 // takes its ncclProfiler_v5, creates one communicator of two ranks, and makes CALLS AllReduce calls
-// of 2^20 float32 elements (RING, LL) inside a scope "step", 20 ms apart: rank 1 starts each
-// DELAY_MS later, and both end together, 1 ms after rank 1 started.
+// of 2^20 float32 elements (RING, LL) inside a scope "step", 20 ms apart from 500 ms after the
+// launcher started them: rank 1 starts each DELAY_MS later, and both end together, 1 ms after
+// rank 1 started. Each rank sleeps to these times, so a busy machine may move a call by more.
 //
 //   nccl_plugin_workload DELAY_MS CALLS
 #include <dlfcn.h>
@@ -20,6 +21,9 @@ namespace {
 
 using protond::testing::kMs;
 constexpr uint64_t kCommHash = 0x7e57c0111ec71fe5;
+// The first call comes this long after the launcher's base time, so that a rank slow to start
+// (a sanitizer build, a busy machine) is not late to it.
+constexpr uint64_t kStartupMs = 500;
 
 void SleepUntil(uint64_t monotonic_ns) {
   const timespec until{static_cast<time_t>(monotonic_ns / 1'000'000'000),
@@ -46,7 +50,7 @@ int RunRank(int rank, uint64_t base_ns, uint64_t delay_ns, int calls) {
   }
   protond_scope_enter("step");
   for (int call = 0; call < calls; ++call) {
-    const uint64_t call_ns = base_ns + static_cast<uint64_t>(call) * 20 * kMs;
+    const uint64_t call_ns = base_ns + kStartupMs * kMs + static_cast<uint64_t>(call) * 20 * kMs;
     SleepUntil(call_ns + static_cast<uint64_t>(rank) * delay_ns);
     protond_nccl_event_v5 descr{};
     descr.type = PROTOND_NCCL_PROFILE_COLL;
