@@ -38,7 +38,8 @@ constexpr std::array<TableColumn, 10> kColumnsWithBytes = {{
 
 // `value` to three significant figures from 1 to 999.
 std::string ThreeFigures(double value) {
-  return absl::StrFormat(value >= 100 ? "%.0f" : value >= 10 ? "%.1f" : "%.2f", value);
+  if (value >= 100) return absl::StrFormat("%.0f", value);
+  return value >= 10 ? absl::StrFormat("%.1f", value) : absl::StrFormat("%.2f", value);
 }
 
 }  // namespace
