@@ -48,6 +48,7 @@ extern const ProtondControlCommands kPushedCommands;
 
 // The running shim's recorder; nullptr before the shim starts (defined below).
 Recorder* ActiveRecorder();
+bool LastLaunchOfThisThread(uint32_t* correlation_id);
 
 struct Shim {
   Shim(ring::WritableRegion r, uint64_t session_id)
@@ -225,7 +226,7 @@ bool StartShim(const ProtondShimCoreStart& start, std::string* error) {
     if (!paused) shim->recorder.StartRecording(session_id);
   }
   g_shim.store(shim);
-  SetCollectiveRecorder(&ActiveRecorder);
+  SetCollectiveRecorder(&ActiveRecorder, &LastLaunchOfThisThread);
   if (session_id != 0 && !paused) shim->gpu.SessionStarted(session_mode);
   pthread_atfork(nullptr, nullptr, DisableInForkedChild);
   std::atexit(WaitForDaemonAtExit);
@@ -236,6 +237,14 @@ bool StartShim(const ProtondShimCoreStart& start, std::string* error) {
 Recorder* ActiveRecorder() {
   Shim* shim = g_shim.load(std::memory_order_acquire);
   return shim != nullptr ? &shim->recorder : nullptr;
+}
+
+// For NCCL's plugin: the kernel launch that carries the collective call starting now.
+bool LastLaunchOfThisThread(uint32_t* correlation_id) {
+  Shim* shim = g_shim.load(std::memory_order_acquire);
+  const std::optional<uint32_t> launch = shim != nullptr ? shim->gpu.LastLaunch() : std::nullopt;
+  if (launch.has_value()) *correlation_id = *launch;
+  return launch.has_value();
 }
 
 protond_result Fail(protond_result result, const std::string& message) {

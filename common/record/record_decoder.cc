@@ -173,13 +173,25 @@ absl::Status CheckCollectiveText(const char (&field)[kCollectiveTextBytes], cons
   return absl::OkStatus();
 }
 
+// A format-10 record lacks the last 8 bytes: it is read as one whose kernel is not known.
 absl::Status DecodeCollective(std::span<const uint8_t> bytes, Record& r) {
-  if (r.size_bytes != sizeof(CollectiveRecord)) return WrongSize(r, sizeof(CollectiveRecord));
+  if (r.size_bytes != sizeof(CollectiveRecord) && r.size_bytes != kCollectiveRecordV10Bytes) {
+    return WrongSize(r, sizeof(CollectiveRecord));
+  }
   if ((r.flags & ~kTimestampTsc) != 0) {
     return absl::InvalidArgumentError(absl::StrCat("collective record has flags ", r.flags));
   }
-  r.collective = Load<CollectiveRecord>(bytes, 0);
+  r.collective = CollectiveRecord{};
+  std::memcpy(&r.collective, bytes.data(), r.size_bytes);
   const CollectiveRecord& c = r.collective;
+  if ((c.collective_flags & ~kCollectiveLaunchKnown) != 0) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("collective record has collective flags ", c.collective_flags));
+  }
+  if ((c.collective_flags & kCollectiveLaunchKnown) == 0 && c.launch_correlation_id != 0) {
+    return absl::InvalidArgumentError(absl::StrCat("collective record has launch correlation id ",
+                                                   c.launch_correlation_id, " without its flag"));
+  }
   RETURN_IF_ERROR(CheckCollectiveText(c.op, "op"));
   RETURN_IF_ERROR(CheckCollectiveText(c.datatype, "datatype"));
   RETURN_IF_ERROR(CheckCollectiveText(c.algorithm, "algorithm"));

@@ -252,6 +252,8 @@ CollectiveRecord AllReduceRecord() {
   SetCollectiveText("ncclFloat32", c.datatype);
   SetCollectiveText("RING", c.algorithm);
   SetCollectiveText("LL", c.protocol);
+  c.launch_correlation_id = 77;
+  c.collective_flags = kCollectiveLaunchKnown;
   return c;
 }
 
@@ -273,6 +275,21 @@ TEST(RecordDecoderTest, DecodesCollective) {
   EXPECT_STREQ(c.datatype, "ncclFloat32");
   EXPECT_STREQ(c.algorithm, "RING");
   EXPECT_STREQ(c.protocol, "LL");
+  EXPECT_EQ(c.launch_correlation_id, 77u);
+  EXPECT_EQ(c.collective_flags, kCollectiveLaunchKnown);
+}
+
+// A format-10 shim's record is 8 bytes shorter: read with no kernel known.
+TEST(RecordDecoderTest, DecodesFormatTenCollectiveWithoutItsKernel) {
+  auto bytes = Bytes(AllReduceRecord());
+  bytes[2] = kCollectiveRecordV10Bytes;
+  bytes.resize(kCollectiveRecordV10Bytes);
+  auto r = DecodeRecord(bytes);
+  ASSERT_TRUE(r.ok()) << r.status();
+  EXPECT_EQ(r->collective.seq, 41u);
+  EXPECT_STREQ(r->collective.protocol, "LL");
+  EXPECT_EQ(r->collective.launch_correlation_id, 0u);
+  EXPECT_EQ(r->collective.collective_flags, 0u);
 }
 
 TEST(RecordDecoderTest, CollectiveTextsAreCutToTheirField) {
@@ -299,11 +316,19 @@ TEST(RecordDecoderTest, Malicious_CollectiveWithBadFieldsIsRefused) {
   CollectiveRecord flagged = AllReduceRecord();
   flagged.header.flags = 2;
   EXPECT_EQ(DecodeRecord(Bytes(flagged)).status().message(), "collective record has flags 2");
+  CollectiveRecord unknown_flag = AllReduceRecord();
+  unknown_flag.collective_flags = 6;
+  EXPECT_EQ(DecodeRecord(Bytes(unknown_flag)).status().message(),
+            "collective record has collective flags 6");
+  CollectiveRecord id_without_flag = AllReduceRecord();
+  id_without_flag.collective_flags = 0;
+  EXPECT_EQ(DecodeRecord(Bytes(id_without_flag)).status().message(),
+            "collective record has launch correlation id 77 without its flag");
   auto short_bytes = Bytes(AllReduceRecord());
   short_bytes[2] = 112;
   short_bytes.resize(112);
   EXPECT_EQ(DecodeRecord(short_bytes).status().message(),
-            "record kind 19 has size 112, expected 120");
+            "record kind 19 has size 112, expected 128");
 }
 
 TEST(RecordDecoderTest, DecodesBlobChunk) {

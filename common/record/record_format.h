@@ -42,7 +42,8 @@
 //                                    kDoubleVectorMetric; 1 <= count <= kMaxVectorMetricElements
 //                                    (v9)
 //   kCollective    aux=context_id    CollectiveRecord: one NCCL collective call of the process,
-//                                    from NCCL's profiler plugin; flags as kScopeEnter (v10)
+//                                    from NCCL's profiler plugin; flags as kScopeEnter (v10;
+//                                    with its kernel's correlation id, v11)
 //
 // Context ids name interned scope paths: context 0 is ROOT and is never defined; every other id
 // is defined (kContextDef) in a lane before that lane first uses it. Name ids (metrics, states,
@@ -58,10 +59,12 @@
 
 namespace protond::record {
 
-inline constexpr uint32_t kRecordFormatVersion = 10;
+inline constexpr uint32_t kRecordFormatVersion = 11;
 // The oldest format the daemon still reads: format 7 is format 8 without TSC timestamps (every
 // timestamp is CLOCK_MONOTONIC ns) and without kClockSync; format 8 is format 9 without
-// kVectorMetric and its name classes; format 9 is format 10 without kCollective.
+// kVectorMetric and its name classes; format 9 is format 10 without kCollective; format 10 is
+// format 11 with kCollective's records 8 bytes shorter (kCollectiveRecordV10Bytes: no
+// launch_correlation_id and flags).
 inline constexpr uint32_t kOldestReadableRecordFormatVersion = 7;
 inline constexpr size_t kHeaderBytes = 8;
 inline constexpr size_t kAlignment = 8;
@@ -271,7 +274,15 @@ static_assert(sizeof(BlobChunkRecord) == 24);
 // the daemon accepts printable ASCII only. `seq` numbers the communicator's collective calls as
 // this process's plugin saw them from the communicator's creation, so that the same call has the
 // same number on every rank.
+//
+// `launch_correlation_id` (v11) is CUPTI's correlation id of the kernel that carries the call: the
+// calling thread's latest kernel launch when the call's event started (NCCL starts its calls'
+// events right after launching their plan's kernel, on the launching thread), valid with
+// kCollectiveLaunchKnown in `collective_flags`. The kernel's kKernel record has the same id, so
+// the daemon can give the call its GPU times.
 inline constexpr size_t kCollectiveTextBytes = 16;
+inline constexpr uint32_t kCollectiveLaunchKnown = 1;
+inline constexpr size_t kCollectiveRecordV10Bytes = 120;
 struct CollectiveRecord {
   Header header;
   uint64_t start;      // when NCCL began the call on this rank (its task started on the host)
@@ -285,9 +296,12 @@ struct CollectiveRecord {
   char datatype[kCollectiveTextBytes];
   char algorithm[kCollectiveTextBytes];
   char protocol[kCollectiveTextBytes];
+  uint32_t launch_correlation_id;  // v11
+  uint32_t collective_flags;       // v11: kCollectiveLaunchKnown or 0
 };
-static_assert(sizeof(CollectiveRecord) == 120 && offsetof(CollectiveRecord, op) == 56 &&
-              offsetof(CollectiveRecord, protocol) == 104);
+static_assert(sizeof(CollectiveRecord) == 128 && offsetof(CollectiveRecord, op) == 56 &&
+              offsetof(CollectiveRecord, protocol) == 104 &&
+              offsetof(CollectiveRecord, launch_correlation_id) == kCollectiveRecordV10Bytes);
 
 // BlobClass::kInstrumentationBuffer: the intra-kernel profile buffer of one kernel launch, copied
 // out of the GPU after it, as the instrumented kernel wrote it. The blob is this header, the ids

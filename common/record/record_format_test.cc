@@ -53,7 +53,9 @@ TEST(RecordFormatTest, CollectiveGoldenBytes) {
   SetCollectiveText("ncclFloat32", c.datatype);
   SetCollectiveText("RING", c.algorithm);
   SetCollectiveText("LL", c.protocol);
-  std::vector<uint8_t> expected = Expected({19, 1, 120, 0, 3, 0, 0, 0,  //
+  c.launch_correlation_id = 0x0a0b0c0d;
+  c.collective_flags = kCollectiveLaunchKnown;
+  std::vector<uint8_t> expected = Expected({19, 1, 128, 0, 3, 0, 0, 0,  //
                                             1,  0, 0,   0, 0, 0, 0, 0,  //
                                             2,  0, 0,   0, 0, 0, 0, 0,  //
                                             8,  7, 6,   5, 4, 3, 2, 1,  //
@@ -65,6 +67,7 @@ TEST(RecordFormatTest, CollectiveGoldenBytes) {
     std::copy(text.begin(), text.end(), field.begin());
     expected.insert(expected.end(), field.begin(), field.end());
   }
+  expected.insert(expected.end(), {0x0d, 0x0c, 0x0b, 0x0a, 1, 0, 0, 0});
   EXPECT_THAT(Bytes(c), ElementsAreArray(expected));
 }
 

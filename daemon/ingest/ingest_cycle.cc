@@ -114,7 +114,7 @@ absl::StatusOr<Committed> IngestCycle::Run() {
                      batch.nodes.empty() && batch.node_stats.empty() && batch.metrics.empty() &&
                      batch.scope_events.empty() && batch.gpu_events.empty() &&
                      batch.kernel_scope_events.empty() && batch.collective_events.empty() &&
-                     batch.cubins.empty();
+                     batch.collective_kernels.empty() && batch.cubins.empty();
   if (!empty) {
     const auto commit_start = std::chrono::steady_clock::now();
     absl::StatusOr<std::vector<store::RefusedSession>> refused = store_->CommitBatch(batch);
@@ -157,6 +157,7 @@ void IngestCycle::DrainProcess(uint64_t process_id, ProcessLanes& process) {
     sink.pc_sampling = session.mode.pc_sampling;
     sink.cubins = &cubins_to_store_;
     sink.collective_events = &session.collective_events;
+    sink.collective_kernels = &session.collective_kernels;
     if (session.row.data == store::SessionData::kTrace) {
       sink.scope_events = &session.scope_events;
       sink.gpu_events = &session.gpu_events;
@@ -261,8 +262,11 @@ store::Batch IngestCycle::CollectChanges() {
     session.gpu_events.clear();
     std::move(session.collective_events.begin(), session.collective_events.end(),
               std::back_inserter(batch.collective_events));
+    std::move(session.collective_kernels.begin(), session.collective_kernels.end(),
+              std::back_inserter(batch.collective_kernels));
     session.kernel_scope_events.clear();
     session.collective_events.clear();
+    session.collective_kernels.clear();
     if (!session.changed) continue;
     sessions_.NoteSessionChanged(session_id);
     batch.sessions.push_back(session.row);

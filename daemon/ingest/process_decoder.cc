@@ -10,6 +10,7 @@
 #include "daemon/instrumentation/circular_buffer.h"
 #include "daemon/instrumentation/timeline.h"
 #include "daemon/instrumentation/triton_host_buffer.h"
+#include "view/jobs/nccl_kernel_name.h"
 
 namespace protond::ingest {
 namespace {
@@ -222,6 +223,10 @@ void ProcessDecoder::Define(const record::Record& r) {
 ProcessDecoder::Name ProcessDecoder::MakeName(int name_class, std::string_view text) {
   switch (static_cast<NameClass>(name_class)) {
     case NameClass::kKernel:
+      return {name_class,
+              {std::string(text), store::MetricAggregation::kInclusive},
+              {},
+              view::ParseNcclKernelName(text).has_value()};
     case NameClass::kSourceLine:
       return {name_class, {std::string(text), store::MetricAggregation::kInclusive}, {}};
     case NameClass::kStallReason:
@@ -231,6 +236,11 @@ ProcessDecoder::Name ProcessDecoder::MakeName(int name_class, std::string_view t
     default:
       return {name_class, aggregate::ParseMetricName(text), {}};
   }
+}
+
+bool ProcessDecoder::IsNcclKernel(uint32_t name_id) const {
+  const Name* name = NameWithClass(name_id, NameClass::kKernel);
+  return name != nullptr && name->nccl_kernel;
 }
 
 const ProcessDecoder::Name* ProcessDecoder::NameWithClass(uint32_t name_id,
@@ -433,6 +443,10 @@ void ProcessDecoder::ApplyGpuActivity(LaneCursor& cursor, const record::Record& 
                                 static_cast<int>(r.kind), a.start_ns, a.start_ns + duration_ns,
                                 a.device_id, a.stream_id, a.correlation_id});
   }
+  if (sink.collective_kernels != nullptr && r.kind == Kind::kKernel && IsNcclKernel(a.name_id)) {
+    sink.collective_kernels->push_back({cursor.session_id, process_id_, a.correlation_id,
+                                        a.device_id, a.start_ns, a.start_ns + duration_ns});
+  }
 }
 
 void ProcessDecoder::ApplyCollective(LaneCursor& cursor, const record::Record& r,
@@ -443,10 +457,10 @@ void ProcessDecoder::ApplyCollective(LaneCursor& cursor, const record::Record& r
   if (!node.has_value() || sink.collective_events == nullptr) return;
   const record::CollectiveRecord& c = r.collective;
   // The decoder checked that each text ends with a zero byte within its field.
-  sink.collective_events->push_back({cursor.session_id, process_id_, cursor.lane, cursor.read_pos,
-                                     *node, TimestampNs(r.flags, c.start),
-                                     TimestampNs(r.flags, c.end), c.comm_hash, c.seq, c.count,
-                                     c.rank, c.nranks, c.op, c.datatype, c.algorithm, c.protocol});
+  sink.collective_events->push_back(
+      {cursor.session_id, process_id_, cursor.lane, cursor.read_pos, *node,
+       TimestampNs(r.flags, c.start), TimestampNs(r.flags, c.end), c.comm_hash, c.seq, c.count,
+       c.rank, c.nranks, c.op, c.datatype, c.algorithm, c.protocol, c.launch_correlation_id});
 }
 
 std::optional<uint32_t> ProcessDecoder::ActivityLeaf(uint64_t session_id, aggregate::CallTree& tree,

@@ -72,8 +72,10 @@ struct SessionSink {
   bool pc_sampling = false;
   // pcsampling sessions: the cubins of sampled modules, stored once per CRC for every session.
   std::vector<store::CubinRow>* cubins = nullptr;
-  // Every session, tree or trace: each NCCL collective call (kCollective), keyed like the events.
+  // Every session, tree or trace: each NCCL collective call (kCollective), keyed like the events,
+  // and each NCCL kernel, for the GPU times of the calls that name it.
   std::vector<store::CollectiveEventRow>* collective_events = nullptr;
+  std::vector<store::CollectiveKernelRow>* collective_kernels = nullptr;
 };
 inline constexpr size_t kMaxProblems = 32;
 // Adds `problem` to the session unless it is already there or the list is full.
@@ -143,6 +145,7 @@ class ProcessDecoder {
     // The name, parsed as a metric name; kernel names and source lines verbatim.
     aggregate::MetricName metric;
     aggregate::StallReason stall;  // kStallReason names only
+    bool nccl_kernel = false;      // kKernel names of NCCL's device kernels
   };
   static Name MakeName(int name_class, std::string_view text);
   // Per session: context id -> node id + 1 (0: not resolved yet), and the leaf node of each GPU
@@ -214,6 +217,8 @@ class ProcessDecoder {
   std::optional<uint32_t> ActivityLeaf(uint64_t session_id, aggregate::CallTree& tree,
                                        uint32_t node, uint64_t leaf_key,
                                        std::string_view leaf_name);
+  // Whether `name_id` is a kernel name of NCCL's (its kKernel records carry collective calls).
+  bool IsNcclKernel(uint32_t name_id) const;
   // The name `name_id` if it is defined with `name_class`, else nullptr.
   const Name* NameWithClass(uint32_t name_id, NameClass name_class) const;
   // The name of the leaf node of a GPU activity; false if it names an undefined kernel name.

@@ -853,7 +853,7 @@ TEST_P(ProcessDecoderCollectiveTest, CollectiveCallsBecomeRowsWithTheirTimesConv
       .Add(record::MakeClockSync(10'000, 2'000'000'000))  // 24
       .Context(1, 0, "step")                              // 48
       .Add(TscAllGather(1, 10'250, 35'250))               // 72: +100 ns, +10 us
-      .Add(TscAllGather(0, 10'000, 10'000));              // 192: at ROOT
+      .Add(TscAllGather(0, 10'000, 10'000));              // 200: at ROOT
   LaneCursor cursor;
   cursor.lane = 3;
   ASSERT_TRUE(Decode(cursor, lane.span()).ok());
@@ -862,9 +862,10 @@ TEST_P(ProcessDecoderCollectiveTest, CollectiveCallsBecomeRowsWithTheirTimesConv
   const uint32_t step = rows.nodes[0].node_id;
   const store::CollectiveEventRow first{
       5,  77,  3, 72, step,        2'000'000'100,  2'000'010'100, 0xabcdef0123456789,
-      41, 256, 1, 2,  "AllGather", "ncclBfloat16", "RING",        "LL128"};
+      41, 256, 1, 2,  "AllGather", "ncclBfloat16", "RING",        "LL128",
+      0};
   store::CollectiveEventRow second = first;
-  second.record_pos = 192;
+  second.record_pos = 200;
   second.node_id = aggregate::kRootNodeId;
   second.start_ns = second.end_ns = 2'000'000'000;
   EXPECT_THAT(collective_events, ::testing::ElementsAre(first, second));
@@ -874,6 +875,38 @@ TEST_P(ProcessDecoderCollectiveTest, CollectiveCallsBecomeRowsWithTheirTimesConv
 }
 
 INSTANTIATE_TEST_SUITE_P(TreeAndTrace, ProcessDecoderCollectiveTest, ::testing::Bool());
+
+// A call names its kernel by CUPTI's correlation id; NCCL's kernels (and no other) become rows
+// with their GPU times, in a tree session as in a trace session.
+TEST_P(ProcessDecoderCollectiveTest, CallsNameTheirKernelAndNcclKernelsKeepTheirTimes) {
+  std::vector<store::GpuEventRow> gpu_events;
+  std::vector<store::CollectiveEventRow> collective_events;
+  std::vector<store::CollectiveKernelRow> collective_kernels;
+  if (GetParam()) sink_.gpu_events = &gpu_events;
+  sink_.collective_events = &collective_events;
+  sink_.collective_kernels = &collective_kernels;
+  record::CollectiveRecord call = record::testing::Collective(0, 0, {1'000, 1'200, 7, 3});
+  call.launch_correlation_id = 91;
+  call.collective_flags = record::kCollectiveLaunchKnown;
+  record::GpuActivityRecord nccl = Activity(Kind::kKernel, 0, 3, 1'100, 9'000);
+  nccl.correlation_id = 91;
+  record::GpuActivityRecord other = Activity(Kind::kKernel, 0, 4, 900, 1'000);
+  other.correlation_id = 90;
+  LaneBytes lane;
+  lane.Add(record::MakeSessionBegin(5))
+      .Name(3, record::NameClass::kKernel,
+            "_Z28ncclDevKernel_AllReduce_Sum_f32_RING_LL(ncclDevKernelArgs)")
+      .Name(4, record::NameClass::kKernel, "_Z6matmulPf")
+      .Add(call)
+      .Add(other)
+      .Add(nccl);
+  LaneCursor cursor;
+  ASSERT_TRUE(Decode(cursor, lane.span()).ok());
+  ASSERT_EQ(collective_events.size(), 1u);
+  EXPECT_EQ(collective_events[0].launch_correlation_id, 91u);
+  EXPECT_THAT(collective_kernels,
+              ::testing::ElementsAre(store::CollectiveKernelRow{5, 77, 91, 1, 1'100, 9'000}));
+}
 
 TEST_F(ProcessDecoderTest, Malicious_ACollectiveOfAnUndefinedContextIsCountedNotStored) {
   std::vector<store::CollectiveEventRow> collective_events;

@@ -102,16 +102,16 @@ TEST(RingReaderTest, Malicious_WrongMagicOrVersionOrSize) {
   auto wrong_version = AttachTo(*region);
   ASSERT_FALSE(wrong_version.ok());
   EXPECT_EQ(wrong_version.status().message(),
-            "region has layout version 99 and record format version 10; this daemon reads 1 and 7 "
-            "to 10");
+            "region has layout version 99 and record format version 11; this daemon reads 1 and 7 "
+            "to 11");
   header->layout_version = kRegionLayoutVersion;
-  for (const uint32_t unreadable : {6u, 11u}) {
+  for (const uint32_t unreadable : {6u, 12u}) {
     header->record_format_version = unreadable;
     auto refused = AttachTo(*region);
     ASSERT_FALSE(refused.ok());
     EXPECT_EQ(refused.status().message(), "region has layout version 1 and record format version " +
                                               std::to_string(unreadable) +
-                                              "; this daemon reads 1 and 7 to 10");
+                                              "; this daemon reads 1 and 7 to 11");
   }
   header->record_format_version = record::kRecordFormatVersion;
   header->magic = 0;

@@ -2,6 +2,7 @@
 
 #include <cstdint>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "absl/container/flat_hash_map.h"
@@ -47,6 +48,11 @@ v1::Collectives BuildCollectives(const store::StoredCollectives& stored,
     pids[process.process_id()] = process.pid();
   }
   ScopePaths paths(stored.nodes);
+  // Correlation ids are per process: (process, id) names one kernel.
+  absl::flat_hash_map<std::pair<uint64_t, uint32_t>, const store::CollectiveKernelRow*> kernels;
+  for (const store::CollectiveKernelRow& kernel : stored.collective_kernels) {
+    kernels.emplace(std::make_pair(kernel.process_id, kernel.correlation_id), &kernel);
+  }
   v1::Collectives collectives;
   for (const store::CollectiveEventRow& row : stored.collective_events) {
     v1::CollectiveEvent* event = collectives.add_events();
@@ -65,6 +71,13 @@ v1::Collectives BuildCollectives(const store::StoredCollectives& stored,
     event->set_start_ns(row.start_ns);
     event->set_end_ns(row.end_ns);
     event->set_scope_path(paths.Of(row.node_id));
+    if (row.launch_correlation_id == 0) continue;
+    const auto kernel = kernels.find({row.process_id, row.launch_correlation_id});
+    if (kernel == kernels.end()) continue;
+    v1::CollectiveKernel* gpu = event->mutable_kernel();
+    gpu->set_device_id(kernel->second->device_id);
+    gpu->set_start_ns(kernel->second->start_ns);
+    gpu->set_end_ns(kernel->second->end_ns);
   }
   return collectives;
 }

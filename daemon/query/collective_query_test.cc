@@ -42,5 +42,28 @@ TEST(CollectiveQueryTest, EachCallHasItsProcesssPidAndItsScopesPath) {
   EXPECT_EQ(collectives.events(2).scope_path(), "train");
 }
 
+// A call gets the GPU times of the kernel its process launched with that correlation id; another
+// process's kernel of the same id, or none, gives it no kernel.
+TEST(CollectiveQueryTest, ACallGetsItsOwnProcesssKernelByCorrelationId) {
+  store::StoredCollectives stored;
+  stored.collective_events = {{1, 7, 0, 64, 0, 100, 200, 0xfeed, 3, 1024, 1, 2, "AllReduce",
+                               "ncclFloat32", "RING", "LL", 21},
+                              {1, 8, 0, 64, 0, 150, 250, 0xfeed, 3, 1024, 0, 2, "AllReduce",
+                               "ncclFloat32", "RING", "LL", 22},
+                              {1, 8, 0, 96, 0, 150, 250, 0xfeed, 4, 1024, 0, 2, "AllReduce",
+                               "ncclFloat32", "RING", "LL", 0}};
+  stored.collective_kernels = {{1, 7, 21, 1, 180, 900}, {1, 7, 22, 1, 1000, 1100}};
+
+  const v1::Collectives collectives = BuildCollectives(stored, v1::Session());
+
+  ASSERT_EQ(collectives.events_size(), 3);
+  ASSERT_TRUE(collectives.events(0).has_kernel());
+  EXPECT_EQ(collectives.events(0).kernel().device_id(), 1u);
+  EXPECT_EQ(collectives.events(0).kernel().start_ns(), 180u);
+  EXPECT_EQ(collectives.events(0).kernel().end_ns(), 900u);
+  EXPECT_FALSE(collectives.events(1).has_kernel());  // 22 is process 7's, not 8's
+  EXPECT_FALSE(collectives.events(2).has_kernel());
+}
+
 }  // namespace
 }  // namespace protond::query

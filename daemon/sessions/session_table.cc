@@ -139,6 +139,7 @@ absl::Status SessionTable::ResetToStore(Session& session, const store::SessionRo
   session.gpu_events.clear();
   session.kernel_scope_events.clear();
   session.collective_events.clear();
+  session.collective_kernels.clear();
   session.tree.reset();
   if (session.row.state == store::SessionState::kRunning) {
     session.tree = std::make_unique<aggregate::CallTree>(session.row.session_id);

@@ -46,6 +46,7 @@ struct Session {
   std::vector<store::KernelScopeEventRow> kernel_scope_events;
   // Every session: the NCCL collective calls decoded since the last commit, written with it.
   std::vector<store::CollectiveEventRow> collective_events;
+  std::vector<store::CollectiveKernelRow> collective_kernels;
   bool changed = false;  // its row or counters differ from the store's
 
   bool running() const { return tree != nullptr; }

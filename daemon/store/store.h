@@ -22,7 +22,7 @@
 
 namespace protond::store {
 
-inline constexpr int kSchemaVersion = 13;
+inline constexpr int kSchemaVersion = 14;
 
 // What a session keeps: the call tree (Proton's data="tree"), or the tree and every event
 // (data="trace": scope instances and GPU activities, for a Chrome trace).
@@ -261,8 +261,24 @@ struct CollectiveEventRow {
   std::string datatype;
   std::string algorithm;
   std::string protocol;
+  // CUPTI's correlation id of the kernel that carried the call (0: not known): its
+  // CollectiveKernelRow has the GPU times (v14).
+  uint32_t launch_correlation_id = 0;
 
   friend bool operator==(const CollectiveEventRow&, const CollectiveEventRow&) = default;
+};
+
+// An NCCL kernel of a session's process (v14): the GPU times of the collective calls whose
+// launch_correlation_id names it. Kept for every session, tree or trace, as the calls are.
+struct CollectiveKernelRow {
+  uint64_t session_id = 0;
+  uint64_t process_id = 0;
+  uint32_t correlation_id = 0;
+  uint32_t device_id = 0;
+  uint64_t start_ns = 0;  // CLOCK_MONOTONIC, as the shim shifted CUPTI's times
+  uint64_t end_ns = 0;
+
+  friend bool operator==(const CollectiveKernelRow&, const CollectiveKernelRow&) = default;
 };
 
 // A cubin whose kernels were PC-sampled, as the shim sent it; CUPTI's CRC names it in the
@@ -297,8 +313,9 @@ struct Batch {
   std::vector<ScopeEventRow> scope_events;  // inserted once: a row already stored is kept
   std::vector<GpuEventRow> gpu_events;
   std::vector<KernelScopeEventRow> kernel_scope_events;
-  std::vector<CollectiveEventRow> collective_events;  // inserted once, as scope_events
-  std::vector<CubinRow> cubins;                       // inserted once per CRC
+  std::vector<CollectiveEventRow> collective_events;    // inserted once, as scope_events
+  std::vector<CollectiveKernelRow> collective_kernels;  // inserted once per correlation id
+  std::vector<CubinRow> cubins;                         // inserted once per CRC
 };
 
 // A session whose rows CommitBatch refused and left out of the commit, with the error that named
@@ -325,10 +342,12 @@ struct StoredTrace {
   std::vector<KernelScopeEventRow> kernel_scope_events;
 };
 
-// A session's collective calls, with the tree's nodes to name their scopes.
+// A session's collective calls, with the tree's nodes to name their scopes and the NCCL kernels
+// that give them GPU times.
 struct StoredCollectives {
   std::vector<NodeRow> nodes;
   std::vector<CollectiveEventRow> collective_events;
+  std::vector<CollectiveKernelRow> collective_kernels;
 };
 
 // What the daemon needs to resume a process after a restart.

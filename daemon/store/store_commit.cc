@@ -57,6 +57,7 @@ absl::Status WriteBatch(Connection& connection, const Batch& batch) {
   RETURN_IF_ERROR(WriteRows<internal::kKernelScopeEvents>(connection, batch.kernel_scope_events));
   RETURN_IF_ERROR(WriteRows<internal::kGpuEvents>(connection, batch.gpu_events));
   RETURN_IF_ERROR(WriteRows<internal::kCollectiveEvents>(connection, batch.collective_events));
+  RETURN_IF_ERROR(WriteRows<internal::kCollectiveKernels>(connection, batch.collective_kernels));
   RETURN_IF_ERROR(WriteRows<internal::kContexts>(connection, batch.contexts));
   RETURN_IF_ERROR(WriteRows<internal::kNames>(connection, batch.names));
   return WriteRows<internal::kLanes>(connection, batch.lanes);
@@ -74,6 +75,7 @@ void ForEachSessionTable(OnTable on_table) {
   on_table(&Batch::gpu_events);
   on_table(&Batch::kernel_scope_events);
   on_table(&Batch::collective_events);
+  on_table(&Batch::collective_kernels);
 }
 
 // Each session's rows of `batch`, as a batch of their own, by session id.

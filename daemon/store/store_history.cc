@@ -35,7 +35,7 @@ constexpr SessionTable kSessionTables[] = {
     {"session_problems", 32},  {"session_processes", 32},   {"nodes", 24},
     {"node_stats", 40},        {"metric_values", 36},       {"scope_events", 48},
     {"gpu_events", 56},        {"kernel_scope_events", 64}, {"window_summaries", 40},
-    {"collective_events", 96},
+    {"collective_events", 96}, {"collective_kernels", 48},
 };
 // The sessions row itself, with its name.
 constexpr uint64_t kSessionRowBytes = 64;

@@ -37,8 +37,9 @@ class StoreHistoryTest : public ::testing::Test {
   // The rows of every table that names a session, for session `id`, as "a,b,c,...".
   std::string RowsOf(uint64_t id) {
     std::string counts;
-    for (const char* table : {"sessions", "session_problems", "session_processes", "nodes",
-                              "node_stats", "metric_values", "collective_events"}) {
+    for (const char* table :
+         {"sessions", "session_problems", "session_processes", "nodes", "node_stats",
+          "metric_values", "collective_events", "collective_kernels"}) {
       if (!counts.empty()) counts += ",";
       counts += QueryFile(path_, std::string("SELECT count(*) FROM ") + table +
                                      " WHERE session_id = " + std::to_string(id));
@@ -64,24 +65,25 @@ TEST_F(StoreHistoryTest, AWindowsBytesAreItsRowsAtTheirMeasuredSizes) {
 Batch WithACollective(Batch batch) {
   const uint64_t session_id = batch.sessions[0].session_id;
   batch.collective_events = {{session_id, testing::kBatchProcessId, 0, 64, 1, 1000, 2000, 77, 0,
-                              1024, 0, 2, "AllReduce", "ncclFloat32", "RING", "LL"}};
+                              1024, 0, 2, "AllReduce", "ncclFloat32", "RING", "LL", 5}};
+  batch.collective_kernels = {{session_id, testing::kBatchProcessId, 5, 0, 1100, 1900}};
   return batch;
 }
 
 TEST_F(StoreHistoryTest, AWindowsCollectivesCountInItsBytes) {
   Commit(WithACollective(StoppedSessionBatch(1, true, 1)));
-  EXPECT_EQ(*store_->SessionStoredBytes(1), 64u + 32 + 9 + 32 + (24 + 40 + 36) + 96);
+  EXPECT_EQ(*store_->SessionStoredBytes(1), 64u + 32 + 9 + 32 + (24 + 40 + 36) + 96 + 48);
 }
 
 TEST_F(StoreHistoryTest, DeletingAWindowTakesEveryRowOfItsOwnAndNothingElse) {
   Commit(WithACollective(StoppedSessionBatch(1, true, 3)));
   Commit(WithACollective(StoppedSessionBatch(2, true, 2)));
-  ASSERT_EQ(RowsOf(1), "1,1,1,3,3,3,1");
+  ASSERT_EQ(RowsOf(1), "1,1,1,3,3,3,1,1");
 
   ASSERT_TRUE(store_->DeleteHistorySession(1).ok());
 
-  EXPECT_EQ(RowsOf(1), "0,0,0,0,0,0,0");
-  EXPECT_EQ(RowsOf(2), "1,1,1,2,2,2,1");
+  EXPECT_EQ(RowsOf(1), "0,0,0,0,0,0,0,0");
+  EXPECT_EQ(RowsOf(2), "1,1,1,2,2,2,1,1");
   EXPECT_TRUE(store_->GetProcess(testing::kBatchProcessId)->has_value());
   EXPECT_EQ(QueryFile(path_, "PRAGMA integrity_check"), "ok");
   EXPECT_EQ(QueryFile(path_, "SELECT count(*) FROM pragma_foreign_key_check"), "0");
@@ -92,7 +94,7 @@ TEST_F(StoreHistoryTest, ASessionStartedByHandIsNeverDeletedAsHistory) {
   EXPECT_EQ(store_->DeleteHistorySession(1).ToString(),
             "FAILED_PRECONDITION: session 1 was started by hand; only always-on windows are "
             "deleted as history");
-  EXPECT_EQ(RowsOf(1), "1,1,1,3,3,3,0");
+  EXPECT_EQ(RowsOf(1), "1,1,1,3,3,3,0,0");
 }
 
 TEST_F(StoreHistoryTest, ARunningWindowOrAnUnknownSessionIsNotDeleted) {
@@ -101,7 +103,7 @@ TEST_F(StoreHistoryTest, ARunningWindowOrAnUnknownSessionIsNotDeleted) {
   Commit(running);
   EXPECT_EQ(store_->DeleteHistorySession(1).ToString(),
             "FAILED_PRECONDITION: window 1 still runs; only stopped windows are deleted");
-  EXPECT_EQ(RowsOf(1), "1,1,1,3,3,3,0");
+  EXPECT_EQ(RowsOf(1), "1,1,1,3,3,3,0,0");
   EXPECT_EQ(store_->DeleteHistorySession(9).ToString(), "NOT_FOUND: session 9 does not exist");
 }
 
@@ -141,8 +143,8 @@ TEST_F(StoreHistoryTest, AKillWhileDeletingLeavesEachWindowWholeOrGone) {
 
     EXPECT_EQ(QueryFile(path_, "PRAGMA integrity_check"), "ok");
     EXPECT_EQ(QueryFile(path_, "SELECT count(*) FROM pragma_foreign_key_check"), "0");
-    const std::string whole = "1,1,1,300,300,300,1";
-    const std::string gone = "0,0,0,0,0,0,0";
+    const std::string whole = "1,1,1,300,300,300,1,1";
+    const std::string gone = "0,0,0,0,0,0,0,0";
     bool gone_so_far = true;  // deleted in order: the gone ones come first
     for (uint64_t id = 1; id <= kWindows; ++id) {
       const std::string rows = RowsOf(id);

@@ -241,11 +241,15 @@ TEST_F(StoreMigrationFromV2Test, TheUpgradedStoreTakesSessionModes) {
   EXPECT_EQ((*session)->mode, "pcsampling:interval=1024");
 }
 
-// Version 12 is version 13 without collective_events; version 11 is version 12 without
-// window_summaries; version 10 is version 11 without
+// Version 13 is version 14 without collective_kernels and collective_events.launch_correlation_id,
+// its last column; version 12 is version 13 without collective_events; version 11 is version 12
+// without window_summaries; version 10 is version 11 without
 // metric_values.vector_value, its last column; version 9 is version 10 without
 // sessions.always_on_window, its last column.
-#define PROTOND_BACK_TO_V12 "DROP TABLE collective_events; "
+#define PROTOND_BACK_TO_V13         \
+  "DROP TABLE collective_kernels; " \
+  "ALTER TABLE collective_events DROP COLUMN launch_correlation_id; "
+#define PROTOND_BACK_TO_V12 PROTOND_BACK_TO_V13 "DROP TABLE collective_events; "
 #define PROTOND_BACK_TO_V11 PROTOND_BACK_TO_V12 "DROP TABLE window_summaries; "
 #define PROTOND_BACK_TO_V10 \
   PROTOND_BACK_TO_V11 "ALTER TABLE metric_values DROP COLUMN vector_value; "
@@ -570,6 +574,47 @@ TEST(StoreMigrationFromV12Test, VersionTwelveGetsCollectiveEventsAndTakesThem) {
   absl::StatusOr<StoredCollectives> stored = (*store)->LoadCollectives(1);
   ASSERT_TRUE(stored.ok()) << stored.status();
   EXPECT_EQ(stored->collective_events, calls.collective_events);
+  EXPECT_EQ(QueryFile(path, "PRAGMA integrity_check"), "ok");
+  EXPECT_EQ(QueryFile(path, "SELECT count(*) FROM pragma_foreign_key_check"), "0");
+}
+
+// A version-13 store's calls name no kernel; after the upgrade they are read with none, and new
+// calls keep theirs and their kernels' times.
+TEST(StoreMigrationFromV13Test, VersionThirteenGetsCollectiveKernelsAndKeepsItsCalls) {
+  testing::TempDir dir;
+  const std::string path = dir.File("protond.db");
+  Batch batch;
+  batch.sessions = {{1, "ddp", 1000, SessionState::kRunning, 5, 0, {}}};
+  batch.processes = {{1, 4242, 1000, 77, "python", false}};
+  batch.session_processes = {{1, 1, 3, 0}};
+  const CollectiveEventRow old_call{1, 1,  2, 320, 0,           100,        200,    9,
+                                    3, 64, 1, 2,   "Broadcast", "ncclInt8", "TREE", "SIMPLE"};
+  batch.collective_events = {old_call};
+  {
+    absl::StatusOr<std::unique_ptr<Store>> store = Store::Open(path);
+    ASSERT_TRUE(store.ok()) << store.status();
+    ASSERT_TRUE((*store)->CommitBatch(batch).ok());
+  }
+  testing::ExecOnFile(path, PROTOND_BACK_TO_V13 "PRAGMA user_version = 13;");
+  const std::string has_table =
+      "SELECT count(*) FROM sqlite_schema WHERE name = 'collective_kernels'";
+  ASSERT_EQ(QueryFile(path, has_table), "0");
+
+  absl::StatusOr<std::unique_ptr<Store>> store = Store::Open(path);
+  ASSERT_TRUE(store.ok()) << store.status();
+  EXPECT_EQ(QueryFile(path, "PRAGMA user_version"), absl::StrCat(kSchemaVersion));
+  EXPECT_EQ(QueryFile(path, has_table), "1");
+  Batch calls;
+  CollectiveEventRow new_call = old_call;
+  new_call.record_pos = 448;
+  new_call.launch_correlation_id = 12;
+  calls.collective_events = {new_call};
+  calls.collective_kernels = {{1, 1, 12, 0, 150, 400}};
+  ASSERT_TRUE((*store)->CommitBatch(calls).ok());
+  absl::StatusOr<StoredCollectives> stored = (*store)->LoadCollectives(1);
+  ASSERT_TRUE(stored.ok()) << stored.status();
+  EXPECT_THAT(stored->collective_events, ElementsAre(old_call, new_call));
+  EXPECT_EQ(stored->collective_kernels, calls.collective_kernels);
   EXPECT_EQ(QueryFile(path, "PRAGMA integrity_check"), "ok");
   EXPECT_EQ(QueryFile(path, "SELECT count(*) FROM pragma_foreign_key_check"), "0");
 }

@@ -380,7 +380,7 @@ TEST_F(StoreTest, NewStoreHasTheCurrentSchemaVersionInWalMode) {
   ASSERT_NE(OpenStore(), nullptr);
   EXPECT_EQ(QueryFile(path_, "PRAGMA user_version"), absl::StrCat(kSchemaVersion));
   EXPECT_EQ(QueryFile(path_, "PRAGMA journal_mode"), "wal");
-  EXPECT_EQ(QueryFile(path_, "SELECT count(*) FROM sqlite_schema WHERE type = 'table'"), "18");
+  EXPECT_EQ(QueryFile(path_, "SELECT count(*) FROM sqlite_schema WHERE type = 'table'"), "19");
   ASSERT_NE(OpenStore(), nullptr);  // reopening a current store changes nothing
 }
 

@@ -45,6 +45,9 @@ absl::StatusOr<StoredCollectives> Store::LoadCollectives(uint64_t session_id) {
   RETURN_IF_ERROR(ReadRows<internal::kCollectiveEvents>(
       connection, "WHERE session_id = ?1 ORDER BY process_id, lane, record_pos", BindId(session_id),
       collectives.collective_events));
+  RETURN_IF_ERROR(ReadRows<internal::kCollectiveKernels>(
+      connection, "WHERE session_id = ?1 ORDER BY process_id, correlation_id", BindId(session_id),
+      collectives.collective_kernels));
   // A tree session's nodes are many and few name a collective's scope, but reading them all in
   // one query is what ReadNodes does, and a job view reads a session's collectives seldom.
   if (!collectives.collective_events.empty()) {

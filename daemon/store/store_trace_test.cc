@@ -85,13 +85,19 @@ TEST_F(StoreTraceTest, CollectivesOfATreeSessionRoundTripInLaneOrderWithTheirNod
   second.op = "AllGather";
   second.datatype = "ncclBfloat16";
   second.protocol = "SIMPLE";
+  second.launch_correlation_id = 31;
   batch.collective_events = {second, first};
+  const CollectiveKernelRow kernel_31{2, 1, 31, 1, 5050, 5400};
+  const CollectiveKernelRow kernel_12{2, 1, 12, 0, 4000, 4100};
+  batch.collective_kernels = {kernel_31, kernel_12};
   ASSERT_TRUE(store->CommitBatch(batch).ok());
   ASSERT_TRUE(store->CommitBatch(batch).ok());  // again: nothing twice
 
   absl::StatusOr<StoredCollectives> collectives = store->LoadCollectives(2);
   ASSERT_TRUE(collectives.ok()) << collectives.status();
   EXPECT_THAT(collectives->collective_events, ElementsAre(first, second));
+  EXPECT_THAT(collectives->collective_kernels, ElementsAre(kernel_12, kernel_31));
+  EXPECT_EQ(QueryFile(path_, "SELECT count(*) FROM collective_kernels"), "2");
   ASSERT_EQ(collectives->nodes.size(), 1u);
   EXPECT_EQ(collectives->nodes[0].name, "step");
   EXPECT_TRUE(store->LoadCollectives(1)->collective_events.empty());

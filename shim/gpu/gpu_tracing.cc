@@ -167,8 +167,10 @@ void GpuTracing::Flush() {
   if (tracing()) api_->flush();
 }
 
-std::optional<uint32_t> GpuTracing::LastLaunch() {
-  std::lock_guard<std::mutex> lock(mutex_);
+// No lock: NCCL's plugin asks at each collective call, which must not wait for a flush. api_ is
+// set before tracing_ turns true (release; tracing() acquires) and never changes after that, and
+// last_launch only reads a thread-local of the loaded library, which stays loaded.
+std::optional<uint32_t> GpuTracing::LastLaunch() const {
   uint32_t correlation_id = 0;
   if (!tracing() || !api_->last_launch(&correlation_id)) return std::nullopt;
   return correlation_id;

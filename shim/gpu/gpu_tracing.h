@@ -40,8 +40,8 @@ class GpuTracing {
   // Delivers the records of CUPTI's completed buffers.
   void Flush();
   // CUPTI's correlation id of the calling thread's latest kernel launch, while GPU work is traced
-  // and the thread has launched one; nullopt otherwise.
-  std::optional<uint32_t> LastLaunch();
+  // and the thread has launched one; nullopt otherwise. Any thread, no lock.
+  std::optional<uint32_t> LastLaunch() const;
   // Whether GPU work is being traced now (any thread, no lock).
   bool tracing() const { return tracing_.load(std::memory_order_acquire); }
   // For a session that just started: why its GPU work is not traced ("" when it is), or that

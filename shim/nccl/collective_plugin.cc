@@ -21,6 +21,7 @@ static_assert(offsetof(protond_nccl_coll_v5, algorithm) == 64);
 static_assert(offsetof(protond_nccl_coll_v5, protocol) == 72);
 
 std::atomic<ActiveRecorderFunction> g_active_recorder{nullptr};
+std::atomic<LastLaunchFunction> g_last_launch{nullptr};
 
 Recorder* RecorderNow() {
   const ActiveRecorderFunction active = g_active_recorder.load(std::memory_order_acquire);
@@ -76,6 +77,12 @@ protond_nccl_result StartEvent(void* context, void** event, protond_nccl_event_v
   record::SetCollectiveText(TextOrEmpty(coll.datatype), pending->datatype);
   record::SetCollectiveText(TextOrEmpty(coll.algorithm), pending->algorithm);
   record::SetCollectiveText(TextOrEmpty(coll.protocol), pending->protocol);
+  const LastLaunchFunction last_launch = g_last_launch.load(std::memory_order_acquire);
+  if (last_launch != nullptr && last_launch(&pending->launch_correlation_id)) {
+    pending->collective_flags = record::kCollectiveLaunchKnown;
+  } else {
+    pending->launch_correlation_id = 0;
+  }
   *event = pending;
   return PROTOND_NCCL_SUCCESS;
 }
@@ -108,7 +115,8 @@ const protond_nccl_profiler_v5 kPluginV5 = {
 
 }  // namespace
 
-void SetCollectiveRecorder(ActiveRecorderFunction active_recorder) {
+void SetCollectiveRecorder(ActiveRecorderFunction active_recorder, LastLaunchFunction last_launch) {
+  g_last_launch.store(last_launch, std::memory_order_release);
   g_active_recorder.store(active_recorder, std::memory_order_release);
 }
 

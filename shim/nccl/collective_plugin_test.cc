@@ -20,6 +20,13 @@ constexpr int kGroupEvent = 1 << 0;  // NCCL's ncclProfileGroup: not asked for, 
 Recorder* g_recorder = nullptr;
 Recorder* TestRecorder() { return g_recorder; }
 
+// The tracer's view of the calling thread: its latest kernel launch, 0 for none.
+thread_local uint32_t t_test_last_launch = 0;
+bool TestLastLaunch(uint32_t* correlation_id) {
+  *correlation_id = t_test_last_launch;
+  return t_test_last_launch != 0;
+}
+
 // A recorder over a region of its own, which the plugin finds; thread state is per thread and
 // bound to one region, so each case calls NCCL's side from a fresh thread.
 class CollectivePluginTest : public ::testing::Test {
@@ -30,7 +37,7 @@ class CollectivePluginTest : public ::testing::Test {
     region_.emplace(std::move(*created));
     recorder_.emplace(&*region_, getpid(), ScopeClock::kMonotonic);
     g_recorder = &*recorder_;
-    SetCollectiveRecorder(&TestRecorder);
+    SetCollectiveRecorder(&TestRecorder, &TestLastLaunch);
     ASSERT_EQ(plugin_->init(&communicator_, kCommHash, &mask_, "world", 1, 2, 1, nullptr),
               PROTOND_NCCL_SUCCESS);
   }
@@ -114,6 +121,26 @@ TEST_F(CollectivePluginTest, RecordsEachCallWithItsCommunicatorNumberAndScope) {
   EXPECT_STREQ(collectives[1].op, "Broadcast");
   EXPECT_STREQ(collectives[1].datatype, "ncclBfloat16");
   EXPECT_EQ(collectives[1].header.aux, first.header.aux);
+}
+
+// NCCL starts a call's event right after launching its kernel on the same thread: that launch's
+// correlation id goes into the record, and a thread that launched nothing gives none.
+TEST_F(CollectivePluginTest, EachCallCarriesTheKernelLaunchedBeforeItStarted) {
+  recorder_->StartRecording(7);
+  std::thread([&] {
+    Call("AllReduce", 1);  // no launch yet on this thread
+    t_test_last_launch = 41;
+    Call("AllReduce", 1);
+    t_test_last_launch = 57;
+    Call("AllGather", 1);
+  }).join();
+  const auto collectives = Collectives();
+  ASSERT_EQ(collectives.size(), 3u);
+  EXPECT_EQ(collectives[0].collective_flags, 0u);
+  EXPECT_EQ(collectives[0].launch_correlation_id, 0u);
+  EXPECT_EQ(collectives[1].collective_flags, record::kCollectiveLaunchKnown);
+  EXPECT_EQ(collectives[1].launch_correlation_id, 41u);
+  EXPECT_EQ(collectives[2].launch_correlation_id, 57u);
 }
 
 TEST_F(CollectivePluginTest, CallsWithoutASessionAreCountedNotRecorded) {

@@ -221,15 +221,34 @@ absl::Status UpgradeV12ToV13(sqlite3* db) {
                  ") WITHOUT ROWID");
 }
 
+// Version 14: each collective call's kernel (its CUPTI correlation id) and the NCCL kernels'
+// GPU times. Older calls name no kernel: no shim before record format 11 said it.
+absl::Status UpgradeV13ToV14(sqlite3* db) {
+  return ExecSql(db,
+                 "ALTER TABLE collective_events ADD COLUMN"
+                 "  launch_correlation_id INTEGER NOT NULL DEFAULT 0;"
+                 "CREATE TABLE collective_kernels ("
+                 "  session_id INTEGER NOT NULL"
+                 "    REFERENCES sessions (session_id) DEFERRABLE INITIALLY DEFERRED,"
+                 "  process_id INTEGER NOT NULL"
+                 "    REFERENCES processes (process_id) DEFERRABLE INITIALLY DEFERRED,"
+                 "  correlation_id INTEGER NOT NULL,"
+                 "  device_id INTEGER NOT NULL,"
+                 "  start_ns INTEGER NOT NULL,"
+                 "  end_ns INTEGER NOT NULL,"
+                 "  PRIMARY KEY (session_id, process_id, correlation_id)"
+                 ") WITHOUT ROWID");
+}
+
 // kUpgrades[v - 1] upgrades schema version v to v + 1, inside MigrateSchema's transaction. A
 // schema change adds its function here and makes the same change in internal/tables.h, whose
 // tables a fresh file gets directly at the newest version. The upgrades spell their tables out
 // rather than taking them from tables.h: what version v created must not change when a later
 // version changes the table. store_schema_test.cc checks that both give the same tables.
 constexpr std::array<Upgrade, kSchemaVersion - 1> kUpgrades = {
-    UpgradeV1ToV2,  UpgradeV2ToV3,   UpgradeV3ToV4,   UpgradeV4ToV5,
-    UpgradeV5ToV6,  UpgradeV6ToV7,   UpgradeV7ToV8,   UpgradeV8ToV9,
-    UpgradeV9ToV10, UpgradeV10ToV11, UpgradeV11ToV12, UpgradeV12ToV13};
+    UpgradeV1ToV2,   UpgradeV2ToV3,   UpgradeV3ToV4,  UpgradeV4ToV5,  UpgradeV5ToV6,
+    UpgradeV6ToV7,   UpgradeV7ToV8,   UpgradeV8ToV9,  UpgradeV9ToV10, UpgradeV10ToV11,
+    UpgradeV11ToV12, UpgradeV12ToV13, UpgradeV13ToV14};
 
 struct Versions {
   int64_t user_version = 0;

@@ -10,12 +10,16 @@ namespace protond::store::internal {
 std::string SchemaSql() {
   // In the order the tables were first written; a table may name one created after it (foreign
   // keys are resolved when checked, not when declared).
-  const TableSql tables[] = {kStrings.sql(),     kSessions.sql(),         kSessionProblems.sql(),
-                             kProcesses.sql(),   kSessionProcesses.sql(), kNodes.sql(),
-                             kNodeStats.sql(),   kMetricValues.sql(),     kContexts.sql(),
-                             kNames.sql(),       kDevices.sql(),          kLanes.sql(),
-                             kScopeEvents.sql(), kGpuEvents.sql(),        kKernelScopeEvents.sql(),
-                             kCubins.sql(),      kWindowSummaries.sql(),  kCollectiveEvents.sql()};
+  const TableSql tables[] = {kStrings.sql(),           kSessions.sql(),
+                             kSessionProblems.sql(),   kProcesses.sql(),
+                             kSessionProcesses.sql(),  kNodes.sql(),
+                             kNodeStats.sql(),         kMetricValues.sql(),
+                             kContexts.sql(),          kNames.sql(),
+                             kDevices.sql(),           kLanes.sql(),
+                             kScopeEvents.sql(),       kGpuEvents.sql(),
+                             kKernelScopeEvents.sql(), kCubins.sql(),
+                             kWindowSummaries.sql(),   kCollectiveEvents.sql(),
+                             kCollectiveKernels.sql()};
   return absl::StrJoin(tables, ";\n", [](std::string* out, const TableSql& table) {
     out->append(CreateTableSql(table));
   });

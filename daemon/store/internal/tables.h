@@ -277,7 +277,20 @@ inline constexpr auto kCollectiveEvents = MakeTable(
     InternedCol("op_string_id", &CollectiveEventRow::op),
     InternedCol("datatype_string_id", &CollectiveEventRow::datatype),
     InternedCol("algorithm_string_id", &CollectiveEventRow::algorithm),
-    InternedCol("protocol_string_id", &CollectiveEventRow::protocol));
+    InternedCol("protocol_string_id", &CollectiveEventRow::protocol),
+    Col("launch_correlation_id", "INTEGER NOT NULL DEFAULT 0",
+        &CollectiveEventRow::launch_correlation_id));
+
+// Version 14: the NCCL kernels of every session's processes (store.h CollectiveKernelRow), one
+// row per kernel launch, for the GPU times of the collective calls that name it.
+inline constexpr auto kCollectiveKernels = MakeTable(
+    "collective_kernels", Storage::kWithoutRowid, OnConflict::kKeep,
+    SessionIdKey(&CollectiveKernelRow::session_id),
+    ProcessIdKey(&CollectiveKernelRow::process_id),
+    Col("correlation_id", "INTEGER NOT NULL", &CollectiveKernelRow::correlation_id).Key(),
+    Col("device_id", "INTEGER NOT NULL", &CollectiveKernelRow::device_id),
+    Col("start_ns", "INTEGER NOT NULL", &CollectiveKernelRow::start_ns),
+    Col("end_ns", "INTEGER NOT NULL", &CollectiveKernelRow::end_ns));
 
 // Version 8: the cubins of PC-sampled modules, one row per CUPTI CRC whichever session or process
 // sent it, for the text of sampled instructions (nvdisasm at query time). A rowid table: its
