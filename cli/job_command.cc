@@ -146,7 +146,11 @@ std::string JudgeRecords(const std::vector<view::CollectiveRecordUntrusted>& rec
     view::ValidatedCollectives valid = view::ValidateCollectives(records, "");
     const view::MatchedJob matched = view::MatchCollectives(valid.records, {});
     const view::JobVerdict verdict = view::JudgeJob(matched, {});
-    absl::StrAppend(&out, view::RenderVerdict(verdict.job), "\n\n",
+    absl::StrAppend(&out, view::RenderVerdict(verdict.job), "\n");
+    if (source == RecordSource::kPlugin) {
+      absl::StrAppend(&out, view::RenderArrivalClock(matched), "\n");
+    }
+    absl::StrAppend(&out, "\n",
                     view::RenderCollectiveTable(matched, source == RecordSource::kPlugin));
     for (std::string& message : valid.stats.messages) problems.push_back(std::move(message));
     AddMatchProblems(matched, problems);

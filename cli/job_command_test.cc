@@ -1,5 +1,7 @@
 #include "cli/job_command.h"
 
+#include <optional>
+
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 
@@ -121,12 +123,13 @@ TEST(JobCommandTest, ListsTheProblemsLast) {
 }
 
 // A tree session of two ranks with the plugin's calls: `calls` AllReduces of 1M f32 on one
-// communicator, rank 1 starting `delay_ns` later, both ending together.
+// communicator, rank 1 starting `delay_ns` later, both ending together. With `gpu_delay_ns`, each
+// call has its kernel: 2 ms after rank 0's call on both GPUs, rank 1's that much later.
 struct TwoPluginRanks {
   v1::Session session;
   v1::Collectives collectives;
 
-  TwoPluginRanks(int calls, uint64_t delay_ns) {
+  TwoPluginRanks(int calls, uint64_t delay_ns, std::optional<uint64_t> gpu_delay_ns = {}) {
     session.set_id(6);
     session.set_data(v1::Session::TREE);
     for (int call = 0; call < calls; ++call) {
@@ -145,6 +148,10 @@ struct TwoPluginRanks {
         event->set_protocol("SIMPLE");
         event->set_start_ns(kMs * (100 + 50 * call) + rank * delay_ns);
         event->set_end_ns(kMs * (101 + 50 * call) + delay_ns);
+        if (gpu_delay_ns.has_value()) {
+          event->mutable_kernel()->set_start_ns(kMs * (102 + 50 * call) + rank * *gpu_delay_ns);
+          event->mutable_kernel()->set_end_ns(kMs * (103 + 50 * call) + *gpu_delay_ns);
+        }
       }
     }
   }
@@ -158,6 +165,8 @@ TEST(JobCommandTest, ThePluginsCallsGiveTheLateRankWithBytesAndBusBandwidth) {
             "number from NCCL's profiler plugin (with bytes and bus bandwidth)\n"
             "rank 1 (pid 4001, node01) arrives last at 50 of 50 all_reduce calls, on average "
             "10.0 ms after the first; rank 0 waited 500 ms in all\n"
+            "arrivals: when each rank's host called NCCL (50 judged calls; no call's kernel was "
+            "timed on every rank)\n"
             "\n"
             "COLLECTIVE  CALLS  JUDGED   BYTES  RANK TIME  TRANSFER    WAIT     BUS BW  ALGORITHM"
             "  PROTOCOL\n"
@@ -172,6 +181,22 @@ TEST(JobCommandTest, ThePluginsCallsNameNoRankWithoutADelay) {
               HasSubstr("session 6, 2 ranks with NCCL collectives, matched by communicator and "
                         "call number from NCCL's profiler plugin (with bytes and bus bandwidth)\n"
                         "no rank is late: "));
+}
+
+// The GPUs' times decide: a host that calls late while its GPU is still busy is not late, a GPU
+// that reaches the kernel late is, though its host called on time.
+TEST(JobCommandTest, TheCallsKernelsGiveTheArrivalsWhenEveryRankHasThem) {
+  const TwoPluginRanks late_host(50, 10 * kMs, 0);
+  const view::PluginSession host_sessions[] = {{&late_host.session, &late_host.collectives, ""}};
+  EXPECT_THAT(RenderPluginJobReport(host_sessions, ""),
+              HasSubstr("no rank is late: no call had a single last rank"));
+  const TwoPluginRanks late_gpu(50, 0, 8 * kMs);
+  const view::PluginSession gpu_sessions[] = {{&late_gpu.session, &late_gpu.collectives, "n1"}};
+  EXPECT_THAT(RenderPluginJobReport(gpu_sessions, ""),
+              HasSubstr("rank 1 (pid 4001, n1) arrives last at 50 of 50 all_reduce calls, on "
+                        "average 8.00 ms after the first; rank 0 waited 400 ms in all\n"
+                        "arrivals: when each rank's GPU began the call's NCCL kernel (50 judged "
+                        "calls)\n"));
 }
 
 TEST(JobCommandTest, ThePluginsBadCallsAreProblems) {

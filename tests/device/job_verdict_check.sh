@@ -6,7 +6,8 @@
 # plugin in the shim, and `--data trace` with NCCL_PROFILER_PLUGIN=none, where `protonctl job`
 # matches NCCL's kernels in launch order. Checks: with the delay, the verdict names rank 1, late
 # by 10 ms within 20%; without it, no rank is named; the plugin's report says it came from the
-# plugin. The exit code is 1 when any check failed (tests/device/lib.sh).
+# plugin, and its arrivals are the GPUs' (each call's kernel, paired through CUPTI's correlation
+# id). The exit code is 1 when any check failed (tests/device/lib.sh).
 # Usage: tests/device/job_verdict_check.sh [BUNDLE_DIR]
 set -uo pipefail
 # shellcheck source-path=SCRIPTDIR source=lib.sh
@@ -66,5 +67,9 @@ for how in plugin kernels; do
 done
 expect_line "plugin: the report says its records came from NCCL's profiler plugin" \
   "$work/plugin_delayed.job" "profiler plugin"
+for name in plugin_delayed plugin_undelayed; do
+  expect_line "$name: every judged call's arrivals are its kernels' GPU starts" "$work/$name.job" \
+    "^arrivals: when each rank's GPU began the call's NCCL kernel"
+done
 
 finish

@@ -43,6 +43,13 @@ inline void AddSaturating(int64_t& total, int64_t value) {
   if (__builtin_add_overflow(total, value, &total)) total = value < 0 ? INT64_MIN : INT64_MAX;
 }
 
+// A span of time on a host's clock (ns).
+struct TimeSpanNs {
+  int64_t start_ns = 0;
+  int64_t end_ns = 0;
+  friend bool operator==(const TimeSpanNs&, const TimeSpanNs&) = default;
+};
+
 // Which process a rank is: its host and pid. Ordered so that it can key a std::map.
 struct ProcessId {
   std::string host;
@@ -69,6 +76,9 @@ struct CollectiveRecordUntrusted {
   int64_t start_ns = 0;    // when the rank launched it, on its host's clock
   int64_t end_ns = 0;      // when it completed on that rank
   std::string scope_path;  // the scope it was launched under ("train/step/backward"), or ""
+  // When the GPU ran the call's kernel, on the same clock, where known (the plugin's calls whose
+  // kernel CUPTI timed): its start is when this rank's GPU reached the collective.
+  std::optional<TimeSpanNs> gpu;
 };
 
 // The same call once ValidateCollectives accepted it: its op known, 0 <= rank < nranks,
@@ -89,6 +99,7 @@ struct CollectiveRecord {
   int64_t start_ns = 0;
   int64_t end_ns = 0;
   std::string scope_path;
+  std::optional<TimeSpanNs> gpu;
 
   ProcessId process() const { return {host, pid}; }
 };

@@ -90,12 +90,17 @@ MatchedCall BuildCall(const std::vector<const CollectiveRecord*>& ranks,
   call.algorithm = lowest.algorithm;
   call.protocol = lowest.protocol;
   call.scope_path = lowest.scope_path;
+  // A GPU waits for the last GPU to reach the collective; a host's call time says when the work
+  // was queued, which runs ahead of its GPU. One clock per call: the GPUs' only when all have one.
+  call.gpu_times = std::all_of(ranks.begin(), ranks.end(),
+                               [](const CollectiveRecord* r) { return r->gpu.has_value(); });
   for (const CollectiveRecord* r : ranks) {
     Arrival& arrival = call.arrivals.emplace_back();
     arrival.rank = r->rank;
     arrival.process = r->process();
-    arrival.start_ns = r->start_ns;
-    arrival.end_ns = r->end_ns;
+    const TimeSpanNs times = call.gpu_times ? *r->gpu : TimeSpanNs{r->start_ns, r->end_ns};
+    arrival.start_ns = times.start_ns;
+    arrival.end_ns = times.end_ns;
   }
   call.complete = static_cast<int>(ranks.size()) == lowest.nranks;
   call.refused = AlignClocks(options, call.arrivals);

@@ -25,7 +25,8 @@ struct MatchOptions {
 };
 
 // One rank's part in a matched call. Times are on the reference clock where its host has an
-// offset, else on its host's clock.
+// offset, else on its host's clock: its GPU's (the call's kernel) when every rank's record has
+// them, else its host's (when it called NCCL).
 struct Arrival {
   int rank = 0;
   ProcessId process;
@@ -44,7 +45,9 @@ struct MatchedCall {
   uint64_t bytes = 0;                                     // the first arrival's
   std::string datatype, algorithm, protocol, scope_path;  // the lowest rank's
   std::vector<Arrival> arrivals;  // in arrival order: by start, then by rank
-  bool complete = false;          // every rank of the communicator reported it
+  // The arrivals are the GPUs' kernel times (every rank's record had them), not the hosts'.
+  bool gpu_times = false;
+  bool complete = false;  // every rank of the communicator reported it
   // Why the ranks' times cannot be compared ("no clock offset for host node02"); "" when they can.
   std::string refused;
   // The one rank that started last; -1 unless judged, and on a tie for last.

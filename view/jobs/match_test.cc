@@ -209,5 +209,31 @@ TEST(MatchTest, TimesThatOverflowWithTheOffsetAreRefused) {
   EXPECT_EQ(far.communicators[0].calls[0].refused, "the ranks' times are too far apart to compare");
 }
 
+// `record` with its kernel's GPU times.
+CollectiveRecord WithGpu(CollectiveRecord record, int64_t start_ns, int64_t end_ns) {
+  record.gpu = TimeSpanNs{start_ns, end_ns};
+  return record;
+}
+
+// Where every rank's kernel was timed, the arrivals are the GPUs' (the host of rank 1 called
+// late, but its GPU was there first); where one rank's was not, all are the hosts'.
+TEST(MatchTest, ArrivalsAreTheGpusWhenEveryRankHasThemElseTheHosts) {
+  const MatchedJob job =
+      MatchCollectives({WithGpu(Record(0, 1, 100, 150, 2), 500, 1'500),
+                        WithGpu(Record(1, 1, 300, 350, 2), 400, 1'500),
+                        WithGpu(Record(0, 2, 100, 150, 2), 500, 1'500), Record(1, 2, 300, 350, 2)},
+                       {});
+  ASSERT_EQ(job.communicators.size(), 1u);
+  const std::vector<MatchedCall>& calls = job.communicators[0].calls;
+  ASSERT_EQ(calls.size(), 2u);
+  EXPECT_TRUE(calls[0].gpu_times);
+  EXPECT_EQ(calls[0].last_rank, 0);
+  EXPECT_EQ(calls[0].arrivals[1].lateness_ns, 100);  // GPU 0 at 500, GPU 1 at 400
+  EXPECT_EQ(calls[0].transfer_ns, 1'000);            // 500 to 1500
+  EXPECT_FALSE(calls[1].gpu_times);
+  EXPECT_EQ(calls[1].last_rank, 1);
+  EXPECT_EQ(calls[1].arrivals[1].lateness_ns, 200);  // hosts at 100 and 300
+}
+
 }  // namespace
 }  // namespace protond::view

@@ -87,6 +87,10 @@ std::vector<CollectiveRecordUntrusted> CollectivesFromPlugin(
       record.start_ns = static_cast<int64_t>(event.start_ns());
       record.end_ns = static_cast<int64_t>(event.end_ns());
       record.scope_path = event.scope_path();
+      if (event.has_kernel()) {
+        record.gpu = TimeSpanNs{static_cast<int64_t>(event.kernel().start_ns()),
+                                static_cast<int64_t>(event.kernel().end_ns())};
+      }
     }
   }
   return records;

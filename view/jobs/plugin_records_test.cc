@@ -89,6 +89,23 @@ TEST(PluginRecordsTest, ARecordHasThePluginsCallAndTheSessionsHostAndPid) {
   EXPECT_EQ(r.start_ns, 1'000);
   EXPECT_EQ(r.end_ns, 2'500);
   EXPECT_EQ(r.scope_path, "train/step");
+  EXPECT_FALSE(r.gpu.has_value());  // no kernel known
+}
+
+TEST(PluginRecordsTest, ACallWithItsKernelHasTheKernelsGpuTimes) {
+  v1::Collectives collectives;
+  *collectives.add_events() = Call("AllReduce", "ncclFloat32", 4, 2);
+  v1::CollectiveKernel* kernel = collectives.mutable_events(0)->mutable_kernel();
+  kernel->set_start_ns(1'700);
+  kernel->set_end_ns(9'000);
+  v1::Session session;
+  const PluginSession plugin{&session, &collectives, ""};
+
+  const std::vector<CollectiveRecordUntrusted> records = CollectivesFromPlugin({&plugin, 1}, "");
+
+  ASSERT_EQ(records.size(), 1u);
+  EXPECT_EQ(records[0].start_ns, 1'000);
+  EXPECT_EQ(records[0].gpu, (TimeSpanNs{1'700, 9'000}));
 }
 
 // Every field is the plugin's word: the converter passes hostile values on, and validation

@@ -90,6 +90,12 @@ std::optional<Rejection> CheckFields(const CollectiveRecordUntrusted& r, std::st
         absl::StrFormat("start_ns %d and end_ns %d: %s", r.start_ns, r.end_ns,
                         r.start_ns < 0 ? "start is negative" : "it ends before it starts")};
   }
+  if (r.gpu.has_value() && (r.gpu->start_ns < 0 || r.gpu->end_ns < r.gpu->start_ns)) {
+    return Rejection{
+        P::kBadTimes,
+        absl::StrFormat("gpu start_ns %d and end_ns %d: %s", r.gpu->start_ns, r.gpu->end_ns,
+                        r.gpu->start_ns < 0 ? "start is negative" : "it ends before it starts")};
+  }
   if (r.bytes > kMaxCollectiveBytes) {
     return Rejection{P::kAbsurdBytes,
                      absl::StrFormat("bytes %d is more than %d", r.bytes, kMaxCollectiveBytes)};
@@ -112,7 +118,8 @@ CollectiveRecord Accepted(const CollectiveRecordUntrusted& r) {
                           .nranks = static_cast<int>(r.nranks),
                           .start_ns = r.start_ns,
                           .end_ns = r.end_ns,
-                          .scope_path = r.scope_path};
+                          .scope_path = r.scope_path,
+                          .gpu = r.gpu};
 }
 
 // What the records accepted so far fix about the ones after them.

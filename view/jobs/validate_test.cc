@@ -51,6 +51,16 @@ TEST(ValidateTest, EachRuleLeavesOutTheRecordAndKeepsTheRest) {
       {"pid 0", [](auto& r) { r.pid = 0; }, P::kBadPid, "pid 0"},
       {"end before start", [](auto& r) { r.end_ns = 99; }, P::kBadTimes, "ends before it starts"},
       {"negative start", [](auto& r) { r.start_ns = -5; }, P::kBadTimes, "start is negative"},
+      {"gpu end before start",
+       [](auto& r) {
+         r.gpu = TimeSpanNs{500, 400};
+       },
+       P::kBadTimes, "gpu start_ns 500 and end_ns 400: it ends before it starts"},
+      {"gpu negative start",
+       [](auto& r) {
+         r.gpu = TimeSpanNs{-1, 400};
+       },
+       P::kBadTimes, "gpu start_ns -1"},
       {"absurd bytes", [](auto& r) { r.bytes = (uint64_t{1} << 40) + 1; }, P::kAbsurdBytes,
        "bytes 1099511627777"},
       {"long host", [](auto& r) { r.host = std::string(300, 'h'); }, P::kBadText,

@@ -47,4 +47,30 @@ std::string RenderJobVerdict(const JobVerdict& verdict) {
   return out;
 }
 
+std::string RenderArrivalClock(const MatchedJob& matched) {
+  uint64_t judged = 0;
+  uint64_t on_gpu = 0;
+  for (const CommunicatorCalls& comm : matched.communicators) {
+    for (const MatchedCall& call : comm.calls) {
+      if (!call.judged()) continue;
+      ++judged;
+      if (call.gpu_times) ++on_gpu;
+    }
+  }
+  if (on_gpu == judged) {
+    return absl::StrFormat(
+        "arrivals: when each rank's GPU began the call's NCCL kernel (%d judged calls)", judged);
+  }
+  if (on_gpu == 0) {
+    return absl::StrFormat(
+        "arrivals: when each rank's host called NCCL (%d judged calls; no call's kernel was timed "
+        "on every rank)",
+        judged);
+  }
+  return absl::StrFormat(
+      "arrivals: GPU kernel starts at %d of %d judged calls, host call times at the rest "
+      "(their kernel was not timed on every rank)",
+      on_gpu, judged);
+}
+
 }  // namespace protond::view

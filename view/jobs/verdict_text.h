@@ -14,6 +14,10 @@ namespace protond::view {
 // One line, without a newline: the sentence above, or "no rank is late: <reason>".
 std::string RenderVerdict(const Verdict& verdict);
 
+// Which clock the judged calls' arrivals came from, one line without a newline: the GPUs' (each
+// call's NCCL kernel start), the hosts' (when each rank called NCCL), or how many of each.
+std::string RenderArrivalClock(const MatchedJob& matched);
+
 // The job's line, then one per communicator ("communicator 0x2a (2 ranks): ..."), each ending in
 // a newline.
 std::string RenderJobVerdict(const JobVerdict& verdict);

@@ -71,5 +71,31 @@ TEST(VerdictTextTest, TheJobThenEachCommunicator) {
                 "communicator 0x77 (4 ranks): no rank is late: no collective calls\n");
 }
 
+// A job of `calls` judged calls of two ranks, the first `on_gpu` of them timed by the GPUs.
+MatchedJob CallsTimedBy(int calls, int on_gpu) {
+  MatchedJob job;
+  CommunicatorCalls& comm = job.communicators.emplace_back();
+  comm.nranks = 2;
+  for (int i = 0; i < calls; ++i) {
+    MatchedCall& call = comm.calls.emplace_back();
+    call.complete = true;
+    call.gpu_times = i < on_gpu;
+  }
+  MatchedCall& incomplete = comm.calls.emplace_back();  // not judged: not counted
+  incomplete.gpu_times = true;
+  return job;
+}
+
+TEST(VerdictTextTest, TheArrivalsClockIsSaid) {
+  EXPECT_EQ(RenderArrivalClock(CallsTimedBy(38, 38)),
+            "arrivals: when each rank's GPU began the call's NCCL kernel (38 judged calls)");
+  EXPECT_EQ(RenderArrivalClock(CallsTimedBy(38, 0)),
+            "arrivals: when each rank's host called NCCL (38 judged calls; no call's kernel was "
+            "timed on every rank)");
+  EXPECT_EQ(RenderArrivalClock(CallsTimedBy(38, 30)),
+            "arrivals: GPU kernel starts at 30 of 38 judged calls, host call times at the rest "
+            "(their kernel was not timed on every rank)");
+}
+
 }  // namespace
 }  // namespace protond::view
