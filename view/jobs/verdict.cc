@@ -21,7 +21,8 @@ struct Tally {
   uint64_t last = 0;
   double expected_last = 0;  // sum over its calls of its chance to be last
   double variance = 0;       // of its count of last arrivals, by chance
-  std::vector<int64_t> lateness_ns;
+  std::vector<int64_t> lateness_ns;       // in each of its calls
+  std::vector<int64_t> last_lateness_ns;  // in the calls where it started last
   std::vector<int64_t> transfer_ns;
   std::set<CollectiveOp> ops;
 };
@@ -55,7 +56,11 @@ void TallyCall(const MatchedCall& call, const MemberOf& member_of, std::map<int,
     t.transfer_ns.push_back(call.transfer_ns);
     t.ops.insert(call.op);
   }
-  if (call.last_rank >= 0) ++tallies[member_of(call.arrivals.back())].last;
+  if (call.last_rank >= 0) {
+    const int last = member_of(call.arrivals.back());
+    ++tallies[last].last;
+    tallies[last].last_lateness_ns.push_back(lateness[last]);
+  }
 }
 
 std::string NoJudgedCallReason(const std::vector<const MatchedCall*>& calls) {
@@ -158,9 +163,11 @@ Verdict Judge(const std::vector<const MatchedCall*>& calls, const MemberOf& memb
   v.last_calls = t.last;
   v.candidate_calls = t.calls;
   v.op_name = t.ops.size() == 1 ? std::string(CollectiveOpName(*t.ops.begin())) : "collective";
+  // The sentence says "arrives last at K of N calls, on average X after the first": X is over
+  // those K. The naming test takes the median over all N, where a rank last by chance scores low.
   double sum = 0;
-  for (int64_t ns : t.lateness_ns) sum += static_cast<double>(ns);
-  v.mean_lateness_ns = sum / t.calls;
+  for (int64_t ns : t.last_lateness_ns) sum += static_cast<double>(ns);
+  v.mean_lateness_ns = sum / static_cast<double>(t.last_lateness_ns.size());
   v.median_lateness_ns = Median(t.lateness_ns);
   v.median_transfer_ns = Median(t.transfer_ns);
   AddOthers(judged, member_of, candidate->first, label, options, v);

@@ -44,7 +44,8 @@ struct Verdict {
   uint64_t last_calls = 0;       // judged calls where it started last
   uint64_t candidate_calls = 0;  // judged calls it took part in
   std::string op_name;           // "all_reduce" when those calls were all one op, else "collective"
-  double mean_lateness_ns = 0;   // over candidate_calls
+  double mean_lateness_ns = 0;   // over the last_calls
+  // Over all candidate_calls: what the rule of this file tests.
   int64_t median_lateness_ns = 0;
   int64_t median_transfer_ns = 0;  // over candidate_calls
 

@@ -88,6 +88,10 @@ TEST(VerdictTest, FourRanksOneLateAtSeventyPercent) {
   EXPECT_GE(v.last_calls, 70u);
   EXPECT_LE(v.last_calls, 80u);  // plus its share of the 30 left to chance
   EXPECT_EQ(v.candidate_calls, 100u);
+  // "Last at K calls, on average X after the first": X over those K (about 4.8 ms), not over all
+  // 100, where the 30 calls it was early in would pull it to about 3.8 ms.
+  EXPECT_GT(v.mean_lateness_ns, 4.4 * kMs);
+  EXPECT_LT(v.mean_lateness_ns, 5.5 * kMs);
   EXPECT_EQ(v.other_ranks, (std::vector<int>{0, 1, 3}));
 }
 
