@@ -5,6 +5,7 @@
 #include <functional>
 #include <set>
 
+#include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "view/jobs/time_text.h"
 
@@ -117,15 +118,19 @@ std::string FailedTest(const Verdict& v, const Tally& t, const VerdictOptions& o
         options.chance_sigmas, 100 * chance);
   }
   const double needed_ns =
-      std::max(static_cast<double>(options.min_lateness_ns),
-               options.min_lateness_of_transfer * static_cast<double>(v.median_transfer_ns));
+      std::max({static_cast<double>(options.min_lateness_ns),
+                options.min_lateness_of_transfer * static_cast<double>(v.median_transfer_ns),
+                static_cast<double>(options.clock_error_ns)});
   if (v.median_lateness_ns < needed_ns) {
     return absl::StrFormat(
         "rank %d's median lateness %s is below the %s needed (at least %s, and %.0f%% of the "
-        "median transfer time %s)",
+        "median transfer time %s%s)",
         v.rank, FormatTimeNs(v.median_lateness_ns), FormatTimeNs(needed_ns),
         FormatTimeNs(options.min_lateness_ns), 100 * options.min_lateness_of_transfer,
-        FormatTimeNs(v.median_transfer_ns));
+        FormatTimeNs(v.median_transfer_ns),
+        options.clock_error_ns > 0
+            ? absl::StrCat(", and the clock offsets' error ", FormatTimeNs(options.clock_error_ns))
+            : "");
   }
   return "";
 }

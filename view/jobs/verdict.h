@@ -6,8 +6,9 @@
 //  - it is last at a share of its judged calls of at least min_last_share, and more often than
 //    chance would make it by chance_sigmas standard deviations (a binomial test: with n ranks a
 //    rank is last at 1/n of the calls by chance);
-//  - its median lateness (its start minus the first start) is at least min_lateness_ns and at
-//    least min_lateness_of_transfer times the median transfer time of the calls.
+//  - its median lateness (its start minus the first start) is at least min_lateness_ns, at
+//    least min_lateness_of_transfer times the median transfer time of the calls, and at least
+//    the clock offsets' error (calls over several hosts).
 // Otherwise no rank is late, and `reason` says which test failed, with its numbers.
 #ifndef PROTOND_VIEW_JOBS_VERDICT_H_
 #define PROTOND_VIEW_JOBS_VERDICT_H_
@@ -28,6 +29,9 @@ struct VerdictOptions {
   double chance_sigmas = 3.0;
   int64_t min_lateness_ns = 1'000'000;
   double min_lateness_of_transfer = 0.05;
+  // The largest error of the clock offsets that put the calls' hosts on one clock (--hosts;
+  // clock_offset.h): a median lateness below it may be the clocks' own, so it is needed too.
+  int64_t clock_error_ns = 0;
   // Optional: each process's GPU time over the same span, for the others' wait as a share of it.
   std::map<ProcessId, int64_t> gpu_time_ns{};
 };

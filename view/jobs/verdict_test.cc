@@ -136,6 +136,19 @@ TEST(VerdictTest, LatenessBelowOneMillisecondIsNotLate) {
   EXPECT_TRUE(Judge(testing::Generate(job)).job.late);
 }
 
+// Across hosts, a lateness within the clock offsets' error may be the clocks' and names no rank.
+TEST(VerdictTest, LatenessWithinTheClockErrorIsNotLate) {
+  testing::SyntheticJob job = DelayedRank1();
+  job.jitter_ns = 0;
+  job.delay_ns = [](int rank, int) { return rank == 1 ? 3 * kMs : 0; };
+  const JobVerdict under = Judge(testing::Generate(job), {.clock_error_ns = 4 * kMs});
+  EXPECT_FALSE(under.job.late);
+  EXPECT_EQ(under.job.reason,
+            "rank 1's median lateness 3.00 ms is below the 4.00 ms needed (at least 1.00 ms, and "
+            "5% of the median transfer time 0.500 ms, and the clock offsets' error 4.00 ms)");
+  EXPECT_TRUE(Judge(testing::Generate(job), {.clock_error_ns = 2 * kMs}).job.late);
+}
+
 TEST(VerdictTest, LatenessSmallBesideTheTransferIsNotLate) {
   testing::SyntheticJob job = DelayedRank1();
   job.jitter_ns = 0;
