@@ -213,6 +213,12 @@ absl::StatusOr<v1::Collectives> Client::GetCollectives(uint64_t session_id) {
   return Call(query_.get(), &v1::Query::Stub::GetCollectives, request);
 }
 
+absl::StatusOr<int64_t> Client::GetClock() {
+  ASSIGN_OR_RETURN(const v1::Clock clock,
+                   Call(query_.get(), &v1::Query::Stub::GetClock, v1::GetClockRequest()));
+  return clock.monotonic_ns();
+}
+
 grpc::Status Client::ReadTrace(uint64_t session_id, const TraceProgress& on_chunk,
                                v1::Trace& trace) const {
   v1::GetTraceRequest request;

@@ -77,6 +77,8 @@ class Client {
   absl::StatusOr<v1::Trace> GetTrace(uint64_t session_id, const TraceProgress& on_chunk = {});
   // Any session's NCCL collective calls, from the shim's NCCL profiler plugin (none without it).
   absl::StatusOr<v1::Collectives> GetCollectives(uint64_t session_id);
+  // The daemon's CLOCK_MONOTONIC now, in ns; UNIMPLEMENTED from a protond older than GetClock.
+  absl::StatusOr<int64_t> GetClock();
 
  private:
   template <typename Stub, typename Request, typename Response>

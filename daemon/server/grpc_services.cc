@@ -1,5 +1,7 @@
 #include "daemon/server/grpc_services.h"
 
+#include "common/clock/tsc_clock.h"
+
 namespace protond::server {
 namespace {
 
@@ -113,6 +115,15 @@ grpc::Status QueryService::GetCollectives(grpc::ServerContext* context,
                                           v1::Collectives* response) {
   RESOLVE_PEER(peer);
   return Answer(service_->GetCollectives(*peer, request->session_id()), response);
+}
+
+// Answered here rather than by ProtondService: a clock reading must not wait behind the service's
+// mutex (a commit), which would lengthen the round trip that bounds the offset's error.
+grpc::Status QueryService::GetClock(grpc::ServerContext* context, const v1::GetClockRequest*,
+                                    v1::Clock* response) {
+  RESOLVE_PEER(peer);
+  response->set_monotonic_ns(static_cast<int64_t>(clock::MonotonicNs()));
+  return grpc::Status::OK;
 }
 
 }  // namespace protond::server

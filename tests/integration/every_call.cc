@@ -40,6 +40,7 @@ int main(int argc, char** argv) {
   Print("ViewTree", client.ViewTree(session, "", view));
   Print("GetTrace", client.GetTrace(session));
   Print("GetCollectives", client.GetCollectives(session));
+  Print("GetClock", client.GetClock());
   Print("FlushSession", client.FlushSession(session));
   protond::v1::AttachRequest attach;
   attach.add_pids(pid);

@@ -188,6 +188,8 @@ TEST(UntrustedInputTest, AnotherUserCanNeitherListReadNorStopASession) {
   EXPECT_EQ(refused.at("ViewTree"), denied);
   EXPECT_EQ(refused.at("GetTrace"), denied);
   EXPECT_EQ(refused.at("GetCollectives"), denied);
+  // The clock is nobody's: any user may read it (protonctl --hosts job relates hosts' clocks).
+  EXPECT_EQ(refused.at("GetClock"), "OK - ");
   EXPECT_EQ(refused.at("FlushSession"), denied);
   EXPECT_EQ(refused.at("Attach"), "OK 0 ");
   EXPECT_EQ(refused.at("StopSessionOfProcess"),
@@ -209,8 +211,8 @@ TEST(UntrustedInputTest, AnotherUserCanNeitherListReadNorStopASession) {
   const std::map<std::string, std::string> answered = AnswersByCall(by_owner.out);
   EXPECT_EQ(answered.at("ListSessions"), "OK 1 ");
   EXPECT_EQ(answered.at("ListProcesses"), "OK 1 ");
-  for (const char* call :
-       {"GetSession", "GetTree", "ViewTree", "GetTrace", "GetCollectives", "FlushSession"}) {
+  for (const char* call : {"GetSession", "GetTree", "ViewTree", "GetTrace", "GetCollectives",
+                           "GetClock", "FlushSession"}) {
     EXPECT_EQ(answered.at(call), "OK - ") << call;
   }
   EXPECT_EQ(answered.at("StopSessionOfProcess"), "OK - ");
