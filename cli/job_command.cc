@@ -8,6 +8,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "cli/fan_out/host_clocks.h"
 #include "cli/fan_out/job_tree_command.h"
 #include "cli/follow.h"
 #include "cli/profile_commands.h"
@@ -91,61 +92,108 @@ absl::StatusOr<std::vector<v1::Session>> SessionsOf(client::Client& client, cons
   return sessions;
 }
 
-struct JobReport {
-  std::string text;
-  bool recording = false;  // a session of it still runs
+// One node's daemon and the sessions read from it.
+struct NodeSessions {
+  client::Client* client = nullptr;
+  std::string host;
+  std::vector<v1::Session> sessions;
 };
 
 // The plugin's records where any session has them; else NCCL's kernels from the traces.
-absl::StatusOr<std::string> ReadAndRender(client::Client& client,
-                                          const std::vector<v1::Session>& sessions,
-                                          const std::string& job) {
-  const std::string host = HostOf(client.endpoint());
-  std::vector<v1::Collectives> collectives(sessions.size());
+absl::StatusOr<std::string> ReadAndRender(const std::vector<NodeSessions>& nodes,
+                                          const std::string& job, const view::HostClocks& clocks) {
+  // Each session's answers, in the nodes' order; the vectors are sized first, as the views below
+  // point into them.
+  size_t count = 0;
+  for (const NodeSessions& node : nodes) count += node.sessions.size();
+  std::vector<v1::Collectives> collectives(count);
   bool any_plugin_records = false;
-  for (size_t i = 0; i < sessions.size(); ++i) {
-    ASSIGN_OR_RETURN(collectives[i], client.GetCollectives(sessions[i].id()));
-    any_plugin_records = any_plugin_records || collectives[i].events_size() > 0;
-  }
-  if (any_plugin_records) {
-    std::vector<view::PluginSession> plugin;
-    for (size_t i = 0; i < sessions.size(); ++i) {
-      plugin.push_back({&sessions[i], &collectives[i], host});
+  std::vector<view::PluginSession> plugin;
+  for (const NodeSessions& node : nodes) {
+    for (const v1::Session& session : node.sessions) {
+      v1::Collectives& calls = collectives[plugin.size()];
+      ASSIGN_OR_RETURN(calls, node.client->GetCollectives(session.id()));
+      any_plugin_records = any_plugin_records || calls.events_size() > 0;
+      plugin.push_back({&session, &calls, node.host});
     }
-    return RenderPluginJobReport(plugin, job);
   }
-  std::vector<v1::Trace> traces(sessions.size());
+  if (any_plugin_records) return RenderPluginJobReport(plugin, job, clocks);
+  std::vector<v1::Trace> traces(count);
   std::vector<view::TracedSession> traced;
-  for (size_t i = 0; i < sessions.size(); ++i) {
-    RETURN_IF_ERROR(RequireTrace(sessions[i]));
-    ASSIGN_OR_RETURN(traces[i], client.GetTrace(sessions[i].id()));
-    traced.push_back({&sessions[i], &traces[i], host});
+  for (const NodeSessions& node : nodes) {
+    for (const v1::Session& session : node.sessions) {
+      RETURN_IF_ERROR(RequireTrace(session));
+      v1::Trace& trace = traces[traced.size()];
+      ASSIGN_OR_RETURN(trace, node.client->GetTrace(session.id()));
+      traced.push_back({&session, &trace, node.host});
+    }
   }
-  return RenderJobReport(traced, job);
+  return RenderJobReport(traced, job, clocks);
 }
 
-absl::StatusOr<JobReport> ReadJobReport(client::Client& client, const JobArgs& args) {
-  ASSIGN_OR_RETURN(const std::vector<v1::Session> sessions, SessionsOf(client, args));
-  JobReport report;
-  for (const v1::Session& session : sessions) {
-    report.recording = report.recording || session.state() == v1::Session::RUNNING;
+// Several nodes' clocks, each related to the first's; none for one node, whose ranks share its
+// clock.
+view::HostClocks RelateClocksOf(const std::vector<NodeSessions>& nodes) {
+  if (nodes.size() < 2) return {};
+  std::vector<view::HostClockSamples> samples;
+  for (const NodeSessions& node : nodes)
+    samples.push_back(SampleHostClock(*node.client, node.host));
+  return view::RelateHostClocks(samples);
+}
+
+// Every node's sessions of the job; a node that has none or does not answer is left out, unless
+// every node is (or the only one is), which fails naming each.
+absl::StatusOr<std::vector<NodeSessions>> ReadNodeSessions(
+    const std::vector<client::Client*>& nodes, const JobArgs& args,
+    std::vector<std::string>& left_out) {
+  std::vector<NodeSessions> read;
+  absl::StatusCode code = absl::StatusCode::kNotFound;
+  for (client::Client* node : nodes) {
+    absl::StatusOr<std::vector<v1::Session>> sessions = SessionsOf(*node, args);
+    if (nodes.size() == 1 || sessions.ok()) {
+      ASSIGN_OR_RETURN(std::vector<v1::Session> found, std::move(sessions));
+      read.push_back({node, HostOf(node->endpoint()), std::move(found)});
+      continue;
+    }
+    if (code == absl::StatusCode::kNotFound) code = sessions.status().code();
+    left_out.push_back(absl::StrCat(node->endpoint().Name(), ": ", sessions.status().message()));
   }
-  ASSIGN_OR_RETURN(report.text, ReadAndRender(client, sessions, args.job));
+  if (read.empty()) {
+    return absl::Status(code, absl::StrCat("no host has a session of job ", args.job, ": ",
+                                           absl::StrJoin(left_out, "; ")));
+  }
+  return read;
+}
+
+absl::StatusOr<JobReport> ReadJobReport(const std::vector<client::Client*>& nodes,
+                                        const JobArgs& args) {
+  JobReport report;
+  ASSIGN_OR_RETURN(const std::vector<NodeSessions> read,
+                   ReadNodeSessions(nodes, args, report.left_out));
+  for (const NodeSessions& node : read) {
+    for (const v1::Session& session : node.sessions) {
+      report.recording = report.recording || session.state() == v1::Session::RUNNING;
+    }
+  }
+  ASSIGN_OR_RETURN(report.text, ReadAndRender(read, args.job, RelateClocksOf(read)));
   return report;
 }
 
-// The verdict, the summary and the problems (`problems` first) on `records`.
+// The clock offsets, the verdict, the summary and the problems (`problems` first) on `records`.
+// A lateness within the offsets' error names no rank.
 std::string JudgeRecords(const std::vector<view::CollectiveRecordUntrusted>& records,
-                         std::vector<std::string> problems, RecordSource source) {
-  std::string out;
+                         std::vector<std::string> problems, RecordSource source,
+                         const view::HostClocks& clocks) {
+  std::string out = view::RenderHostClocks(clocks);
   if (records.empty()) {
     absl::StrAppend(&out, source == RecordSource::kPlugin
                               ? "no NCCL collective calls: nothing to match\n"
                               : "no NCCL collective kernels: nothing to match\n");
   } else {
     view::ValidatedCollectives valid = view::ValidateCollectives(records, "");
-    const view::MatchedJob matched = view::MatchCollectives(valid.records, {});
-    const view::JobVerdict verdict = view::JudgeJob(matched, {});
+    const view::MatchedJob matched = view::MatchCollectives(valid.records, clocks.ToMatchOptions());
+    const view::JobVerdict verdict =
+        view::JudgeJob(matched, {.clock_error_ns = clocks.MaxErrorNs()});
     absl::StrAppend(&out, view::RenderVerdict(verdict.job), "\n");
     if (source == RecordSource::kPlugin) {
       absl::StrAppend(&out, view::RenderArrivalClock(matched), "\n");
@@ -190,16 +238,18 @@ absl::StatusOr<JobArgs> ParseJobArgs(const std::vector<std::string>& args) {
   return parsed;
 }
 
-std::string RenderJobReport(std::span<const view::TracedSession> sessions, const std::string& job) {
+std::string RenderJobReport(std::span<const view::TracedSession> sessions, const std::string& job,
+                            const view::HostClocks& clocks) {
   const view::LaunchOrderRecords records = view::CollectivesFromKernelOrder(sessions, "");
   std::vector<uint64_t> ids;
   for (const view::TracedSession& session : sessions) ids.push_back(session.session->id());
-  return absl::StrCat(Heading(ids, job, records.nranks, RecordSource::kKernelOrder),
-                      JudgeRecords(records.records, records.problems, RecordSource::kKernelOrder));
+  return absl::StrCat(
+      Heading(ids, job, records.nranks, RecordSource::kKernelOrder),
+      JudgeRecords(records.records, records.problems, RecordSource::kKernelOrder, clocks));
 }
 
 std::string RenderPluginJobReport(std::span<const view::PluginSession> sessions,
-                                  const std::string& job) {
+                                  const std::string& job, const view::HostClocks& clocks) {
   const std::vector<view::CollectiveRecordUntrusted> records =
       view::CollectivesFromPlugin(sessions, "");
   std::vector<uint64_t> ids;
@@ -210,29 +260,38 @@ std::string RenderPluginJobReport(std::span<const view::PluginSession> sessions,
     processes.insert({record.host, record.pid});
   }
   return absl::StrCat(Heading(ids, job, static_cast<int>(processes.size()), RecordSource::kPlugin),
-                      JudgeRecords(records, {}, RecordSource::kPlugin));
+                      JudgeRecords(records, {}, RecordSource::kPlugin, clocks));
 }
 
-absl::StatusOr<std::string> RunJobCommand(client::Client& client, const JobArgs& args) {
-  ASSIGN_OR_RETURN(const JobReport report, ReadJobReport(client, args));
-  return report.text;
+absl::StatusOr<JobReport> RunJobCommand(const std::vector<client::Client*>& nodes,
+                                        const JobArgs& args) {
+  if (nodes.size() > 1 && args.job.empty()) {
+    return absl::InvalidArgumentError(
+        "on several hosts, name the job with --job JOB: a session id is one host's");
+  }
+  return ReadJobReport(nodes, args);
 }
 
-absl::Status FollowJob(client::Client& client, const JobArgs& args, absl::Duration interval,
-                       const std::function<bool()>& keep_going,
+absl::Status FollowJob(const std::vector<client::Client*>& nodes, const JobArgs& args,
+                       absl::Duration interval, const std::function<bool()>& keep_going,
                        const std::function<void(const std::string& frame)>& show) {
   const std::string followed =
       args.job.empty() ? absl::StrCat("session ", args.session_id) : absl::StrCat("job ", args.job);
   return FollowFrames(
       interval,
       [&]() -> absl::StatusOr<FollowFrame> {
-        ASSIGN_OR_RETURN(const JobReport report, ReadJobReport(client, args));
+        ASSIGN_OR_RETURN(const JobReport report, RunJobCommand(nodes, args));
         const std::string heading =
             report.recording ? absl::StrCat(followed, ", recording: redrawn every ",
                                             absl::FormatDuration(interval), ", Ctrl-C leaves ",
                                             args.job.empty() ? "it" : "its sessions", " running")
                              : absl::StrCat(followed, ", stopped");
-        return FollowFrame{absl::StrCat(heading, "\n\n", report.text), report.recording};
+        std::string left_out;
+        for (const std::string& node : report.left_out) {
+          absl::StrAppend(&left_out, "left out ", node, "\n");
+        }
+        return FollowFrame{absl::StrCat(heading, "\n", left_out, "\n", report.text),
+                           report.recording};
       },
       keep_going, show);
 }

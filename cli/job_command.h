@@ -15,6 +15,7 @@
 #include "absl/status/statusor.h"
 #include "absl/time/time.h"
 #include "client-lib/cpp/client.h"
+#include "view/jobs/clock_offset.h"
 #include "view/jobs/kernel_order.h"
 #include "view/jobs/plugin_records.h"
 
@@ -32,27 +33,39 @@ inline constexpr absl::Duration kJobFollowInterval = absl::Seconds(2);
 // Exactly one of SESSION and --job JOB, and --follow.
 absl::StatusOr<JobArgs> ParseJobArgs(const std::vector<std::string>& args);
 
-// The report on `sessions` (trace sessions, their traces read): a heading, the verdict, the
-// per-collective table, then the problems. Pure; `job` names the job in the heading ("" for a
-// session's).
-std::string RenderJobReport(std::span<const view::TracedSession> sessions, const std::string& job);
+// The report on `sessions` (trace sessions, their traces read): a heading, the clock offsets
+// between their hosts (several hosts), the verdict, the per-collective table, then the problems.
+// Pure; `job` names the job in the heading ("" for a session's). `clocks` puts the hosts' times on
+// one clock; without an offset for a host, its calls with other hosts are not compared.
+std::string RenderJobReport(std::span<const view::TracedSession> sessions, const std::string& job,
+                            const view::HostClocks& clocks = {});
 // The same from the sessions' collective calls that NCCL's profiler plugin reported, matched by
 // communicator and call number; the table adds each collective's bytes and bus bandwidth.
 std::string RenderPluginJobReport(std::span<const view::PluginSession> sessions,
-                                  const std::string& job);
+                                  const std::string& job, const view::HostClocks& clocks = {});
 
-// Reads the session (or the job's sessions) and their collective calls from the daemon behind
-// `client`, and renders the report: from the plugin's calls when any session has them, else from
-// the sessions' traces. Without either (a tree session without the plugin), refused with what to
-// do.
-absl::StatusOr<std::string> RunJobCommand(client::Client& client, const JobArgs& args);
+struct JobReport {
+  std::string text;
+  bool recording = false;             // a session of it still runs
+  std::vector<std::string> left_out;  // "node02:7878: why", one per node that gave no session
+};
+
+// Reads the session (or the job's sessions) and their collective calls from the daemons of
+// `nodes` (this node's, or each of --hosts'), and renders the report: from the plugin's calls when
+// any session has them, else from the sessions' traces. Without either (a tree session without
+// the plugin), refused with what to do. With several nodes, only --job names what to read; their
+// clocks are related to the first's (cli/fan_out/host_clocks.h), and a node without a session
+// of the job is left out (named) unless every one is.
+absl::StatusOr<JobReport> RunJobCommand(const std::vector<client::Client*>& nodes,
+                                        const JobArgs& args);
 
 // --follow: the report every `interval` while a session of it runs, headed by what it follows
 // ("job 4711, recording: redrawn every 2s, Ctrl-C leaves its sessions running"); then a last
-// report of everything, headed "... stopped". A job's sessions are looked up again for each
-// report, so a session started later joins. FollowFrames (cli/follow.h) says when it ends.
-absl::Status FollowJob(client::Client& client, const JobArgs& args, absl::Duration interval,
-                       const std::function<bool()>& keep_going,
+// report of everything, headed "... stopped". A job's sessions (and the nodes' clocks) are read
+// again for each report, so a session started later joins. FollowFrames (cli/follow.h) says when
+// it ends.
+absl::Status FollowJob(const std::vector<client::Client*>& nodes, const JobArgs& args,
+                       absl::Duration interval, const std::function<bool()>& keep_going,
                        const std::function<void(const std::string& frame)>& show);
 
 }  // namespace protond::cli

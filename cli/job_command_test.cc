@@ -43,6 +43,14 @@ TEST(JobCommandTest, RefusesWhatItCannotRead) {
   }
 }
 
+// A session id is one host's: over several hosts, the job is named.
+TEST(JobCommandTest, SeveralHostsNeedAJob) {
+  client::Client node01("/nonexistent/node01.sock"), node02("/nonexistent/node02.sock");
+  const absl::StatusOr<JobReport> report = RunJobCommand({&node01, &node02}, {.session_id = 3});
+  EXPECT_EQ(report.status().message(),
+            "on several hosts, name the job with --job JOB: a session id is one host's");
+}
+
 // A trace session of two ranks: `calls` all_reduce kernels, rank 1 starting `delay_ns` later,
 // both ending together.
 struct TwoRanks {
@@ -197,6 +205,72 @@ TEST(JobCommandTest, TheCallsKernelsGiveTheArrivalsWhenEveryRankHasThem) {
                         "average 8.00 ms after the first; rank 0 waited 400 ms in all\n"
                         "arrivals: when each rank's GPU began the call's NCCL kernel (50 judged "
                         "calls)\n"));
+}
+
+// The same job with rank 0 on node01 and rank 1 on node02, whose clock is 1000 s ahead.
+struct TwoHostRanks {
+  static constexpr int64_t kAheadNs = 1'000'000 * kMs;
+  TwoPluginRanks job{50, 10 * kMs};
+  v1::Session node02_session;
+  v1::Collectives node01_calls, node02_calls;
+
+  TwoHostRanks() {
+    node02_session = job.session;
+    node02_session.set_id(3);
+    for (const v1::CollectiveEvent& event : job.collectives.events()) {
+      v1::CollectiveEvent* copy =
+          event.rank() == 0 ? node01_calls.add_events() : node02_calls.add_events();
+      *copy = event;
+      if (event.rank() == 1) {
+        copy->set_start_ns(event.start_ns() + kAheadNs);
+        copy->set_end_ns(event.end_ns() + kAheadNs);
+      }
+    }
+  }
+  std::vector<view::PluginSession> Sessions() const {
+    return {{&job.session, &node01_calls, "node01"}, {&node02_session, &node02_calls, "node02"}};
+  }
+  static view::HostClocks Clocks(int64_t error_ns) {
+    view::HostClocks clocks;
+    clocks.reference = "node01";
+    clocks.offsets = {{"node01", {0, 0}}, {"node02", {-kAheadNs, error_ns}}};
+    return clocks;
+  }
+};
+
+TEST(JobCommandTest, RanksOnTwoHostsAreComparedOnTheReferenceClock) {
+  const TwoHostRanks hosts;
+  const std::string report =
+      RenderPluginJobReport(hosts.Sessions(), "77", TwoHostRanks::Clocks(50'000));
+  EXPECT_THAT(report, HasSubstr("job 77: sessions 6, 3, 2 ranks with NCCL collectives"));
+  EXPECT_THAT(report, HasSubstr("(with bytes and bus bandwidth)\n"
+                                "clock offsets: node02 -1000000.000 ms ± 0.050 ms against node01\n"
+                                "rank 1 (pid 4001, node02) arrives last at 50 of 50 all_reduce "
+                                "calls, on average 10.0 ms after the first;"));
+}
+
+TEST(JobCommandTest, RanksOnTwoHostsWithoutAnOffsetAreNotCompared) {
+  const TwoHostRanks hosts;
+  view::HostClocks unknown;
+  unknown.reference = "node01";
+  unknown.offsets = {{"node01", {0, 0}}};
+  unknown.unknown = {{"node02", "its protond does not serve GetClock"}};
+  const std::string report = RenderPluginJobReport(hosts.Sessions(), "77", unknown);
+  EXPECT_THAT(report, HasSubstr("no clock offset for node02 (its protond does not serve GetClock): "
+                                "its calls with other hosts' ranks are not compared\n"));
+  EXPECT_THAT(report, HasSubstr("calls are not compared: the call spans hosts node01, node02; no "
+                                "clock offset is known for node02\n"));
+  EXPECT_THAT(report, ::testing::Not(HasSubstr("arrives last")));
+}
+
+TEST(JobCommandTest, ALatenessWithinTheClocksErrorNamesNoRank) {
+  const TwoHostRanks hosts;
+  const std::string report =
+      RenderPluginJobReport(hosts.Sessions(), "77", TwoHostRanks::Clocks(15 * kMs));
+  EXPECT_THAT(report, HasSubstr("clock offsets: node02 -1000000.000 ms ± 15.0 ms against node01\n"
+                                "no rank is late: rank 1's median lateness 10.0 ms is below the "
+                                "15.0 ms needed (at least 1.00 ms, and 5% of the median transfer "
+                                "time 1.00 ms, and the clock offsets' error 15.0 ms)\n"));
 }
 
 TEST(JobCommandTest, ThePluginsBadCallsAreProblems) {

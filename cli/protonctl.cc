@@ -153,15 +153,22 @@ int Tree(client::Client& client, const std::vector<std::string>& args) {
   return Print(RenderTreeCommand(client, *tree_args));
 }
 
-int Job(client::Client& client, const std::vector<std::string>& args) {
+// `job`: on this node's daemon, or (--hosts) on each node's, their clocks related.
+int Job(const std::vector<client::Client*>& nodes, const std::vector<std::string>& args) {
   absl::StatusOr<JobArgs> job_args = ParseJobArgs(args);
   if (!job_args.ok()) return BadCommandUsage("job", job_args.status().message());
   if (job_args->follow) {
     return ShowFollowed([&](const std::function<bool()>& keep_going, const ShowFrame& show) {
-      return FollowJob(client, *job_args, kJobFollowInterval, keep_going, show);
+      return FollowJob(nodes, *job_args, kJobFollowInterval, keep_going, show);
     });
   }
-  return Print(RunJobCommand(client, *job_args));
+  absl::StatusOr<JobReport> report = RunJobCommand(nodes, *job_args);
+  if (!report.ok()) return Fail(report.status());
+  std::fputs(report->text.c_str(), stdout);
+  for (const std::string& node : report->left_out) {
+    std::fprintf(stderr, "protonctl: left out %s\n", node.c_str());
+  }
+  return report->left_out.empty() ? 0 : 1;
 }
 
 int Top(client::Client& client, const std::vector<std::string>& args) {
@@ -289,8 +296,9 @@ std::vector<std::string> RemoteFlagsOf(const RemoteFlags& remote) {
   return flags;
 }
 
-// `--hosts LIST COMMAND ...`: tree --job reads every host's ranks into one tree; any other command
-// runs once per host (cli/fan_out/each_host.h).
+// `--hosts LIST COMMAND ...`: tree --job reads every host's ranks into one tree, job every host's
+// collective calls into one report; any other command runs once per host
+// (cli/fan_out/each_host.h).
 int OnHosts(const std::string& hostlist, const RemoteFlags& remote, const std::string& command,
             const std::vector<std::string>& args) {
   if (!remote.host.empty()) return BadUsage("--host or --hosts, not both");
@@ -309,6 +317,12 @@ int OnHosts(const std::string& hostlist, const RemoteFlags& remote, const std::s
     absl::StatusOr<TreeArgs> tree_args = ParseTreeArgs(args, absl::Now());
     if (!tree_args.ok()) return BadCommandUsage("tree", tree_args.status().message());
     if (!tree_args->job.empty()) return JobTree(nodes, *tree_args);
+  }
+  if (command == "job") {
+    // Never destroyed, as main()'s client: the process ends without tearing down gRPC.
+    std::vector<client::Client*> clients;
+    for (const client::Endpoint& node : nodes) clients.push_back(new client::Client(node));
+    return Job(clients, args);
   }
   std::vector<std::string> command_and_args = {command};
   command_and_args.insert(command_and_args.end(), args.begin(), args.end());
@@ -362,7 +376,7 @@ int Main(int argc, char** argv) {
   if (command == "sessions") return Sessions(client, args);
   if (command == "history") return History(client, args);
   if (command == "tree") return Tree(client, args);
-  if (command == "job") return Job(client, args);
+  if (command == "job") return Job({&client}, args);
   if (command == "top") return Top(client, args);
   if (command == "export") return Export(client, args);
   if (command == "devices") return Devices(client, args);

@@ -54,7 +54,9 @@ constexpr CommandText kCommands[] = {
      "                                            collectives, and a summary per collective\n"
      "                                            (sessions run with --data trace; "
      "docs/jobs.md);\n"
-     "                                            --follow: redrawn every 2 s while it records\n"},
+     "                                            --follow: redrawn every 2 s while it records;\n"
+     "                                            with --hosts (and --job): over every node, the\n"
+     "                                            nodes' clock offsets estimated and stated\n"},
     {"top",
      "  top SESSION|FILE [-n COUNT] [--full-names | --mangled]\n"
      "                                            the kernels that took the most GPU time, with\n"

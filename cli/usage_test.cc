@@ -47,10 +47,11 @@ TEST(UsageTest, UiShowsItsOptions) {
             "(docs/web.md)\n");
 }
 
-TEST(UsageTest, JobShowsBothItsFormsAndFollow) {
+TEST(UsageTest, JobShowsBothItsFormsFollowAndHosts) {
   EXPECT_THAT(CommandUsage("job"), HasSubstr("  job (SESSION | --job JOB) [--follow] "));
   EXPECT_THAT(CommandUsage("job"), HasSubstr("(sessions run with --data trace; docs/jobs.md);\n"));
-  EXPECT_THAT(CommandUsage("job"), HasSubstr("--follow: redrawn every 2 s while it records\n"));
+  EXPECT_THAT(CommandUsage("job"), HasSubstr("--follow: redrawn every 2 s while it records;\n"));
+  EXPECT_THAT(CommandUsage("job"), HasSubstr("with --hosts (and --job): over every node, the\n"));
 }
 
 TEST(UsageTest, HistoryShowsItsFiltersAndRange) {

@@ -43,11 +43,11 @@ absl::StatusOr<Response> Export(client::Client& client, const Parameters& parame
 // `protonctl job --job JOB`'s report where it can be made (the job's sessions were recorded
 // with --data trace); otherwise why not, in protonctl job's words.
 absl::Status AddVerdict(client::Client& client, const std::string& job, nlohmann::json& json) {
-  absl::StatusOr<std::string> report = RunJobCommand(client, {.job = job});
+  absl::StatusOr<JobReport> report = RunJobCommand({&client}, {.job = job});
   json["verdict"] = nullptr;
   json["no_verdict"] = nullptr;
   if (report.ok()) {
-    json["verdict"] = *std::move(report);
+    json["verdict"] = std::move(report->text);
   } else if (absl::IsFailedPrecondition(report.status())) {
     json["no_verdict"] = report.status().message();
   } else {

@@ -2,8 +2,13 @@
 # Two protond "hosts" in network namespaces of their own, reached over TLS from a third: each host
 # (pdn-h1 at 10.77.1.2, pdn-h2 at 10.77.2.2) runs protond --listen with a certificate that names
 # its address, and one rank of job 9 with the shim preloaded; the client namespace (pdn-c, linked
-# to each host by a veth pair) runs protonctl --hosts '10.77.[1-2].2:7878'. It checks:
+# to each host by a veth pair) runs protonctl --hosts '10.77.[1-2].2:7878'. Host 2's processes
+# run in a time namespace whose CLOCK_MONOTONIC is 1000 s ahead (where the kernel has them). It
+# checks:
 #   - start --job, stop --job and tree --job over both hosts: one tree with both ranks;
+#   - job --job 10 over both hosts, a job of two ranks (one per host, rank 1 10 ms late at each of
+#     its NCCL calls, made through the shim's NCCL profiler plugin): host 2's clock offset is
+#     estimated (-1000 s) and stated, and the report names rank 1 about 10 ms late;
 #   - a wrong token, an expired token and a client without TLS are refused, each with its message;
 #   - with one host's daemon stopped mid-way, tree --job names it and shows the other's rank.
 # Needs root and iproute2 (ip netns); exits 77 (skipped, with a message) without them.
@@ -34,6 +39,7 @@ ip netns add "$ns_c" 2>/dev/null || skip "ip netns add failed: no network namesp
 
 tmp=$(mktemp -d /tmp/protond-netns.XXXXXX)
 pids=()
+nccl_pids=()
 teardown() {
   for pid in "${pids[@]}"; do kill "$pid" 2>/dev/null || true; done
   for pid in "${pids[@]}"; do wait "$pid" 2>/dev/null || true; done
@@ -67,13 +73,40 @@ echo "expired-token-0123456789abcdef" >"$tmp/expired"
 echo "wrong-token-0123456789abcdef" >"$tmp/wrong"
 chmod 600 "$tmp/tokens" "$tmp/token" "$tmp/expired" "$tmp/wrong"
 
+# Host 2's clock: a time namespace held by a sleeping process, which its processes enter.
+clock_ahead=
+if unshare --time --monotonic 1000 --fork true 2>/dev/null; then
+  unshare --time --monotonic 1000 --fork --kill-child sleep infinity &
+  pids+=($!)
+  for _ in $(seq 100); do
+    time_holder=$(pgrep -P "$!" || true)
+    [ -n "$time_holder" ] && break
+    sleep 0.05
+  done
+  [ -n "$time_holder" ] || fail "the time namespace's process did not start"
+  pids+=("$time_holder")  # unshare blocks SIGTERM: its child's end ends it
+  clock_ahead=1
+else
+  echo "SKIPPED in part: no time namespaces here (unshare --time); host 2's clock is not shifted"
+fi
+# Starts a command in the background on host i: in its network namespace, and for host 2 in its
+# time namespace. Its pid (ip and nsenter exec it) is $started, and joins the teardown's.
+start_on_host() {
+  local i=$1
+  shift
+  local enter=(ip netns exec "${ns[i - 1]}")
+  [ "$i" -eq 2 ] && [ -n "$clock_ahead" ] && enter+=(nsenter --time --target "$time_holder")
+  "${enter[@]}" "$@" &
+  started=$!
+  pids+=("$started")
+}
+
 daemon_pids=()
 for i in 1 2; do
-  ip netns exec "${ns[i - 1]}" "$bin/protond" --socket "$tmp/h$i.sock" --state-dir "$tmp/h$i" \
+  start_on_host "$i" "$bin/protond" --socket "$tmp/h$i.sock" --state-dir "$tmp/h$i" \
     --listen "10.77.$i.2:7878" --tls-cert "$tmp/cert.pem" --tls-key "$tmp/key.pem" \
-    --tokens "$tmp/tokens" 2>"$tmp/protond-h$i.log" &
-  pids+=($!)
-  daemon_pids+=($!)
+    --tokens "$tmp/tokens" 2>"$tmp/protond-h$i.log"
+  daemon_pids+=("$started")
 done
 for i in 1 2; do
   for _ in $(seq 100); do [ -S "$tmp/h$i.sock" ] && break; sleep 0.05; done
@@ -81,10 +114,9 @@ for i in 1 2; do
 done
 # Rank i-1 of job 9 on host i, idle until profiled.
 for i in 1 2; do
-  ip netns exec "${ns[i - 1]}" env LD_PRELOAD="$bin/libprotond_shim.so" \
+  start_on_host "$i" env LD_PRELOAD="$bin/libprotond_shim.so" \
     PROTOND_SOCKET="$tmp/h$i.sock" SLURM_JOB_ID=9 RANK=$((i - 1)) \
-    "$bin/sample_workload" --steps 1000 --step-ms 10 >"$tmp/rank$i.log" 2>&1 &
-  pids+=($!)
+    "$bin/sample_workload" --steps 1000 --step-ms 10 >"$tmp/rank$i.log" 2>&1
 done
 
 ctl() {
@@ -107,6 +139,35 @@ ctl tree --job 9 -m count | tee "$tmp/tree.out"
 grep -q 'job 9: 2 ranks (0@10.77.1.2:7878, 1@10.77.2.2:7878); count per rank' "$tmp/tree.out" ||
   fail "the tree does not name both ranks"
 grep -qE ' 2 +└─ step$' "$tmp/tree.out" || fail "the step frame does not have both ranks"
+
+echo "== job 10, one rank on each host, rank 1 10 ms late: job --job 10 over both hosts"
+# Both ranks' first call is 500 ms after this wall clock second: their CLOCK_MONOTONIC differ.
+start_s=$(($(date +%s) + 3))
+for i in 1 2; do
+  start_on_host "$i" env PROTOND_SOCKET="$tmp/h$i.sock" SLURM_JOB_ID=10 RANK=$((i - 1)) \
+    "$bin/nccl_plugin_workload" 10 30 "$start_s" >"$tmp/nccl-rank$i.log" 2>&1
+  nccl_pids+=("$started")
+done
+for _ in $(seq 100); do
+  [ "$(ctl processes 2>/dev/null | grep -c nccl_plugin_workload)" -eq 2 ] && break
+  sleep 0.05
+done
+ctl start --job 10 --name nccl >/dev/null || fail "start --job 10 failed"
+for pid in "${nccl_pids[@]}"; do wait "$pid" || fail "a rank of job 10 failed"; done
+# The sessions stop once their rank has exited and been drained: --follow ends then, its last
+# report (into a pipe, after the others) headed "job 10, stopped".
+timeout 60 ip netns exec "$ns_c" "$bin/protonctl" --hosts '10.77.[1-2].2:7878' \
+  --token-file "$tmp/token" --tls-ca "$tmp/cert.pem" job --job 10 --follow >"$tmp/follow.out" ||
+  fail "job --job 10 --follow failed: $(cat "$tmp/follow.out")"
+sed -n '/^job 10, stopped$/,$p' "$tmp/follow.out" | tee "$tmp/job.out"
+offset='[-+]0\.[0-9]{3}'
+[ -n "$clock_ahead" ] && offset='-(999999|1000000)\.[0-9]{3}'
+grep -qE "^clock offsets: 10\.77\.2\.2:7878 $offset ms ± [0-9.]+ ms against 10\.77\.1\.2:7878$" \
+  "$tmp/job.out" || fail "the clock offset of host 2 is not stated as expected"
+late=$(grep -oE '^rank 1 \(pid [0-9]+, 10\.77\.2\.2:7878\) arrives last at (2[5-9]|30) of 30 all_reduce calls, on average [0-9.]+ ms' "$tmp/job.out" | grep -oE '[0-9.]+ ms$') ||
+  fail "the report does not name rank 1 on host 2 late"
+awk -v ms="${late% ms}" 'BEGIN { exit !(ms >= 8 && ms <= 12) }' ||
+  fail "rank 1 is $late late, not about 10 ms"
 
 echo "== refused: a wrong token, an expired token, no TLS"
 expect_refused() {

@@ -5,8 +5,10 @@
 // of 2^20 float32 elements (RING, LL) inside a scope "step", 20 ms apart from 500 ms after the
 // launcher started them: rank 1 starts each DELAY_MS later, and both end together, 1 ms after
 // rank 1 started. Each rank sleeps to these times, so a busy machine may move a call by more.
+// With START_UNIX_S it runs one rank alone (RANK from the environment), its base time that wall
+// clock second: the two-host test runs rank 0 on one host and rank 1 on the other.
 //
-//   nccl_plugin_workload DELAY_MS CALLS
+//   nccl_plugin_workload DELAY_MS CALLS [START_UNIX_S]
 #include <dlfcn.h>
 #include <time.h>
 
@@ -75,12 +77,18 @@ int RunRank(int rank, uint64_t base_ns, uint64_t delay_ns, int calls) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  if (argc != 3) {
-    std::fprintf(stderr, "usage: nccl_plugin_workload DELAY_MS CALLS\n");
-    return 2;
-  }
   int rank = 0;
   uint64_t base_ns = 0;
-  if (!protond::testing::RankOfJob(&rank, &base_ns)) return protond::testing::RunBothRanks(argv);
+  if (argc == 4) {
+    if (!protond::testing::RankAtWallClock(argv[3], &rank, &base_ns)) {
+      std::fprintf(stderr, "nccl_plugin_workload: START_UNIX_S needs a RANK and a number\n");
+      return 2;
+    }
+  } else if (argc != 3) {
+    std::fprintf(stderr, "usage: nccl_plugin_workload DELAY_MS CALLS [START_UNIX_S]\n");
+    return 2;
+  } else if (!protond::testing::RankOfJob(&rank, &base_ns)) {
+    return protond::testing::RunBothRanks(argv);
+  }
   return RunRank(rank, base_ns, std::strtoull(argv[1], nullptr, 10) * kMs, std::atoi(argv[2]));
 }

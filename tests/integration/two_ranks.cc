@@ -50,4 +50,20 @@ bool RankOfJob(int* rank, uint64_t* base_ns) {
   return true;
 }
 
+bool RankAtWallClock(const char* start_unix_s, int* rank, uint64_t* base_ns) {
+  const char* rank_text = std::getenv("RANK");
+  char* end = nullptr;
+  const uint64_t start_s = std::strtoull(start_unix_s, &end, 10);
+  if (rank_text == nullptr || end == start_unix_s || *end != '\0') return false;
+  *rank = std::atoi(rank_text);
+  // CLOCK_MONOTONIC less CLOCK_REALTIME, read back to back: a time namespace shifts only the first.
+  timespec wall{};
+  clock_gettime(CLOCK_REALTIME, &wall);
+  const uint64_t monotonic_ns = MonotonicNs();
+  const uint64_t wall_ns =
+      static_cast<uint64_t>(wall.tv_sec) * 1'000'000'000 + static_cast<uint64_t>(wall.tv_nsec);
+  *base_ns = start_s * 1'000'000'000 + monotonic_ns - wall_ns;
+  return true;
+}
+
 }  // namespace protond::testing
