@@ -22,7 +22,7 @@
 
 namespace protond::store {
 
-inline constexpr int kSchemaVersion = 14;
+inline constexpr int kSchemaVersion = 15;
 
 // What a session keeps: the call tree (Proton's data="tree"), or the tree and every event
 // (data="trace": scope instances and GPU activities, for a Chrome trace).
@@ -30,14 +30,29 @@ enum class SessionData : int { kTree = 1, kTrace = 2 };
 
 enum class SessionState : int { kRunning = 1, kStopped = 2 };
 
-// A stopped always-on window's GPU work (view/history/window_summary.h), computed once by the
-// daemon after the window's tree was committed, kept beside the window and deleted with it.
+// A stopped window's verdict on its NCCL collective calls (view/history/window_verdict.h,
+// v1::WindowVerdict says what each value is); collective_calls 0: it recorded none.
+struct WindowVerdictRow {
+  uint64_t collective_calls = 0;
+  uint64_t judged_calls = 0;
+  int32_t late_rank = -1;
+  uint32_t late_pid = 0;
+  double late_mean_ns = 0;
+  double others_wait_ns = 0;
+  double others_wait_share = 0;
+  bool operator==(const WindowVerdictRow&) const = default;
+};
+
+// A stopped always-on window's GPU work (view/history/window_summary.h) and verdict, computed
+// once by the daemon after the window's tree was committed, kept beside the window and deleted
+// with it.
 struct WindowSummaryRow {
   uint64_t session_id = 0;
   double gpu_time_ns = 0;
   uint32_t gpus_used = 1;
   std::string top_kernel;  // as the driver named it; "" without GPU work
   double top_kernel_time_ns = 0;
+  WindowVerdictRow verdict{};  // schema 15
 };
 
 struct SessionRow {

@@ -34,7 +34,7 @@ struct SessionTable {
 constexpr SessionTable kSessionTables[] = {
     {"session_problems", 32},  {"session_processes", 32},   {"nodes", 24},
     {"node_stats", 40},        {"metric_values", 36},       {"scope_events", 48},
-    {"gpu_events", 56},        {"kernel_scope_events", 64}, {"window_summaries", 40},
+    {"gpu_events", 56},        {"kernel_scope_events", 64}, {"window_summaries", 80},
     {"collective_events", 96}, {"collective_kernels", 48},
 };
 // The sessions row itself, with its name.

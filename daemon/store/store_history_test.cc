@@ -169,7 +169,8 @@ TEST_F(StoreHistoryTest, AWindowsSummaryIsReadWithItAndDeletedWithIt) {
   const uint64_t bytes_before = *store_->SessionStoredBytes(1);
   ASSERT_TRUE(store_->PutWindowSummary({1, 750e6, 2, "matmul_kernel", 500e6}).ok());
   // Put again: the newer summary replaces the first.
-  ASSERT_TRUE(store_->PutWindowSummary({1, 750e6, 1, "matmul_kernel", 500e6}).ok());
+  const WindowVerdictRow verdict{80, 40, 1, 4242, 10.2e6, 400e6, 0.2};
+  ASSERT_TRUE(store_->PutWindowSummary({1, 750e6, 1, "matmul_kernel", 500e6, verdict}).ok());
 
   absl::StatusOr<std::vector<SessionRow>> listed = store_->ListSessions();
   ASSERT_TRUE(listed.ok()) << listed.status();
@@ -181,9 +182,10 @@ TEST_F(StoreHistoryTest, AWindowsSummaryIsReadWithItAndDeletedWithIt) {
   EXPECT_EQ(summary.gpus_used, 1u);
   EXPECT_EQ(summary.top_kernel, "matmul_kernel");
   EXPECT_EQ(summary.top_kernel_time_ns, 500e6);
+  EXPECT_EQ(summary.verdict, verdict);
   EXPECT_FALSE((*listed)[1].window_summary.has_value());
-  EXPECT_TRUE((*store_->GetSession(1))->window_summary.has_value());
-  EXPECT_EQ(*store_->SessionStoredBytes(1), bytes_before + 40);
+  EXPECT_EQ((*store_->GetSession(1))->window_summary->verdict, verdict);
+  EXPECT_EQ(*store_->SessionStoredBytes(1), bytes_before + 80);
 
   ASSERT_TRUE(store_->DeleteHistorySession(1).ok());
   EXPECT_EQ(QueryFile(path_, "SELECT count(*) FROM window_summaries"), "0");

@@ -241,12 +241,21 @@ TEST_F(StoreMigrationFromV2Test, TheUpgradedStoreTakesSessionModes) {
   EXPECT_EQ((*session)->mode, "pcsampling:interval=1024");
 }
 
-// Version 13 is version 14 without collective_kernels and collective_events.launch_correlation_id,
-// its last column; version 12 is version 13 without collective_events; version 11 is version 12
-// without window_summaries; version 10 is version 11 without
-// metric_values.vector_value, its last column; version 9 is version 10 without
-// sessions.always_on_window, its last column.
-#define PROTOND_BACK_TO_V13         \
+// Version 14 is version 15 without window_summaries' verdict columns, its last seven; version 13
+// is version 14 without collective_kernels and collective_events.launch_correlation_id, its last
+// column; version 12 is version 13 without collective_events; version 11 is version 12 without
+// window_summaries; version 10 is version 11 without metric_values.vector_value, its last column;
+// version 9 is version 10 without sessions.always_on_window, its last column.
+#define PROTOND_BACK_TO_V14                                     \
+  "ALTER TABLE window_summaries DROP COLUMN collective_calls; " \
+  "ALTER TABLE window_summaries DROP COLUMN judged_calls; "     \
+  "ALTER TABLE window_summaries DROP COLUMN late_rank; "        \
+  "ALTER TABLE window_summaries DROP COLUMN late_pid; "         \
+  "ALTER TABLE window_summaries DROP COLUMN late_mean_ns; "     \
+  "ALTER TABLE window_summaries DROP COLUMN others_wait_ns; "   \
+  "ALTER TABLE window_summaries DROP COLUMN others_wait_share; "
+#define PROTOND_BACK_TO_V13           \
+  PROTOND_BACK_TO_V14                 \
   "DROP TABLE collective_kernels; " \
   "ALTER TABLE collective_events DROP COLUMN launch_correlation_id; "
 #define PROTOND_BACK_TO_V12 PROTOND_BACK_TO_V13 "DROP TABLE collective_events; "
@@ -506,19 +515,26 @@ TEST(StoreMigrationFromV10Test, VersionTenKeepsItsScalarMetricsAndTakesVectors) 
   EXPECT_EQ(QueryFile(path, "PRAGMA integrity_check"), "ok");
 }
 
+// A current store at `path` with one stopped always-on window, session 1, and its summary if
+// `summarized`.
+void StoreAStoppedWindow(const std::string& path, bool summarized) {
+  Batch batch;
+  batch.sessions = {{1, "window pid 42", 1000, SessionState::kStopped, 5, 9, {}}};
+  batch.sessions[0].always_on_window = true;
+  absl::StatusOr<std::unique_ptr<Store>> store = Store::Open(path);
+  ASSERT_TRUE(store.ok()) << store.status();
+  ASSERT_TRUE((*store)->CommitBatch(batch).ok());
+  if (summarized) {
+    ASSERT_TRUE((*store)->PutWindowSummary({1, 1.5e9, 2, "matmul_kernel", 1e9}).ok());
+  }
+}
+
 // A version-11 store's windows have no summary: the table comes empty, and protond computes
 // theirs after opening it (daemon/service, ProtondServiceTest); a summary put then is kept.
 TEST(StoreMigrationFromV11Test, VersionElevenGetsWindowSummariesItsWindowsWithoutOne) {
   testing::TempDir dir;
   const std::string path = dir.File("protond.db");
-  Batch batch;
-  batch.sessions = {{1, "window pid 42", 1000, SessionState::kStopped, 5, 9, {}}};
-  batch.sessions[0].always_on_window = true;
-  {
-    absl::StatusOr<std::unique_ptr<Store>> store = Store::Open(path);
-    ASSERT_TRUE(store.ok()) << store.status();
-    ASSERT_TRUE((*store)->CommitBatch(batch).ok());
-  }
+  ASSERT_NO_FATAL_FAILURE(StoreAStoppedWindow(path, /*summarized=*/false));
   testing::ExecOnFile(path, PROTOND_BACK_TO_V11 "PRAGMA user_version = 11;");
   const std::string has_table =
       "SELECT count(*) FROM sqlite_schema WHERE name = 'window_summaries'";
@@ -617,6 +633,31 @@ TEST(StoreMigrationFromV13Test, VersionThirteenGetsCollectiveKernelsAndKeepsItsC
   EXPECT_EQ(stored->collective_kernels, calls.collective_kernels);
   EXPECT_EQ(QueryFile(path, "PRAGMA integrity_check"), "ok");
   EXPECT_EQ(QueryFile(path, "SELECT count(*) FROM pragma_foreign_key_check"), "0");
+}
+
+// A version-14 store's window summaries get the verdict's columns with no verdict in them
+// (collective_calls 0, no late rank); a summary put then keeps its verdict.
+TEST(StoreMigrationFromV14Test, VersionFourteensSummariesGetNoVerdictAndTakeOne) {
+  testing::TempDir dir;
+  const std::string path = dir.File("protond.db");
+  ASSERT_NO_FATAL_FAILURE(StoreAStoppedWindow(path, /*summarized=*/true));
+  testing::ExecOnFile(path, PROTOND_BACK_TO_V14 "PRAGMA user_version = 14;");
+
+  absl::StatusOr<std::unique_ptr<Store>> store = Store::Open(path);
+  ASSERT_TRUE(store.ok()) << store.status();
+  EXPECT_EQ(QueryFile(path, "PRAGMA user_version"), absl::StrCat(kSchemaVersion));
+  absl::StatusOr<std::optional<SessionRow>> before = (*store)->GetSession(1);
+  ASSERT_TRUE(before.ok() && before->has_value() && (*before)->window_summary.has_value());
+  EXPECT_EQ((*before)->window_summary->top_kernel, "matmul_kernel");
+  EXPECT_EQ((*before)->window_summary->verdict, WindowVerdictRow{});
+  EXPECT_EQ((*before)->window_summary->verdict.late_rank, -1);
+
+  const WindowVerdictRow verdict{80, 40, 1, 4242, 10.2e6, 400e6, 0.2};
+  ASSERT_TRUE((*store)->PutWindowSummary({1, 1.5e9, 2, "matmul_kernel", 1e9, verdict}).ok());
+  absl::StatusOr<std::optional<SessionRow>> after = (*store)->GetSession(1);
+  ASSERT_TRUE(after.ok() && after->has_value() && (*after)->window_summary.has_value());
+  EXPECT_EQ((*after)->window_summary->verdict, verdict);
+  EXPECT_EQ(QueryFile(path, "PRAGMA integrity_check"), "ok");
 }
 
 }  // namespace

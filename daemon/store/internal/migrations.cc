@@ -240,15 +240,31 @@ absl::Status UpgradeV13ToV14(sqlite3* db) {
                  ") WITHOUT ROWID");
 }
 
+// Version 15: each window summary's verdict on the window's collective calls. The windows
+// summarized before have none (collective_calls 0), and keep none: their summary is not made
+// again.
+absl::Status UpgradeV14ToV15(sqlite3* db) {
+  return ExecSql(db,
+                 "ALTER TABLE window_summaries ADD COLUMN"
+                 "  collective_calls INTEGER NOT NULL DEFAULT 0;"
+                 "ALTER TABLE window_summaries ADD COLUMN judged_calls INTEGER NOT NULL DEFAULT 0;"
+                 "ALTER TABLE window_summaries ADD COLUMN late_rank INTEGER NOT NULL DEFAULT -1;"
+                 "ALTER TABLE window_summaries ADD COLUMN late_pid INTEGER NOT NULL DEFAULT 0;"
+                 "ALTER TABLE window_summaries ADD COLUMN late_mean_ns REAL NOT NULL DEFAULT 0;"
+                 "ALTER TABLE window_summaries ADD COLUMN others_wait_ns REAL NOT NULL DEFAULT 0;"
+                 "ALTER TABLE window_summaries ADD COLUMN"
+                 "  others_wait_share REAL NOT NULL DEFAULT 0");
+}
+
 // kUpgrades[v - 1] upgrades schema version v to v + 1, inside MigrateSchema's transaction. A
 // schema change adds its function here and makes the same change in internal/tables.h, whose
 // tables a fresh file gets directly at the newest version. The upgrades spell their tables out
 // rather than taking them from tables.h: what version v created must not change when a later
 // version changes the table. store_schema_test.cc checks that both give the same tables.
 constexpr std::array<Upgrade, kSchemaVersion - 1> kUpgrades = {
-    UpgradeV1ToV2,   UpgradeV2ToV3,   UpgradeV3ToV4,  UpgradeV4ToV5,  UpgradeV5ToV6,
-    UpgradeV6ToV7,   UpgradeV7ToV8,   UpgradeV8ToV9,  UpgradeV9ToV10, UpgradeV10ToV11,
-    UpgradeV11ToV12, UpgradeV12ToV13, UpgradeV13ToV14};
+    UpgradeV1ToV2,   UpgradeV2ToV3,   UpgradeV3ToV4,   UpgradeV4ToV5,  UpgradeV5ToV6,
+    UpgradeV6ToV7,   UpgradeV7ToV8,   UpgradeV8ToV9,   UpgradeV9ToV10, UpgradeV10ToV11,
+    UpgradeV11ToV12, UpgradeV12ToV13, UpgradeV13ToV14, UpgradeV14ToV15};
 
 struct Versions {
   int64_t user_version = 0;

@@ -307,7 +307,22 @@ inline constexpr auto kWindowSummaries = MakeTable(
     Col("gpu_time_ns", "REAL NOT NULL", &WindowSummaryRow::gpu_time_ns),
     Col("gpus_used", "INTEGER NOT NULL", &WindowSummaryRow::gpus_used),
     InternedCol("top_kernel_string_id", &WindowSummaryRow::top_kernel),
-    Col("top_kernel_time_ns", "REAL NOT NULL", &WindowSummaryRow::top_kernel_time_ns));
+    Col("top_kernel_time_ns", "REAL NOT NULL", &WindowSummaryRow::top_kernel_time_ns),
+    // Version 15: its verdict on its collective calls (store.h WindowVerdictRow).
+    Col("collective_calls", "INTEGER NOT NULL DEFAULT 0", &WindowSummaryRow::verdict,
+        &WindowVerdictRow::collective_calls),
+    Col("judged_calls", "INTEGER NOT NULL DEFAULT 0", &WindowSummaryRow::verdict,
+        &WindowVerdictRow::judged_calls),
+    Col("late_rank", "INTEGER NOT NULL DEFAULT -1", &WindowSummaryRow::verdict,
+        &WindowVerdictRow::late_rank),
+    Col("late_pid", "INTEGER NOT NULL DEFAULT 0", &WindowSummaryRow::verdict,
+        &WindowVerdictRow::late_pid),
+    Col("late_mean_ns", "REAL NOT NULL DEFAULT 0", &WindowSummaryRow::verdict,
+        &WindowVerdictRow::late_mean_ns),
+    Col("others_wait_ns", "REAL NOT NULL DEFAULT 0", &WindowSummaryRow::verdict,
+        &WindowVerdictRow::others_wait_ns),
+    Col("others_wait_share", "REAL NOT NULL DEFAULT 0", &WindowSummaryRow::verdict,
+        &WindowVerdictRow::others_wait_share));
 
 // clang-format on
 
