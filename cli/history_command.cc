@@ -12,6 +12,7 @@
 #include "cli/arg_reader.h"
 #include "common/status/status_macros.h"
 #include "view/history/window_summary.h"
+#include "view/history/window_verdict.h"
 #include "view/render/session_table.h"
 #include "view/render/text_table.h"
 #include "view/tree/tree_merge.h"
@@ -21,12 +22,13 @@ namespace {
 
 absl::Status Usage(const std::string& message) { return absl::InvalidArgumentError(message); }
 
-constexpr std::array<view::TableColumn, 6> kColumns = {{
+constexpr std::array<view::TableColumn, 7> kColumns = {{
     {"START", false},
     {"LENGTH", true},
     {"WHO", false},
     {"GPU BUSY", true},
     {"RECORDS", true},
+    {"LATE", false},
     {"TOP KERNEL", false},
 }};
 
@@ -52,6 +54,7 @@ std::vector<std::string> WindowRow(const v1::Session& session, absl::Time now) {
                                   summary.who,
                                   busy,
                                   absl::StrCat(session.records()),
+                                  view::LateRankText(session.window_summary()).value_or("-"),
                                   top};
 }
 

@@ -222,11 +222,11 @@ TEST_F(HistoryCommandTest, BusyShareAndTopKernel) {
                 Summarized(Window(2, 60, 2000, 10, "python train.py"), GpuTree())});
   EXPECT_EQ(RenderHistory(windows, 2, kNow),
             "START                LENGTH  WHO                                    GPU BUSY  "
-            "RECORDS  TOP KERNEL\n"
+            "RECORDS  LATE  TOP KERNEL\n"
             "2026-11-27 10:00:00   300ms  pid 10: ./sample_workload --steps 600         -      "
-            "101  -\n"
+            "101  -     -\n"
             "2026-11-27 10:01:00      2s  pid 10: python train.py                   37.5%      "
-            "102  matmul_kernel (66.7%)\n");
+            "102  -     matmul_kernel (66.7%)\n");
 }
 
 // A job's window over two GPUs is busy by the GPU: 750 ms of work on each for 1 s is 75%.
@@ -238,9 +238,31 @@ TEST_F(HistoryCommandTest, AJobsBusyIsPerGpuUsed) {
   tree.add_devices()->set_used(false);  // seen, not used
   const auto windows =
       Sessions({Summarized(Window(1, 0, 1000, 20, "python train.py", "77"), tree)});
-  EXPECT_EQ(RenderHistory(windows, 1, kNow),
-            "START                LENGTH  WHO     GPU BUSY  RECORDS  TOP KERNEL\n"
-            "2026-11-27 10:00:00      1s  job 77     75.0%      101  matmul_kernel (66.7%)\n");
+  EXPECT_EQ(
+      RenderHistory(windows, 1, kNow),
+      "START                LENGTH  WHO     GPU BUSY  RECORDS  LATE  TOP KERNEL\n"
+      "2026-11-27 10:00:00      1s  job 77     75.0%      101  -     matmul_kernel (66.7%)\n");
+}
+
+// A job's windows with the verdict on their collective calls: the late rank and its mean
+// lateness, or "-" when none is late or the window had no calls.
+TEST_F(HistoryCommandTest, LateNamesTheRankTheOthersWaitedFor) {
+  v1::Session late = Summarized(Window(1, 0, 2000, 20, "python train.py", "77"), GpuTree());
+  v1::WindowVerdict* verdict = late.mutable_window_summary()->mutable_verdict();
+  verdict->set_collective_calls(80);
+  verdict->set_judged_calls(40);
+  verdict->set_late_rank(1);
+  verdict->set_late_pid(21);
+  verdict->set_late_mean_ns(10.2 * kNsPerMs);
+  v1::Session balanced = Summarized(Window(2, 60, 2000, 20, "python train.py", "77"), GpuTree());
+  balanced.mutable_window_summary()->mutable_verdict()->set_late_rank(-1);
+  const auto windows = Sessions({late, balanced});
+  EXPECT_EQ(RenderHistory(windows, 2, kNow),
+            "START                LENGTH  WHO     GPU BUSY  RECORDS  LATE             TOP KERNEL\n"
+            "2026-11-27 10:00:00      2s  job 77     37.5%      101  rank 1 +10.2 ms  "
+            "matmul_kernel (66.7%)\n"
+            "2026-11-27 10:01:00      2s  job 77     37.5%      102  -                "
+            "matmul_kernel (66.7%)\n");
 }
 
 // A running window has no summary yet (protond makes it when the window stops): it says so.
@@ -249,14 +271,14 @@ TEST_F(HistoryCommandTest, ARunningWindowsLengthIsSoFarAndItsSummaryComesWhenItS
   running.set_state(v1::Session::RUNNING);
   running.set_end_time_unix_ns(0);
   EXPECT_THAT(RenderHistory(Sessions({running}), 1, kNow),
-              HasSubstr("2026-11-27 10:59:58  2s so far  pid 10: w         -      101  "
+              HasSubstr("2026-11-27 10:59:58  2s so far  pid 10: w         -      101  -     "
                         "(when it stops)\n"));
 }
 
 // A stopped window protond could not summarize (a tree of a bad shape) is listed without one.
 TEST_F(HistoryCommandTest, AStoppedWindowWithoutASummarySaysSo) {
   EXPECT_THAT(RenderHistory(Sessions({Window(7, 0, 1000, 10, "w")}), 1, kNow),
-              HasSubstr("1s  pid 10: w         -      107  (no summary)\n"));
+              HasSubstr("1s  pid 10: w         -      107  -     (no summary)\n"));
 }
 
 TEST_F(HistoryCommandTest, NoWindowsSaysHowTheyAreMade) {

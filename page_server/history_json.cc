@@ -8,6 +8,7 @@
 #include "absl/strings/str_cat.h"
 #include "common/status/status_macros.h"
 #include "view/history/window_summary.h"
+#include "view/history/window_verdict.h"
 
 namespace protond::page_server {
 namespace {
@@ -38,6 +39,7 @@ nlohmann::json WindowJson(const v1::Session& session, absl::Time now) {
       {"gpu_busy", OrNull(summary.gpu_busy)},
       {"top_kernel", OrNull(summary.top_kernel)},
       {"top_kernel_share", OrNull(summary.top_kernel_share)},
+      {"late", OrNull(view::LateRankText(session.window_summary()))},
       {"summarized", session.has_window_summary()},
   };
 }

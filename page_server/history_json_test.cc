@@ -54,6 +54,9 @@ TEST(HistoryJsonTest, EachWindowAsProtonctlHistorySumsItUp) {
   // 300 ms of a matmul and 100 ms of a copy (C++, shown short) in 500 ms, as protond sums it up.
   *gpu->mutable_window_summary() =
       view::SummarizeWindowTree(StepTree({{"_Z4copyPfS_", 100}, {"matmul_kernel", 300}})).value();
+  // Rank 1 was late at its collective calls, as protonctl history's LATE says.
+  gpu->mutable_window_summary()->mutable_verdict()->set_late_rank(1);
+  gpu->mutable_window_summary()->mutable_verdict()->set_late_mean_ns(10.2 * kNsPerMs);
   v1::Session* cpu = windows.Add();
   *cpu = Window(4, 1000, 300, 7, "<img src=x onerror=alert(1)>");
   cpu->set_state(v1::Session::RUNNING);  // no summary yet
@@ -75,6 +78,7 @@ TEST(HistoryJsonTest, EachWindowAsProtonctlHistorySumsItUp) {
   EXPECT_DOUBLE_EQ(first.at("gpu_busy").get<double>(), 0.8);
   EXPECT_EQ(first.at("top_kernel"), "matmul_kernel");
   EXPECT_DOUBLE_EQ(first.at("top_kernel_share").get<double>(), 0.75);
+  EXPECT_EQ(first.at("late"), "rank 1 +10.2 ms");
   EXPECT_EQ(first.at("summarized"), true);
   // Without GPU work, what protonctl history prints as "-" is null; a running window's length
   // runs to now.
@@ -86,6 +90,7 @@ TEST(HistoryJsonTest, EachWindowAsProtonctlHistorySumsItUp) {
   EXPECT_TRUE(second.at("gpu_busy").is_null());
   EXPECT_TRUE(second.at("top_kernel").is_null());
   EXPECT_TRUE(second.at("top_kernel_share").is_null());
+  EXPECT_TRUE(second.at("late").is_null());
   EXPECT_EQ(second.at("summarized"), false);
 }
 

@@ -11,16 +11,51 @@
 
 #include "absl/strings/str_cat.h"
 #include "common/status/status_macros.h"
+#include "daemon/query/collective_query.h"
 #include "daemon/query/tree_query.h"
 #include "daemon/service/protond_service.h"
 #include "view/history/window_summary.h"
+#include "view/history/window_verdict.h"
 
 namespace protond::service {
 namespace {
 
-// The window's summary from its tree as committed: the tree GetTree answers, instructions folded.
+// The window's processes with their pids as the store has them: the registry knows only those
+// registered since protond started, and a window stored before may be summarized after a restart.
+absl::StatusOr<v1::Session> ProcessesOfWindow(store::Store& store,
+                                              const sessions::Session& window) {
+  v1::Session members;
+  for (const auto& [process_id, counters] : window.processes) {
+    ASSIGN_OR_RETURN(const std::optional<store::ProcessRow> process, store.GetProcess(process_id));
+    v1::SessionProcess* member = members.add_processes();
+    member->set_process_id(process_id);
+    if (process.has_value()) member->set_pid(process->pid);
+  }
+  return members;
+}
+
+// The window's verdict on its collective calls as committed, the calls GetCollectives answers;
+// none (collective_calls 0) without a call.
+absl::StatusOr<store::WindowVerdictRow> JudgeStoredWindow(store::Store& store,
+                                                          const sessions::Session& window) {
+  ASSIGN_OR_RETURN(const store::StoredCollectives stored,
+                   store.LoadCollectives(window.row.session_id));
+  ASSIGN_OR_RETURN(const v1::Session members, ProcessesOfWindow(store, window));
+  const std::optional<v1::WindowVerdict> verdict = view::JudgeWindow(
+      query::BuildCollectives(stored, members),
+      static_cast<double>(window.row.end_time_unix_ns - window.row.start_time_unix_ns));
+  if (!verdict.has_value()) return store::WindowVerdictRow{};
+  return store::WindowVerdictRow{verdict->collective_calls(), verdict->judged_calls(),
+                                 verdict->late_rank(),        verdict->late_pid(),
+                                 verdict->late_mean_ns(),     verdict->others_wait_ns(),
+                                 verdict->others_wait_share()};
+}
+
+// The window's summary from its tree as committed (the tree GetTree answers, instructions
+// folded), with its verdict.
 absl::StatusOr<store::WindowSummaryRow> SummarizeStoredWindow(store::Store& store,
-                                                              uint64_t session_id) {
+                                                              const sessions::Session& window) {
+  const uint64_t session_id = window.row.session_id;
   ASSIGN_OR_RETURN(const store::StoredTree stored, store.LoadTree(session_id));
   const absl::StatusOr<v1::WindowSummary> summary =
       view::SummarizeWindowTree(query::BuildTree(stored, /*instructions=*/false));
@@ -28,8 +63,13 @@ absl::StatusOr<store::WindowSummaryRow> SummarizeStoredWindow(store::Store& stor
     return absl::InvalidArgumentError(
         absl::StrCat("the tree of window ", session_id, ": ", summary.status().message()));
   }
-  return store::WindowSummaryRow{session_id, summary->gpu_time_ns(), summary->gpus_used(),
-                                 summary->top_kernel(), summary->top_kernel_time_ns()};
+  ASSIGN_OR_RETURN(const store::WindowVerdictRow verdict, JudgeStoredWindow(store, window));
+  return store::WindowSummaryRow{session_id,
+                                 summary->gpu_time_ns(),
+                                 summary->gpus_used(),
+                                 summary->top_kernel(),
+                                 summary->top_kernel_time_ns(),
+                                 verdict};
 }
 
 }  // namespace
@@ -148,7 +188,7 @@ void ProtondService::SummarizeStoppedWindows() {
     }
     if (std::chrono::steady_clock::now() >= deadline) break;
     absl::StatusOr<store::WindowSummaryRow> summary =
-        SummarizeStoredWindow(cycle_.store(), session_id);
+        SummarizeStoredWindow(cycle_.store(), session);
     absl::Status status = summary.status();
     if (status.ok()) status = cycle_.store().PutWindowSummary(*summary);
     if (absl::IsInvalidArgument(status)) {

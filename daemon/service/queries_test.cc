@@ -291,5 +291,70 @@ TEST_F(QueriesTest, ListHistoryListsTheCallersOwnWindowsWithTheirSummaries) {
   EXPECT_EQ(service_->ListHistory(user, bad).status().code(), absl::StatusCode::kInvalidArgument);
 }
 
+// A stopped window of job 981 whose two ranks made 40 all-reduces, rank 1 (pid 43) 10 ms after
+// rank 0 each time, started `start_ago_s` seconds ago and lasting 2 s.
+store::Batch JobWindowBatch(uint64_t session_id, const std::string& job, int64_t start_ago_s) {
+  const int64_t ms = 1'000'000;
+  const int64_t start = sessions::NowUnixNs() - start_ago_s * 1000 * ms;
+  store::Batch batch = store::testing::StoppedSessionBatch(session_id, true, 1, start);
+  batch.sessions[0].name = "window job " + job;
+  batch.sessions[0].job = job;
+  batch.sessions[0].end_time_unix_ns = start + 2000 * ms;
+  batch.processes.push_back({2, 43, 1000, 778, "python train.py", false});
+  batch.session_processes.push_back({session_id, 2, 100, 0});
+  for (uint64_t seq = 0; seq < 40; ++seq) {
+    const uint64_t rank0_start = 1'000 * ms + seq * 50 * ms;
+    const uint64_t rank1_start = rank0_start + 10 * ms;
+    for (uint32_t rank : {0u, 1u}) {
+      batch.collective_events.push_back({session_id, rank + 1u, 0, seq, 1,
+                                         rank == 0 ? rank0_start : rank1_start,
+                                         rank1_start + ms / 2, 0x2a, seq, 1024, rank, 2,
+                                         "AllReduce", "ncclFloat32", "RING", "LL"});
+    }
+  }
+  return batch;
+}
+
+// When a job's window stops, protond judges its collective calls as `protonctl job` would and
+// keeps the verdict with the window's summary: ListHistory answers it.
+TEST_F(QueriesTest, AJobsWindowKeepsTheVerdictOnItsCollectiveCalls) {
+  service_.reset();
+  {
+    absl::StatusOr<std::unique_ptr<store::Store>> store = store::Store::Open(Options().store_path);
+    ASSERT_TRUE(store.ok()) << store.status();
+    ASSERT_TRUE((*store)->CommitBatch(JobWindowBatch(1, "981", 10)).ok());
+  }
+  auto reopened = ProtondService::Create(Options());
+  ASSERT_TRUE(reopened.ok()) << reopened.status();
+  service_ = std::move(*reopened);
+  ASSERT_TRUE(service_->RunIngestCycle().ok());
+
+  Peer root = self_;  // the windows are uid 0's
+  root.uid = 0;
+  v1::ListHistoryRequest of_job;
+  of_job.set_job("981");
+  absl::StatusOr<v1::ListHistoryResponse> listed = service_->ListHistory(root, of_job);
+  ASSERT_TRUE(listed.ok()) << listed.status();
+  ASSERT_EQ(listed->windows_size(), 1);
+  ASSERT_TRUE(listed->windows(0).window_summary().has_verdict());
+  const v1::WindowVerdict& verdict = listed->windows(0).window_summary().verdict();
+  EXPECT_EQ(verdict.collective_calls(), 80u);
+  EXPECT_EQ(verdict.judged_calls(), 40u);
+  EXPECT_EQ(verdict.late_rank(), 1);
+  EXPECT_EQ(verdict.late_pid(), 43u);
+  EXPECT_DOUBLE_EQ(verdict.late_mean_ns(), 10e6);
+  EXPECT_DOUBLE_EQ(verdict.others_wait_ns(), 400e6);
+  EXPECT_DOUBLE_EQ(verdict.others_wait_share(), 0.2);
+
+  // Kept: after a restart the verdict is listed before any cycle.
+  service_.reset();
+  reopened = ProtondService::Create(Options());
+  ASSERT_TRUE(reopened.ok()) << reopened.status();
+  service_ = std::move(*reopened);
+  listed = service_->ListHistory(root, of_job);
+  ASSERT_TRUE(listed.ok()) << listed.status();
+  EXPECT_EQ(listed->windows(0).window_summary().verdict().late_pid(), 43u);
+}
+
 }  // namespace
 }  // namespace protond::service

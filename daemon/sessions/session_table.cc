@@ -75,6 +75,16 @@ v1::WindowSummary WindowSummaryToProto(const store::WindowSummaryRow& summary) {
   proto.set_gpus_used(summary.gpus_used);
   proto.set_top_kernel(summary.top_kernel);
   proto.set_top_kernel_time_ns(summary.top_kernel_time_ns);
+  const store::WindowVerdictRow& verdict = summary.verdict;
+  if (verdict.collective_calls == 0) return proto;  // none recorded: no verdict
+  v1::WindowVerdict* out = proto.mutable_verdict();
+  out->set_collective_calls(verdict.collective_calls);
+  out->set_judged_calls(verdict.judged_calls);
+  out->set_late_rank(verdict.late_rank);
+  out->set_late_pid(verdict.late_pid);
+  out->set_late_mean_ns(verdict.late_mean_ns);
+  out->set_others_wait_ns(verdict.others_wait_ns);
+  out->set_others_wait_share(verdict.others_wait_share);
   return proto;
 }
 

@@ -220,7 +220,7 @@ TEST_F(AlwaysOnTest, HistoryListsTheWindowsOfAPidOldestFirstAndTreeMergesARangeO
   const Completed all = History({});
   ASSERT_EQ(all.exit_code, 0) << all.err;
   EXPECT_THAT(all.out, StartsWith("START                LENGTH  WHO"));
-  EXPECT_THAT(all.out, HasSubstr("  GPU BUSY  RECORDS  TOP KERNEL\n"));
+  EXPECT_THAT(all.out, HasSubstr("  GPU BUSY  RECORDS  LATE  TOP KERNEL\n"));
   const std::vector<std::string> rows = Rows(all.out);
   ASSERT_EQ(rows.size(), windows.size()) << all.out;
   for (const std::string& row : rows) {
@@ -228,7 +228,7 @@ TEST_F(AlwaysOnTest, HistoryListsTheWindowsOfAPidOldestFirstAndTreeMergesARangeO
                                    "pid " +
                                    std::to_string(workload) +
                                    ": [^ ]*/sample_workload --steps 300 --step-ms 10 +- +[0-9]+ "
-                                   " -$"))
+                                   " - +-$"))
         << all.out;
   }
 

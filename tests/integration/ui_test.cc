@@ -539,11 +539,11 @@ TEST_F(UiHistoryTest, HistoryIsProtonctlHistorysWindows) {
     EXPECT_EQ(window["pids"], nlohmann::json::array({workload}));
     EXPECT_EQ(window["running"], false);
     EXPECT_THAT(lines[i + 1], HasSubstr(window["who"].get<std::string>()));
-    // The line ends GPU BUSY, RECORDS, TOP KERNEL: without a GPU "-", the records, "-"; "-" is
-    // null here.
+    // The line ends GPU BUSY, RECORDS, LATE, TOP KERNEL: without a GPU "-", the records, "-"
+    // (no collective calls), "-"; "-" is null here.
     const std::vector<std::string> words = absl::StrSplit(lines[i + 1], ' ', absl::SkipEmpty());
-    EXPECT_THAT(std::vector<std::string>(words.end() - 3, words.end()),
-                ::testing::ElementsAre("-", window["records"].get<std::string>(), "-"))
+    EXPECT_THAT(std::vector<std::string>(words.end() - 4, words.end()),
+                ::testing::ElementsAre("-", window["records"].get<std::string>(), "-", "-"))
         << lines[i + 1];
     EXPECT_TRUE(window["gpu_busy"].is_null());
   }

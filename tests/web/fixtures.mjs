@@ -238,7 +238,7 @@ export function historyAnswer(startedMs, nowMs, pid) {
       pids: [Number(HISTORY_PID)], job: "", running: false, start_time_unix_ns: String(startNs),
       end_time_unix_ns: String(startNs + 300000000n), length_ns: 300 * 1e6,
       records: String(250 + windows.length), gpu_time_ns: 0, gpu_busy: null, top_kernel: null,
-      top_kernel_share: null, summarized: true });
+      top_kernel_share: null, late: null, summarized: true });
   }
   const selected = pid === null || pid === HISTORY_PID ? windows : [];
   const answer = { windows: selected, total_windows: windows.length };

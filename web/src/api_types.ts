@@ -80,6 +80,9 @@ export interface HistoryWindow {
   gpu_busy: number | null; // a fraction; null where protonctl history prints "-"
   top_kernel: string | null;
   top_kernel_share: number | null;
+  // The rank the others waited for at their NCCL calls, as protonctl history's LATE says it
+  // ("rank 1 +10.2 ms"); null where it prints "-".
+  late: string | null;
   summarized: boolean; // false while it runs (protond sums a window up when it stops)
 }
 

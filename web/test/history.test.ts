@@ -10,7 +10,7 @@ function historyWindow(session: string, startMs: number, lengthMs: number, busy:
     session, who: "pid 7: train", pids: [7], job: "", running: false,
     start_time_unix_ns: String(start * 1000000n), end_time_unix_ns: String((start + BigInt(lengthMs)) * 1000000n),
     length_ns: lengthMs * 1e6, records, gpu_time_ns: 0, gpu_busy: busy, top_kernel: null, top_kernel_share: null,
-    summarized: true,
+    late: null, summarized: true,
   };
 }
 

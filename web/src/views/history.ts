@@ -59,7 +59,7 @@ function plot(windows: HistoryWindow[], measure: Measure): SVGElement {
 }
 
 function table(windows: HistoryWindow[]): HTMLTableElement {
-  const headers = ["Session", "Start", "Length", "Who", "GPU busy", "Records", "Top kernel"];
+  const headers = ["Session", "Start", "Length", "Who", "GPU busy", "Records", "Late", "Top kernel"];
   const body = h("tbody");
   for (const w of windows) {
     // As protonctl history says it: a running window is summed up when it stops.
@@ -73,6 +73,7 @@ function table(windows: HistoryWindow[]): HTMLTableElement {
       h("td", { class: "name", title: titleText(w.who) }, displayName(w.who, 100)),
       h("td", { class: "num" }, w.gpu_busy === null ? "-" : percent(w.gpu_busy)),
       h("td", { class: "num" }, String(w.records)),
+      h("td", {}, w.late ?? "-"),
       h("td", { class: "name", title: titleText(String(w.top_kernel ?? "")) }, top));
     row.addEventListener("click", () => openWindow(w.session));
     body.appendChild(row);
