@@ -61,6 +61,18 @@ MetricFamily PerProcess(const Snapshot& snapshot, const char* name, MetricType t
   return family;
 }
 
+// One series per always-on job, labelled job.
+MetricFamily PerJob(const Snapshot& snapshot, const char* name, const char* help,
+                    double (*value)(const JobVerdictGauges&)) {
+  MetricFamily family{name, help, MetricType::Gauge, {}};
+  for (const JobVerdictGauges& job : snapshot.always_on_jobs) {
+    ClientMetric& metric = family.metric.emplace_back();
+    metric.label = {{"job", ReplaceInvalidUtf8(job.job_untrusted)}};
+    metric.gauge.value = value(job);
+  }
+  return family;
+}
+
 bool Always(const ProcessWindowGauges&) { return true; }
 bool HasLastWindow(const ProcessWindowGauges& p) { return p.has_last_window; }
 bool HasTopKernel(const ProcessWindowGauges& p) {
@@ -170,6 +182,18 @@ std::string RenderText(const Snapshot& snapshot) {
           "Share of that window's GPU time taken by its heaviest kernel (label kernel).", true,
           [](const ProcessWindowGauges& p) { return p.last_window_top_kernel_share; },
           HasTopKernel),
+      PerJob(snapshot, "protond_job_late_rank",
+             "Rank the others waited for in the job's newest always-on window whose NCCL "
+             "collective calls were judged; -1 when no rank was late.",
+             [](const JobVerdictGauges& j) { return static_cast<double>(j.late_rank); }),
+      PerJob(snapshot, "protond_job_late_mean_seconds",
+             "Mean lateness of that rank after the first rank to arrive, in that window; 0 when "
+             "no rank was late.",
+             [](const JobVerdictGauges& j) { return j.late_mean_seconds; }),
+      PerJob(snapshot, "protond_job_wait_share",
+             "The other ranks' wait for the last one in that window, over their time in it "
+             "(the window's length times their number).",
+             [](const JobVerdictGauges& j) { return j.wait_share; }),
       Histogram("protond_commit_duration_seconds",
                 "Time of each successful commit of the ingest cycle to the store.",
                 snapshot.commit_duration),

@@ -56,6 +56,15 @@ struct ProcessWindowGauges {
   double last_window_top_kernel_share = 0;       // of the window's GPU time
 };
 
+// protond --always-on, per job (docs/jobs.md, "Live"): the verdict of its newest window whose
+// collective calls were judged (view/history/window_verdict.h).
+struct JobVerdictGauges {
+  std::string job_untrusted;     // SLURM_JOB_ID, else POD_NAME
+  int late_rank = -1;            // the rank named late; -1 for none
+  double late_mean_seconds = 0;  // its mean lateness after the first rank; 0 for none
+  double wait_share = 0;         // the others' wait over their time in the window
+};
+
 struct Snapshot {
   uint64_t processes_connected = 0;  // registered processes whose control connection is open
   uint64_t sessions_running = 0;
@@ -74,6 +83,7 @@ struct Snapshot {
   uint64_t history_empty_windows_deleted = 0;
   uint64_t history_windows_deleted = 0;
   std::vector<ProcessWindowGauges> always_on_processes;  // by pid
+  std::vector<JobVerdictGauges> always_on_jobs;          // by job
 };
 
 // The snapshot in the text exposition format 0.0.4: HELP and TYPE lines, then the samples, each

@@ -80,6 +80,12 @@ protond_history_windows_deleted_total 0
 # TYPE protond_always_on_last_window_gpu_busy_ratio gauge
 # HELP protond_always_on_last_window_top_kernel_share Share of that window's GPU time taken by its heaviest kernel (label kernel).
 # TYPE protond_always_on_last_window_top_kernel_share gauge
+# HELP protond_job_late_rank Rank the others waited for in the job's newest always-on window whose NCCL collective calls were judged; -1 when no rank was late.
+# TYPE protond_job_late_rank gauge
+# HELP protond_job_late_mean_seconds Mean lateness of that rank after the first rank to arrive, in that window; 0 when no rank was late.
+# TYPE protond_job_late_mean_seconds gauge
+# HELP protond_job_wait_share The other ranks' wait for the last one in that window, over their time in it (the window's length times their number).
+# TYPE protond_job_wait_share gauge
 # HELP protond_commit_duration_seconds Time of each successful commit of the ingest cycle to the store.
 # TYPE protond_commit_duration_seconds histogram
 protond_commit_duration_seconds_count 0
@@ -204,6 +210,37 @@ TEST(RenderTextTest, AlwaysOnProcesses) {
             std::string::npos);
   EXPECT_EQ(text.find("protond_always_on_last_window_top_kernel_share{" + cpu_labels),
             std::string::npos);
+}
+
+// A job's label is the job's name as its processes' environment gave it: escaped as the format
+// wants (backslash, double quote, line feed) and with invalid UTF-8 replaced.
+TEST(RenderTextTest, AlwaysOnJobsVerdicts) {
+  Snapshot snapshot;
+  snapshot.always_on_jobs = {
+      {"981", 1, 0.0102, 0.2}, {"balanced", -1, 0, 0.01}, {"a\"b\\c\nd\x80", 0, 0.5, 0.75}};
+  const std::string text = RenderText(snapshot);
+  const std::string hostile = R"(job="a\"b\\c\nd)"
+                              "\xEF\xBF\xBD\"";
+  for (const std::string& line : {
+           std::string("protond_job_late_rank{job=\"981\"} 1\n"),
+           std::string("protond_job_late_mean_seconds{job=\"981\"} 0.0102\n"),
+           std::string("protond_job_wait_share{job=\"981\"} 0.2\n"),
+           std::string("protond_job_late_rank{job=\"balanced\"} -1\n"),
+           std::string("protond_job_late_mean_seconds{job=\"balanced\"} 0\n"),
+           std::string("protond_job_wait_share{job=\"balanced\"} 0.01\n"),
+           "protond_job_late_rank{" + hostile + "} 0\n",
+           "protond_job_late_mean_seconds{" + hostile + "} 0.5\n",
+           "protond_job_wait_share{" + hostile + "} 0.75\n",
+       }) {
+    EXPECT_NE(text.find(line), std::string::npos) << line << "\nnot in\n" << text;
+  }
+  // Nothing else: a job is a series of each family, with no other label.
+  size_t series = 0;
+  for (size_t at = text.find("\nprotond_job_"); at != std::string::npos;
+       at = text.find("\nprotond_job_", at + 1)) {
+    ++series;
+  }
+  EXPECT_EQ(series, 9u);
 }
 
 }  // namespace

@@ -57,10 +57,34 @@ std::vector<metrics::ProcessWindowGauges> ProtondService::AlwaysOnProcessGauges(
   return gauges;
 }
 
+std::vector<metrics::JobVerdictGauges> ProtondService::AlwaysOnJobGauges(int64_t now_unix_ns) {
+  const int64_t period_ns = std::chrono::nanoseconds(windows_->policy().period).count();
+  const int64_t recent_since_ns = now_unix_ns - kJobVerdictPeriods * period_ns;
+  std::map<std::string, bool> recent;  // by job: a window of it started lately
+  std::map<std::string, const store::WindowVerdictRow*> newest;  // by job: its newest judged
+  // In id order: a later window replaces an earlier one.
+  for (const auto& [session_id, window] : sessions_.all()) {
+    if (!window.row.always_on_window || window.row.job.empty()) continue;
+    recent[window.row.job] |= window.row.start_time_unix_ns >= recent_since_ns;
+    const std::optional<store::WindowSummaryRow>& summary = window.row.window_summary;
+    if (summary.has_value() && summary->verdict.judged_calls > 0) {
+      newest[window.row.job] = &summary->verdict;
+    }
+  }
+  std::vector<metrics::JobVerdictGauges> gauges;
+  for (const auto& [job, verdict] : newest) {
+    if (!recent[job]) continue;
+    gauges.push_back(
+        {job, verdict->late_rank, verdict->late_mean_ns / 1e9, verdict->others_wait_share});
+  }
+  return gauges;
+}
+
 metrics::Snapshot ProtondService::MetricsSnapshot() {
   metrics::Snapshot snapshot;
+  const int64_t now_unix_ns = sessions::NowUnixNs();
   const int64_t stopped_since_ns =
-      sessions::NowUnixNs() - std::chrono::nanoseconds(kStoppedSessionMetricsFor).count();
+      now_unix_ns - std::chrono::nanoseconds(kStoppedSessionMetricsFor).count();
   {
     absl::MutexLock lock(&mutex_);
     snapshot.processes_connected = registry_.ConnectedCount();
@@ -82,6 +106,7 @@ metrics::Snapshot ProtondService::MetricsSnapshot() {
       snapshot.always_on_windows_opened = windows_->windows_opened();
       snapshot.always_on_windows_skipped = windows_->windows_skipped();
       snapshot.always_on_processes = AlwaysOnProcessGauges();
+      snapshot.always_on_jobs = AlwaysOnJobGauges(now_unix_ns);
     }
     if (retention_ != nullptr) {
       snapshot.history_bytes = retention_->history_bytes();

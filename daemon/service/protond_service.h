@@ -235,6 +235,10 @@ class ProtondService {
   // and its newest summarized window's shares.
   std::vector<metrics::ProcessWindowGauges> AlwaysOnProcessGauges()
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mutex_);
+  // For GET /metrics (protond --always-on): per job with a window started within the last
+  // kJobVerdictPeriods periods, the verdict of its newest window whose calls were judged.
+  std::vector<metrics::JobVerdictGauges> AlwaysOnJobGauges(int64_t now_unix_ns)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mutex_);
 
   // Queries (queries.cc). The session's tree, without mutex_: the kept one, or built from the
   // store as last committed and kept when the session has stopped.
@@ -284,6 +288,9 @@ class ProtondService {
   // A stopped session's counters stay in the metrics this long, so that a scrape after its end
   // sees the final values; after that its series ends instead of growing the output forever.
   static constexpr std::chrono::minutes kStoppedSessionMetricsFor{10};
+  // A job's verdict gauges end when no window of it has started for this many periods (the job
+  // ended, or left the --always-on-jobs filter), or when retention deleted its judged windows.
+  static constexpr int kJobVerdictPeriods = 3;
   std::thread ingest_thread_;
 };
 

@@ -316,15 +316,19 @@ store::Batch JobWindowBatch(uint64_t session_id, const std::string& job, int64_t
 }
 
 // When a job's window stops, protond judges its collective calls as `protonctl job` would and
-// keeps the verdict with the window's summary: ListHistory answers it.
+// keeps the verdict with the window's summary: ListHistory answers it, and the metrics give the
+// job's newest verdict while the job has had a window within 3 periods.
 TEST_F(QueriesTest, AJobsWindowKeepsTheVerdictOnItsCollectiveCalls) {
   service_.reset();
   {
     absl::StatusOr<std::unique_ptr<store::Store>> store = store::Store::Open(Options().store_path);
     ASSERT_TRUE(store.ok()) << store.status();
     ASSERT_TRUE((*store)->CommitBatch(JobWindowBatch(1, "981", 10)).ok());
+    ASSERT_TRUE((*store)->CommitBatch(JobWindowBatch(2, "ended", 3600)).ok());
   }
-  auto reopened = ProtondService::Create(Options());
+  ServiceOptions options = Options();
+  options.always_on = always_on::WindowPolicy{};  // 2 s every 60 s
+  auto reopened = ProtondService::Create(options);
   ASSERT_TRUE(reopened.ok()) << reopened.status();
   service_ = std::move(*reopened);
   ASSERT_TRUE(service_->RunIngestCycle().ok());
@@ -345,6 +349,14 @@ TEST_F(QueriesTest, AJobsWindowKeepsTheVerdictOnItsCollectiveCalls) {
   EXPECT_DOUBLE_EQ(verdict.late_mean_ns(), 10e6);
   EXPECT_DOUBLE_EQ(verdict.others_wait_ns(), 400e6);
   EXPECT_DOUBLE_EQ(verdict.others_wait_share(), 0.2);
+
+  // Job "ended" had its last window an hour ago: more than 3 periods of 60 s, no gauges.
+  const metrics::Snapshot snapshot = service_->MetricsSnapshot();
+  ASSERT_EQ(snapshot.always_on_jobs.size(), 1u);
+  EXPECT_EQ(snapshot.always_on_jobs[0].job_untrusted, "981");
+  EXPECT_EQ(snapshot.always_on_jobs[0].late_rank, 1);
+  EXPECT_DOUBLE_EQ(snapshot.always_on_jobs[0].late_mean_seconds, 0.01);
+  EXPECT_DOUBLE_EQ(snapshot.always_on_jobs[0].wait_share, 0.2);
 
   // Kept: after a restart the verdict is listed before any cycle.
   service_.reset();
