@@ -254,8 +254,8 @@ TEST_F(StoreMigrationFromV2Test, TheUpgradedStoreTakesSessionModes) {
   "ALTER TABLE window_summaries DROP COLUMN late_mean_ns; "     \
   "ALTER TABLE window_summaries DROP COLUMN others_wait_ns; "   \
   "ALTER TABLE window_summaries DROP COLUMN others_wait_share; "
-#define PROTOND_BACK_TO_V13           \
-  PROTOND_BACK_TO_V14                 \
+#define PROTOND_BACK_TO_V13         \
+  PROTOND_BACK_TO_V14               \
   "DROP TABLE collective_kernels; " \
   "ALTER TABLE collective_events DROP COLUMN launch_correlation_id; "
 #define PROTOND_BACK_TO_V12 PROTOND_BACK_TO_V13 "DROP TABLE collective_events; "
