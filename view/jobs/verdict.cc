@@ -20,8 +20,8 @@ struct Tally {
   ProcessId process;
   uint64_t calls = 0;
   uint64_t last = 0;
-  double expected_last = 0;  // sum over its calls of its chance to be last
-  double variance = 0;       // of its count of last arrivals, by chance
+  double expected_last = 0;               // sum over its calls of its chance to be last
+  double variance = 0;                    // of its count of last arrivals, by chance
   std::vector<int64_t> lateness_ns;       // in each of its calls
   std::vector<int64_t> last_lateness_ns;  // in the calls where it started last
   std::vector<int64_t> transfer_ns;
