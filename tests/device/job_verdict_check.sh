@@ -1,8 +1,7 @@
 #!/usr/bin/env bash
 # GPU check of `protonctl job` (issue 32) with a bundle (scripts/bundle.sh) on a machine with two
 # GPUs: a DDP job of two ranks (tests/gpu/ddp_train.py: the tiny GPT-2, random init, AdamW, 30
-# steps, one all-reduce per step, each rank pinned to its GPU's NUMA node: unpinned, this VM's
-# ranks lagged each other by 2-3 ms a step), once with rank 1 sleeping 10 ms before each step and once
+# steps, one all-reduce per step), once with rank 1 sleeping 10 ms before each step and once
 # without, each recorded two ways: a tree session, whose collectives come from NCCL's profiler
 # plugin in the shim, and `--data trace` with NCCL_PROFILER_PLUGIN=none, where `protonctl job`
 # matches NCCL's kernels in launch order. Checks: with the delay, the verdict names rank 1, late
@@ -30,8 +29,7 @@ run_job() {
   [ "$how" = kernels ] && recording+=(--data trace) && plugin=(NCCL_PROFILER_PLUGIN=none)
   echo "== $name: torchrun --nproc_per_node 2, rank 1 sleeps $delay_ms ms before each step ($how)"
   check "$name: the job" env PYTHONPATH="$bundle/python" PROTOND_TEST_MODEL=tiny \
-    PROTOND_TEST_STEPS=30 PROTOND_TEST_SYNC_EACH_STEP=1 PROTOND_TEST_PIN_NEAR_GPU=1 \
-    PROTOND_TEST_DELAY_RANK=1 \
+    PROTOND_TEST_STEPS=30 PROTOND_TEST_SYNC_EACH_STEP=1 PROTOND_TEST_DELAY_RANK=1 \
     PROTOND_TEST_DELAY_MS="$delay_ms" "${plugin[@]}" \
     "${ctl[@]}" run "${recording[@]}" -- \
     "$torchrun" --nproc_per_node 2 "$here/tests/gpu/ddp_train.py"

@@ -22,11 +22,6 @@ Environment (all optional):
                             that logs each step's loss does: a rank that sleeps then starts its
                             next all-reduce that much later, rather than its GPU catching up on
                             work queued ahead
-  PROTOND_TEST_PIN_NEAR_GPU=1  each rank runs on the CPUs of its GPU's NUMA node (half of the
-                            CPUs each, by local rank, where the node is not known), as
-                            `torchrun --numa-binding` would: the tiny model's steps are bound by
-                            kernel launches, and a rank launching across sockets lags its peer by
-                            milliseconds a step
 """
 import contextlib
 import json
@@ -44,35 +39,6 @@ MODELS = {
 }
 
 
-def cpus_near_gpu(local_rank):
-    """The CPUs of the NUMA node of GPU `local_rank`, or a half of all CPUs by local rank."""
-    props = torch.cuda.get_device_properties(local_rank)
-    bus_id = f"{props.pci_domain_id:04x}:{props.pci_bus_id:02x}:{props.pci_device_id:02x}.0"
-    try:
-        with open(f"/sys/bus/pci/devices/{bus_id}/numa_node") as f:
-            node = int(f.read())
-        with open(f"/sys/devices/system/node/node{node}/cpulist") as f:
-            cpus = set()
-            for part in f.read().strip().split(","):
-                first, _, last = part.partition("-")
-                cpus.update(range(int(first), int(last or first) + 1))
-        return node, sorted(cpus)
-    except (OSError, ValueError):
-        every = sorted(os.sched_getaffinity(0))
-        half = len(every) // 2
-        return -1, every[half * local_rank:half * (local_rank + 1)] or every
-
-
-def pin_near_gpu(local_rank):
-    """Pins every thread of the process (CUDA's and NCCL's too), and so those it starts later."""
-    node, cpus = cpus_near_gpu(local_rank)
-    for tid in os.listdir("/proc/self/task"):
-        with contextlib.suppress(OSError):
-            os.sched_setaffinity(int(tid), cpus)
-    print(f"PIN local rank {local_rank}: NUMA node {node}, CPUs {cpus[0]}-{cpus[-1]} "
-          f"({len(cpus)})", flush=True)
-
-
 def main():
     proton_dir = sys.argv[1] if len(sys.argv) > 1 else ""
     steps = int(os.environ.get("PROTOND_TEST_STEPS", "10"))
@@ -83,8 +49,6 @@ def main():
     dist.init_process_group("nccl")
     rank = dist.get_rank()
     torch.cuda.set_device(int(os.environ["LOCAL_RANK"]))
-    if os.environ.get("PROTOND_TEST_PIN_NEAR_GPU") == "1":
-        pin_near_gpu(int(os.environ["LOCAL_RANK"]))
     torch.manual_seed(0)
     config = GPT2Config(**MODELS[os.environ.get("PROTOND_TEST_MODEL", "small")])
     model = torch.nn.parallel.DistributedDataParallel(GPT2LMHeadModel(config).cuda())
