@@ -471,6 +471,22 @@ TEST(StoreMigrationFromV9Test, VersionNineKeepsItsSessionsAsStartedBySomeone) {
   EXPECT_EQ(QueryFile(path, "PRAGMA integrity_check"), "ok");
 }
 
+// Commits `batch` into the store at `path` (made at the current version when there is none).
+void CommitTo(const std::string& path, const Batch& batch) {
+  absl::StatusOr<std::unique_ptr<Store>> store = Store::Open(path);
+  ASSERT_TRUE(store.ok()) << store.status();
+  ASSERT_TRUE((*store)->CommitBatch(batch).ok());
+}
+
+// A running session "ddp" of one process (pid 4242): where collective calls go.
+Batch DdpSession() {
+  Batch batch;
+  batch.sessions = {{1, "ddp", 1000, SessionState::kRunning, 5, 0, {}}};
+  batch.processes = {{1, 4242, 1000, 77, "python", false}};
+  batch.session_processes = {{1, 1, 3, 0}};
+  return batch;
+}
+
 TEST(StoreMigrationFromV10Test, VersionTenKeepsItsScalarMetricsAndTakesVectors) {
   testing::TempDir dir;
   const std::string path = dir.File("protond.db");
@@ -480,11 +496,7 @@ TEST(StoreMigrationFromV10Test, VersionTenKeepsItsScalarMetricsAndTakesVectors) 
   batch.nodes = {{1, 1, 0, "step"}};
   batch.metrics = {{1, 1, 1, "bytes", MetricAggregation::kInclusive, false, 7, 0, {}},
                    {1, 1, 1, "loss", MetricAggregation::kProperty, true, 0, 2.5, {}}};
-  {
-    absl::StatusOr<std::unique_ptr<Store>> store = Store::Open(path);
-    ASSERT_TRUE(store.ok()) << store.status();
-    ASSERT_TRUE((*store)->CommitBatch(batch).ok());
-  }
+  ASSERT_NO_FATAL_FAILURE(CommitTo(path, batch));
   testing::ExecOnFile(path, PROTOND_BACK_TO_V10 "PRAGMA user_version = 10;");
   const std::string has_column =
       "SELECT count(*) FROM pragma_table_info('metric_values') WHERE name = 'vector_value'";
@@ -561,15 +573,8 @@ TEST(StoreMigrationFromV11Test, VersionElevenGetsWindowSummariesItsWindowsWithou
 TEST(StoreMigrationFromV12Test, VersionTwelveGetsCollectiveEventsAndTakesThem) {
   testing::TempDir dir;
   const std::string path = dir.File("protond.db");
-  Batch batch;
-  batch.sessions = {{1, "ddp", 1000, SessionState::kRunning, 5, 0, {}}};
-  batch.processes = {{1, 4242, 1000, 77, "python", false}};
-  batch.session_processes = {{1, 1, 3, 0}};
-  {
-    absl::StatusOr<std::unique_ptr<Store>> store = Store::Open(path);
-    ASSERT_TRUE(store.ok()) << store.status();
-    ASSERT_TRUE((*store)->CommitBatch(batch).ok());
-  }
+  Batch batch = DdpSession();
+  ASSERT_NO_FATAL_FAILURE(CommitTo(path, batch));
   testing::ExecOnFile(path, PROTOND_BACK_TO_V12 "PRAGMA user_version = 12;");
   const std::string has_table =
       "SELECT count(*) FROM sqlite_schema WHERE name = 'collective_events'";
@@ -599,18 +604,11 @@ TEST(StoreMigrationFromV12Test, VersionTwelveGetsCollectiveEventsAndTakesThem) {
 TEST(StoreMigrationFromV13Test, VersionThirteenGetsCollectiveKernelsAndKeepsItsCalls) {
   testing::TempDir dir;
   const std::string path = dir.File("protond.db");
-  Batch batch;
-  batch.sessions = {{1, "ddp", 1000, SessionState::kRunning, 5, 0, {}}};
-  batch.processes = {{1, 4242, 1000, 77, "python", false}};
-  batch.session_processes = {{1, 1, 3, 0}};
+  Batch batch = DdpSession();
   const CollectiveEventRow old_call{1, 1,  2, 320, 0,           100,        200,    9,
                                     3, 64, 1, 2,   "Broadcast", "ncclInt8", "TREE", "SIMPLE"};
   batch.collective_events = {old_call};
-  {
-    absl::StatusOr<std::unique_ptr<Store>> store = Store::Open(path);
-    ASSERT_TRUE(store.ok()) << store.status();
-    ASSERT_TRUE((*store)->CommitBatch(batch).ok());
-  }
+  ASSERT_NO_FATAL_FAILURE(CommitTo(path, batch));
   testing::ExecOnFile(path, PROTOND_BACK_TO_V13 "PRAGMA user_version = 13;");
   const std::string has_table =
       "SELECT count(*) FROM sqlite_schema WHERE name = 'collective_kernels'";
