@@ -1,11 +1,13 @@
 #!/usr/bin/env python3
 """The GPU checks' own promises, kept without a GPU (ctest label unit): hatchet_check.py's rules,
-and the comparers with Proton failing on empty trees, on a line of protonctl's tree they cannot
-read, and on a kernel the program launches that is missing from both sides alike."""
+the comparers with Proton failing on empty trees, on a line of protonctl's tree they cannot
+read, and on a kernel the program launches that is missing from both sides alike, and
+job_arrivals.py refusing a verdict that disagrees with the job's own clock."""
 import contextlib
 import io
 import json
 import os
+import subprocess
 import sys
 import tempfile
 import unittest
@@ -164,6 +166,67 @@ class CompareFilesTest(unittest.TestCase):
             for who in ("theirs", "ours"):
                 write_hatchet(f"{work}/{who}_a.hatchet", sessions["a"][:3])
             self.assertEqual(sessions_compare.check_files(work), [])
+
+
+JOB_ARRIVALS = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "device",
+                            "job_arrivals.py")
+NAMED = ("rank {rank} (pid 804, vm) arrives last at 36 of 38 collective calls, on average "
+         "{ms} after the first; rank 0 waited 431 ms in all\n")
+NONE = "no rank is late: rank 0 is last at 25 of 38 calls (66%), less than the 74% needed\n"
+
+
+class JobArrivalsTest(unittest.TestCase):
+    """Two ranks' all-reduce arrivals, 8 ms apart; rank 1 `lateness_ms` behind rank 0."""
+
+    def judge(self, lateness_ms, verdict, calls=30, rank1_calls=None):
+        with tempfile.TemporaryDirectory() as folder:
+            for rank, offset_ms, n in ((0, 0, calls), (1, lateness_ms, rank1_calls or calls)):
+                with open(os.path.join(folder, f"rank{rank}.txt"), "w") as f:
+                    f.writelines(f"{int((i * 8 + offset_ms) * 1e6)}\n" for i in range(n))
+            report = os.path.join(folder, "job")
+            with open(report, "w") as f:
+                f.write(verdict)
+            done = subprocess.run([sys.executable, JOB_ARRIVALS, folder, report],
+                                  capture_output=True, text=True)
+        return done.returncode, done.stdout + done.stderr
+
+    def test_the_late_rank_named_with_its_lateness_agrees(self):
+        code, out = self.judge(10, NAMED.format(rank=1, ms="10.4 ms"))
+        self.assertEqual(code, 0, out)
+        self.assertIn("job clock: rank 1 is clearly late", out)
+
+    def test_lateness_in_microseconds_is_read(self):
+        self.assertEqual(self.judge(0.8, NAMED.format(rank=1, ms="790 us"))[0], 0)
+
+    def test_a_lateness_off_by_more_than_a_fifth_is_refused(self):
+        code, out = self.judge(10, NAMED.format(rank=1, ms="12.5 ms"))
+        self.assertEqual(code, 1)
+        self.assertIn("not within 2.00 ms of the job clock's 10.00 ms", out)
+
+    def test_the_wrong_rank_is_refused(self):
+        code, out = self.judge(10, NAMED.format(rank=0, ms="10.0 ms"))
+        self.assertEqual(code, 1)
+        self.assertIn("names rank 0, the job's clock rank 1", out)
+
+    def test_no_rank_named_in_a_job_with_a_clearly_late_rank_is_refused(self):
+        code, out = self.judge(3, NONE)
+        self.assertEqual(code, 1)
+        self.assertIn("names no rank, but the job's clock has rank 1 clearly late", out)
+
+    def test_a_rank_named_in_a_balanced_job_is_refused(self):
+        code, out = self.judge(0.1, NAMED.format(rank=1, ms="0.1 ms"))
+        self.assertEqual(code, 1)
+        self.assertIn("in a job the clock has balanced", out)
+
+    def test_no_rank_named_in_a_balanced_job_agrees(self):
+        code, out = self.judge(0.1, NONE)
+        self.assertEqual(code, 0, out)
+        self.assertIn("job clock: the job is balanced", out)
+
+    def test_ranks_with_different_call_counts_are_refused(self):
+        code, out = self.judge(10, NONE, rank1_calls=29)
+        self.assertEqual(code, 1)
+        self.assertIn("different numbers of all-reduces", out)
 
 
 if __name__ == "__main__":
