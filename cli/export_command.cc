@@ -4,9 +4,9 @@
 #include "cli/arg_reader.h"
 #include "cli/profile_commands.h"
 #include "cli/progress_line.h"
-#include "client-lib/cpp/chrome_trace.h"
 #include "common/files/output_file.h"
 #include "common/status/status_macros.h"
+#include "view/export/chrome_trace.h"
 #include "view/export/flame_graph.h"
 #include "view/export/flame_svg.h"
 #include "view/export/folded.h"
@@ -167,7 +167,7 @@ absl::StatusOr<std::string> RenderExport(const ExportArgs& args, const ExportInp
     case ExportFormat::kHatchetMsgPack:
       return view::RenderHatchetMsgPack(input.tree);
     case ExportFormat::kChrome:
-      return client::RenderChromeTrace(input.trace);
+      return view::RenderChromeTrace(input.trace);
     case ExportFormat::kFolded: {
       ASSIGN_OR_RETURN(const view::FlameGraph graph,
                        view::BuildFlameGraph(input.tree, args.metric, args.kernel_names));

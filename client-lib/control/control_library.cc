@@ -14,13 +14,13 @@
 #include "client-lib/control/daemon_autostart.h"
 #include "client-lib/control/registration.h"
 #include "client-lib/control/shared_client.h"
-#include "client-lib/cpp/chrome_trace.h"
 #include "client-lib/cpp/client.h"
 #include "client-lib/cpp/socket_probe.h"
 #include "common/files/output_file.h"
 #include "common/status/status_macros.h"
 #include "protond/control_api.h"
 #include "protond/shim.h"
+#include "view/export/chrome_trace.h"
 #include "view/hatchet/hatchet_writer.h"
 
 struct ProtondControl {
@@ -253,7 +253,7 @@ absl::StatusOr<std::string> RenderProfile(client::Client& client, uint64_t sessi
     absl::StatusOr<v1::Trace> trace = client.GetTrace(session_id);
     timing.Lap("rpc");
     if (!trace.ok()) return trace.status();
-    return client::RenderChromeTrace(*trace);
+    return view::RenderChromeTrace(*trace);
   }
   absl::StatusOr<v1::Tree> tree = client.GetTree(session_id);
   timing.Lap("rpc");

@@ -16,12 +16,12 @@
 #include <utility>
 #include <vector>
 
-#include "client-lib/cpp/chrome_trace.h"
 #include "client-lib/cpp/client.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "tests/gpu/gpu_required.h"
 #include "tests/integration/harness.h"
+#include "view/export/chrome_trace.h"
 
 namespace protond::testing {
 namespace {
@@ -164,7 +164,7 @@ TEST(InstrumentationGpuTest, TheTraceShowsEveryWarpInsideItsLaunch) {
               client.GetTree(sessions->sessions(0).id())->devices(0).clock_rate_khz());
 
   // The Chrome trace: a process per SM, a lane per warp of each CTA that ran there.
-  const nlohmann::json chrome = nlohmann::json::parse(client::RenderChromeTrace(*trace));
+  const nlohmann::json chrome = nlohmann::json::parse(view::RenderChromeTrace(*trace));
   std::set<std::string> lanes;
   size_t scopes = 0;
   for (const nlohmann::json& e : chrome["traceEvents"]) {

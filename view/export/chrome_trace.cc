@@ -1,4 +1,4 @@
-#include "client-lib/cpp/chrome_trace.h"
+#include "view/export/chrome_trace.h"
 
 #include <algorithm>
 #include <limits>
@@ -12,7 +12,7 @@
 #include "absl/container/flat_hash_map.h"
 #include "absl/strings/str_cat.h"
 
-namespace protond::client {
+namespace protond::view {
 namespace {
 
 using Json = nlohmann::json;
@@ -320,4 +320,4 @@ class ChromeTraceWriter {
 
 std::string RenderChromeTrace(const v1::Trace& trace) { return ChromeTraceWriter(trace).Render(); }
 
-}  // namespace protond::client
+}  // namespace protond::view

@@ -2,15 +2,15 @@
 // `<name>.chrome_trace`), readable by chrome://tracing and Perfetto. The layout is the one
 // PROTON_COMPAT.md describes: one object {"displayTimeUnit": "us", "baseTimeNanoseconds": epoch ns
 // of ts 0, "traceEvents": [...]}; ts and dur in microseconds relative to the earliest event.
-#ifndef PROTOND_CLIENT_LIB_CPP_CHROME_TRACE_H_
-#define PROTOND_CLIENT_LIB_CPP_CHROME_TRACE_H_
+#ifndef PROTOND_VIEW_EXPORT_CHROME_TRACE_H_
+#define PROTOND_VIEW_EXPORT_CHROME_TRACE_H_
 
 #include <cstdint>
 #include <string>
 
 #include "protond.pb.h"
 
-namespace protond::client {
+namespace protond::view {
 
 // Lanes, all in pid 0: each CPU thread (a process and tid, in the order of their first event) is
 // tid i, named "CPU Thread i"; each GPU stream s is tid kGpuStreamLaneBase + s, named
@@ -30,6 +30,6 @@ inline constexpr uint32_t kGpuStreamLaneBase = 200000;
 // that began before the work started.
 std::string RenderChromeTrace(const v1::Trace& trace);
 
-}  // namespace protond::client
+}  // namespace protond::view
 
-#endif  // PROTOND_CLIENT_LIB_CPP_CHROME_TRACE_H_
+#endif  // PROTOND_VIEW_EXPORT_CHROME_TRACE_H_

@@ -1,4 +1,4 @@
-#include "client-lib/cpp/chrome_trace.h"
+#include "view/export/chrome_trace.h"
 
 #include <map>
 #include <nlohmann/json.hpp>
@@ -10,7 +10,7 @@
 #include "absl/strings/str_cat.h"
 #include "gtest/gtest.h"
 
-namespace protond::client {
+namespace protond::view {
 namespace {
 
 using Json = nlohmann::json;
@@ -264,4 +264,4 @@ TEST(ChromeTraceTest, AnEmptyTraceIsValid) {
 }
 
 }  // namespace
-}  // namespace protond::client
+}  // namespace protond::view
