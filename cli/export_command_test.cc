@@ -8,7 +8,6 @@
 
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
-#include "view/testing/test_export_profiles.h"
 #include "view/testing/test_files.h"
 #include "view/testing/test_pprof.h"
 
@@ -30,41 +29,29 @@ std::string UsageError(const std::vector<std::string>& args) {
   return ParseExportArgs(args).status().ToString();
 }
 
-std::string Render(ExportFormat format) {
-  ExportArgs args;
-  args.format = format;
-  ExportInput input;
-  input.tree = testing::ExportTree();
-  input.has_trace = true;
-  input.trace = testing::ExportTrace();
-  absl::StatusOr<std::string> text = RenderExport(args, input);
-  EXPECT_TRUE(text.ok()) << text.status();
-  return text.ok() ? *text : "";
-}
-
 TEST(ExportCommandTest, ParsesEveryOption) {
   absl::StatusOr<ExportArgs> args = ParseExportArgs(
       {"7", "--format", "svg", "-o", "out.svg", "--force", "-m", "cpu_time/ns", "--mangled"});
   ASSERT_TRUE(args.ok()) << args.status();
   EXPECT_EQ(args->profile, "7");
-  EXPECT_EQ(args->format, ExportFormat::kSvg);
+  EXPECT_EQ(args->options.format, view::ExportFormat::kSvg);
   EXPECT_EQ(args->output, "out.svg");
   EXPECT_TRUE(args->force);
-  EXPECT_EQ(args->metric, "cpu_time/ns");
-  EXPECT_EQ(args->kernel_names, view::KernelNames::kMangled);
+  EXPECT_EQ(args->options.metric, "cpu_time/ns");
+  EXPECT_EQ(args->options.kernel_names, view::KernelNames::kMangled);
   args = ParseExportArgs({"--output", "x.csv", "-F", "csv", "p.hatchet"});
   ASSERT_TRUE(args.ok()) << args.status();
-  EXPECT_EQ(args->format, ExportFormat::kCsv);
+  EXPECT_EQ(args->options.format, view::ExportFormat::kCsv);
   EXPECT_FALSE(args->force);
   args = ParseExportArgs({"7", "--format", "pprof", "-o", "step.pb.gz"});
   ASSERT_TRUE(args.ok()) << args.status();
-  EXPECT_EQ(args->format, ExportFormat::kPprof);
+  EXPECT_EQ(args->options.format, view::ExportFormat::kPprof);
 }
 
 TEST(ExportCommandTest, BadArgumentsSayWhatIsWrong) {
   EXPECT_EQ(UsageError({"7", "--format", "pdf", "-o", "x"}),
-            "INVALID_ARGUMENT: --format is hatchet, hatchet_msgpack, chrome, folded, svg, csv or "
-            "pprof, not 'pdf'");
+            "INVALID_ARGUMENT: --format: 'pdf' is not a format: hatchet, hatchet_msgpack, chrome, "
+            "folded, svg, csv or pprof");
   EXPECT_EQ(UsageError({"7", "--format", "csv"}), "INVALID_ARGUMENT: export needs -o FILE");
   EXPECT_EQ(UsageError({"7", "-o", "x"}),
             "INVALID_ARGUMENT: export needs --format: hatchet, hatchet_msgpack, chrome, folded, "
@@ -73,51 +60,6 @@ TEST(ExportCommandTest, BadArgumentsSayWhatIsWrong) {
             "INVALID_ARGUMENT: export needs a session id or a Hatchet file");
   EXPECT_EQ(UsageError({"7", "8"}), "INVALID_ARGUMENT: unexpected argument '8'");
   EXPECT_EQ(UsageError({"7", "-o"}), "INVALID_ARGUMENT: -o needs a value");
-}
-
-// The web page names its downloads by format; every format that parses has its extension.
-TEST(ExportCommandTest, EachFormatHasItsExtension) {
-  const std::pair<const char*, const char*> formats[] = {
-      {"hatchet", "hatchet"}, {"hatchet_msgpack", "hatchet_msgpack"},
-      {"chrome", "json"},     {"folded", "folded"},
-      {"svg", "svg"},         {"csv", "csv"},
-      {"pprof", "pb.gz"}};
-  for (const auto& [name, extension] : formats) {
-    absl::StatusOr<ExportFormat> format = ParseExportFormat(name);
-    ASSERT_TRUE(format.ok()) << format.status();
-    EXPECT_EQ(ExportExtension(*format), extension);
-  }
-  EXPECT_EQ(ParseExportFormat("png").status().message(),
-            "--format is hatchet, hatchet_msgpack, chrome, folded, svg, csv or pprof, not 'png'");
-}
-
-TEST(ExportCommandTest, EachFormatMatchesItsGoldenFile) {
-  testing::ExpectGolden(Render(ExportFormat::kHatchet), "export_tree.hatchet");
-  testing::ExpectGolden(Render(ExportFormat::kChrome), "export_trace.chrome_trace");
-  testing::ExpectGolden(Render(ExportFormat::kFolded), "export_tree.folded");
-  testing::ExpectGolden(Render(ExportFormat::kSvg), "export_tree.svg");
-  testing::ExpectGolden(Render(ExportFormat::kCsv), "export_trace.csv");
-}
-
-// The pprof profile is gzipped (its bytes depend on zlib's version): read back, not golden.
-TEST(ExportCommandTest, APprofProfileCarriesTheSessionsNameAndTimes) {
-  ExportArgs args;
-  args.profile = "7";
-  args.format = ExportFormat::kPprof;
-  ExportInput input;
-  input.tree = testing::ExportTree();
-  input.has_session = true;
-  input.session.set_id(7);
-  input.session.set_name("train");
-  input.session.set_start_time_unix_ns(1'700'000'000'000'000'000);
-  input.session.set_end_time_unix_ns(1'700'000'001'000'000'000);
-  absl::StatusOr<std::string> file = RenderExport(args, input);
-  ASSERT_TRUE(file.ok()) << file.status();
-  const perftools::profiles::Profile profile = testing::ParsePprof(*file);
-  EXPECT_EQ(profile.time_nanos(), 1'700'000'000'000'000'000);
-  EXPECT_EQ(profile.duration_nanos(), 1'000'000'000);
-  EXPECT_THAT(testing::PprofComments(profile), Contains("protond: session 7 (train)"));
-  EXPECT_EQ(profile.sample_size(), 7);  // a sample per node the tree view shows
 }
 
 class ExportFileTest : public testing::TempDirTest {

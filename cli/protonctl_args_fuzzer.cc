@@ -79,9 +79,9 @@ void FuzzProfileCommands(const std::vector<std::string>& args, const protond::v1
   (void)protond::cli::ParseTopArgs(args);
   if (absl::StatusOr<protond::cli::ExportArgs> exported = protond::cli::ParseExportArgs(args);
       exported.ok()) {
-    protond::cli::ExportInput input;
+    protond::view::ExportInput input;
     input.tree = profile;
-    (void)protond::cli::RenderExport(*exported, input);
+    (void)protond::view::RenderExport(exported->options, input, exported->profile);
   }
 }
 

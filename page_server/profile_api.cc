@@ -11,6 +11,7 @@
 #include "common/text/count.h"
 #include "common/text/session_id.h"
 #include "page_server/history_json.h"
+#include "view/export/export_file.h"
 #include "view/json/profile_table_json.h"
 #include "view/json/top_json.h"
 #include "view/tree/top_stalls.h"
@@ -119,6 +120,34 @@ absl::StatusOr<Response> History(ProfileSource& source, const ApiParameters& par
   return Response{200, "application/json", view::DumpJson(json), {}};
 }
 
+// `protonctl export ID --format F`'s bytes, read through the caller's source, as a download.
+absl::StatusOr<Response> Export(ProfileSource& source, const ApiParameters& parameters) {
+  ASSIGN_OR_RETURN(const uint64_t id, SessionParameter(parameters, "session"));
+  ASSIGN_OR_RETURN(const std::string format_text, Required(parameters, "format"));
+  const absl::StatusOr<view::ExportFormat> format = view::ParseExportFormat(format_text);
+  if (!format.ok()) return BadParameter("format", format.status().message());
+  ASSIGN_OR_RETURN(const v1::Session session, source.GetSession(id));
+  const view::ExportReads reads =
+      view::ExportReadsOf(*format, session.data() == v1::Session::TRACE);
+  view::ExportInput input;
+  if (reads.tree) {
+    ASSIGN_OR_RETURN(input.tree, source.GetTree(id, "", /*instructions=*/false));
+  }
+  if (reads.trace) {
+    ASSIGN_OR_RETURN(input.trace, source.GetTrace(id));
+    input.has_trace = true;
+  }
+  input.has_session = reads.session;
+  if (reads.session) input.session = session;
+  ASSIGN_OR_RETURN(std::string contents,
+                   view::RenderExport({.format = *format}, input, absl::StrCat("session ", id)));
+  const std::string file = absl::StrCat("protond-", id, ".", view::ExportExtension(*format));
+  return Response{200,
+                  "application/octet-stream",
+                  std::move(contents),
+                  {{"Content-Disposition", absl::StrCat("attachment; filename=\"", file, "\"")}}};
+}
+
 }  // namespace
 
 absl::StatusOr<Response> AnswerProfileApi(ProfileSource& source, absl::string_view path,
@@ -129,6 +158,7 @@ absl::StatusOr<Response> AnswerProfileApi(ProfileSource& source, absl::string_vi
   if (path == "/api/top") return Top(source, parameters);
   if (path == "/api/stalls") return Stalls(source, parameters);
   if (path == "/api/history") return History(source, parameters);
+  if (path == "/api/export") return Export(source, parameters);
   return absl::NotFoundError(absl::StrCat("no such API: ", path));
 }
 

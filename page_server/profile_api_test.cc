@@ -1,6 +1,6 @@
-// /api/top's and /api/stalls' answers from hand-built trees, read through a fake ProfileSource
-// (no protond: the integration tests have one), and their parameters as `protonctl top`'s
-// arguments.
+// /api/top's, /api/stalls' and /api/export's answers from hand-built trees, read through a fake
+// ProfileSource (no protond: the integration tests have one), and their parameters as
+// `protonctl top`'s and `protonctl export`'s arguments.
 #include "page_server/profile_api.h"
 
 #include <vector>
@@ -9,6 +9,9 @@
 #include "absl/strings/str_cat.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "view/export/chrome_trace.h"
+#include "view/hatchet/hatchet_writer.h"
+#include "view/testing/test_export_profiles.h"
 #include "view/testing/test_profiles.h"
 
 namespace protond::page_server {
@@ -42,20 +45,32 @@ TopParameters Top(const ApiParameters& parameters) {
   return top.ok() ? *top : TopParameters{};
 }
 
-// Session 1, whose tree is Profile(instructions); `asked`: the trees read, as
-// "session/rank/instructions".
+// Session 1, whose tree is Profile(instructions), and trace session 3 (ExportTree and
+// ExportTrace); `asked`: the trees read, as "session/rank/instructions", and the traces.
 class FakeSource : public ProfileSource {
  public:
   absl::StatusOr<v1::ListSessionsResponse> ListSessions() override {
     v1::ListSessionsResponse listed;
     listed.add_sessions()->set_id(1);
+    v1::Session* trace_session = listed.add_sessions();
+    trace_session->set_id(3);
+    trace_session->set_data(v1::Session::TRACE);
     return listed;
   }
   absl::StatusOr<v1::Tree> GetTree(uint64_t session_id, const std::string& rank,
                                    bool instructions) override {
     asked.push_back(absl::StrCat(session_id, "/", rank, "/", instructions));
+    if (session_id == 3) return testing::ExportTree();
     if (session_id != 1) return absl::NotFoundError("no tree of that session");
     return Profile(instructions);
+  }
+  absl::StatusOr<v1::Trace> GetTrace(uint64_t session_id) override {
+    asked.push_back(absl::StrCat("trace ", session_id));
+    if (session_id != 3) {
+      return absl::FailedPreconditionError(
+          absl::StrCat("session ", session_id, " was not started with --data trace"));
+    }
+    return testing::ExportTrace();
   }
   // protond that cannot read its store.
   absl::StatusOr<v1::ListHistoryResponse> ListHistory(
@@ -167,6 +182,53 @@ TEST(ApiTest, HistoryAsksTheSourceOnlyWithGoodParametersAndItsFailureIsProtonds)
   EXPECT_EQ(HttpStatusOf(failed.status()), 502);
   EXPECT_EQ(failed.status().message(), "protond's ListHistory failed: store unreadable");
   EXPECT_EQ(source.asked, std::vector<std::string>{"history of pid 7"});
+}
+
+// The download `protonctl export 1 --format hatchet -o protond-1.hatchet` writes.
+TEST(ApiTest, ExportIsTheSessionsFileAsADownload) {
+  FakeSource source;
+  const absl::StatusOr<Response> answer =
+      AnswerProfileApi(source, "/api/export", {{"session", "1"}, {"format", "hatchet"}});
+  ASSERT_TRUE(answer.ok()) << answer.status();
+  EXPECT_EQ(answer->status, 200);
+  EXPECT_EQ(answer->content_type, "application/octet-stream");
+  EXPECT_EQ(answer->body, view::RenderHatchet(Profile(false)));
+  EXPECT_THAT(answer->headers,
+              ::testing::Contains(::testing::Pair("Content-Disposition",
+                                                  "attachment; filename=\"protond-1.hatchet\"")));
+  EXPECT_EQ(source.asked, std::vector<std::string>{"1//0"});
+}
+
+TEST(ApiTest, ExportReadsATraceWhereItsFormatNeedsOne) {
+  FakeSource source;
+  absl::StatusOr<Response> answer =
+      AnswerProfileApi(source, "/api/export", {{"session", "3"}, {"format", "chrome"}});
+  ASSERT_TRUE(answer.ok()) << answer.status();
+  EXPECT_EQ(answer->body, view::RenderChromeTrace(testing::ExportTrace()));
+  EXPECT_EQ(source.asked, std::vector<std::string>{"trace 3"});
+
+  source.asked.clear();  // a trace session's csv has each launch's times
+  answer = AnswerProfileApi(source, "/api/export", {{"session", "3"}, {"format", "csv"}});
+  ASSERT_TRUE(answer.ok()) << answer.status();
+  EXPECT_EQ(source.asked, (std::vector<std::string>{"3//0", "trace 3"}));
+
+  const absl::StatusOr<Response> refused =
+      AnswerProfileApi(source, "/api/export", {{"session", "1"}, {"format", "chrome"}});
+  EXPECT_EQ(HttpStatusOf(refused.status()), 400);
+  EXPECT_EQ(refused.status().message(), "session 1 was not started with --data trace");
+}
+
+TEST(ApiTest, ExportChecksItsParametersAndTheSessionBeforeReading) {
+  FakeSource source;
+  EXPECT_EQ(AnswerProfileApi(source, "/api/export", {{"session", "1"}, {"format", "png"}})
+                .status()
+                .message(),
+            "format: 'png' is not a format: hatchet, hatchet_msgpack, chrome, folded, svg, csv "
+            "or pprof");
+  const absl::StatusOr<Response> unseen =
+      AnswerProfileApi(source, "/api/export", {{"session", "2"}, {"format", "hatchet"}});
+  EXPECT_EQ(unseen.status().code(), absl::StatusCode::kNotFound);
+  EXPECT_THAT(source.asked, ::testing::IsEmpty());
 }
 
 }  // namespace

@@ -1,5 +1,5 @@
-// What the page's API reads: protond's sessions, trees and always-on windows, as one caller may
-// see them. protonctl
+// What the page's API reads: protond's sessions, trees, traces and always-on windows, as one
+// caller may see them. protonctl
 // ui reads them through the user's client::Client (cli/ui/client_profile_source.h); protond reads
 // them in-process, as the signed-in token's user (daemon/web/service_profile_source.h). Either
 // way the daemon's own checks decide what the caller sees. Called from civetweb's threads.
@@ -28,6 +28,9 @@ class ProfileSource {
   // summaries, and how many the caller may see in all.
   virtual absl::StatusOr<v1::ListHistoryResponse> ListHistory(
       const v1::ListHistoryRequest& request) = 0;
+  // A trace session's events, whole (GetTrace's chunks merged); FAILED_PRECONDITION for a
+  // session started without --data trace, NOT_FOUND or PERMISSION_DENIED as GetTree.
+  virtual absl::StatusOr<v1::Trace> GetTrace(uint64_t session_id) = 0;
 
   // Session `session_id` of ListSessions(); NOT_FOUND, as protonctl says it, when it is not there.
   absl::StatusOr<v1::Session> GetSession(uint64_t session_id);

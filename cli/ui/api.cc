@@ -2,7 +2,6 @@
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
-#include "cli/export_command.h"
 #include "cli/fan_out/job_tree_command.h"
 #include "cli/job_command.h"
 #include "cli/ui/client_profile_source.h"
@@ -19,26 +18,8 @@ using page_server::BadParameter;
 using page_server::ProtoJson;
 using page_server::Required;
 using page_server::Response;
-using page_server::SessionParameter;
 using page_server::ViewOptionsOf;
 using Parameters = ApiParameters;
-
-// The bytes `protonctl export ID --format F` writes (cli/export_command.h), as a download.
-absl::StatusOr<Response> Export(client::Client& client, const Parameters& parameters) {
-  ASSIGN_OR_RETURN(const uint64_t id, SessionParameter(parameters, "session"));
-  ASSIGN_OR_RETURN(const std::string format_text, Required(parameters, "format"));
-  ExportArgs args;
-  absl::StatusOr<ExportFormat> format = ParseExportFormat(format_text);
-  if (!format.ok()) return BadParameter("format", format.status().message());
-  args.format = *format;
-  args.profile = absl::StrCat(id);
-  ASSIGN_OR_RETURN(std::string contents, ExportContents(client, args, /*progress_out=*/nullptr));
-  const std::string file = absl::StrCat("protond-", id, ".", ExportExtension(args.format));
-  return Response{200,
-                  "application/octet-stream",
-                  std::move(contents),
-                  {{"Content-Disposition", absl::StrCat("attachment; filename=\"", file, "\"")}}};
-}
 
 // `protonctl job --job JOB`'s report where it can be made (the job's sessions were recorded
 // with --data trace); otherwise why not, in protonctl job's words.
@@ -88,7 +69,6 @@ absl::StatusOr<Response> Job(client::Client& client, const Parameters& parameter
 
 absl::StatusOr<Response> Answer(client::Client& client, absl::string_view path,
                                 const Parameters& parameters) {
-  if (path == "/api/export") return Export(client, parameters);
   if (path == "/api/job") return Job(client, parameters);
   ClientProfileSource source(client);
   return page_server::AnswerProfileApi(source, path, parameters);

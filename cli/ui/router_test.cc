@@ -121,7 +121,7 @@ TEST_F(RouterTest, BadParametersAreNamed) {
       "names: short or full, not 'long'",
       "b: the parameter is missing",
       "b: '0' is not a session id (a positive number; see protonctl sessions)",
-      "format: --format is hatchet, hatchet_msgpack, chrome, folded, svg, csv or pprof, not 'png'",
+      "format: 'png' is not a format: hatchet, hatchet_msgpack, chrome, folded, svg, csv or pprof",
       "format: the parameter is missing",
       "bad %-escape in the query: '%zz'",
       "job: the parameter is missing",

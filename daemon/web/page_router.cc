@@ -1,7 +1,5 @@
 #include "daemon/web/page_router.h"
 
-#include <set>
-
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_replace.h"
 #include "page_server/page_files.h"
@@ -47,12 +45,9 @@ Response SeeTheStart(std::string cookie) {
   return {303, "text/plain; charset=utf-8", "see /\n", {{"Location", "/"}, {"Set-Cookie", cookie}}};
 }
 
-// The APIs of protonctl ui that read through protonctl's own commands (export, job): not served
-// by protond yet (docs/web.md, "Not done yet").
-bool ServedByProtonctlUiOnly(absl::string_view path) {
-  static const std::set<std::string, std::less<>> kPaths = {"/api/export", "/api/job"};
-  return kPaths.contains(path);
-}
+// The API of protonctl ui that reads through protonctl's own commands (the job's report): not
+// served by protond yet (docs/web.md, "Not done yet").
+bool ServedByProtonctlUiOnly(absl::string_view path) { return path == "/api/job"; }
 
 // A signed-in user as the service knows a caller over TCP with the same token.
 service::Peer PeerOf(const page_server::SignedInUser& user) {

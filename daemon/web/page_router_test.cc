@@ -57,6 +57,11 @@ class FakeSource : public page_server::ProfileSource {
     window->set_name(absl::StrCat("window job of ", peer_.uid));
     return listed;
   }
+  // Session 7 is a tree session.
+  absl::StatusOr<v1::Trace> GetTrace(uint64_t session_id) override {
+    return absl::FailedPreconditionError(
+        absl::StrCat("session ", session_id, " was not started with --data trace"));
+  }
 
  private:
   const service::Peer peer_;
@@ -144,9 +149,24 @@ TEST_F(PageRouterTest, TheApiSeesWhatTheTokensUserMay) {
   EXPECT_EQ(nlohmann::json::parse(alice.body)["sessions"][0]["name"], "of 1000 remote");
   const Response job = Answer("GET", "/api/sessions", SignIn(kJobToken));
   EXPECT_EQ(nlohmann::json::parse(job.body)["sessions"][0]["name"], "of 1001 remote job 77");
-  const Response export_file = Answer("GET", "/api/export", SignIn(kAliceToken));
-  EXPECT_EQ(export_file.status, 404);
-  EXPECT_THAT(export_file.body, HasSubstr("not served by protond yet"));
+  const Response job_page = Answer("GET", "/api/job", SignIn(kAliceToken));
+  EXPECT_EQ(job_page.status, 404);
+  EXPECT_THAT(job_page.body, HasSubstr("not served by protond yet"));
+}
+
+// protonctl export's file, read as the token's user; a trace of a tree session is refused.
+TEST_F(PageRouterTest, ExportIsReadThroughTheTokensUsersSource) {
+  const std::string cookie = SignIn(kJobToken);
+  const Response file = AnswerApi("/api/export", "session=7&format=folded", cookie);
+  ASSERT_EQ(file.status, 200) << file.body;
+  EXPECT_EQ(file.content_type, "application/octet-stream");
+  EXPECT_EQ(Header(file, "Content-Disposition"), "attachment; filename=\"protond-7.folded\"");
+  EXPECT_THAT(file.body, HasSubstr("ROOT;nvjet "));
+  const Response chrome = AnswerApi("/api/export", "session=7&format=chrome", cookie);
+  EXPECT_EQ(chrome.status, 400);
+  EXPECT_EQ(nlohmann::json::parse(chrome.body)["error"],
+            "session 7 was not started with --data trace");
+  EXPECT_EQ(AnswerApi("/api/export", "session=8&format=folded", cookie).status, 404);
 }
 
 TEST_F(PageRouterTest, TopAndStallsAreReadThroughTheTokensUsersSource) {

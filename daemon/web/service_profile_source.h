@@ -5,6 +5,7 @@
 #define PROTOND_DAEMON_WEB_SERVICE_PROFILE_SOURCE_H_
 
 #include <utility>
+#include <vector>
 
 #include "daemon/service/protond_service.h"
 #include "page_server/profile_source.h"
@@ -27,6 +28,13 @@ class ServiceProfileSource : public page_server::ProfileSource {
   absl::StatusOr<v1::ListHistoryResponse> ListHistory(
       const v1::ListHistoryRequest& request) override {
     return service_.ListHistory(peer_, request);
+  }
+  absl::StatusOr<v1::Trace> GetTrace(uint64_t session_id) override {
+    absl::StatusOr<std::vector<v1::Trace>> chunks = service_.GetTrace(peer_, session_id);
+    if (!chunks.ok()) return chunks.status();
+    v1::Trace trace;  // merged as a client merges the stream's chunks
+    for (const v1::Trace& chunk : *chunks) trace.MergeFrom(chunk);
+    return trace;
   }
 
  private:

@@ -140,7 +140,13 @@ TEST_F(RemotePageTest, ATokenSignsInOverHttpsAndSeesOnlyWhatItMay) {
   ASSERT_EQ(stalls.status, 200) << stalls.body;
   EXPECT_EQ(nlohmann::json::parse(stalls.body)["note"],
             "no PC samples in this profile (record them with --mode pcsampling)");
-  for (const char* other : {"/api/top?session=2", "/api/stalls?session=2"}) {
+  // Export: its own session's Hatchet file as a download, as protonctl export writes it.
+  const HttpsAnswer exported =
+      Curl("/api/export?session=1&format=hatchet", {"-H", "Cookie: " + job_cookie});
+  ASSERT_EQ(exported.status, 200) << exported.body;
+  EXPECT_TRUE(nlohmann::json::parse(exported.body).is_array()) << exported.body;
+  for (const char* other :
+       {"/api/top?session=2", "/api/stalls?session=2", "/api/export?session=2&format=hatchet"}) {
     const HttpsAnswer refused_other = Curl(other, {"-H", "Cookie: " + job_cookie});
     EXPECT_EQ(refused_other.status, 404) << other << refused_other.body;
     EXPECT_EQ(nlohmann::json::parse(refused_other.body)["error"],

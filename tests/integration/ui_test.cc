@@ -466,7 +466,7 @@ TEST_F(UiTest, AnotherUsersPageSeesNoneOfTheSessions) {
   const nlohmann::json refused = Json("/api/tree?session=1", 404);
   EXPECT_EQ(refused["error"], "session 1 does not exist (see protonctl sessions)");
   EXPECT_EQ(Json("/api/export?session=1&format=folded", 404)["error"],
-            "session 1 belongs to another user");
+            "session 1 does not exist (see protonctl sessions)");
   Stop();  // before the user goes
 }
 
