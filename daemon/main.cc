@@ -31,6 +31,7 @@
 #include "daemon/metrics/metrics_server.h"
 #include "daemon/server/socket_lock.h"
 #include "daemon/server/tcp_server.h"
+#include "daemon/server/token_file.h"
 #include "daemon/server/unix_server.h"
 #include "daemon/service/protond_service.h"
 #include "daemon/store/store_lock.h"
@@ -55,7 +56,8 @@ constexpr char kUsage[] =
     "                       returns once the daemon listens (0) or has failed (1)\n"
     "  --listen HOST:PORT   also serve the API over TCP to other machines (port 0: any free\n"
     "                       one), with TLS from --tls-cert and --tls-key (PEM files); each call\n"
-    "                       needs a token of --tokens FILE (docs/cluster.md)\n"
+    "                       needs a token of --tokens FILE (docs/cluster.md), read again on\n"
+    "                       SIGHUP\n"
     "  --insecure           plain TCP instead of TLS, on a loopback address only\n"
     "  --web-listen HOST:PORT  also serve the web page at https://HOST:PORT/ (plain HTTP with\n"
     "                       --insecure, on a loopback address only): users sign in with a\n"
@@ -239,18 +241,51 @@ int ParseFlags(int argc, char** argv, Flags& flags) {
   return -1;
 }
 
-// Waits for SIGINT or SIGTERM, calling `every_second` meanwhile; returns the signal.
-int WaitForTermination(const std::function<void()>& every_second) {
+// The signals the main thread waits for, blocked in every thread: SIGINT and SIGTERM end the
+// daemon, SIGHUP reads --tokens again (as daemons read their configuration on it).
+sigset_t DaemonSignals() {
   sigset_t signals;
   sigemptyset(&signals);
   sigaddset(&signals, SIGINT);
   sigaddset(&signals, SIGTERM);
+  sigaddset(&signals, SIGHUP);
+  return signals;
+}
+
+// Waits for SIGINT or SIGTERM, calling `every_second` meanwhile and `on_hangup` at each SIGHUP;
+// returns the signal.
+int WaitForTermination(const std::function<void()>& every_second,
+                       const std::function<void()>& on_hangup) {
+  const sigset_t signals = DaemonSignals();
   const timespec second = {1, 0};
   for (;;) {
     const int received = sigtimedwait(&signals, nullptr, &second);
-    if (received > 0) return received;
-    every_second();
+    if (received == SIGHUP) {
+      on_hangup();
+    } else if (received > 0) {
+      return received;
+    } else {
+      every_second();
+    }
   }
+}
+
+// SIGHUP: --tokens read again (server/token_file.h). A reload that works ends the page's
+// sign-ins, whose keys do not say whose token they were; one that fails changes nothing.
+void ReloadTokens(protond::server::TokenFile* tokens, protond::web::WebPage* web) {
+  if (tokens == nullptr) {
+    std::fprintf(stderr, "protond: SIGHUP: no --tokens to read again\n");
+    return;
+  }
+  absl::StatusOr<size_t> reloaded = tokens->Reload();
+  if (!reloaded.ok()) {
+    std::fprintf(stderr, "protond: SIGHUP: kept the tokens in use: %s\n",
+                 std::string(reloaded.status().message()).c_str());
+    return;
+  }
+  if (web != nullptr) web->SignOutAll();
+  std::fprintf(stderr, "protond: SIGHUP: read %zu tokens from %s%s\n", *reloaded,
+               tokens->path().c_str(), web != nullptr ? "; the page's sign-ins ended" : "");
 }
 
 // --detach: forks; the command's own process waits until the daemon reports that it listens
@@ -383,11 +418,8 @@ int main(int argc, char** argv) {
   Flags flags;
   if (int code = ParseFlags(argc, argv, flags); code >= 0) return code;
   const int ready_fd = flags.detach ? Detach() : -1;
-  // Block the termination signals in every thread; the main thread waits for them.
-  sigset_t signals;
-  sigemptyset(&signals);
-  sigaddset(&signals, SIGINT);
-  sigaddset(&signals, SIGTERM);
+  // Block the daemon's signals in every thread; the main thread waits for them.
+  const sigset_t signals = DaemonSignals();
   pthread_sigmask(SIG_BLOCK, &signals, nullptr);
   signal(SIGPIPE, SIG_IGN);
   // A store that reaches the file size limit (ulimit -f) fails its commit with an error that the
@@ -430,9 +462,18 @@ int main(int argc, char** argv) {
   }
   // TCP and metrics first: once the socket answers, so do their ports (what tests and scripts
   // wait for).
+  std::shared_ptr<protond::server::TokenFile> tokens;
+  if (!flags.tcp.listen.empty() && !flags.tcp.tokens_path.empty()) {
+    auto loaded = protond::server::TokenFile::Load(flags.tcp.tokens_path);
+    if (!loaded.ok()) {
+      std::fprintf(stderr, "protond: %s\n", std::string(loaded.status().message()).c_str());
+      return 1;
+    }
+    tokens = *std::move(loaded);
+  }
   std::unique_ptr<protond::server::TcpServer> tcp;
   if (!flags.tcp.listen.empty()) {
-    auto started = protond::server::TcpServer::Start(flags.tcp, service->get());
+    auto started = protond::server::TcpServer::Start(flags.tcp, service->get(), tokens);
     if (!started.ok()) {
       std::fprintf(stderr, "protond: %s\n", std::string(started.status().message()).c_str());
       return 1;
@@ -444,7 +485,7 @@ int main(int argc, char** argv) {
   }
   std::unique_ptr<protond::web::WebPage> web;
   if (!flags.web.listen.empty()) {
-    auto started = protond::web::WebPage::Start(flags.web, flags.tcp, **service);
+    auto started = protond::web::WebPage::Start(flags.web, flags.tcp, **service, tokens);
     if (!started.ok()) {
       std::fprintf(stderr, "protond: %s\n", std::string(started.status().message()).c_str());
       return 1;
@@ -485,7 +526,8 @@ int main(int argc, char** argv) {
     close(ready_fd);
   }
   StateDirectoryKeeper keeper(flags, *store_lock, **service);
-  const int signal_number = WaitForTermination([&keeper] { keeper.CheckOnce(); });
+  const int signal_number = WaitForTermination([&keeper] { keeper.CheckOnce(); },
+                                               [&] { ReloadTokens(tokens.get(), web.get()); });
   std::fprintf(stderr, "protond: %s, shutting down\n", strsignal(signal_number));
   if (tcp != nullptr) tcp->Shutdown();
   web.reset();

@@ -75,6 +75,15 @@ Response AnswerOrJsonError(absl::StatusOr<Response> answer) {
 
 bool IsApi(absl::string_view path) { return absl::StartsWith(path, "/api/"); }
 
+bool FromThisOrigin(const Request& request) {
+  if (request.origin.empty()) return true;
+  absl::string_view authority = request.origin;  // "null" (a sandboxed page) has no scheme
+  if (!absl::ConsumePrefix(&authority, "https://") && !absl::ConsumePrefix(&authority, "http://")) {
+    return false;
+  }
+  return !request.host.empty() && absl::EqualsIgnoreCase(authority, request.host);
+}
+
 Response ErrorFor(const Request& request, int status, absl::string_view message) {
   if (IsApi(request.path)) return JsonError(status, message);
   return {status, "text/plain; charset=utf-8", absl::StrCat(message, "\n"), {}};

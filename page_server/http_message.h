@@ -23,7 +23,15 @@ struct Request {
   std::string cookie;         // the Cookie header, "" if none
   std::string authorization;  // the Authorization header, "" if none
   std::string body;           // a POST's form, "" otherwise (at most 4 KiB of it)
+  std::string origin;         // the Origin header ("https://node01:8443"), "" if none
+  std::string host;           // the Host header ("node01:8443"), "" if none
 };
+
+// Whether a request that changes something (a sign-in, a sign-out) comes from a page of this
+// server: a browser sends Origin with every POST, and another site's page sends its own. Without
+// Origin (curl, an old browser) it is taken as this server's: the cookie's SameSite=Strict still
+// keeps another site's requests from carrying it.
+bool FromThisOrigin(const Request& request);
 
 struct Response {
   int status = 200;

@@ -47,7 +47,9 @@ int AnswerRequest(mg_connection* connection) {
                   info->query_string == nullptr ? "" : info->query_string,
                   Header(connection, "Cookie"),
                   Header(connection, "Authorization"),
-                  ""};
+                  "",
+                  Header(connection, "Origin"),
+                  Header(connection, "Host")};
   if (request.method == "POST") request.body = ReadBody(connection);
   const Response response = shared.answerer(request);
   mg_response_header_start(connection, response.status);

@@ -47,6 +47,11 @@ void SignInSessions::SignOut(absl::string_view key_untrusted) {
   by_key_hash_.erase(KeyHash(key_untrusted));
 }
 
+void SignInSessions::SignOutAll() {
+  absl::MutexLock lock(&mutex_);
+  by_key_hash_.clear();
+}
+
 size_t SignInSessions::size() {
   absl::MutexLock lock(&mutex_);
   return by_key_hash_.size();

@@ -40,6 +40,8 @@ class SignInSessions {
   std::optional<SignedInUser> Find(absl::string_view key_untrusted, absl::Time now);
   // Forgets the key; nothing happens for an unknown one.
   void SignOut(absl::string_view key_untrusted);
+  // Forgets every key (protond read its tokens again: a key does not say whose token it was).
+  void SignOutAll();
 
   size_t size();
 

@@ -14,7 +14,6 @@
 #include "common/status/status_macros.h"
 #include "daemon/server/grpc_services.h"
 #include "daemon/server/peer_resolver.h"
-#include "daemon/server/token_table.h"
 #include "grpcpp/security/server_credentials.h"
 #include "grpcpp/server_builder.h"
 
@@ -27,7 +26,7 @@ constexpr int kMaxMessageBytes = 64 << 20;
 // address, never the token, at most one line a second so that a flood cannot fill the disk.
 class TokenPeers final : public PeerResolver {
  public:
-  explicit TokenPeers(TokenTable tokens) : tokens_(std::move(tokens)) {}
+  explicit TokenPeers(std::shared_ptr<const TokenFile> tokens) : tokens_(std::move(tokens)) {}
 
   absl::StatusOr<service::Peer> Resolve(const grpc::ServerContext& context) override {
     const auto& metadata = context.client_metadata();
@@ -35,7 +34,7 @@ class TokenPeers final : public PeerResolver {
     const absl::string_view authorization =
         header == metadata.end() ? absl::string_view()
                                  : absl::string_view(header->second.data(), header->second.size());
-    absl::StatusOr<service::Peer> peer = tokens_.PeerFor(authorization, absl::Now());
+    absl::StatusOr<service::Peer> peer = tokens_->PeerFor(authorization, absl::Now());
     if (!peer.ok()) LogRefusal(context.peer(), peer.status());
     return peer;
   }
@@ -50,7 +49,7 @@ class TokenPeers final : public PeerResolver {
                  static_cast<unsigned long long>(refused));
   }
 
-  TokenTable tokens_;
+  const std::shared_ptr<const TokenFile> tokens_;
   std::atomic<uint64_t> refused_{0};
   std::atomic<int64_t> last_log_s_{0};
 };
@@ -122,8 +121,9 @@ void TcpServer::Shutdown() {
   impl_->server.reset();
 }
 
-absl::StatusOr<std::unique_ptr<TcpServer>> TcpServer::Start(const TcpOptions& options,
-                                                            service::ProtondService* service) {
+absl::StatusOr<std::unique_ptr<TcpServer>> TcpServer::Start(
+    const TcpOptions& options, service::ProtondService* service,
+    std::shared_ptr<const TokenFile> tokens) {
   const size_t colon = options.listen.rfind(':');
   int port = 0;
   if (colon == std::string::npos || colon == 0 ||
@@ -131,11 +131,10 @@ absl::StatusOr<std::unique_ptr<TcpServer>> TcpServer::Start(const TcpOptions& op
     return absl::InvalidArgumentError(
         absl::StrCat("--listen ", options.listen, " is not HOST:PORT (such as 0.0.0.0:7878)"));
   }
-  if (options.tokens_path.empty()) {
+  if (options.tokens_path.empty() || tokens == nullptr) {
     return absl::InvalidArgumentError("--listen needs --tokens FILE: every TCP call needs a token");
   }
   ASSIGN_OR_RETURN(auto credentials, Credentials(options));
-  ASSIGN_OR_RETURN(TokenTable tokens, TokenTable::Load(options.tokens_path));
   auto impl = std::make_unique<Impl>();
   impl->peers = std::make_unique<TokenPeers>(std::move(tokens));
   impl->sessions = std::make_unique<SessionsService>(service, impl->peers.get());

@@ -1,6 +1,6 @@
 // protond's API over TCP, for callers on other machines (`protond --listen HOST:PORT`): the same
 // Sessions and Query services as on the unix socket, behind TLS, each call authorized by its
-// token (token_table.h). Plain TCP is for loopback addresses only (`--insecure`), as a test or an
+// token (token_file.h). Plain TCP is for loopback addresses only (`--insecure`), as a test or an
 // SSH tunnel uses it; tokens are needed either way. The shim's control connections stay on the
 // unix socket: a process registers only with the daemon of its own node.
 #ifndef PROTOND_DAEMON_SERVER_TCP_SERVER_H_
@@ -10,6 +10,7 @@
 #include <string>
 
 #include "absl/status/statusor.h"
+#include "daemon/server/token_file.h"
 #include "daemon/service/protond_service.h"
 
 namespace protond::server {
@@ -19,15 +20,17 @@ struct TcpOptions {
   std::string tls_cert_path;  // PEM certificate chain; with tls_key_path, or neither if insecure
   std::string tls_key_path;
   bool insecure = false;    // plain TCP: refused unless `listen` is a loopback address
-  std::string tokens_path;  // required
+  std::string tokens_path;  // required: read into the TokenFile that Start is given
 };
 
 class TcpServer {
  public:
-  // Checks the options (each error names the flag), reads the certificate, key and tokens, and
-  // serves `service`, which must outlive the server.
+  // Checks the options (each error names the flag), reads the certificate and key, and serves
+  // `service`, which must outlive the server, to the callers of `tokens` (options.tokens_path's,
+  // shared with the web page; nullptr when --tokens was not given, which is refused).
   static absl::StatusOr<std::unique_ptr<TcpServer>> Start(const TcpOptions& options,
-                                                          service::ProtondService* service);
+                                                          service::ProtondService* service,
+                                                          std::shared_ptr<const TokenFile> tokens);
   ~TcpServer();  // Shutdown()
 
   int port() const;

@@ -1,5 +1,8 @@
 #include "daemon/web/page_router.h"
 
+#include <cstdio>
+#include <optional>
+
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_replace.h"
 #include "page_server/page_files.h"
@@ -65,7 +68,11 @@ Response PageRouter::Answer(const Request& request, absl::Time now) {
   auto form_action = page_server::FormAction::kNone;
   const std::optional<page_server::SignedInUser> user =
       sign_ins_.Find(page_server::CookieValue(request.cookie, kCookieName), now);
-  if (request.method == "POST" && request.path == "/sign-in") {
+  if (request.method == "POST" && !page_server::FromThisOrigin(request)) {
+    response = ErrorFor(request, 403,
+                        absl::StrCat("refused: a ", request.path, " from another site's page (",
+                                     request.origin, ")"));
+  } else if (request.method == "POST" && request.path == "/sign-in") {
     response = SignIn(request, now);
     form_action = page_server::FormAction::kSelf;
   } else if (request.method == "POST" && request.path == "/sign-out") {
@@ -87,12 +94,28 @@ Response PageRouter::Answer(const Request& request, absl::Time now) {
 }
 
 Response PageRouter::SignIn(const Request& request, absl::Time now) {
+  if (const std::optional<absl::Duration> wait = throttle_.WaitBefore(now)) {
+    const int64_t seconds = absl::ToInt64Seconds(absl::Ceil(*wait, absl::Seconds(1)));
+    Response response = SignInForm(
+        429,
+        absl::StrCat("too many wrong tokens in the last minute: try again in ", seconds, " s"));
+    response.headers.emplace_back("Retry-After", absl::StrCat(seconds));
+    return response;
+  }
   absl::StatusOr<std::map<std::string, std::string>> form = page_server::ParseQuery(request.body);
   const std::string token = form.ok() && form->contains("token") ? form->at("token") : "";
   // The table's checks, as for a call over TCP; its messages never hold the token.
   absl::StatusOr<server::TokenTable::Grant> grant =
-      tokens_.GrantFor(absl::StrCat("Bearer ", token), now);
-  if (!grant.ok()) return SignInForm(401, grant.status().message());
+      tokens_->GrantFor(absl::StrCat("Bearer ", token), now);
+  if (!grant.ok()) {
+    if (throttle_.Failed(now)) {
+      std::fprintf(stderr,
+                   "protond: the page's sign-in had %d wrong tokens within a minute: sign-ins "
+                   "wait until a minute has passed since the first\n",
+                   page_server::SignInThrottle::kMaxFailures);
+    }
+    return SignInForm(401, grant.status().message());
+  }
   page_server::SignedInUser user;
   user.uid = grant->peer.uid;
   user.jobs = grant->peer.jobs;

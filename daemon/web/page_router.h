@@ -10,11 +10,12 @@
 #include <string>
 
 #include "absl/time/time.h"
-#include "daemon/server/token_table.h"
+#include "daemon/server/token_file.h"
 #include "daemon/service/protond_service.h"
 #include "page_server/http_message.h"
 #include "page_server/profile_source.h"
 #include "page_server/sign_in_sessions.h"
+#include "page_server/sign_in_throttle.h"
 
 namespace protond::web {
 
@@ -26,15 +27,23 @@ using ProfileSourceFor =
 
 class PageRouter {
  public:
-  // `tokens` must outlive the router.
-  PageRouter(std::string web_dir, const server::TokenTable& tokens, ProfileSourceFor source_for)
-      : web_dir_(std::move(web_dir)), tokens_(tokens), source_for_(std::move(source_for)) {}
+  PageRouter(std::string web_dir, std::shared_ptr<const server::TokenFile> tokens,
+             ProfileSourceFor source_for)
+      : web_dir_(std::move(web_dir)),
+        tokens_(std::move(tokens)),
+        source_for_(std::move(source_for)) {}
 
   // GET / without a live cookie: the sign-in form. POST /sign-in (form field `token`): 303 to /
-  // with the cookie, or 401 with the form again. POST /sign-out: forgets the cookie's key, 303 to
-  // /. Any other GET needs a live cookie (else 401; JSON for /api/): /api/... as the token's user,
-  // anything else a file of the page. Other methods: 405.
+  // with the cookie, or 401 with the form again (429 while the throttle is closed:
+  // page_server/sign_in_throttle.h). POST /sign-out: forgets the cookie's key, 303 to /. A POST
+  // from another site's page (its Origin) is 403. Any other GET needs a live cookie (else 401;
+  // JSON for /api/): /api/... as the token's user, anything else a file of the page. Other
+  // methods: 405.
   page_server::Response Answer(const page_server::Request& request, absl::Time now);
+
+  // Ends every sign-in: protond read its tokens again, and a key does not say whose token it
+  // was, so a removed token's browsers must sign in again (and fail).
+  void SignOutAll() { sign_ins_.SignOutAll(); }
 
  private:
   page_server::Response SignIn(const page_server::Request& request, absl::Time now);
@@ -43,9 +52,10 @@ class PageRouter {
                                        const service::Peer& peer);
 
   const std::string web_dir_;
-  const server::TokenTable& tokens_;
+  const std::shared_ptr<const server::TokenFile> tokens_;
   const ProfileSourceFor source_for_;
   page_server::SignInSessions sign_ins_;
+  page_server::SignInThrottle throttle_;
 };
 
 }  // namespace protond::web

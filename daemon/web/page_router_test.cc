@@ -1,5 +1,7 @@
 #include "daemon/web/page_router.h"
 
+#include <sys/stat.h>
+
 #include <fstream>
 
 #include "absl/strings/str_cat.h"
@@ -72,18 +74,20 @@ class PageRouterTest : public testing::TempDirTest {
   void SetUp() override {
     TempDirTest::SetUp();
     std::ofstream(dir_ + "/index.html") << "<html>the page</html>";
+    WriteTokens(absl::StrCat(kAliceToken, " 1000\n", kJobToken,
+                             " 1001 jobs=77 expires=2027-01-01T00:00:00Z\n"));
+    absl::StatusOr<std::shared_ptr<server::TokenFile>> tokens =
+        server::TokenFile::Load(dir_ + "/tokens");
+    ASSERT_TRUE(tokens.ok()) << tokens.status();
+    tokens_ = *tokens;
     router_ = std::make_unique<PageRouter>(dir_, tokens_, [](const service::Peer& peer) {
       return std::make_unique<FakeSource>(peer);
     });
   }
 
-  static server::TokenTable Tokens() {
-    auto table =
-        server::TokenTable::Parse(absl::StrCat(kAliceToken, " 1000\n", kJobToken,
-                                               " 1001 jobs=77 expires=2027-01-01T00:00:00Z\n"),
-                                  "tokens");
-    EXPECT_TRUE(table.ok()) << table.status();
-    return *std::move(table);
+  void WriteTokens(const std::string& text) {
+    std::ofstream(dir_ + "/tokens") << text;
+    chmod((dir_ + "/tokens").c_str(), 0600);
   }
   static std::string Header(const Response& response, const std::string& name) {
     for (const auto& [key, value] : response.headers) {
@@ -106,7 +110,7 @@ class PageRouterTest : public testing::TempDirTest {
     return set_cookie.substr(0, set_cookie.find(';'));
   }
 
-  const server::TokenTable tokens_ = Tokens();
+  std::shared_ptr<server::TokenFile> tokens_;
   std::unique_ptr<PageRouter> router_;
 };
 
@@ -242,6 +246,60 @@ TEST_F(PageRouterTest, SigningOutEndsTheCookiesKey) {
   EXPECT_THAT(Header(out, "Set-Cookie"), HasSubstr("Max-Age=0"));
   EXPECT_EQ(Answer("GET", "/api/sessions", cookie).status, 401);
   EXPECT_EQ(Answer("PUT", "/api/sessions", cookie).status, 405);
+}
+
+// Ten wrong tokens in a minute close the form to everyone, the right token too, until the first
+// of them is a minute old; a page signed in before goes on.
+TEST_F(PageRouterTest, TenWrongTokensInAMinuteMakeEverySignInWait) {
+  const std::string signed_in = SignIn(kAliceToken);
+  for (int i = 0; i < page_server::SignInThrottle::kMaxFailures; ++i) {
+    const Request wrong{"POST", "/sign-in", "", "", "", "token=guess-0123456789abcdef"};
+    EXPECT_EQ(router_->Answer(wrong, kNow + absl::Seconds(i)).status, 401) << i;
+  }
+  const Request right{"POST", "/sign-in", "", "", "", absl::StrCat("token=", kAliceToken)};
+  const Response waiting = router_->Answer(right, kNow + absl::Seconds(20));
+  EXPECT_EQ(waiting.status, 429);
+  EXPECT_EQ(Header(waiting, "Retry-After"), "40");
+  EXPECT_THAT(waiting.body,
+              HasSubstr("too many wrong tokens in the last minute: try again in 40 s"));
+  EXPECT_EQ(Header(waiting, "Set-Cookie"), "");
+  EXPECT_EQ(Answer("GET", "/api/sessions", signed_in).status, 200);
+  EXPECT_EQ(router_->Answer(right, kNow + absl::Seconds(60)).status, 303);
+}
+
+// A browser sends Origin with each POST: another site's page may not sign it in or out.
+TEST_F(PageRouterTest, APostFromAnotherSitesPageIsRefused) {
+  const std::string cookie = SignIn(kAliceToken);
+  Request sign_in{"POST", "/sign-in", "", "", "", absl::StrCat("token=", kAliceToken)};
+  sign_in.host = "node01:8443";
+  sign_in.origin = "https://evil.example";
+  const Response refused = router_->Answer(sign_in, kNow);
+  EXPECT_EQ(refused.status, 403);
+  EXPECT_EQ(refused.body, "refused: a /sign-in from another site's page (https://evil.example)\n");
+  EXPECT_EQ(Header(refused, "Set-Cookie"), "");
+  sign_in.origin = "null";  // a sandboxed frame
+  EXPECT_EQ(router_->Answer(sign_in, kNow).status, 403);
+  Request sign_out{"POST", "/sign-out", "", cookie, "", ""};
+  sign_out.host = "node01:8443";
+  sign_out.origin = "https://evil.example";
+  EXPECT_EQ(router_->Answer(sign_out, kNow).status, 403);
+  EXPECT_EQ(Answer("GET", "/api/sessions", cookie).status, 200);
+  // The page's own form: Origin names this server, as the Host header does.
+  sign_in.origin = "https://NODE01:8443";
+  EXPECT_EQ(router_->Answer(sign_in, kNow).status, 303);
+}
+
+// protond read its tokens again (SIGHUP): every page signs in again, and a removed token cannot.
+TEST_F(PageRouterTest, AfterTheTokensAreReadAgainARemovedTokenCannotSignIn) {
+  const std::string alice = SignIn(kAliceToken);
+  const std::string job = SignIn(kJobToken);
+  WriteTokens(absl::StrCat(kJobToken, " 1001 jobs=77\n"));
+  ASSERT_TRUE(tokens_->Reload().ok());
+  router_->SignOutAll();
+  EXPECT_EQ(Answer("GET", "/api/sessions", alice).status, 401);
+  EXPECT_EQ(Answer("GET", "/api/sessions", job).status, 401);
+  EXPECT_EQ(Answer("POST", "/sign-in", "", absl::StrCat("token=", kAliceToken)).status, 401);
+  EXPECT_EQ(Answer("GET", "/api/sessions", SignIn(kJobToken)).status, 200);
 }
 
 }  // namespace

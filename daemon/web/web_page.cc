@@ -25,19 +25,19 @@ absl::Status CheckWebPageOptions(const WebPageOptions& web, const server::TcpOpt
   return absl::OkStatus();
 }
 
-absl::StatusOr<std::unique_ptr<WebPage>> WebPage::Start(const WebPageOptions& web,
-                                                        const server::TcpOptions& tcp,
-                                                        service::ProtondService& service) {
+absl::StatusOr<std::unique_ptr<WebPage>> WebPage::Start(
+    const WebPageOptions& web, const server::TcpOptions& tcp, service::ProtondService& service,
+    std::shared_ptr<const server::TokenFile> tokens) {
   RETURN_IF_ERROR(CheckWebPageOptions(web, tcp));
   std::string web_dir = web.web_dir;
   if (web_dir.empty()) {
     ASSIGN_OR_RETURN(web_dir, page_server::DefaultWebDir());
   }
   RETURN_IF_ERROR(page_server::CheckPageDirectory(web_dir));
-  ASSIGN_OR_RETURN(server::TokenTable tokens, server::TokenTable::Load(tcp.tokens_path));
-  std::unique_ptr<WebPage> page(new WebPage(std::move(tokens)));
-  page->router_ =
-      std::make_unique<PageRouter>(web_dir, page->tokens_, [&service](const service::Peer& peer) {
+  if (tokens == nullptr) return absl::InvalidArgumentError("--web-listen needs --tokens FILE");
+  std::unique_ptr<WebPage> page(new WebPage());
+  page->router_ = std::make_unique<PageRouter>(
+      web_dir, std::move(tokens), [&service](const service::Peer& peer) {
         return std::make_unique<ServiceProfileSource>(service, peer);
       });
   page_server::HttpServerOptions options;

@@ -10,7 +10,7 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "daemon/server/tcp_server.h"
-#include "daemon/server/token_table.h"
+#include "daemon/server/token_file.h"
 #include "daemon/service/protond_service.h"
 #include "daemon/web/page_router.h"
 #include "page_server/http_server.h"
@@ -29,17 +29,18 @@ absl::Status CheckWebPageOptions(const WebPageOptions& web, const server::TcpOpt
 
 class WebPage {
  public:
-  // Checks the options and the page's directory, reads the tokens and serves `service`, which
-  // must outlive the page.
-  static absl::StatusOr<std::unique_ptr<WebPage>> Start(const WebPageOptions& web,
-                                                        const server::TcpOptions& tcp,
-                                                        service::ProtondService& service);
+  // Checks the options and the page's directory, and serves `service`, which must outlive the
+  // page, to the users of `tokens` (the TCP API's; nullptr without --tokens, refused).
+  static absl::StatusOr<std::unique_ptr<WebPage>> Start(
+      const WebPageOptions& web, const server::TcpOptions& tcp, service::ProtondService& service,
+      std::shared_ptr<const server::TokenFile> tokens);
   int port() const { return server_->port(); }
+  // Ends every sign-in (PageRouter::SignOutAll): protond read its tokens again.
+  void SignOutAll() { router_->SignOutAll(); }
 
  private:
-  explicit WebPage(server::TokenTable tokens) : tokens_(std::move(tokens)) {}
+  WebPage() = default;
 
-  const server::TokenTable tokens_;
   std::unique_ptr<PageRouter> router_;
   // Last: stopped first, before what its threads use.
   std::unique_ptr<page_server::HttpServer> server_;

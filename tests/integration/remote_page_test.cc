@@ -2,7 +2,9 @@
 // certificate (openssl makes it), signed in with a token of --tokens through the form, and the
 // API as that token's user. curl is the browser: it checks the certificate, posts the form from a
 // file (the token is never in an address or an argument), and sends the cookie back.
+#include <signal.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <fstream>
 #include <string>
@@ -176,6 +178,56 @@ TEST_F(RemotePageTest, ATokenSignsInOverHttpsAndSeesOnlyWhatItMay) {
   for (const char* token : {kRootToken, kJobToken}) {
     EXPECT_THAT(ReadFile(daemon_.log_path()), Not(HasSubstr(token)));
   }
+}
+
+// A token taken out of --tokens, then SIGHUP: its page is signed out and cannot sign in again,
+// and its TCP calls are refused; the token left in works on, and protond says what it did.
+TEST_F(RemotePageTest, SighupReadsTheTokensAgain) {
+  StartWithWebPage();
+  const std::string root_cookie = CookieFor(kRootToken);
+  WritePrivateFile(dir_ + "/tokens", absl::StrCat(kJobToken, " 0 jobs=77\n"));
+  daemon_.Signal(SIGHUP);
+  for (int i = 0; i < 100 && !absl::StrContains(ReadFile(daemon_.log_path()), "SIGHUP: read");
+       ++i) {
+    usleep(50'000);
+  }
+  EXPECT_THAT(ReadFile(daemon_.log_path()), HasSubstr("protond: SIGHUP: read 1 tokens from " +
+                                                      dir_ + "/tokens; the page's sign-ins ended"));
+  EXPECT_EQ(Curl("/api/sessions", {"-H", "Cookie: " + root_cookie}).status, 401);
+  EXPECT_EQ(SignIn(kRootToken).status, 401);
+  EXPECT_EQ(SessionIds(CookieFor(kJobToken)).size(), 0u);
+  const int tcp_port = daemon_.LoggedPort(", port ");
+  for (const auto& [token, code] : {std::pair{kRootToken, 1}, std::pair{kJobToken, 0}}) {
+    const Completed listed =
+        RunToEnd({BinDir() + "/protonctl", "--host", absl::StrCat("127.0.0.1:", tcp_port),
+                  "--tls-ca", dir_ + "/cert.pem", "--token-file", dir_ + "/" + token, "sessions"},
+                 dir_);
+    EXPECT_EQ(listed.exit_code, code) << token << listed.out << listed.err;
+  }
+  // A file that does not parse keeps the tokens in use.
+  WritePrivateFile(dir_ + "/tokens", "short 0\n");
+  daemon_.Signal(SIGHUP);
+  for (int i = 0; i < 100 && !absl::StrContains(ReadFile(daemon_.log_path()), "kept the tokens");
+       ++i) {
+    usleep(50'000);
+  }
+  EXPECT_THAT(ReadFile(daemon_.log_path()), HasSubstr("protond: SIGHUP: kept the tokens in use: "));
+  EXPECT_EQ(SignIn(kJobToken).status, 303);
+  std::string how;
+  EXPECT_TRUE(daemon_.StillRunning(&how)) << how;
+}
+
+// curl posting with another site's Origin, as a browser does for that site's form.
+TEST_F(RemotePageTest, ASignInFromAnotherSitesPageIsRefused) {
+  StartWithWebPage();
+  const HttpsAnswer refused =
+      Curl("/sign-in", {"-H", "Origin: https://evil.example", "--data-urlencode",
+                        "token@" + dir_ + "/" + kJobToken});
+  EXPECT_EQ(refused.status, 403) << refused.body;
+  EXPECT_THAT(refused.head, Not(HasSubstr("Set-Cookie")));
+  const HttpsAnswer own = Curl("/sign-in", {"-H", absl::StrCat("Origin: https://127.0.0.1:", port_),
+                                            "--data-urlencode", "token@" + dir_ + "/" + kJobToken});
+  EXPECT_EQ(own.status, 303) << own.body;
 }
 
 TEST_F(RemotePageTest, AWrongTokenAndPlainHttpAreRefused) {
