@@ -90,11 +90,13 @@ Response ErrorFor(const Request& request, int status, absl::string_view message)
 }
 
 // Nothing is cached (the API's data changes, and holds the user's profiles), no guessing of types
-// (a download of untrusted names never becomes a page), and no Referer.
+// (a download of untrusted names never becomes a page), and no Referer to another site. Not
+// "no-referrer": under it a browser sends `Origin: null` even with the page's own POSTs, and
+// protond's sign-in and sign-out check that Origin (FromThisOrigin).
 void AddCommonHeaders(Response& response, FormAction form_action) {
   response.headers.emplace_back("Cache-Control", "no-store");
   response.headers.emplace_back("X-Content-Type-Options", "nosniff");
-  response.headers.emplace_back("Referrer-Policy", "no-referrer");
+  response.headers.emplace_back("Referrer-Policy", "same-origin");
   // The page's own policy (web/static/index.html) again, from the server, so that it also covers
   // what is not the page (an export, an error) and cannot be dropped by an edited index.html;
   // frame-ancestors (no framing, against clickjacking) works only as a header.

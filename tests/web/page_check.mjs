@@ -10,7 +10,7 @@
 //                  [--require-hostile] [--require-panes] [--artifacts DIR] [--metrics SPEC]
 //                  [--render-limit-ms MS] [--panes SESSION_ID]
 //                  [--live SESSION_ID] [--history PID] [--history-live PID]
-//                  [--job JOB TREE_JOB_TEXT]
+//                  [--job JOB TREE_JOB_TEXT] [--sign-in TOKEN_FILE]
 //
 // SESSION_ID: the session whose page is checked (sessions, session and error checks); without
 // it, only what the other options ask for.
@@ -34,6 +34,11 @@
 // --history-live PID: a process that always-on profiles now (a window a second): the History
 // page of its open-ended range shows its next window without a reload, keeping what was typed
 // in the selector and the scroll, and asks /api/history no more once the page is left.
+// --sign-in TOKEN_FILE: the server is protond's own page (--web-listen, HTTPS with a test's
+// self-signed certificate, which Chromium is told to accept), and BASE_URL has no token: the
+// start is the sign-in form, a token from TOKEN_FILE typed into it leads to the sessions page with
+// an HttpOnly cookie and no token in the address, then the other checks run signed in, and last
+// the page's "Sign out" button ends the sign-in (the form again, the API a 401).
 // --require-hostile: SESSION_ID's tree must hold the name <img src=x onerror=alert(1)> (the
 // mock's does). Needs puppeteer-core from web/node_modules (scripts/build_web.sh installs it)
 // and Chromium (CHROMIUM, else /usr/bin/chromium). Exits 0 when every check passed, 1 if not.
@@ -59,6 +64,7 @@ function parseArgs(argv) {
     else if (a === "--history") options.history = argv[++i];
     else if (a === "--job") options.job = [argv[++i], argv[++i]];
     else if (a === "--history-live") options.historyLive = argv[++i];
+    else if (a === "--sign-in") options.signIn = argv[++i];
     else if (a === "--require-hostile") options.requireHostile = true;
     else if (a === "--require-panes") options.requirePanes = true;
     else if (a === "--panes") options.panes = argv[++i];
@@ -70,7 +76,7 @@ function parseArgs(argv) {
   if (positional.length < 1 || positional.length > 2) {
     console.error("usage: page_check.mjs BASE_URL_WITH_TOKEN [SESSION_ID] [--diff A B] [--big ID] " +
       "[--require-hostile] [--require-panes] [--panes ID] [--artifacts DIR] [--metrics SPEC] [--render-limit-ms MS] [--live ID] [--history PID] " +
-      "[--history-live PID] [--job JOB TREE_JOB_TEXT]");
+      "[--history-live PID] [--job JOB TREE_JOB_TEXT] [--sign-in TOKEN_FILE]");
     process.exit(2);
   }
   [options.url, options.session] = positional;
@@ -106,6 +112,7 @@ const args = ["--headless=new", "--disable-gpu", "--disable-quic", "--no-first-r
   "--disable-background-networking", "--disable-component-update", "--disable-sync",
   "--window-size=1400,1000"];
 if (process.getuid?.() === 0) args.push("--no-sandbox");
+if (options.signIn) args.push("--ignore-certificate-errors"); // the test's own certificate
 const browser = await puppeteer.launch({ executablePath: process.env.CHROMIUM ?? "/usr/bin/chromium",
   headless: true, args, userDataDir: profile, defaultViewport: { width: 1400, height: 1000 } });
 const page = await browser.newPage();
@@ -635,7 +642,34 @@ async function checkHistoryLive(pid) {
   check(afterLeaving === left, `no /api/history request after leaving the page (${left} -> ${afterLeaving})`);
 }
 
+// protond's sign-in form, then the page signed in (--sign-in).
+async function checkSignIn(tokenFile) {
+  await page.goto(options.url, { waitUntil: "load" });
+  check(await page.$("form[action='/sign-in'] input[name='token']") !== null,
+    "sign-in: the start is protond's sign-in form");
+  await page.type("input[name='token']", readFileSync(tokenFile, "utf8").trim());
+  await Promise.all([page.waitForNavigation({ waitUntil: "load" }), page.click("button[type='submit']")]);
+  await page.waitForSelector("#sessions tbody tr", { timeout: 20000 });
+  check(new URL(page.url()).pathname === "/" && new URL(page.url()).search === "",
+    `sign-in: the sessions page at / with no token in the address (${page.url()})`);
+  const cookies = await page.cookies();
+  const cookie = cookies.find((c) => c.name === "protond_page");
+  check(cookie !== undefined && cookie.httpOnly && cookie.secure && cookie.sameSite === "Strict",
+    "sign-in: the cookie is HttpOnly, Secure and SameSite=Strict");
+  await shot("signed-in.png");
+}
+
+// The page's "Sign out" button (--sign-in, last): the form again, and the API refuses.
+async function checkSignOut() {
+  await goTo("#/sessions", "#sign-out");
+  await Promise.all([page.waitForNavigation({ waitUntil: "load" }), page.click("#sign-out")]);
+  check(await page.$("form[action='/sign-in']") !== null, "sign-out: the button leads to the sign-in form");
+  const after = await page.evaluate(async () => (await fetch("/api/sessions", { credentials: "same-origin" })).status);
+  check(after === 401, `sign-out: the API refuses the browser afterwards (${after})`);
+}
+
 try {
+  if (options.signIn) await checkSignIn(options.signIn);
   if (options.session) {
     await checkSessions();
     await checkSession();
@@ -649,6 +683,7 @@ try {
   if (options.history) await checkHistory(options.history);
   if (options.job) await checkJob(options.job);
   if (options.historyLive) await checkHistoryLive(options.historyLive);
+  if (options.signIn) await checkSignOut();
 } catch (e) {
   check(false, `the checks ran to the end (${e.stack ?? e})`);
   await shot("failure.png").catch(() => {});

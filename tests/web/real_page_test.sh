@@ -8,7 +8,9 @@
 # runs --always-on with 300 ms windows every 1 s over the sample workload (registered, no session
 # of its own, started as <img src=x onerror=alert(1)>), a second `protonctl ui` serves it, and
 # page_check.mjs --history checks the workload's windows on the page, and --history-live a second
-# workload's windows appearing while the page is open. Exits 77 (skipped, with a message) where
+# workload's windows appearing while the page is open. Last, a third protond serves the page
+# itself (--web-listen, HTTPS, --tokens): page_check.mjs --sign-in types a token into its form,
+# checks a session signed in, and signs out with the page's button. Exits 77 (skipped, with a message) where
 # Node.js or Chromium is missing; fails where the page was not built.
 #   real_page_test.sh BIN_DIR WEB_DIR ARTIFACTS_DIR
 # PROTOND_WEB_ROUNDS=N runs the checks N times against the same server (bench/web_render.sh).
@@ -117,3 +119,18 @@ live=$!
 pids+=($live)
 start_ui "$history_sock" history-ui
 node "$repo/tests/web/page_check.mjs" "$url" --history "$workload" --history-live "$live" --artifacts "$artifacts"
+
+# protond's own page (--web-listen): HTTPS with a self-signed certificate of the test's, a token
+# typed into its sign-in form, one session checked signed in, and its "Sign out" button.
+web_sock=$dir/web.sock
+openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:prime256v1 -nodes -keyout "$dir/key.pem" \
+  -out "$dir/cert.pem" -days 2 -subj /CN=localhost -addext subjectAltName=IP:127.0.0.1 2>/dev/null
+token=$(head -c 24 /dev/urandom | od -An -tx1 | tr -d ' \n')
+(umask 077 && echo "$token $(id -u)" >"$dir/tokens" && printf '%s' "$token" >"$dir/token")
+start_protond "$web_sock" web --listen 127.0.0.1:0 --tls-cert "$dir/cert.pem" \
+  --tls-key "$dir/key.pem" --tokens "$dir/tokens" --web-listen 127.0.0.1:0 --web-dir "$web"
+"$bin/protonctl" --socket "$web_sock" run --name signed-in -- "$bin/sample_workload" --steps 2 >/dev/null
+web_port=$(sed -n 's/.*, web port \([0-9]*\)$/\1/p' "$dir/web.log")
+[[ -n $web_port ]] || { echo "FAIL: protond logged no web port"; cat "$dir/web.log"; exit 1; }
+node "$repo/tests/web/page_check.mjs" "https://127.0.0.1:$web_port/" 1 --sign-in "$dir/token" --metrics count \
+  --artifacts "$artifacts/protond"
