@@ -15,7 +15,6 @@
 #include "view/history/window_verdict.h"
 #include "view/render/session_table.h"
 #include "view/render/text_table.h"
-#include "view/tree/tree_merge.h"
 
 namespace protond::cli {
 namespace {
@@ -90,45 +89,7 @@ std::string RenderHistory(const google::protobuf::RepeatedPtrField<v1::Session>&
   return view::RenderTextTable(kColumns, rows);
 }
 
-namespace {
-
-// "of pid 7", "of job 981", "matching 'train'", or "" for all windows, and the range.
-std::string SelectionText(const HistoryArgs& args) {
-  std::string text;
-  if (args.pid != 0) absl::StrAppend(&text, " of pid ", args.pid);
-  if (!args.job.empty()) absl::StrAppend(&text, " of job ", args.job);
-  if (!args.command.empty()) absl::StrAppend(&text, " whose command matches '", args.command, "'");
-  if (!args.since_text.empty()) absl::StrAppend(&text, " since ", args.since_text);
-  if (!args.until_text.empty()) absl::StrAppend(&text, " until ", args.until_text);
-  return text;
-}
-
-}  // namespace
-
-absl::StatusOr<WindowRange> LoadWindowRange(client::Client& client, const HistoryArgs& args) {
-  ASSIGN_OR_RETURN(const v1::ListHistoryResponse listed,
-                   client.ListHistory(HistoryRequestOf(args)));
-  const google::protobuf::RepeatedPtrField<v1::Session>& selected = listed.windows();
-  if (selected.empty()) {
-    return absl::NotFoundError(absl::StrCat("no always-on window", SelectionText(args),
-                                            " (protonctl history lists them)"));
-  }
-  std::vector<v1::Tree> trees;
-  trees.reserve(selected.size());
-  for (const v1::Session& session : selected) {
-    ASSIGN_OR_RETURN(v1::Tree tree, client.GetTree(session.id()));
-    trees.push_back(std::move(tree));
-  }
-  WindowRange range;
-  ASSIGN_OR_RETURN(range.tree, view::MergeTrees(trees));
-  const v1::Session& last = *selected.rbegin();
-  const std::string end =
-      last.state() == v1::Session::RUNNING ? "now" : view::FormatLocalTime(last.end_time_unix_ns());
-  range.heading = absl::StrCat(
-      selected.size(), " always-on window", selected.size() == 1 ? "" : "s", SelectionText(args),
-      ": ", view::FormatLocalTime(selected.begin()->start_time_unix_ns()), " to ", end, "\n");
-  return range;
-}
+namespace {}  // namespace
 
 absl::StatusOr<std::string> RunHistoryCommand(client::Client& client, const HistoryArgs& args) {
   ASSIGN_OR_RETURN(const v1::ListHistoryResponse listed,

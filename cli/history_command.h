@@ -43,15 +43,6 @@ absl::StatusOr<bool> ParseWindowOption(ArgReader& reader, absl::Time now, Histor
 std::string RenderHistory(const google::protobuf::RepeatedPtrField<v1::Session>& windows,
                           size_t total_windows, absl::Time now);
 
-// The windows `args` selects, oldest first, their trees merged into one (view/tree/tree_merge.h),
-// with a line that says which windows they were: one ListHistory, then a GetTree per window.
-// NotFoundError, naming the range, when none is selected.
-struct WindowRange {
-  std::string heading;  // "12 always-on windows of pid 7, 2026-11-27 10:00:00 to 10:11:02"
-  v1::Tree tree;
-};
-absl::StatusOr<WindowRange> LoadWindowRange(client::Client& client, const HistoryArgs& args);
-
 // Lists the selected windows (one ListHistory) and renders them.
 absl::StatusOr<std::string> RunHistoryCommand(client::Client& client, const HistoryArgs& args);
 

@@ -12,8 +12,10 @@
 #include "absl/time/clock.h"
 #include "cli/arg_reader.h"
 #include "cli/follow.h"
+#include "cli/ui/client_profile_source.h"
 #include "common/status/status_macros.h"
 #include "common/text/count.h"
+#include "page_server/window_range.h"
 #include "view/hatchet/hatchet_reader.h"
 #include "view/jobs/collective_table.h"
 #include "view/jobs/match.h"
@@ -137,7 +139,7 @@ absl::Status CheckWindowRangeArgs(TreeArgs* parsed) {
   parsed->diff_windows.job = parsed->windows.job;
   parsed->diff_windows.command = parsed->windows.command;
   RETURN_IF_ERROR(CheckWindowSelection(parsed->diff_windows));
-  const double threshold = parsed->view.threshold.value_or(kDefaultShareThreshold);
+  const double threshold = parsed->view.threshold.value_or(view::kDefaultShareThreshold);
   if (!(threshold >= 0 && threshold < 1)) {
     return Usage(absl::StrCat("-t with --diff --since is a share of the GPU time below 100%, not '",
                               threshold * 100, "%'"));
@@ -188,7 +190,9 @@ absl::StatusOr<TreeArgs> ParseTreeArgs(const std::vector<std::string>& args, abs
 namespace {
 
 absl::StatusOr<std::string> RenderWindowRange(client::Client& client, const TreeArgs& args) {
-  ASSIGN_OR_RETURN(WindowRange now, LoadWindowRange(client, args.windows));
+  cli::ui::ClientProfileSource source(client);
+  ASSIGN_OR_RETURN(page_server::WindowRange now,
+                   page_server::LoadWindowRange(source, args.windows));
   if (args.list_metrics) {
     return absl::StrCat(absl::StrJoin(view::AvailableMetricNames(now.tree), "\n"), "\n");
   }
@@ -196,7 +200,8 @@ absl::StatusOr<std::string> RenderWindowRange(client::Client& client, const Tree
     ASSIGN_OR_RETURN(const std::string tree, view::RenderProfile(std::move(now.tree), args.view));
     return absl::StrCat(now.heading, "\n", tree);
   }
-  ASSIGN_OR_RETURN(const WindowRange then, LoadWindowRange(client, args.diff_windows));
+  ASSIGN_OR_RETURN(const page_server::WindowRange then,
+                   page_server::LoadWindowRange(source, args.diff_windows));
   const double threshold = *args.view.threshold;
   ASSIGN_OR_RETURN(const view::ShareShifts shifts,
                    view::FindShareShifts(now.tree, then.tree, threshold));

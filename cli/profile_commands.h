@@ -60,9 +60,6 @@ absl::StatusOr<TreeArgs> ParseTreeArgs(const std::vector<std::string>& args, abs
 // The tree (or with -l the metric names, one a line).
 absl::StatusOr<std::string> RenderTreeCommand(client::Client& client, const TreeArgs& args);
 
-// -t of a --diff --since: a move of 5 points of the GPU time's share is listed.
-inline constexpr double kDefaultShareThreshold = 0.05;
-
 // How often --follow redraws.
 inline constexpr absl::Duration kFollowInterval = absl::Seconds(1);
 

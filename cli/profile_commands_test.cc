@@ -5,6 +5,7 @@
 #include <string>
 
 #include "gtest/gtest.h"
+#include "view/tree/share_shift.h"
 
 namespace protond::cli {
 namespace {
@@ -88,7 +89,7 @@ TEST(ProfileCommandsTest, ARangeOfWindowsAndTheRangeItIsComparedWith) {
   args = ParseTreeArgs({"--command", "train", "--diff", "--until", "24h"}, kNow);
   ASSERT_TRUE(args.ok()) << args.status();
   EXPECT_EQ(args->diff_windows.command, "train");
-  EXPECT_DOUBLE_EQ(*args->view.threshold, kDefaultShareThreshold);
+  EXPECT_DOUBLE_EQ(*args->view.threshold, view::kDefaultShareThreshold);
 }
 
 TEST(ProfileCommandsTest, BadRangesOfWindowsSayWhatIsWrong) {

@@ -11,9 +11,11 @@
 #include "common/text/count.h"
 #include "common/text/session_id.h"
 #include "page_server/history_json.h"
+#include "page_server/window_range.h"
 #include "view/export/export_file.h"
 #include "view/json/profile_table_json.h"
 #include "view/json/top_json.h"
+#include "view/tree/share_shift.h"
 #include "view/tree/top_stalls.h"
 
 namespace protond::page_server {
@@ -120,6 +122,44 @@ absl::StatusOr<Response> History(ProfileSource& source, const ApiParameters& par
   return Response{200, "application/json", view::DumpJson(json), {}};
 }
 
+// The base range of a range diff: the same windows' selection (pid, job or command) over
+// base_since and base_until, as `tree --since A --diff --since B` takes it.
+absl::StatusOr<view::WindowQuery> BaseQueryOf(const ApiParameters& parameters, absl::Time now) {
+  ApiParameters base = parameters;
+  base.erase("since");
+  base.erase("until");
+  for (const char* bound : {"since", "until"}) {
+    auto found = parameters.find(absl::StrCat("base_", bound));
+    if (found != parameters.end()) base[bound] = found->second;
+  }
+  if (!base.contains("since") && !base.contains("until")) {
+    return BadParameter("base_since", "the earlier range needs base_since or base_until");
+  }
+  absl::StatusOr<view::WindowQuery> query = WindowQueryOf(base, now);
+  if (!query.ok()) return BadParameter("base", query.status().message());
+  return query;
+}
+
+// `protonctl tree [--pid P|--job J|--command RE] --since A [--until B] --diff --since C
+// [--until D]`: each range's windows merged, the first minus the second as /api/diff's table,
+// with both ranges' lines and the shares of GPU time that moved by more than 5 points.
+absl::StatusOr<Response> RangeDiff(ProfileSource& source, const ApiParameters& parameters) {
+  const absl::Time now = absl::Now();
+  ASSIGN_OR_RETURN(const view::WindowQuery query, WindowQueryOf(parameters, now));
+  ASSIGN_OR_RETURN(const view::WindowQuery base_query, BaseQueryOf(parameters, now));
+  ASSIGN_OR_RETURN(const view::ViewOptions options, ViewOptionsOf(parameters));
+  ASSIGN_OR_RETURN(const WindowRange range, LoadWindowRange(source, query));
+  ASSIGN_OR_RETURN(const WindowRange base, LoadWindowRange(source, base_query));
+  ASSIGN_OR_RETURN(nlohmann::json json, TableJson(range.tree, options, &base.tree));
+  ASSIGN_OR_RETURN(const view::ShareShifts shifts,
+                   view::FindShareShifts(range.tree, base.tree, view::kDefaultShareThreshold));
+  json["range"] = range.heading;
+  json["base_range"] = base.heading;
+  json["shifts"] =
+      view::RenderShareShifts(shifts, view::kDefaultShareThreshold, options.kernel_names);
+  return Response{200, "application/json", view::DumpJson(json), {}};
+}
+
 // `protonctl export ID --format F`'s bytes, read through the caller's source, as a download.
 absl::StatusOr<Response> Export(ProfileSource& source, const ApiParameters& parameters) {
   ASSIGN_OR_RETURN(const uint64_t id, SessionParameter(parameters, "session"));
@@ -159,6 +199,7 @@ absl::StatusOr<Response> AnswerProfileApi(ProfileSource& source, absl::string_vi
   if (path == "/api/stalls") return Stalls(source, parameters);
   if (path == "/api/history") return History(source, parameters);
   if (path == "/api/export") return Export(source, parameters);
+  if (path == "/api/range-diff") return RangeDiff(source, parameters);
   return absl::NotFoundError(absl::StrCat("no such API: ", path));
 }
 

@@ -32,6 +32,9 @@ struct ShareShifts {
 
 // Launch-metadata frames are left out, as in the tree. InvalidArgumentError for a tree of a bad
 // shape or a threshold outside [0, 1).
+// What `tree --diff --since` (and the page's range diff) call a move without -t: 5 points.
+inline constexpr double kDefaultShareThreshold = 0.05;
+
 absl::StatusOr<ShareShifts> FindShareShifts(const v1::Tree& now, const v1::Tree& then,
                                             double threshold);
 
