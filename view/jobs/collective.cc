@@ -69,4 +69,9 @@ double BusBandwidthFactor(CollectiveOp op, int nranks) {
   return 1.0;
 }
 
+double BusBandwidthGbps(CollectiveOp op, int nranks, uint64_t bytes, int64_t time_ns) {
+  if (time_ns <= 0) return 0;
+  return static_cast<double>(bytes) / static_cast<double>(time_ns) * BusBandwidthFactor(op, nranks);
+}
+
 }  // namespace protond::view

@@ -38,6 +38,10 @@ std::optional<CollectiveOp> ParseCollectiveOp(std::string_view name);
 // all_to_all, gather and scatter; 1 for broadcast, reduce, send and recv. `nranks` >= 1.
 double BusBandwidthFactor(CollectiveOp op, int nranks);
 
+// nccl-tests' bus bandwidth of `bytes` moved in `time_ns`, in GB/s (1e9 bytes): the algorithm
+// bandwidth times BusBandwidthFactor. 0 when `time_ns` is not positive.
+double BusBandwidthGbps(CollectiveOp op, int nranks, uint64_t bytes, int64_t time_ns);
+
 // total += value, stopping at INT64_MAX: sums of times from hostile records must not wrap.
 inline void AddSaturating(int64_t& total, int64_t value) {
   if (__builtin_add_overflow(total, value, &total)) total = value < 0 ? INT64_MIN : INT64_MAX;

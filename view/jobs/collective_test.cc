@@ -43,6 +43,14 @@ TEST(CollectiveTest, BusBandwidthFactorsAreNcclTests) {
   EXPECT_DOUBLE_EQ(BusBandwidthFactor(CollectiveOp::kAllReduce, 1), 0.0);
 }
 
+// 4 MB all-reduced over 8 ranks in 1 ms: 4 GB/s of algorithm bandwidth, 7 GB/s on the bus.
+TEST(CollectiveTest, BusBandwidthIsBytesOverTimeTimesTheFactor) {
+  EXPECT_DOUBLE_EQ(BusBandwidthGbps(CollectiveOp::kAllReduce, 8, 4'000'000, 1'000'000), 7.0);
+  EXPECT_DOUBLE_EQ(BusBandwidthGbps(CollectiveOp::kBroadcast, 8, 4'000'000, 2'000'000), 2.0);
+  EXPECT_EQ(BusBandwidthGbps(CollectiveOp::kAllReduce, 8, 4'000'000, 0), 0);
+  EXPECT_EQ(BusBandwidthGbps(CollectiveOp::kAllReduce, 8, 4'000'000, -5), 0);
+}
+
 TEST(CollectiveTest, SumsOfTimesStopAtTheLimits) {
   int64_t total = INT64_MAX - 5;
   AddSaturating(total, 10);

@@ -73,7 +73,7 @@ void JudgeCall(MatchedCall& call) {
   call.transfer_ns = last_end - last_start;
   if (call.transfer_ns > 0) {
     call.alg_bw_gbps = static_cast<double>(call.bytes) / static_cast<double>(call.transfer_ns);
-    call.bus_bw_gbps = call.alg_bw_gbps * BusBandwidthFactor(call.op, call.nranks);
+    call.bus_bw_gbps = BusBandwidthGbps(call.op, call.nranks, call.bytes, call.transfer_ns);
   }
 }
 
