@@ -12,6 +12,7 @@
 #include "absl/time/clock.h"
 #include "cli/arg_reader.h"
 #include "cli/follow.h"
+#include "cli/session_tree.h"
 #include "cli/ui/client_profile_source.h"
 #include "common/status/status_macros.h"
 #include "common/text/count.h"
@@ -211,21 +212,42 @@ absl::StatusOr<std::string> RenderWindowRange(client::Client& client, const Tree
 
 }  // namespace
 
-absl::StatusOr<std::string> RenderTreeCommand(client::Client& client, const TreeArgs& args) {
-  if (args.window_range) return RenderWindowRange(client, args);
-  // A session's own view comes rendered by the daemon, which has its tree at hand (protond.proto's
-  // ViewTree); a file, a diff, -l and --full-names (ViewOptions has no field for it) are done here.
-  if (IsSessionId(args.profile) && args.diff_profile.empty() && !args.list_metrics &&
-      args.view.kernel_names != view::KernelNames::kFull) {
-    ASSIGN_OR_RETURN(const uint64_t id, ParseSessionId(args.profile));
-    return client.ViewTree(id, args.rank, view::ViewOptionsToProto(args.view));
-  }
+namespace {
+
+// A session's tree with its NCCL collective calls under their scopes (cli/session_tree.h), when it
+// has any; else the tree as it is. A diff compares the daemon's trees alone.
+absl::StatusOr<v1::Tree> LoadTree(client::Client& client, const TreeArgs& args,
+                                  const v1::Collectives& collectives) {
   const bool instructions = args.view.format == view::FrameFormat::kSass;
   ASSIGN_OR_RETURN(v1::Tree tree, LoadProfile(client, args.profile, args.rank, instructions));
+  if (collectives.events_size() == 0) return tree;
+  ASSIGN_OR_RETURN(const uint64_t id, ParseSessionId(args.profile));
+  ASSIGN_OR_RETURN(const v1::Session session, client.GetSession(id));
+  return WithCollectiveNodes(session, args.rank, std::move(tree), collectives);
+}
+
+}  // namespace
+
+absl::StatusOr<std::string> RenderTreeCommand(client::Client& client, const TreeArgs& args) {
+  if (args.window_range) return RenderWindowRange(client, args);
+  v1::Collectives collectives;
+  if (IsSessionId(args.profile) && args.diff_profile.empty()) {
+    ASSIGN_OR_RETURN(const uint64_t id, ParseSessionId(args.profile));
+    ASSIGN_OR_RETURN(collectives, ReadCollectives(client, id));
+    // A session's own view comes rendered by the daemon, which has its tree at hand
+    // (protond.proto's ViewTree); its collective calls, -l and --full-names (ViewOptions has no
+    // field for it) are done here, as are a file and a diff.
+    if (collectives.events_size() == 0 && !args.list_metrics &&
+        args.view.kernel_names != view::KernelNames::kFull) {
+      return client.ViewTree(id, args.rank, view::ViewOptionsToProto(args.view));
+    }
+  }
+  ASSIGN_OR_RETURN(v1::Tree tree, LoadTree(client, args, collectives));
   if (args.list_metrics) {
     return absl::StrCat(absl::StrJoin(view::AvailableMetricNames(tree), "\n"), "\n");
   }
   if (args.diff_profile.empty()) return view::RenderProfile(std::move(tree), args.view);
+  const bool instructions = args.view.format == view::FrameFormat::kSass;
   ASSIGN_OR_RETURN(const v1::Tree base, LoadProfile(client, args.diff_profile, "", instructions));
   return view::RenderProfile(std::move(tree), args.view, &base);
 }

@@ -6,6 +6,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "cli/session_tree.h"
 #include "common/status/status_macros.h"
 #include "view/history/window_selection.h"
 #include "view/render/metric_values.h"
@@ -50,12 +51,15 @@ absl::StatusOr<NodeRanks> ReadRanks(const client::Endpoint& node, const JobTreeA
     if (!process.job().rank().empty()) ranks.insert(process.job().rank());
   }
   if (ranks.empty()) ranks.insert("");
+  ASSIGN_OR_RETURN(const v1::Collectives collectives, ReadCollectives(client, out.session.id()));
   for (const std::string& rank : ranks) {
     view::RankTree tree;
     tree.host = node.Name();
     tree.rank = rank;
     tree.session_id = out.session.id();
-    ASSIGN_OR_RETURN(tree.values.tree, client.GetTree(out.session.id(), rank));
+    ASSIGN_OR_RETURN(v1::Tree rank_tree, client.GetTree(out.session.id(), rank));
+    ASSIGN_OR_RETURN(tree.values.tree,
+                     WithCollectiveNodes(out.session, rank, std::move(rank_tree), collectives));
     ASSIGN_OR_RETURN(tree.values.shape, view::CheckTreeShape(tree.values.tree));
     ASSIGN_OR_RETURN(const std::vector<view::MetricColumn> columns,
                      view::ParseMetricSpec(args.metrics, tree.values.tree));

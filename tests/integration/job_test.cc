@@ -166,6 +166,28 @@ TEST_F(JobTest, TopCollectivesOfThePluginsCallsHasBytesAndBusBandwidth) {
       << top.out;
 }
 
+// The plugin's calls in the tree, under the scope that made them: both ranks' 100 calls, and
+// rank 0's waits for rank 1 (about 10 ms at each of its 50 calls); rank 1 waited for (almost) no
+// one.
+TEST_F(JobTest, TheTreeShowsThePluginsCallsUnderTheirScope) {
+  RunJob("tree", 10, "nccl_plugin_workload");
+  const Completed tree = Protonctl({"tree", "1", "-m", "nccl_calls,nccl_wait"});
+  ASSERT_EQ(tree.exit_code, 0) << tree.err;
+  std::smatch wait;
+  ASSERT_TRUE(std::regex_search(
+      tree.out, wait,
+      std::regex("\n +100 +([0-9]+) +└─ all_reduce \\[nccl, 2 ranks, RING/LL\\]\n")))
+      << tree.out;
+  EXPECT_NEAR(std::stod(wait[1]) / 1e6, 500.0, 100.0) << tree.out;
+  const Completed late = Protonctl({"tree", "1", "--rank", "1", "-m", "nccl_calls,nccl_wait"});
+  ASSERT_EQ(late.exit_code, 0) << late.err;
+  // Rank 1 waits only where a busy machine woke rank 0 after it: a fraction of a millisecond.
+  ASSERT_TRUE(std::regex_search(
+      late.out, wait, std::regex("\n +50 +([0-9]+) +└─ all_reduce \\[nccl, 2 ranks, RING/LL\\]\n")))
+      << late.out;
+  EXPECT_LT(std::stod(wait[1]) / 1e6, 50.0) << late.out;
+}
+
 TEST_F(JobTest, ATreeSessionIsRefusedWithWhatToDo) {
   RunJob("tree", 10);
   const Completed job = Protonctl({"job", "1"});
