@@ -25,6 +25,15 @@
 namespace protond::cli {
 namespace {
 
+// A report in its three parts, printed one after the other: `tree --job` prints the verdict alone.
+struct ReportParts {
+  std::string heading;
+  std::string verdict;  // the clock offsets, the verdict and where the arrivals were timed
+  std::string details;  // the per-collective table, then the problems
+
+  std::string Text() const { return heading + verdict + details; }
+};
+
 // Where the records came from, which decides the heading and the summary's columns.
 enum class RecordSource { kKernelOrder, kPlugin };
 
@@ -92,6 +101,62 @@ absl::StatusOr<std::vector<v1::Session>> SessionsOf(client::Client& client, cons
   return sessions;
 }
 
+// The clock offsets and the verdict (`verdict`), then the summary and the problems (`details`) on
+// `records`, `problems` first. A lateness within the offsets' error names no rank.
+ReportParts JudgeRecords(std::string heading,
+                         const std::vector<view::CollectiveRecordUntrusted>& records,
+                         std::vector<std::string> problems, RecordSource source,
+                         const view::HostClocks& clocks) {
+  ReportParts out{std::move(heading), view::RenderHostClocks(clocks), ""};
+  if (records.empty()) {
+    absl::StrAppend(&out.verdict, source == RecordSource::kPlugin
+                                      ? "no NCCL collective calls: nothing to match\n"
+                                      : "no NCCL collective kernels: nothing to match\n");
+  } else {
+    view::ValidatedCollectives valid = view::ValidateCollectives(records, "");
+    const view::MatchedJob matched = view::MatchCollectives(valid.records, clocks.ToMatchOptions());
+    const view::JobVerdict verdict =
+        view::JudgeJob(matched, {.clock_error_ns = clocks.MaxErrorNs()});
+    absl::StrAppend(&out.verdict, view::RenderVerdict(verdict.job), "\n");
+    if (source == RecordSource::kPlugin) {
+      absl::StrAppend(&out.verdict, view::RenderArrivalClock(matched), "\n");
+    }
+    absl::StrAppend(&out.details, "\n",
+                    view::RenderCollectiveTable(matched, source == RecordSource::kPlugin));
+    for (std::string& message : valid.stats.messages) problems.push_back(std::move(message));
+    AddMatchProblems(matched, problems);
+  }
+  if (!problems.empty()) {
+    absl::StrAppend(&out.details, "problems:\n");
+    for (const std::string& problem : problems) absl::StrAppend(&out.details, "  ", problem, "\n");
+  }
+  return out;
+}
+
+ReportParts KernelOrderReport(std::span<const view::TracedSession> sessions, const std::string& job,
+                              const view::HostClocks& clocks) {
+  const view::LaunchOrderRecords records = view::CollectivesFromKernelOrder(sessions, "");
+  std::vector<uint64_t> ids;
+  for (const view::TracedSession& session : sessions) ids.push_back(session.session->id());
+  return JudgeRecords(Heading(ids, job, records.nranks, RecordSource::kKernelOrder),
+                      records.records, records.problems, RecordSource::kKernelOrder, clocks);
+}
+
+ReportParts PluginReport(std::span<const view::PluginSession> sessions, const std::string& job,
+                         const view::HostClocks& clocks) {
+  const std::vector<view::CollectiveRecordUntrusted> records =
+      view::CollectivesFromPlugin(sessions, "");
+  std::vector<uint64_t> ids;
+  for (const view::PluginSession& session : sessions) ids.push_back(session.session->id());
+  // The ranks are the processes with calls; a process in several communicators counts once.
+  std::set<view::ProcessId> processes;
+  for (const view::CollectiveRecordUntrusted& record : records) {
+    processes.insert({record.host, record.pid});
+  }
+  return JudgeRecords(Heading(ids, job, static_cast<int>(processes.size()), RecordSource::kPlugin),
+                      records, {}, RecordSource::kPlugin, clocks);
+}
+
 // One node's daemon and the sessions read from it.
 struct NodeSessions {
   client::Client* client = nullptr;
@@ -100,7 +165,7 @@ struct NodeSessions {
 };
 
 // The plugin's records where any session has them; else NCCL's kernels from the traces.
-absl::StatusOr<std::string> ReadAndRender(const std::vector<NodeSessions>& nodes,
+absl::StatusOr<ReportParts> ReadAndRender(const std::vector<NodeSessions>& nodes,
                                           const std::string& job, const view::HostClocks& clocks) {
   // Each session's answers, in the nodes' order; the vectors are sized first, as the views below
   // point into them.
@@ -117,7 +182,7 @@ absl::StatusOr<std::string> ReadAndRender(const std::vector<NodeSessions>& nodes
       plugin.push_back({&session, &calls, node.host});
     }
   }
-  if (any_plugin_records) return RenderPluginJobReport(plugin, job, clocks);
+  if (any_plugin_records) return PluginReport(plugin, job, clocks);
   std::vector<v1::Trace> traces(count);
   std::vector<view::TracedSession> traced;
   for (const NodeSessions& node : nodes) {
@@ -128,7 +193,7 @@ absl::StatusOr<std::string> ReadAndRender(const std::vector<NodeSessions>& nodes
       traced.push_back({&session, &trace, node.host});
     }
   }
-  return RenderJobReport(traced, job, clocks);
+  return KernelOrderReport(traced, job, clocks);
 }
 
 // Several nodes' clocks, each related to the first's; none for one node, whose ranks share its
@@ -175,39 +240,10 @@ absl::StatusOr<JobReport> ReadJobReport(const std::vector<client::Client*>& node
       report.recording = report.recording || session.state() == v1::Session::RUNNING;
     }
   }
-  ASSIGN_OR_RETURN(report.text, ReadAndRender(read, args.job, RelateClocksOf(read)));
+  ASSIGN_OR_RETURN(const ReportParts parts, ReadAndRender(read, args.job, RelateClocksOf(read)));
+  report.text = parts.Text();
+  report.verdict = parts.verdict;
   return report;
-}
-
-// The clock offsets, the verdict, the summary and the problems (`problems` first) on `records`.
-// A lateness within the offsets' error names no rank.
-std::string JudgeRecords(const std::vector<view::CollectiveRecordUntrusted>& records,
-                         std::vector<std::string> problems, RecordSource source,
-                         const view::HostClocks& clocks) {
-  std::string out = view::RenderHostClocks(clocks);
-  if (records.empty()) {
-    absl::StrAppend(&out, source == RecordSource::kPlugin
-                              ? "no NCCL collective calls: nothing to match\n"
-                              : "no NCCL collective kernels: nothing to match\n");
-  } else {
-    view::ValidatedCollectives valid = view::ValidateCollectives(records, "");
-    const view::MatchedJob matched = view::MatchCollectives(valid.records, clocks.ToMatchOptions());
-    const view::JobVerdict verdict =
-        view::JudgeJob(matched, {.clock_error_ns = clocks.MaxErrorNs()});
-    absl::StrAppend(&out, view::RenderVerdict(verdict.job), "\n");
-    if (source == RecordSource::kPlugin) {
-      absl::StrAppend(&out, view::RenderArrivalClock(matched), "\n");
-    }
-    absl::StrAppend(&out, "\n",
-                    view::RenderCollectiveTable(matched, source == RecordSource::kPlugin));
-    for (std::string& message : valid.stats.messages) problems.push_back(std::move(message));
-    AddMatchProblems(matched, problems);
-  }
-  if (!problems.empty()) {
-    absl::StrAppend(&out, "problems:\n");
-    for (const std::string& problem : problems) absl::StrAppend(&out, "  ", problem, "\n");
-  }
-  return out;
 }
 
 }  // namespace
@@ -240,27 +276,12 @@ absl::StatusOr<JobArgs> ParseJobArgs(const std::vector<std::string>& args) {
 
 std::string RenderJobReport(std::span<const view::TracedSession> sessions, const std::string& job,
                             const view::HostClocks& clocks) {
-  const view::LaunchOrderRecords records = view::CollectivesFromKernelOrder(sessions, "");
-  std::vector<uint64_t> ids;
-  for (const view::TracedSession& session : sessions) ids.push_back(session.session->id());
-  return absl::StrCat(
-      Heading(ids, job, records.nranks, RecordSource::kKernelOrder),
-      JudgeRecords(records.records, records.problems, RecordSource::kKernelOrder, clocks));
+  return KernelOrderReport(sessions, job, clocks).Text();
 }
 
 std::string RenderPluginJobReport(std::span<const view::PluginSession> sessions,
                                   const std::string& job, const view::HostClocks& clocks) {
-  const std::vector<view::CollectiveRecordUntrusted> records =
-      view::CollectivesFromPlugin(sessions, "");
-  std::vector<uint64_t> ids;
-  for (const view::PluginSession& session : sessions) ids.push_back(session.session->id());
-  // The ranks are the processes with calls; a process in several communicators counts once.
-  std::set<view::ProcessId> processes;
-  for (const view::CollectiveRecordUntrusted& record : records) {
-    processes.insert({record.host, record.pid});
-  }
-  return absl::StrCat(Heading(ids, job, static_cast<int>(processes.size()), RecordSource::kPlugin),
-                      JudgeRecords(records, {}, RecordSource::kPlugin, clocks));
+  return PluginReport(sessions, job, clocks).Text();
 }
 
 absl::StatusOr<JobReport> RunJobCommand(const std::vector<client::Client*>& nodes,
@@ -270,6 +291,12 @@ absl::StatusOr<JobReport> RunJobCommand(const std::vector<client::Client*>& node
         "on several hosts, name the job with --job JOB: a session id is one host's");
   }
   return ReadJobReport(nodes, args);
+}
+
+std::string RenderJobVerdict(const std::vector<client::Client*>& nodes, const std::string& job) {
+  absl::StatusOr<JobReport> report = RunJobCommand(nodes, {.job = job});
+  if (!report.ok()) return absl::StrCat("no verdict: ", report.status().message(), "\n");
+  return report->verdict;
 }
 
 absl::Status FollowJob(const std::vector<client::Client*>& nodes, const JobArgs& args,

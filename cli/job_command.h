@@ -46,6 +46,7 @@ std::string RenderPluginJobReport(std::span<const view::PluginSession> sessions,
 
 struct JobReport {
   std::string text;
+  std::string verdict;                // the lines of `text` that `tree --job` prints after its tree
   bool recording = false;             // a session of it still runs
   std::vector<std::string> left_out;  // "node02:7878: why", one per node that gave no session
 };
@@ -58,6 +59,11 @@ struct JobReport {
 // of the job is left out (named) unless every one is.
 absl::StatusOr<JobReport> RunJobCommand(const std::vector<client::Client*>& nodes,
                                         const JobArgs& args);
+
+// `tree --job JOB`'s last lines, after its tree: the lines of `job --job JOB`'s report over the
+// same nodes that give the clock offsets and the verdict, as `job` prints them; where `job` cannot
+// make a report (a tree session without the plugin's calls), "no verdict: " and why.
+std::string RenderJobVerdict(const std::vector<client::Client*>& nodes, const std::string& job);
 
 // --follow: the report every `interval` while a session of it runs, headed by what it follows
 // ("job 4711, recording: redrawn every 2s, Ctrl-C leaves its sessions running"); then a last

@@ -128,12 +128,17 @@ int ShowFollowed(
   return followed.ok() ? 0 : Fail(followed);
 }
 
-// `tree --job J`: the job's ranks on `nodes`, one tree with their spread.
+// `tree --job J`: the job's ranks on `nodes`, one tree with their spread, then the verdict that
+// `job --job J` gives over the same nodes.
 int JobTree(const std::vector<client::Endpoint>& nodes, const TreeArgs& args) {
   absl::StatusOr<JobTreeResult> shown = RenderJobTreeCommand(
       nodes, {args.job, args.view.metrics, args.view.depth, args.view.kernel_names});
   if (!shown.ok()) return Fail(shown.status());
   std::fputs(shown->text.c_str(), stdout);
+  // Never destroyed, as main()'s client: the process ends without tearing down gRPC.
+  std::vector<client::Client*> clients;
+  for (const client::Endpoint& node : nodes) clients.push_back(new client::Client(node));
+  std::fputs(absl::StrCat("\n", RenderJobVerdict(clients, args.job)).c_str(), stdout);
   for (const std::string& node : shown->unreachable) {
     std::fprintf(stderr, "protonctl: left out %s\n", node.c_str());
   }

@@ -188,6 +188,25 @@ TEST_F(JobTest, TheTreeShowsThePluginsCallsUnderTheirScope) {
   EXPECT_LT(std::stod(wait[1]) / 1e6, 50.0) << late.out;
 }
 
+// tree --job ends with the verdict lines of job --job, as job prints them.
+TEST_F(JobTest, TheJobsTreeEndsWithTheVerdict) {
+  RunJob("tree", 10, "nccl_plugin_workload");
+  const Completed job = Protonctl({"job", "--job", kJob});
+  ASSERT_EQ(job.exit_code, 0) << job.err;
+  const size_t verdict = job.out.find("\nrank 1 (pid ");
+  const size_t table = job.out.find("\n\nCOLLECTIVE");
+  ASSERT_NE(verdict, std::string::npos) << job.out;
+  ASSERT_NE(table, std::string::npos) << job.out;
+  const Completed tree = Protonctl({"tree", "--job", kJob, "-m", "nccl_wait"});
+  ASSERT_EQ(tree.exit_code, 0) << tree.err;
+  EXPECT_THAT(tree.out, ::testing::EndsWith("\n" + job.out.substr(verdict, table + 1 - verdict)))
+      << tree.out;
+  // nccl_wait's spread: rank 0's total is the max.
+  EXPECT_THAT(tree.out, ContainsRegex("\n +[0-9]+ +[0-9]+ +[0-9.]+ +[0-9]+ +0 +2 +└─ all_reduce "
+                                      "\\[nccl, 2 ranks, RING/LL\\]\n"))
+      << tree.out;
+}
+
 TEST_F(JobTest, ATreeSessionIsRefusedWithWhatToDo) {
   RunJob("tree", 10);
   const Completed job = Protonctl({"job", "1"});
@@ -200,6 +219,15 @@ TEST_F(JobTest, ATreeSessionIsRefusedWithWhatToDo) {
   const Completed other = Protonctl({"job", "--job", "no-such-job"});
   EXPECT_EQ(other.exit_code, 1);
   EXPECT_EQ(other.err, "protonctl: no session of job no-such-job here\n");
+  // tree --job shows the tree, and why there is no verdict.
+  const Completed tree = Protonctl({"tree", "--job", kJob});
+  EXPECT_EQ(tree.exit_code, 0) << tree.err;
+  EXPECT_THAT(tree.out, ::testing::EndsWith("\n\nno verdict: session 1 has no per-kernel times: "
+                                            "record it with `protonctl run --data trace ...`, or "
+                                            "run the job with NCCL 2.23 or later, where the "
+                                            "shim's NCCL profiler plugin records its collective "
+                                            "calls in any session\n"))
+      << tree.out;
 }
 
 }  // namespace

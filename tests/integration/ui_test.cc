@@ -405,7 +405,11 @@ TEST_F(UiTest, JobIsProtonctlTreeJobAndItsVerdict) {
     const size_t heading_end = printed.find('\n');
     EXPECT_THAT(printed.substr(0, heading_end),
                 HasSubstr(absl::StrCat("; ", job["metric"].get<std::string>(), " per rank")));
-    ExpectSameCells(job, printed.substr(heading_end + 1));
+    // The tree, then after a blank line the verdict's lines of `job --job`'s report.
+    const size_t tree_end = printed.find("\n\n");
+    ASSERT_NE(tree_end, std::string::npos) << printed;
+    ExpectSameCells(job, printed.substr(heading_end + 1, tree_end + 1 - (heading_end + 1)));
+    EXPECT_THAT(job["verdict"].get<std::string>(), HasSubstr(printed.substr(tree_end + 2)));
     ASSERT_EQ(job["columns"].size(), 6u) << job.dump(1);
     EXPECT_EQ(job["columns"][4], "slowest rank");
     EXPECT_EQ(job["ranks"], nlohmann::json::parse(R"([
