@@ -11,14 +11,15 @@
 #include "absl/strings/strip.h"
 #include "absl/time/clock.h"
 #include "cli/arg_reader.h"
+#include "cli/collective_calls.h"
 #include "cli/follow.h"
-#include "cli/session_tree.h"
 #include "cli/ui/client_profile_source.h"
 #include "common/status/status_macros.h"
 #include "common/text/count.h"
 #include "page_server/window_range.h"
 #include "view/hatchet/hatchet_reader.h"
 #include "view/jobs/collective_table.h"
+#include "view/jobs/collective_tree.h"
 #include "view/jobs/match.h"
 #include "view/jobs/plugin_records.h"
 #include "view/jobs/validate.h"
@@ -214,7 +215,7 @@ absl::StatusOr<std::string> RenderWindowRange(client::Client& client, const Tree
 
 namespace {
 
-// A session's tree with its NCCL collective calls under their scopes (cli/session_tree.h), when it
+// A session's tree with its NCCL collective calls under their scopes (collective_tree.h), when it
 // has any; else the tree as it is. A diff compares the daemon's trees alone.
 absl::StatusOr<v1::Tree> LoadTree(client::Client& client, const TreeArgs& args,
                                   const v1::Collectives& collectives) {
@@ -223,7 +224,7 @@ absl::StatusOr<v1::Tree> LoadTree(client::Client& client, const TreeArgs& args,
   if (collectives.events_size() == 0) return tree;
   ASSIGN_OR_RETURN(const uint64_t id, ParseSessionId(args.profile));
   ASSIGN_OR_RETURN(const v1::Session session, client.GetSession(id));
-  return WithCollectiveNodes(session, args.rank, std::move(tree), collectives);
+  return view::AddSessionCollectiveNodes(session, args.rank, std::move(tree), collectives);
 }
 
 }  // namespace

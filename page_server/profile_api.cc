@@ -13,6 +13,7 @@
 #include "page_server/history_json.h"
 #include "page_server/window_range.h"
 #include "view/export/export_file.h"
+#include "view/jobs/collective_tree.h"
 #include "view/json/profile_table_json.h"
 #include "view/json/top_json.h"
 #include "view/tree/share_shift.h"
@@ -61,8 +62,11 @@ absl::StatusOr<Response> Tree(ProfileSource& source, const ApiParameters& parame
   ASSIGN_OR_RETURN(const uint64_t id, SessionParameter(parameters, "session"));
   ASSIGN_OR_RETURN(const view::ViewOptions options, ViewOptionsOf(parameters));
   ASSIGN_OR_RETURN(const v1::Session session, source.GetSession(id));
-  ASSIGN_OR_RETURN(const v1::Tree tree,
-                   source.GetTree(id, Optional(parameters, "rank"), /*instructions=*/false));
+  const std::string rank = Optional(parameters, "rank");
+  ASSIGN_OR_RETURN(v1::Tree tree, source.GetTree(id, rank, /*instructions=*/false));
+  ASSIGN_OR_RETURN(const v1::Collectives calls, source.GetCollectives(id));
+  // Under their scopes, as `protonctl tree` shows them (docs/jobs.md, "In the tree").
+  ASSIGN_OR_RETURN(tree, view::AddSessionCollectiveNodes(session, rank, std::move(tree), calls));
   ASSIGN_OR_RETURN(nlohmann::json json, TableJson(tree, options, nullptr));
   return WithSession(session, std::move(json));
 }

@@ -72,6 +72,10 @@ class FakeSource : public ProfileSource {
     }
     return testing::ExportTrace();
   }
+  absl::StatusOr<v1::Collectives> GetCollectives(uint64_t session_id) override {
+    asked.push_back(absl::StrCat("collectives of ", session_id));
+    return collectives;
+  }
   // protond that cannot read its store.
   absl::StatusOr<v1::ListHistoryResponse> ListHistory(
       const v1::ListHistoryRequest& request) override {
@@ -79,6 +83,7 @@ class FakeSource : public ProfileSource {
     return absl::InternalError("store unreadable");
   }
   std::vector<std::string> asked;
+  v1::Collectives collectives;  // session 1's
 };
 
 nlohmann::json Answer(ProfileSource& source, absl::string_view path,
@@ -157,6 +162,44 @@ TEST(ApiTest, TopAndStallsReadTheSessionAndItsTreeThroughTheSource) {
   ASSERT_EQ(stalls["lines"].size(), 1u);
   EXPECT_EQ(stalls["lines"][0]["instructions"].size(), 2u);
   EXPECT_EQ(source.asked, (std::vector<std::string>{"1//0", "1//1"}));
+}
+
+// Rank `rank` (pid 100 + rank) of 2 made call 0 of an all_reduce of 4 MB at the top, from
+// `start_ns` to 1 ms later.
+void AddCall(v1::Collectives& calls, uint32_t rank, uint64_t start_ns) {
+  v1::CollectiveEvent* call = calls.add_events();
+  call->set_pid(100 + rank);
+  call->set_rank(rank);
+  call->set_nranks(2);
+  call->set_comm_hash(5);
+  call->set_count(1'000'000);
+  call->set_op("AllReduce");
+  call->set_datatype("ncclFloat32");
+  call->set_algorithm("RING");
+  call->set_protocol("LL");
+  call->set_start_ns(start_ns);
+  call->set_end_ns(start_ns + 1'000'000);
+}
+
+// The session's collective calls are nodes of /api/tree's tree, as in `protonctl tree`; a session
+// without them has its tree as it is.
+TEST(ApiTest, TreeHasTheSessionsCollectiveCallsUnderTheirScope) {
+  FakeSource source;
+  const ApiParameters parameters = {{"session", "1"}, {"metrics", "nccl_calls,nccl_wait"}};
+  EXPECT_EQ(Answer(source, "/api/tree", {{"session", "1"}})["nodes"].size(), 3u);
+  EXPECT_EQ(source.asked, (std::vector<std::string>{"1//0", "collectives of 1"}));
+
+  AddCall(source.collectives, 0, 1'000'000);
+  AddCall(source.collectives, 1, 3'000'000);  // rank 0 waits 2 ms
+  const nlohmann::json tree = Answer(source, "/api/tree", parameters);
+  ASSERT_EQ(tree["nodes"].size(), 4u) << tree.dump(1);
+  const nlohmann::json& call = tree["nodes"][3];
+  EXPECT_EQ(call["name"], "all_reduce [nccl, 2 ranks, RING/LL]");
+  EXPECT_EQ(call["parent"], 0);
+  EXPECT_EQ(call["text"], nlohmann::json::parse(R"(["2", "2000000"])"));
+  EXPECT_EQ(tree["notes"],
+            nlohmann::json::array({"nccl_time (ns): the host's time of all 2 NCCL "
+                                   "collective calls (their kernels are not known)"}));
 }
 
 TEST(ApiTest, TopAndStallsOfASessionTheCallerMayNotSeeAreNotFoundBeforeItsTreeIsRead) {

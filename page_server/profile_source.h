@@ -1,5 +1,5 @@
-// What the page's API reads: protond's sessions, trees, traces and always-on windows, as one
-// caller may see them. protonctl
+// What the page's API reads: protond's sessions, trees, collective calls, traces and always-on
+// windows, as one caller may see them. protonctl
 // ui reads them through the user's client::Client (cli/ui/client_profile_source.h); protond reads
 // them in-process, as the signed-in token's user (daemon/web/service_profile_source.h). Either
 // way the daemon's own checks decide what the caller sees. Called from civetweb's threads.
@@ -24,6 +24,9 @@ class ProfileSource {
   // PERMISSION_DENIED for a session the caller may not see.
   virtual absl::StatusOr<v1::Tree> GetTree(uint64_t session_id, const std::string& rank,
                                            bool instructions) = 0;
+  // The session's NCCL collective calls (protond.proto's GetCollectives), to show under their
+  // scopes in its tree; none from a protond older than GetCollectives.
+  virtual absl::StatusOr<v1::Collectives> GetCollectives(uint64_t session_id) = 0;
   // The always-on windows the caller may see that `request` selects, oldest first, with their
   // summaries, and how many the caller may see in all.
   virtual absl::StatusOr<v1::ListHistoryResponse> ListHistory(

@@ -51,6 +51,7 @@ class FourWindows : public ProfileSource {
     }
     return listed;
   }
+  absl::StatusOr<v1::Collectives> GetCollectives(uint64_t) override { return v1::Collectives(); }
   absl::StatusOr<v1::Trace> GetTrace(uint64_t) override {
     return absl::FailedPreconditionError("no traces here");
   }

@@ -6,9 +6,10 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
-#include "cli/session_tree.h"
+#include "cli/collective_calls.h"
 #include "common/status/status_macros.h"
 #include "view/history/window_selection.h"
+#include "view/jobs/collective_tree.h"
 #include "view/render/metric_values.h"
 #include "view/render/tree_view.h"
 #include "view/tree/job_tree.h"
@@ -58,8 +59,8 @@ absl::StatusOr<NodeRanks> ReadRanks(const client::Endpoint& node, const JobTreeA
     tree.rank = rank;
     tree.session_id = out.session.id();
     ASSIGN_OR_RETURN(v1::Tree rank_tree, client.GetTree(out.session.id(), rank));
-    ASSIGN_OR_RETURN(tree.values.tree,
-                     WithCollectiveNodes(out.session, rank, std::move(rank_tree), collectives));
+    ASSIGN_OR_RETURN(tree.values.tree, view::AddSessionCollectiveNodes(
+                                           out.session, rank, std::move(rank_tree), collectives));
     ASSIGN_OR_RETURN(tree.values.shape, view::CheckTreeShape(tree.values.tree));
     ASSIGN_OR_RETURN(const std::vector<view::MetricColumn> columns,
                      view::ParseMetricSpec(args.metrics, tree.values.tree));

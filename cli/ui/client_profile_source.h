@@ -3,6 +3,7 @@
 #ifndef PROTOND_CLI_UI_CLIENT_PROFILE_SOURCE_H_
 #define PROTOND_CLI_UI_CLIENT_PROFILE_SOURCE_H_
 
+#include "cli/collective_calls.h"
 #include "client-lib/cpp/client.h"
 #include "page_server/profile_source.h"
 
@@ -19,6 +20,9 @@ class ClientProfileSource : public page_server::ProfileSource {
   absl::StatusOr<v1::Tree> GetTree(uint64_t session_id, const std::string& rank,
                                    bool instructions) override {
     return client_.GetTree(session_id, rank, instructions);
+  }
+  absl::StatusOr<v1::Collectives> GetCollectives(uint64_t session_id) override {
+    return ReadCollectives(client_, session_id);
   }
   absl::StatusOr<v1::ListHistoryResponse> ListHistory(
       const v1::ListHistoryRequest& request) override {

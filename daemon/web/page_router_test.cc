@@ -48,6 +48,7 @@ class FakeSource : public page_server::ProfileSource {
     if (instructions) tree.add_notes("with instructions");
     return tree;
   }
+  absl::StatusOr<v1::Collectives> GetCollectives(uint64_t) override { return v1::Collectives(); }
   // One window of the caller's, whatever the request; a pid names a window that is not there.
   absl::StatusOr<v1::ListHistoryResponse> ListHistory(
       const v1::ListHistoryRequest& request) override {

@@ -25,6 +25,9 @@ class ServiceProfileSource : public page_server::ProfileSource {
                                    bool instructions) override {
     return service_.GetTree(peer_, session_id, rank, instructions);
   }
+  absl::StatusOr<v1::Collectives> GetCollectives(uint64_t session_id) override {
+    return service_.GetCollectives(peer_, session_id);
+  }
   absl::StatusOr<v1::ListHistoryResponse> ListHistory(
       const v1::ListHistoryRequest& request) override {
     return service_.ListHistory(peer_, request);

@@ -200,4 +200,17 @@ absl::StatusOr<v1::Tree> AddCollectiveNodes(v1::Tree tree, const v1::Collectives
   return tree;
 }
 
+absl::StatusOr<v1::Tree> AddSessionCollectiveNodes(const v1::Session& session,
+                                                   const std::string& rank, v1::Tree tree,
+                                                   const v1::Collectives& collectives) {
+  std::optional<std::set<int64_t>> pids;
+  if (!rank.empty()) {
+    pids.emplace();
+    for (const v1::SessionProcess& process : session.processes()) {
+      if (process.job().rank() == rank) pids->insert(process.pid());
+    }
+  }
+  return AddCollectiveNodes(std::move(tree), collectives, pids);
+}
+
 }  // namespace protond::view

@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <optional>
 #include <set>
+#include <string>
 
 #include "absl/status/statusor.h"
 #include "protond.pb.h"
@@ -43,6 +44,12 @@ inline constexpr char kNcclWaitMetric[] = "nccl_wait (ns)";
 // tree whose shape is not valid (tree_shape.h).
 absl::StatusOr<v1::Tree> AddCollectiveNodes(v1::Tree tree, const v1::Collectives& collectives,
                                             const std::optional<std::set<int64_t>>& shown_pids);
+
+// AddCollectiveNodes for `tree`, `session`'s over all its processes or (`rank` not "") those of
+// that RANK: the calls of the same processes are shown.
+absl::StatusOr<v1::Tree> AddSessionCollectiveNodes(const v1::Session& session,
+                                                   const std::string& rank, v1::Tree tree,
+                                                   const v1::Collectives& collectives);
 
 }  // namespace protond::view
 

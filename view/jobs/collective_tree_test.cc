@@ -122,6 +122,27 @@ TEST(CollectiveTreeTest, BothRanksOfASessionAddUp) {
   EXPECT_EQ(IntMetric(both->nodes(5), kNcclTimeMetric), 24 * kMs);
 }
 
+// A session's tree of one RANK shows the calls of that rank's processes.
+TEST(CollectiveTreeTest, ASessionsRankShowsItsProcessesCalls) {
+  v1::Session session;
+  for (uint32_t rank = 0; rank < 2; ++rank) {
+    v1::SessionProcess* process = session.add_processes();
+    process->set_pid(100 + rank);
+    process->mutable_job()->set_rank(std::to_string(rank));
+  }
+  absl::StatusOr<v1::Tree> rank1 =
+      AddSessionCollectiveNodes(session, "1", TrainingTree(), RankOneLate());
+  ASSERT_TRUE(rank1.ok()) << rank1.status();
+  ASSERT_EQ(rank1->nodes_size(), 6);
+  EXPECT_EQ(IntMetric(rank1->nodes(5), kNcclCallsMetric), 2);
+  EXPECT_EQ(IntMetric(rank1->nodes(5), kNcclWaitMetric), 0);
+  absl::StatusOr<v1::Tree> all =
+      AddSessionCollectiveNodes(session, "", TrainingTree(), RankOneLate());
+  ASSERT_TRUE(all.ok()) << all.status();
+  ASSERT_EQ(all->nodes_size(), 6);
+  EXPECT_EQ(IntMetric(all->nodes(5), kNcclCallsMetric), 4);
+}
+
 // Every value the tree had, inclusive or not, is the same with the calls' nodes added.
 TEST(CollectiveTreeTest, NoValueOfTheTreeChanges) {
   const v1::Tree before = TrainingTree();
