@@ -12,7 +12,9 @@
 #  - every verdict agrees with the job's own clock (the rank, and the lateness within 20%);
 #  - the job's results are unchanged: each profiled run's last loss is the unprofiled run's;
 #  - the plugin's report says it came from the plugin, and its arrivals are the GPUs' (each
-#    call's kernel, paired through CUPTI's correlation id).
+#    call's kernel, paired through CUPTI's correlation id);
+#  - the delayed plugin session's tree has its all_reduce calls as a node with their kernels' GPU
+#    time and rank 0's wait, and `tree --job` of it ends with the verdict naming rank 1.
 # The exit code is 1 when any check failed (tests/device/lib.sh).
 # Usage: tests/device/job_verdict_check.sh [BUNDLE_DIR]
 set -uo pipefail
@@ -31,17 +33,26 @@ job_env=(PYTHONPATH="$bundle/python" PROTOND_TEST_MODEL=tiny PROTOND_TEST_STEPS=
   PROTOND_TEST_SYNC_EACH_STEP=1 PROTOND_TEST_DELAY_RANK=1 PROTOND_TEST_DELAY_KIND="$delay_kind"
   PROTOND_TEST_FUSED_ADAMW="${PROTOND_TEST_FUSED_ADAMW:-1}")
 
-# The job once without protond: the loss every profiled run must end with.
-echo "== unprofiled: torchrun --nproc_per_node 2, no delay"
-check "unprofiled: the job" env "${job_env[@]}" PROTOND_TEST_DELAY_MS=0 \
-  "$torchrun" --nproc_per_node 2 "$here/tests/gpu/ddp_train.py" >"$work/unprofiled.out"
-cat "$work/unprofiled.out"
+# The job without protond, with and without the delay: the loss every profiled run must end
+# with, and what the job's own clock says of it when nothing profiles it.
+for delay_ms in 0 10; do
+  echo "== unprofiled: torchrun --nproc_per_node 2, rank 1 held $delay_ms ms ($delay_kind)"
+  mkdir -p "$work/unprofiled$delay_ms.arrivals"
+  check "unprofiled, $delay_ms ms: the job" env "${job_env[@]}" PROTOND_TEST_DELAY_MS="$delay_ms" \
+    PROTOND_TEST_ARRIVALS_DIR="$work/unprofiled$delay_ms.arrivals" \
+    "$torchrun" --nproc_per_node 2 "$here/tests/gpu/ddp_train.py" >"$work/unprofiled$delay_ms.out"
+  cat "$work/unprofiled$delay_ms.out"
+  check "unprofiled, $delay_ms ms: the job's own clock" \
+    python3 "$here/tests/device/job_arrivals.py" "$work/unprofiled$delay_ms.arrivals" -
+done
+cp "$work/unprofiled0.out" "$work/unprofiled.out"
 
 # expect_same_loss NAME: each rank's last loss in $work/NAME.out is the unprofiled run's.
 expect_same_loss() {
   local want got
-  want=$(grep '^LOSS ' "$work/unprofiled.out" | sort)
-  got=$(grep '^LOSS ' "$work/$1.out" | sort)
+  # -o: torchrun may join the two ranks' last lines into one ("LOSS 0 6.04LOSS 1 6.04").
+  want=$(grep -oE 'LOSS [0-9]+ [-+.0-9e]+' "$work/unprofiled.out" | sort)
+  got=$(grep -oE 'LOSS [0-9]+ [-+.0-9e]+' "$work/$1.out" | sort)
   if [ -z "$want" ] || [ "$got" != "$want" ]; then
     fail "$1: the job's losses changed under protond: '$got' against '$want' unprofiled"
   else
@@ -63,12 +74,14 @@ run_job() {
     "each step ($how)"
   mkdir -p "$work/$name.arrivals"
   check "$name: the job" env "${job_env[@]}" PROTOND_TEST_DELAY_MS="$delay_ms" \
+    SLURM_JOB_ID="verdict-$name" \
     PROTOND_TEST_ARRIVALS_DIR="$work/$name.arrivals" "${plugin[@]}" \
     "${ctl[@]}" run "${recording[@]}" -- \
     "$torchrun" --nproc_per_node 2 "$here/tests/gpu/ddp_train.py" >"$work/$name.out"
   cat "$work/$name.out"
   expect_same_loss "$name"
   find_session "$name"
+  echo "$session" >"$work/$name.session"
   echo "== protonctl job $session"
   check_output "$name: protonctl job" "$work/$name.job" "${ctl[@]}" job "$session"
   check_output "$name: the verdict agrees with the job's own clock" "$work/$name.clock" \
@@ -116,5 +129,24 @@ for name in plugin_delayed plugin_undelayed; do
   expect_line "$name: every judged call's arrivals are its kernels' GPU starts" "$work/$name.job" \
     "^arrivals: when each rank's GPU began the call's NCCL kernel"
 done
+
+# The calls in the tree (tests/device/job_verdict_check.sh's promise above).
+tree_session=$(cat "$work/plugin_delayed.session")
+echo "== protonctl tree $tree_session -m nccl_calls,nccl_bytes,nccl_time,nccl_bus_bw,nccl_wait"
+check_output "plugin_delayed: protonctl tree with the calls" "$work/plugin_delayed.tree" \
+  "${ctl[@]}" tree "$tree_session" -m nccl_calls,nccl_bytes,nccl_time,nccl_bus_bw,nccl_wait
+expect_line "plugin_delayed: the all_reduce calls are a node with calls, bytes, time, bus bw and wait" \
+  "$work/plugin_delayed.tree" \
+  '^ *[1-9][0-9]* +[1-9][0-9]* +[1-9][0-9]* +[0-9.]+ +[1-9][0-9]* .*all_reduce \[nccl, 2 ranks'
+if grep -q "host's time" "$work/plugin_delayed.tree"; then
+  fail "plugin_delayed: some calls' time is the host's, not their kernels'"
+fi
+echo "== protonctl tree $tree_session --rank 0 -m nccl_calls,nccl_wait (rank 0 waits)"
+"${ctl[@]}" tree "$tree_session" --rank 0 -m nccl_calls,nccl_wait
+echo "== protonctl tree --job verdict-plugin_delayed -m nccl_wait"
+check_output "plugin_delayed: protonctl tree --job" "$work/plugin_delayed.job_tree" \
+  "${ctl[@]}" tree --job verdict-plugin_delayed -m nccl_wait
+expect_line "plugin_delayed: tree --job ends with the verdict naming rank 1" \
+  "$work/plugin_delayed.job_tree" '^rank 1 \(pid [0-9]+, .*\) arrives last at '
 
 finish
