@@ -22,7 +22,7 @@
 
 namespace protond::store {
 
-inline constexpr int kSchemaVersion = 15;
+inline constexpr int kSchemaVersion = 16;
 
 // What a session keeps: the call tree (Proton's data="tree"), or the tree and every event
 // (data="trace": scope instances and GPU activities, for a Chrome trace).
@@ -53,7 +53,14 @@ struct WindowSummaryRow {
   std::string top_kernel;  // as the driver named it; "" without GPU work
   double top_kernel_time_ns = 0;
   WindowVerdictRow verdict{};  // schema 15
+  // A period's time recorded: its windows' lengths summed (schema 16); 0 for a window, whose
+  // length is its own start to end.
+  int64_t recorded_ns = 0;
 };
+
+// What an always-on history session holds (schema 16): one window, or the windows of one clock
+// hour (UTC) merged into one tree, or the hourly periods of one UTC day merged again.
+enum class HistoryPeriod : int { kWindow = 0, kHour = 1, kDay = 2 };
 
 struct SessionRow {
   uint64_t session_id = 0;
@@ -82,6 +89,9 @@ struct SessionRow {
   // Opened by protond --always-on (docs/always-on.md), not by someone: one window of the
   // process's or job's periodic profile.
   bool always_on_window = false;
+  // With always_on_window: a window, or a period that merged windows (or hours) and replaced
+  // them; start and end are then the period's UTC hour or day. kWindow for other sessions.
+  HistoryPeriod period = HistoryPeriod::kWindow;
   // A stopped window's summary, once the daemon has computed it (window_summaries, schema 12);
   // read by ListSessions and GetSession, written by PutWindowSummary, never by CommitBatch.
   std::optional<WindowSummaryRow> window_summary{};
@@ -426,6 +436,13 @@ class Store {
   // an unknown session; FAILED_PRECONDITION, deleting nothing, for a session someone started by
   // hand or a window still running.
   absl::Status DeleteHistorySession(uint64_t session_id);
+  // Writes `period` (one stopped always-on session of period kHour or kDay with its members,
+  // tree and summary: store.h Batch's session rows only) and deletes the stopped windows or
+  // periods `replaced` with every row of their own, in ONE transaction: a crash leaves either
+  // the replaced sessions or the period. FAILED_PRECONDITION or NOT_FOUND, writing and deleting
+  // nothing, when one of `replaced` is not a stopped window (as DeleteHistorySession refuses);
+  // INVALID_ARGUMENT for rows that are not one period's.
+  absl::Status ReplaceWithPeriod(const Batch& period, const std::vector<uint64_t>& replaced);
   // Keeps `summary` for its window, replacing one kept before. NOT_FOUND for an unknown session;
   // FAILED_PRECONDITION for a session someone started by hand or a window still running.
   absl::Status PutWindowSummary(const WindowSummaryRow& summary);

@@ -22,6 +22,7 @@ namespace {
 using internal::Connection;
 using internal::ProblemRow;
 using internal::Statement;
+using internal::WriteBatch;
 using internal::WriteRows;
 
 constexpr absl::string_view kDeleteProblems = "DELETE FROM session_problems WHERE session_id = ?1";
@@ -42,25 +43,6 @@ absl::Status WriteSessions(Connection& connection, const std::vector<SessionRow>
   RETURN_IF_ERROR(WriteRows<internal::kSessions>(connection, rows));
   for (const SessionRow& row : rows) RETURN_IF_ERROR(ReplaceProblems(connection, row));
   return absl::OkStatus();
-}
-
-absl::Status WriteBatch(Connection& connection, const Batch& batch) {
-  RETURN_IF_ERROR(WriteSessions(connection, batch.sessions));
-  RETURN_IF_ERROR(WriteRows<internal::kProcesses>(connection, batch.processes));
-  RETURN_IF_ERROR(WriteRows<internal::kSessionProcesses>(connection, batch.session_processes));
-  RETURN_IF_ERROR(WriteRows<internal::kNodes>(connection, batch.nodes));
-  RETURN_IF_ERROR(WriteRows<internal::kCubins>(connection, batch.cubins));
-  RETURN_IF_ERROR(WriteRows<internal::kNodeStats>(connection, batch.node_stats));
-  RETURN_IF_ERROR(WriteRows<internal::kMetricValues>(connection, batch.metrics));
-  RETURN_IF_ERROR(WriteRows<internal::kDevices>(connection, batch.devices));
-  RETURN_IF_ERROR(WriteRows<internal::kScopeEvents>(connection, batch.scope_events));
-  RETURN_IF_ERROR(WriteRows<internal::kKernelScopeEvents>(connection, batch.kernel_scope_events));
-  RETURN_IF_ERROR(WriteRows<internal::kGpuEvents>(connection, batch.gpu_events));
-  RETURN_IF_ERROR(WriteRows<internal::kCollectiveEvents>(connection, batch.collective_events));
-  RETURN_IF_ERROR(WriteRows<internal::kCollectiveKernels>(connection, batch.collective_kernels));
-  RETURN_IF_ERROR(WriteRows<internal::kContexts>(connection, batch.contexts));
-  RETURN_IF_ERROR(WriteRows<internal::kNames>(connection, batch.names));
-  return WriteRows<internal::kLanes>(connection, batch.lanes);
 }
 
 // Calls `on_table` with each member of Batch whose rows belong to one session (a session_id).
@@ -117,6 +99,29 @@ bool IsRefusedRow(const absl::Status& status) {
 }
 
 }  // namespace
+
+namespace internal {
+
+absl::Status WriteBatch(Connection& connection, const Batch& batch) {
+  RETURN_IF_ERROR(WriteSessions(connection, batch.sessions));
+  RETURN_IF_ERROR(WriteRows<internal::kProcesses>(connection, batch.processes));
+  RETURN_IF_ERROR(WriteRows<internal::kSessionProcesses>(connection, batch.session_processes));
+  RETURN_IF_ERROR(WriteRows<internal::kNodes>(connection, batch.nodes));
+  RETURN_IF_ERROR(WriteRows<internal::kCubins>(connection, batch.cubins));
+  RETURN_IF_ERROR(WriteRows<internal::kNodeStats>(connection, batch.node_stats));
+  RETURN_IF_ERROR(WriteRows<internal::kMetricValues>(connection, batch.metrics));
+  RETURN_IF_ERROR(WriteRows<internal::kDevices>(connection, batch.devices));
+  RETURN_IF_ERROR(WriteRows<internal::kScopeEvents>(connection, batch.scope_events));
+  RETURN_IF_ERROR(WriteRows<internal::kKernelScopeEvents>(connection, batch.kernel_scope_events));
+  RETURN_IF_ERROR(WriteRows<internal::kGpuEvents>(connection, batch.gpu_events));
+  RETURN_IF_ERROR(WriteRows<internal::kCollectiveEvents>(connection, batch.collective_events));
+  RETURN_IF_ERROR(WriteRows<internal::kCollectiveKernels>(connection, batch.collective_kernels));
+  RETURN_IF_ERROR(WriteRows<internal::kContexts>(connection, batch.contexts));
+  RETURN_IF_ERROR(WriteRows<internal::kNames>(connection, batch.names));
+  return WriteRows<internal::kLanes>(connection, batch.lanes);
+}
+
+}  // namespace internal
 
 absl::StatusOr<std::vector<RefusedSession>> Store::CommitBatch(const Batch& batch) {
   Connection& connection = impl_->connection;

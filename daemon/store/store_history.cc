@@ -1,6 +1,8 @@
 // The always-on history's share of the store (docs/always-on.md, "Retention"): what a window's
-// rows take, and deleting a window with all of its rows in one transaction.
+// rows take, deleting a window with all of its rows in one transaction, and replacing windows
+// with the period that merged them in one transaction.
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -88,6 +90,37 @@ absl::Status RunForSession(Connection& connection, absl::string_view sql, uint64
   return statement->BindUint(1, session_id).Run();
 }
 
+// Deletes a stopped window (or period) and every row of its own, inside the caller's transaction.
+absl::Status DeleteStoppedWindow(Connection& connection, uint64_t session_id) {
+  RETURN_IF_ERROR(CheckStoppedWindow(connection, session_id, "deleted"));
+  for (const SessionTable& table : kSessionTables) {
+    RETURN_IF_ERROR(RunForSession(
+        connection, absl::StrCat("DELETE FROM ", table.name, " WHERE session_id = ?1"),
+        session_id));
+  }
+  return RunForSession(connection, "DELETE FROM sessions WHERE session_id = ?1", session_id);
+}
+
+// Why `period` is not one stopped period's rows; OK when it is.
+absl::Status CheckPeriodRows(const Batch& period) {
+  if (period.sessions.size() != 1) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("a period is one session, not ", period.sessions.size()));
+  }
+  const SessionRow& session = period.sessions.front();
+  if (!session.always_on_window || session.period == HistoryPeriod::kWindow ||
+      session.state != SessionState::kStopped) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "session ", session.session_id, " is not a stopped always-on period (an hour or a day)"));
+  }
+  if (!period.processes.empty() || !period.lanes.empty() || !period.contexts.empty() ||
+      !period.names.empty() || !period.devices.empty() || !period.cubins.empty()) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "period ", session.session_id, " carries process rows; a period holds only its own"));
+  }
+  return absl::OkStatus();
+}
+
 }  // namespace
 
 absl::StatusOr<uint64_t> Store::SessionStoredBytes(uint64_t session_id) {
@@ -102,15 +135,30 @@ absl::Status Store::DeleteHistorySession(uint64_t session_id) {
   Connection& connection = impl_->connection;
   Transaction transaction(connection.db());
   RETURN_IF_ERROR(transaction.Begin(Transaction::Kind::kWrite));
-  RETURN_IF_ERROR(CheckStoppedWindow(connection, session_id, "deleted"));
-  for (const SessionTable& table : kSessionTables) {
-    RETURN_IF_ERROR(RunForSession(
-        connection, absl::StrCat("DELETE FROM ", table.name, " WHERE session_id = ?1"),
-        session_id));
-  }
-  RETURN_IF_ERROR(
-      RunForSession(connection, "DELETE FROM sessions WHERE session_id = ?1", session_id));
+  RETURN_IF_ERROR(DeleteStoppedWindow(connection, session_id));
   return transaction.Commit();
+}
+
+absl::Status Store::ReplaceWithPeriod(const Batch& period, const std::vector<uint64_t>& replaced) {
+  RETURN_IF_ERROR(CheckPeriodRows(period));
+  Connection& connection = impl_->connection;
+  Transaction transaction(connection.db());
+  absl::Status status = transaction.Begin(Transaction::Kind::kWrite);
+  if (status.ok()) status = internal::WriteBatch(connection, period);
+  const std::optional<WindowSummaryRow>& summary = period.sessions.front().window_summary;
+  if (status.ok() && summary.has_value()) {
+    status = internal::WriteRows<internal::kWindowSummaries>(connection, {*summary});
+  }
+  for (uint64_t session_id : replaced) {
+    if (status.ok()) status = DeleteStoppedWindow(connection, session_id);
+  }
+  if (status.ok()) status = transaction.Commit();
+  if (!status.ok()) {
+    connection.ForgetPendingStrings();  // the transaction's destructor rolls their rows back
+    return status;
+  }
+  connection.KeepPendingStrings();
+  return absl::OkStatus();
 }
 
 absl::Status Store::PutWindowSummary(const WindowSummaryRow& summary) {

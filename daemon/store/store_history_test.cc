@@ -13,6 +13,7 @@
 
 #include "daemon/store/store.h"
 #include "daemon/store/testing/session_batches.h"
+#include "daemon/store/testing/store_file_test.h"
 #include "daemon/store/testing/test_files.h"
 #include "gtest/gtest.h"
 
@@ -22,34 +23,14 @@ namespace {
 using testing::QueryFile;
 using testing::StoppedSessionBatch;
 
-class StoreHistoryTest : public ::testing::Test {
+class StoreHistoryTest : public testing::StoreFileTest {
  protected:
-  void SetUp() override {
-    absl::StatusOr<std::unique_ptr<Store>> store = Store::Open(path_);
-    ASSERT_TRUE(store.ok()) << store.status();
-    store_ = *std::move(store);
-  }
-  void Commit(const Batch& batch) {
-    absl::StatusOr<std::vector<RefusedSession>> refused = store_->CommitBatch(batch);
-    ASSERT_TRUE(refused.ok()) << refused.status();
-    ASSERT_TRUE(refused->empty());
-  }
   // The rows of every table that names a session, for session `id`, as "a,b,c,...".
   std::string RowsOf(uint64_t id) {
-    std::string counts;
-    for (const char* table :
-         {"sessions", "session_problems", "session_processes", "nodes", "node_stats",
-          "metric_values", "collective_events", "collective_kernels"}) {
-      if (!counts.empty()) counts += ",";
-      counts += QueryFile(path_, std::string("SELECT count(*) FROM ") + table +
-                                     " WHERE session_id = " + std::to_string(id));
-    }
-    return counts;
+    return RowsIn({"sessions", "session_problems", "session_processes", "nodes", "node_stats",
+                   "metric_values", "collective_events", "collective_kernels"},
+                  id);
   }
-
-  testing::TempDir dir_;
-  std::string path_ = dir_.File("protond.db");
-  std::unique_ptr<Store> store_;
 };
 
 TEST_F(StoreHistoryTest, AWindowsBytesAreItsRowsAtTheirMeasuredSizes) {

@@ -241,12 +241,17 @@ TEST_F(StoreMigrationFromV2Test, TheUpgradedStoreTakesSessionModes) {
   EXPECT_EQ((*session)->mode, "pcsampling:interval=1024");
 }
 
-// Version 14 is version 15 without window_summaries' verdict columns, its last seven; version 13
+// Version 15 is version 16 without sessions.history_period and window_summaries.recorded_ns, their
+// last columns; version 14 is version 15 without window_summaries' verdict columns; version 13
 // is version 14 without collective_kernels and collective_events.launch_correlation_id, its last
 // column; version 12 is version 13 without collective_events; version 11 is version 12 without
 // window_summaries; version 10 is version 11 without metric_values.vector_value, its last column;
 // version 9 is version 10 without sessions.always_on_window, its last column.
+#define PROTOND_BACK_TO_V15                           \
+  "ALTER TABLE sessions DROP COLUMN history_period; " \
+  "ALTER TABLE window_summaries DROP COLUMN recorded_ns; "
 #define PROTOND_BACK_TO_V14                                     \
+  PROTOND_BACK_TO_V15                                           \
   "ALTER TABLE window_summaries DROP COLUMN collective_calls; " \
   "ALTER TABLE window_summaries DROP COLUMN judged_calls; "     \
   "ALTER TABLE window_summaries DROP COLUMN late_rank; "        \
@@ -656,6 +661,44 @@ TEST(StoreMigrationFromV14Test, VersionFourteensSummariesGetNoVerdictAndTakeOne)
   ASSERT_TRUE(after.ok() && after->has_value() && (*after)->window_summary.has_value());
   EXPECT_EQ((*after)->window_summary->verdict, verdict);
   EXPECT_EQ(QueryFile(path, "PRAGMA integrity_check"), "ok");
+}
+
+// A version-15 store's sessions are all windows or started by hand, and its summaries a window's:
+// after the upgrade they read so (period kWindow, recorded_ns 0), and a period is kept as one.
+TEST(StoreMigrationFromV15Test, VersionFifteensWindowsStayWindowsAndPeriodsAreKept) {
+  testing::TempDir dir;
+  const std::string path = dir.File("protond.db");
+  ASSERT_NO_FATAL_FAILURE(StoreAStoppedWindow(path, /*summarized=*/true));
+  testing::ExecOnFile(path, PROTOND_BACK_TO_V15 "PRAGMA user_version = 15;");
+  ASSERT_EQ(QueryFile(path,
+                      "SELECT count(*) FROM pragma_table_info('sessions') "
+                      "WHERE name = 'history_period'"),
+            "0");
+
+  absl::StatusOr<std::unique_ptr<Store>> store = Store::Open(path);
+  ASSERT_TRUE(store.ok()) << store.status();
+  EXPECT_EQ(QueryFile(path, "PRAGMA user_version"), absl::StrCat(kSchemaVersion));
+  absl::StatusOr<std::optional<SessionRow>> before = (*store)->GetSession(1);
+  ASSERT_TRUE(before.ok() && before->has_value() && (*before)->window_summary.has_value());
+  EXPECT_TRUE((*before)->always_on_window);
+  EXPECT_EQ((*before)->period, HistoryPeriod::kWindow);
+  EXPECT_EQ((*before)->window_summary->top_kernel, "matmul_kernel");
+  EXPECT_EQ((*before)->window_summary->recorded_ns, 0);
+
+  SessionRow hour = **before;
+  hour.session_id = 2;
+  hour.period = HistoryPeriod::kHour;
+  Batch batch;
+  batch.sessions = {hour};
+  ASSERT_TRUE((*store)->CommitBatch(batch).ok());
+  ASSERT_TRUE(
+      (*store)->PutWindowSummary({2, 1.5e9, 2, "matmul_kernel", 1e9, {}, 120'000'000'000}).ok());
+  absl::StatusOr<std::optional<SessionRow>> after = (*store)->GetSession(2);
+  ASSERT_TRUE(after.ok() && after->has_value() && (*after)->window_summary.has_value());
+  EXPECT_EQ((*after)->period, HistoryPeriod::kHour);
+  EXPECT_EQ((*after)->window_summary->recorded_ns, 120'000'000'000);
+  EXPECT_EQ(QueryFile(path, "PRAGMA integrity_check"), "ok");
+  EXPECT_EQ(QueryFile(path, "SELECT count(*) FROM pragma_foreign_key_check"), "0");
 }
 
 }  // namespace

@@ -256,15 +256,25 @@ absl::Status UpgradeV14ToV15(sqlite3* db) {
                  "  others_wait_share REAL NOT NULL DEFAULT 0");
 }
 
+// Version 16: always-on periods, the windows of an hour or a day merged into one session. The
+// sessions stored before are all windows or sessions started by hand (history_period 0), and
+// their summaries a window's (recorded_ns 0: its own length).
+absl::Status UpgradeV15ToV16(sqlite3* db) {
+  return ExecSql(db,
+                 "ALTER TABLE sessions ADD COLUMN"
+                 "  history_period INTEGER NOT NULL DEFAULT 0 CHECK (history_period IN (0, 1, 2));"
+                 "ALTER TABLE window_summaries ADD COLUMN recorded_ns INTEGER NOT NULL DEFAULT 0");
+}
+
 // kUpgrades[v - 1] upgrades schema version v to v + 1, inside MigrateSchema's transaction. A
 // schema change adds its function here and makes the same change in internal/tables.h, whose
 // tables a fresh file gets directly at the newest version. The upgrades spell their tables out
 // rather than taking them from tables.h: what version v created must not change when a later
 // version changes the table. store_schema_test.cc checks that both give the same tables.
 constexpr std::array<Upgrade, kSchemaVersion - 1> kUpgrades = {
-    UpgradeV1ToV2,   UpgradeV2ToV3,   UpgradeV3ToV4,   UpgradeV4ToV5,  UpgradeV5ToV6,
-    UpgradeV6ToV7,   UpgradeV7ToV8,   UpgradeV8ToV9,   UpgradeV9ToV10, UpgradeV10ToV11,
-    UpgradeV11ToV12, UpgradeV12ToV13, UpgradeV13ToV14, UpgradeV14ToV15};
+    UpgradeV1ToV2,   UpgradeV2ToV3,   UpgradeV3ToV4,   UpgradeV4ToV5,   UpgradeV5ToV6,
+    UpgradeV6ToV7,   UpgradeV7ToV8,   UpgradeV8ToV9,   UpgradeV9ToV10,  UpgradeV10ToV11,
+    UpgradeV11ToV12, UpgradeV12ToV13, UpgradeV13ToV14, UpgradeV14ToV15, UpgradeV15ToV16};
 
 struct Versions {
   int64_t user_version = 0;

@@ -29,6 +29,9 @@ namespace internal {
 // Appends a session's nodes in insertion order, parents first (store_queries.cc): the tree and
 // the trace both read them.
 absl::Status ReadNodes(Connection& connection, uint64_t session_id, std::vector<NodeRow>& nodes);
+// Writes every row of `batch` as upserts inside the caller's write transaction
+// (store_commit.cc): CommitBatch's writes, and a period's (store_history.cc).
+absl::Status WriteBatch(Connection& connection, const Batch& batch);
 }  // namespace internal
 
 }  // namespace protond::store

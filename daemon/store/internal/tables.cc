@@ -35,6 +35,12 @@ absl::Status CheckSession(SessionRow& session) {
     return absl::DataLossError(absl::StrFormat("session %d has unknown data %d", session.session_id,
                                                static_cast<int>(session.data)));
   }
+  if (session.period != HistoryPeriod::kWindow && session.period != HistoryPeriod::kHour &&
+      session.period != HistoryPeriod::kDay) {
+    return absl::DataLossError(absl::StrFormat("session %d has unknown history period %d",
+                                               session.session_id,
+                                               static_cast<int>(session.period)));
+  }
   return absl::OkStatus();
 }
 

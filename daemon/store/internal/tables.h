@@ -73,7 +73,10 @@ inline constexpr auto kSessions = MakeTable(
     Col("mode", "TEXT NOT NULL DEFAULT ''", &SessionRow::mode),
     // Version 10.
     Col("always_on_window", "INTEGER NOT NULL DEFAULT 0 CHECK (always_on_window IN (0, 1))",
-        &SessionRow::always_on_window))
+        &SessionRow::always_on_window),
+    // Version 16.
+    Col("history_period", "INTEGER NOT NULL DEFAULT 0 CHECK (history_period IN (0, 1, 2))",
+        &SessionRow::period))
     .CheckedBy(CheckSession);
 
 // A session's problems, one line each; seq keeps the order they were found in.
@@ -322,7 +325,9 @@ inline constexpr auto kWindowSummaries = MakeTable(
     Col("others_wait_ns", "REAL NOT NULL DEFAULT 0", &WindowSummaryRow::verdict,
         &WindowVerdictRow::others_wait_ns),
     Col("others_wait_share", "REAL NOT NULL DEFAULT 0", &WindowSummaryRow::verdict,
-        &WindowVerdictRow::others_wait_share));
+        &WindowVerdictRow::others_wait_share),
+    // Version 16: a period's recorded time (0 for a window).
+    Col("recorded_ns", "INTEGER NOT NULL DEFAULT 0", &WindowSummaryRow::recorded_ns));
 
 // clang-format on
 
