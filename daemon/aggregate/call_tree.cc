@@ -260,6 +260,40 @@ void CallTree::TakeChangedRows(store::Batch& batch) {
   changed_metrics_.clear();
 }
 
+absl::Status CallTree::Add(const store::StoredTree& other) {
+  // Stored ids are dense, parents first: each node's parent is mapped before it.
+  std::vector<uint32_t> ids(1, kRootNodeId);
+  for (const store::NodeRow& row : other.nodes) {
+    if (row.node_id >= ids.size()) ids.resize(row.node_id + 1, kRootNodeId);
+    const uint32_t parent = row.parent_id < ids.size() ? ids[row.parent_id] : kRootNodeId;
+    ids[row.node_id] = Intern(parent, row.name, row.kind, row.cubin_crc);
+  }
+  const auto id_of = [&ids](uint32_t stored) { return stored < ids.size() ? ids[stored] : 0; };
+  for (const store::NodeStatsRow& row : other.node_stats) {
+    NodeStats& s = ChangeStats(id_of(row.node_id), row.process_id);
+    if (row.count != 0) {
+      s.duration_ns_min =
+          s.count == 0 ? row.duration_ns_min : std::min(s.duration_ns_min, row.duration_ns_min);
+    }
+    s.duration_ns_max = std::max(s.duration_ns_max, row.duration_ns_max);
+    s.duration_ns_sum += row.duration_ns_sum;
+    s.count += row.count;
+  }
+  absl::Status status;
+  for (const store::MetricRow& row : other.metrics) {
+    const MetricName name{row.name, row.aggregation};
+    const uint32_t node = id_of(row.node_id);
+    if (!row.vector_bits.empty()) {
+      status.Update(AddVectorMetric(node, row.process_id, name, row.is_double, row.vector_bits));
+      continue;
+    }
+    uint64_t bits = static_cast<uint64_t>(row.int_value);
+    if (row.is_double) std::memcpy(&bits, &row.double_value, sizeof(bits));
+    status.Update(AddMetric(node, row.process_id, name, row.is_double, bits));
+  }
+  return status;
+}
+
 void CallTree::Load(const store::StoredTree& stored) {
   for (const store::NodeRow& row : stored.nodes) {
     // Stored ids are dense and parents come first, so interning reproduces them.

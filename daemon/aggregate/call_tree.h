@@ -98,6 +98,14 @@ class CallTree {
   // Appends the rows of everything changed since the last call to `batch`, as absolute values.
   void TakeChangedRows(store::Batch& batch);
 
+  // Adds another session's stored tree to this one (an always-on period merging its windows,
+  // docs/always-on.md "Retention"): frames are the same when their path of names (and kinds and
+  // cubins) from ROOT is; per process, counts and durations are added, min and max taken over the
+  // trees where the frame ran; metrics are added as AddMetric adds them (a property: the later
+  // tree's). Every row is added that can be; the first error (a metric of another type than this
+  // tree's, an int64 sum at its limit) is returned after the rest. Marks what it adds changed.
+  absl::Status Add(const store::StoredTree& other);
+
   // Rebuilds the tree from the store (after a daemon restart); nothing is marked changed. Stored
   // nodes load whatever their depth (a store may predate the limit).
   void Load(const store::StoredTree& stored);

@@ -278,5 +278,59 @@ TEST(CallTreeTest, AStoredTreeDeeperThanTheLimitLoadsAsItIs) {
   EXPECT_EQ(tree.Child(kMaxTreeDepth - 1, "t"), kMaxTreeDepth + 3u);
 }
 
+// Two windows' stored trees added into a period's: the same path under different node ids is
+// one frame, its values combined; a path of one window only is kept.
+TEST(CallTreeAddTest, WindowsTreesAddUpFrameByFrame) {
+  store::StoredTree first;
+  first.nodes = {{1, 1, 0, "step"}, {1, 2, 1, "matmul"}};
+  first.node_stats = {{1, 1, 7, 2, 300, 100, 200}, {1, 2, 7, 4, 40, 10, 10}};
+  first.metrics = {{1, 2, 7, "time (ns)", MetricAggregation::kInclusive, false, 40, 0, {}},
+                   {1, 2, 7, "device_id", MetricAggregation::kProperty, false, 0, 0, {}},
+                   {1, 1, 7, "loss", MetricAggregation::kInclusive, true, 0, 1.5, {}}};
+  store::StoredTree second;  // matmul first this time, then step, then adam
+  second.nodes = {{2, 1, 0, "step"}, {2, 2, 1, "adam"}, {2, 3, 1, "matmul"}};
+  second.node_stats = {{2, 1, 7, 1, 50, 50, 50}, {2, 2, 7, 1, 5, 5, 5}, {2, 3, 7, 2, 30, 5, 25}};
+  second.metrics = {{2, 3, 7, "time (ns)", MetricAggregation::kInclusive, false, 30, 0, {}},
+                    {2, 3, 7, "device_id", MetricAggregation::kProperty, false, 1, 0, {}},
+                    {2, 1, 7, "loss", MetricAggregation::kInclusive, false, 2, 0, {}}};
+
+  CallTree period(9);
+  ASSERT_TRUE(period.Add(first).ok());
+  // loss was a real number in the first window and is an integer here: left out, said.
+  EXPECT_EQ(period.Add(second).message(),
+            "Metric value type mismatch for valueId 2 (loss): current=double, new=int64_t");
+  store::Batch batch;
+  period.TakeChangedRows(batch);
+
+  ASSERT_EQ(batch.nodes.size(), 3u);
+  EXPECT_EQ(batch.nodes[0].name, "step");
+  EXPECT_EQ(batch.nodes[1].name, "matmul");
+  EXPECT_EQ(batch.nodes[2].name, "adam");
+  EXPECT_EQ(batch.nodes[2].parent_id, 1u);
+  ASSERT_EQ(batch.node_stats.size(), 3u);
+  const store::NodeStatsRow step{9, 1, 7, 3, 350, 50, 200};
+  const store::NodeStatsRow matmul{9, 2, 7, 6, 70, 5, 25};
+  const store::NodeStatsRow adam{9, 3, 7, 1, 5, 5, 5};
+  for (const store::NodeStatsRow& row : batch.node_stats) {
+    const store::NodeStatsRow& want = row.node_id == 1 ? step : row.node_id == 2 ? matmul : adam;
+    EXPECT_EQ(row.session_id, 9u);
+    EXPECT_EQ(row.count, want.count) << row.node_id;
+    EXPECT_EQ(row.duration_ns_sum, want.duration_ns_sum) << row.node_id;
+    EXPECT_EQ(row.duration_ns_min, want.duration_ns_min) << row.node_id;
+    EXPECT_EQ(row.duration_ns_max, want.duration_ns_max) << row.node_id;
+  }
+  ASSERT_EQ(batch.metrics.size(), 3u);
+  for (const store::MetricRow& row : batch.metrics) {
+    if (row.name == "time (ns)") {
+      EXPECT_EQ(row.int_value, 70);
+    } else if (row.name == "device_id") {
+      EXPECT_EQ(row.int_value, 1);  // the later window's
+    } else {
+      EXPECT_EQ(row.double_value, 1.5);  // loss: the first window's only
+    }
+    EXPECT_EQ(row.node_id, row.name == "loss" ? 1u : 2u);
+  }
+}
+
 }  // namespace
 }  // namespace protond::aggregate
