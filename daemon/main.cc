@@ -46,7 +46,8 @@ constexpr char kUsage[] =
     "               [--metrics-listen HOST:PORT]\n"
     "               [--always-on [--always-on-window D] [--always-on-period D]\n"
     "                [--always-on-users U,...] [--always-on-jobs J,...]\n"
-    "                [--always-on-command REGEX] [--history-max SIZE]] [--no-shim-loading]\n"
+    "                [--always-on-command REGEX] [--history-max SIZE]\n"
+    "                [--keep-windows D] [--keep-hourly D]] [--no-shim-loading]\n"
     "       protond --version | --help\n"
     "  --socket PATH        unix socket to serve (default: %s)\n"
     "  --state-dir DIR      where protond.db (and protond.pid) are kept, by one daemon at a time\n"
@@ -76,6 +77,11 @@ constexpr char kUsage[] =
     "  --history-max SIZE   the most the windows may take in the store (default: 2GiB;\n"
     "                       500MiB, 2GiB, or bytes): past it the oldest are deleted, and\n"
     "                       windows that recorded nothing are never kept\n"
+    "  --keep-windows D     how long windows stay whole after their clock hour (UTC) ended\n"
+    "                       (default: 24h): then each process's or job's windows of an hour\n"
+    "                       are merged into one tree\n"
+    "  --keep-hourly D      how long those hours stay after their day (UTC) ended (default:\n"
+    "                       336h, 14 days): then a day's hours are merged into one tree\n"
     "  --no-shim-loading    never load the shim into a running process that has none\n"
     "                       (protonctl start --pid does, for a caller who may ptrace it:\n"
     "                       docs/attach.md)\n";
@@ -91,7 +97,7 @@ struct Flags {
   bool always_on = false;
   protond::always_on::WindowPolicy always_on_policy;
   protond::always_on::RetentionPolicy retention;
-  bool always_on_options = false;  // any --always-on-* or --history-* flag was given
+  bool always_on_options = false;  // any --always-on-*, --history-* or --keep-* flag was given
   bool shim_loading = true;        // off with --no-shim-loading
 };
 
@@ -114,8 +120,8 @@ bool ParseUser(const std::string& text, uint32_t& uid) {
   return true;
 }
 
-// The --always-on-* or --history-* flag `arg` with its `value`; false (and an error on stderr)
-// when it is bad.
+// The --always-on-*, --history-* or --keep-* flag `arg` with its `value`; false (and an error on
+// stderr) when it is bad.
 bool ParseAlwaysOnFlag(const std::string& arg, const std::string& value, Flags& flags) {
   protond::always_on::WindowPolicy& policy = flags.always_on_policy;
   const auto bad = [&](const std::string& why) {
@@ -150,6 +156,13 @@ bool ParseAlwaysOnFlag(const std::string& arg, const std::string& value, Flags& 
     const absl::StatusOr<uint64_t> bytes = protond::text::ParseByteSize(value);
     if (!bytes.ok()) return bad(std::string(bytes.status().message()));
     flags.retention.history_max_bytes = *bytes;
+    return true;
+  }
+  if (arg == "--keep-windows" || arg == "--keep-hourly") {
+    const absl::StatusOr<uint64_t> ms = protond::text::ParseDurationMs(value);
+    if (!ms.ok()) return bad(std::string(ms.status().message()));
+    (arg == "--keep-windows" ? flags.retention.keep_windows : flags.retention.keep_hourly) =
+        std::chrono::milliseconds(*ms);
     return true;
   }
   if (arg == "--always-on-command") {
@@ -206,7 +219,8 @@ int ParseFlags(int argc, char** argv, Flags& flags) {
       flags.web.web_dir = value;
     } else if (arg == "--metrics-listen") {
       flags.metrics_listen = value;
-    } else if (absl::StartsWith(arg, "--always-on-") || absl::StartsWith(arg, "--history-")) {
+    } else if (absl::StartsWith(arg, "--always-on-") || absl::StartsWith(arg, "--history-") ||
+               absl::StartsWith(arg, "--keep-")) {
       if (!ParseAlwaysOnFlag(arg, value, flags)) return Usage(stderr, 2);
     } else if (arg == "--commit-interval-ms" &&
                absl::SimpleAtoi(value, &flags.commit_interval_ms) && flags.commit_interval_ms > 0) {
@@ -226,7 +240,22 @@ int ParseFlags(int argc, char** argv, Flags& flags) {
     return Usage(stderr, 2);
   }
   if (flags.always_on_options && !flags.always_on) {
-    std::fprintf(stderr, "protond: the --always-on-* and --history-* options need --always-on\n");
+    std::fprintf(stderr,
+                 "protond: the --always-on-*, --history-* and --keep-* options need --always-on\n");
+    return Usage(stderr, 2);
+  }
+  const auto& retention = flags.retention;
+  if (retention.keep_hourly < retention.keep_windows) {
+    // An hour is made from windows before a day from hours: keeping hours for less time than
+    // windows would leave windows that no day could take.
+    std::fprintf(
+        stderr,
+        "protond: --keep-hourly (%lld ms) must not be shorter than --keep-windows (%lld "
+        "ms)\n",
+        static_cast<long long>(
+            std::chrono::duration_cast<std::chrono::milliseconds>(retention.keep_hourly).count()),
+        static_cast<long long>(
+            std::chrono::duration_cast<std::chrono::milliseconds>(retention.keep_windows).count()));
     return Usage(stderr, 2);
   }
   const auto& policy = flags.always_on_policy;

@@ -22,6 +22,19 @@ using ::testing::IsEmpty;
 
 constexpr auto kNoDeadline = std::chrono::steady_clock::time_point::max();
 
+// A stopped window of process 1, as the daemon holds it.
+StoppedWindow Stopped(uint64_t session_id, int64_t start_ns, uint64_t records,
+                      uint64_t dropped_records = 0) {
+  StoppedWindow window;
+  window.session_id = session_id;
+  window.start_time_unix_ns = start_ns;
+  window.records = records;
+  window.dropped_records = dropped_records;
+  window.name = "window pid 42";
+  window.process_ids = {1};
+  return window;
+}
+
 class HistoryRetentionTest : public ::testing::Test {
  protected:
   void SetUp() override {
@@ -35,6 +48,17 @@ class HistoryRetentionTest : public ::testing::Test {
         store_->CommitBatch(StoppedSessionBatch(session_id, always_on_window, nodes, start_ns))
             .ok());
     return *store_->SessionStoredBytes(session_id);
+  }
+  // A Step at the epoch, when no window is old enough to merge; appends what it deleted.
+  static absl::Status Step(HistoryRetention& retention, store::Store& store,
+                           const std::vector<StoppedWindow>& windows,
+                           std::chrono::steady_clock::time_point deadline,
+                           std::vector<uint64_t>& deleted) {
+    HistoryRetention::Changes changes;
+    const absl::Status status = retention.Step(
+        store, windows, /*now_unix_ns=*/0, deadline, [] { return uint64_t{0}; }, changes);
+    deleted.insert(deleted.end(), changes.deleted.begin(), changes.deleted.end());
+    return status;
   }
   std::vector<uint64_t> StoredSessions() {
     absl::StatusOr<std::vector<store::SessionRow>> sessions = store_->ListSessions();
@@ -58,10 +82,10 @@ TEST_F(HistoryRetentionTest, AWindowThatRecordedNothingIsDeletedAndCounted) {
   HistoryRetention retention({});
   std::vector<uint64_t> deleted;
 
-  ASSERT_TRUE(
-      retention
-          .Step(*store_, {{1, 100, 0, 0}, {2, 200, 7, 0}, {3, 300, 0, 5}}, kNoDeadline, deleted)
-          .ok());
+  ASSERT_TRUE(Step(retention, *store_,
+                   {Stopped(1, 100, 0, 0), Stopped(2, 200, 7, 0), Stopped(3, 300, 0, 5)},
+                   kNoDeadline, deleted)
+                  .ok());
 
   EXPECT_THAT(deleted, ElementsAre(1));
   EXPECT_THAT(StoredSessions(), ElementsAre(2, 3));
@@ -79,8 +103,9 @@ TEST_F(HistoryRetentionTest, OverTheCapTheOldestWindowsGoFirstAndNeverASessionSt
   HistoryRetention retention({.history_max_bytes = newest + middle});
   std::vector<uint64_t> deleted;
 
-  ASSERT_TRUE(
-      retention.Step(*store_, {{2, 300, 7}, {3, 100, 7}, {4, 200, 7}}, kNoDeadline, deleted).ok());
+  ASSERT_TRUE(Step(retention, *store_, {Stopped(2, 300, 7), Stopped(3, 100, 7), Stopped(4, 200, 7)},
+                   kNoDeadline, deleted)
+                  .ok());
 
   EXPECT_THAT(deleted, ElementsAre(3));
   EXPECT_THAT(StoredSessions(), ElementsAre(1, 2, 4));
@@ -91,8 +116,9 @@ TEST_F(HistoryRetentionTest, OverTheCapTheOldestWindowsGoFirstAndNeverASessionSt
   // A new window passes the cap again: the oldest left goes.
   const uint64_t latest = Commit(5, true, 4, 400);
   deleted.clear();
-  ASSERT_TRUE(
-      retention.Step(*store_, {{2, 300, 7}, {4, 200, 7}, {5, 400, 7}}, kNoDeadline, deleted).ok());
+  ASSERT_TRUE(Step(retention, *store_, {Stopped(2, 300, 7), Stopped(4, 200, 7), Stopped(5, 400, 7)},
+                   kNoDeadline, deleted)
+                  .ok());
   EXPECT_THAT(deleted, ElementsAre(4));
   EXPECT_THAT(StoredSessions(), ElementsAre(1, 2, 5));
   EXPECT_EQ(retention.history_bytes(), newest + latest);
@@ -104,11 +130,11 @@ TEST_F(HistoryRetentionTest, AStepPastItsDeadlineLeavesTheRestForTheNext) {
   std::vector<uint64_t> deleted;
   const auto past = std::chrono::steady_clock::now() - std::chrono::seconds(1);
 
-  ASSERT_TRUE(retention.Step(*store_, {{1, 100, 0}}, past, deleted).ok());
+  ASSERT_TRUE(Step(retention, *store_, {Stopped(1, 100, 0)}, past, deleted).ok());
   EXPECT_THAT(deleted, IsEmpty());
   EXPECT_THAT(StoredSessions(), ElementsAre(1));
 
-  ASSERT_TRUE(retention.Step(*store_, {{1, 100, 0}}, kNoDeadline, deleted).ok());
+  ASSERT_TRUE(Step(retention, *store_, {Stopped(1, 100, 0)}, kNoDeadline, deleted).ok());
   EXPECT_THAT(deleted, ElementsAre(1));
 }
 

@@ -72,6 +72,23 @@ absl::StatusOr<store::WindowSummaryRow> SummarizeStoredWindow(store::Store& stor
                                  verdict};
 }
 
+// A stopped window or period as retention decides from it.
+always_on::StoppedWindow StoppedWindowOf(const sessions::Session& session) {
+  always_on::StoppedWindow window;
+  window.session_id = session.row.session_id;
+  window.start_time_unix_ns = session.row.start_time_unix_ns;
+  for (const auto& [process_id, counters] : session.processes) {
+    window.records += counters.records;
+    window.dropped_records += counters.dropped_records;
+    window.process_ids.push_back(process_id);
+  }
+  window.name = session.row.name;
+  window.uid = session.row.uid;
+  window.job = session.row.job;
+  window.period = session.row.period;
+  return window;
+}
+
 }  // namespace
 
 absl::Status ProtondService::OpenDueWindows() {
@@ -141,24 +158,27 @@ void ProtondService::ApplyHistoryRetention() {
   if (retention_ == nullptr || commands_awaited_ > 0) return;
   std::vector<always_on::StoppedWindow> windows;
   for (const auto& [session_id, session] : sessions_.all()) {
-    // Only committed, stopped windows: never a session started by hand.
+    // Only committed, stopped windows and periods: never a session started by hand.
     if (!session.row.always_on_window || session.running() || session.changed) continue;
-    always_on::StoppedWindow& window = windows.emplace_back();
-    window.session_id = session_id;
-    window.start_time_unix_ns = session.row.start_time_unix_ns;
-    for (const auto& [process_id, counters] : session.processes) {
-      window.records += counters.records;
-      window.dropped_records += counters.dropped_records;
-    }
+    windows.push_back(StoppedWindowOf(session));
   }
-  std::vector<uint64_t> deleted;
-  const absl::Status status = retention_->Step(
-      cycle_.store(), windows, std::chrono::steady_clock::now() + kRetentionStepBudget, deleted);
-  for (uint64_t session_id : deleted) {
+  always_on::HistoryRetention::Changes changes;
+  const int64_t now_unix_ns = std::chrono::duration_cast<std::chrono::nanoseconds>(
+                                  always_on::Clock::now().time_since_epoch())
+                                  .count();
+  absl::Status status = retention_->Step(
+      cycle_.store(), windows, now_unix_ns, std::chrono::steady_clock::now() + kRetentionStepBudget,
+      [this]() ABSL_NO_THREAD_SAFETY_ANALYSIS { return sessions_.NewSessionId(); }, changes);
+  for (uint64_t session_id : changes.deleted) {
     sessions_.Remove(session_id);
     cycle_.ForgetSession(session_id);
   }
-  if (!deleted.empty()) sessions_.Publish(registry_.Snapshot(), published_);
+  for (const store::SessionRow& period : changes.periods) {
+    status.Update(sessions::SessionTable::ResetToStore(sessions_.all()[period.session_id], &period,
+                                                       cycle_.store()));
+    sessions_.NoteSessionChanged(period.session_id);
+  }
+  if (!changes.deleted.empty()) sessions_.Publish(registry_.Snapshot(), published_);
   const always_on::RetentionCounters& counters = retention_->counters();
   if (!cap_reached_ && counters.windows_deleted_for_cap > 0) {
     cap_reached_ = true;

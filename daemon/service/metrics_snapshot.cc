@@ -16,6 +16,12 @@ uint64_t FileBytes(const std::string& path) {
   return stat(path.c_str(), &st) == 0 ? static_cast<uint64_t>(st.st_size) : 0;
 }
 
+// A window of the always-on history, not a period that merged windows, nor a session started by
+// hand.
+bool IsWindow(const sessions::Session& session) {
+  return session.row.always_on_window && session.row.period == store::HistoryPeriod::kWindow;
+}
+
 // The last-window gauges from `window`, a summarized one: called for each in id order, so the
 // newest is what stays.
 void SetLastWindow(const sessions::Session& window, metrics::ProcessWindowGauges* gauges) {
@@ -41,8 +47,9 @@ std::vector<metrics::ProcessWindowGauges> ProtondService::AlwaysOnProcessGauges(
     const auto skipped = windows_->skipped_by_process().find(process_id);
     if (skipped != windows_->skipped_by_process().end()) gauges.windows_skipped = skipped->second;
   }
+  // Windows only: a period (an hour or a day, made later with a larger id) is not the last window.
   for (const auto& [session_id, window] : sessions_.all()) {
-    if (!window.row.always_on_window || window.running()) continue;
+    if (!IsWindow(window) || window.running()) continue;
     for (const auto& [process_id, counters] : window.processes) {
       auto found = by_process.find(process_id);
       if (found == by_process.end()) continue;
@@ -64,7 +71,7 @@ std::vector<metrics::JobVerdictGauges> ProtondService::AlwaysOnJobGauges(int64_t
   std::map<std::string, const store::WindowVerdictRow*> newest;  // by job: its newest judged
   // In id order: a later window replaces an earlier one.
   for (const auto& [session_id, window] : sessions_.all()) {
-    if (!window.row.always_on_window || window.row.job.empty()) continue;
+    if (!IsWindow(window) || window.row.job.empty()) continue;
     recent[window.row.job] |= window.row.start_time_unix_ns >= recent_since_ns;
     const std::optional<store::WindowSummaryRow>& summary = window.row.window_summary;
     if (summary.has_value() && summary->verdict.judged_calls > 0) {

@@ -88,6 +88,9 @@ class SessionTable {
   // A new running session of user `uid`, with an empty tree; written by the next commit.
   Session& Add(uint32_t uid, const std::string& name, v1::Session::Data data,
                const mode::SessionMode& mode);
+  // An id for a session made elsewhere (an always-on period, written by the store itself), never
+  // given before; ResetToStore then reads the session in once it is stored.
+  uint64_t NewSessionId() { return next_session_id_++; }
   // Forgets a session that Add made and no commit wrote.
   void Remove(uint64_t session_id);
   Session* Find(uint64_t session_id);

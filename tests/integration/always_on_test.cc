@@ -364,12 +364,23 @@ TEST_F(AlwaysOnTest, BadFlagsAreRefusedNamingTheFlag) {
             "protond: bad --always-on-users 'no-such-user-here': 'no-such-user-here' is neither a "
             "uid nor a user of this node");
   EXPECT_EQ(refused({"--always-on-period", "10s"}),
-            "protond: the --always-on-* and --history-* options need --always-on");
+            "protond: the --always-on-*, --history-* and --keep-* options need --always-on");
   EXPECT_EQ(refused({"--always-on", "--history-max", "2GB"}),
             "protond: bad --history-max '2GB': '2GB' is not a size (a positive number with KiB, "
             "MiB, GiB or TiB; a bare number is bytes)");
   EXPECT_EQ(refused({"--history-max", "2GiB"}),
-            "protond: the --always-on-* and --history-* options need --always-on");
+            "protond: the --always-on-*, --history-* and --keep-* options need --always-on");
+  EXPECT_EQ(refused({"--always-on", "--keep-windows", "1d"}),
+            "protond: bad --keep-windows '1d': '1d' is not a duration (a positive number with ms, "
+            "s, m or h; a bare number is seconds)");
+  EXPECT_EQ(refused({"--always-on", "--keep-hourly", "-5h"}),
+            "protond: bad --keep-hourly '-5h': '-5h' is not a duration (a positive number with ms, "
+            "s, m or h; a bare number is seconds)");
+  EXPECT_EQ(refused({"--always-on", "--keep-windows", "48h", "--keep-hourly", "24h"}),
+            "protond: --keep-hourly (86400000 ms) must not be shorter than --keep-windows "
+            "(172800000 ms)");
+  EXPECT_EQ(refused({"--keep-windows", "1h"}),
+            "protond: the --always-on-*, --history-* and --keep-* options need --always-on");
 }
 
 TEST_F(AlwaysOnTest, AWindowInWhichNothingWasRecordedIsNotKept) {
