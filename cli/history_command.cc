@@ -31,12 +31,15 @@ constexpr std::array<view::TableColumn, 7> kColumns = {{
     {"TOP KERNEL", false},
 }};
 
+// Second, and only when a period is listed: "window", or a period's "hour" or "day".
+constexpr view::TableColumn kKindColumn = {"KIND", false};
+
 // TOP KERNEL where the daemon has no summary: not yet, or none it could make.
 std::string NoSummaryText(const v1::Session& session) {
   return session.state() == v1::Session::RUNNING ? "(when it stops)" : "(no summary)";
 }
 
-std::vector<std::string> WindowRow(const v1::Session& session, absl::Time now) {
+std::vector<std::string> WindowRow(const v1::Session& session, absl::Time now, bool with_kind) {
   const view::WindowOverview summary = view::OverviewOfWindow(session, now);
   std::string busy = "-";
   if (summary.gpu_busy.has_value()) busy = absl::StrFormat("%.1f%%", 100 * *summary.gpu_busy);
@@ -48,13 +51,15 @@ std::vector<std::string> WindowRow(const v1::Session& session, absl::Time now) {
   std::string length_text =
       absl::FormatDuration(absl::Trunc(summary.length, absl::Milliseconds(1)));
   if (session.state() == v1::Session::RUNNING) absl::StrAppend(&length_text, " so far");
-  return std::vector<std::string>{view::FormatLocalTime(session.start_time_unix_ns()),
+  std::vector<std::string> row = {view::FormatLocalTime(session.start_time_unix_ns()),
                                   length_text,
                                   summary.who,
                                   busy,
                                   absl::StrCat(session.records()),
                                   view::LateRankText(session.window_summary()).value_or("-"),
                                   top};
+  if (with_kind) row.insert(row.begin() + 1, summary.kind);
+  return row;
 }
 
 }  // namespace
@@ -84,9 +89,14 @@ absl::StatusOr<HistoryArgs> ParseHistoryArgs(const std::vector<std::string>& arg
 std::string RenderHistory(const google::protobuf::RepeatedPtrField<v1::Session>& windows,
                           size_t total_windows, absl::Time now) {
   if (windows.empty()) return absl::StrCat(view::NoWindowLine(total_windows), "\n");
+  const bool with_kind = std::any_of(windows.begin(), windows.end(), [](const v1::Session& s) {
+    return s.period() != v1::Session::WINDOW;
+  });
+  std::vector<view::TableColumn> columns(kColumns.begin(), kColumns.end());
+  if (with_kind) columns.insert(columns.begin() + 1, kKindColumn);
   std::vector<std::vector<std::string>> rows;
-  for (const v1::Session& window : windows) rows.push_back(WindowRow(window, now));
-  return view::RenderTextTable(kColumns, rows);
+  for (const v1::Session& window : windows) rows.push_back(WindowRow(window, now, with_kind));
+  return view::RenderTextTable(columns, rows);
 }
 
 namespace {}  // namespace

@@ -229,6 +229,25 @@ TEST_F(HistoryCommandTest, BusyShareAndTopKernel) {
             "102  -     matmul_kernel (66.7%)\n");
 }
 
+// An hour that merged windows (protond --keep-windows) is listed with a KIND column: its START
+// is its hour, its LENGTH the time its windows recorded, and its GPU BUSY a share of that.
+TEST_F(HistoryCommandTest, AnHourIsListedAsOneWithWhatItsWindowsRecorded) {
+  v1::Session hour = Summarized(Window(1, 0, 3600 * 1000, 10, "python train.py"), GpuTree());
+  hour.set_name("hour pid 10");
+  hour.set_period(v1::Session::HOUR);
+  hour.mutable_window_summary()->set_recorded_ns(4 * kNsPerSecond);  // two windows of 2 s
+  const auto windows =
+      Sessions({hour, Summarized(Window(2, 3600, 2000, 10, "python train.py"), GpuTree())});
+  EXPECT_EQ(
+      RenderHistory(windows, 2, kNow),
+      "START                KIND    LENGTH  WHO                      GPU BUSY  RECORDS  LATE  "
+      "TOP KERNEL\n"
+      "2026-11-27 10:00:00  hour        4s  pid 10: python train.py     18.8%      101  -     "
+      "matmul_kernel (66.7%)\n"
+      "2026-11-27 11:00:00  window      2s  pid 10: python train.py     37.5%      102  -     "
+      "matmul_kernel (66.7%)\n");
+}
+
 // A job's window over two GPUs is busy by the GPU: 750 ms of work on each for 1 s is 75%.
 TEST_F(HistoryCommandTest, AJobsBusyIsPerGpuUsed) {
   v1::Tree tree = GpuTree();

@@ -27,6 +27,7 @@ nlohmann::json WindowJson(const v1::Session& session, absl::Time now) {
   for (const v1::SessionProcess& process : session.processes()) pids.push_back(process.pid());
   return nlohmann::json{
       {"session", absl::StrCat(session.id())},
+      {"kind", summary.kind},
       {"who", summary.who},
       {"pids", std::move(pids)},
       {"job", session.job()},

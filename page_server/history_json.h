@@ -25,11 +25,12 @@ absl::StatusOr<view::WindowQuery> WindowQueryOf(
     const std::map<std::string, std::string>& parameters, absl::Time now);
 
 // {"windows": [...], "total_windows": N} and, when no window is selected, "note": the line
-// `protonctl history` prints instead of its table. Each window: "session" (its id), "who",
-// "pids", "job", "running", "start_time_unix_ns", "end_time_unix_ns" (64-bit, as strings),
-// "length_ns", "records" (a string), "gpu_time_ns", "gpu_busy" (a fraction), "top_kernel" and
-// "top_kernel_share" (null where `protonctl history` prints "-"), "summarized" (false for a
-// running window, whose summary protond makes when it stops, and for one it could not
+// `protonctl history` prints instead of its table. Each window: "session" (its id), "kind"
+// ("window", or a period's "hour" or "day"), "who", "pids", "job", "running",
+// "start_time_unix_ns", "end_time_unix_ns" (64-bit, as strings), "length_ns" (a period's: the
+// time its windows recorded), "records" (a string), "gpu_time_ns", "gpu_busy" (a fraction),
+// "top_kernel" and "top_kernel_share" (null where `protonctl history` prints "-"), "summarized"
+// (false for a running window, whose summary protond makes when it stops, and for one it could not
 // summarize). Pure.
 nlohmann::json HistoryJson(const google::protobuf::RepeatedPtrField<v1::Session>& windows,
                            size_t total_windows, absl::Time now);

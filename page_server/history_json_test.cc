@@ -66,6 +66,7 @@ TEST(HistoryJsonTest, EachWindowAsProtonctlHistorySumsItUp) {
   ASSERT_EQ(json.at("windows").size(), 2u);
   const nlohmann::json& first = json.at("windows")[0];
   EXPECT_EQ(first.at("session"), "3");
+  EXPECT_EQ(first.at("kind"), "window");
   EXPECT_EQ(first.at("who"), "pid 7: <img src=x onerror=alert(1)>");
   EXPECT_EQ(first.at("pids"), nlohmann::json::array({7}));
   EXPECT_EQ(first.at("job"), "");
@@ -92,6 +93,24 @@ TEST(HistoryJsonTest, EachWindowAsProtonctlHistorySumsItUp) {
   EXPECT_TRUE(second.at("top_kernel_share").is_null());
   EXPECT_TRUE(second.at("late").is_null());
   EXPECT_EQ(second.at("summarized"), false);
+}
+
+// A day that merged hours of windows: its kind, and its length the time its windows recorded.
+TEST(HistoryJsonTest, ADaysLengthIsWhatItsWindowsRecorded) {
+  google::protobuf::RepeatedPtrField<v1::Session> windows;
+  v1::Session* day = windows.Add();
+  *day = Window(3, 0, 24 * 3600 * 1000, 7, "train");
+  day->set_name("day pid 7");
+  day->set_period(v1::Session::DAY);
+  *day->mutable_window_summary() =
+      view::SummarizeWindowTree(StepTree({{"matmul_kernel", 300}})).value();
+  day->mutable_window_summary()->set_recorded_ns(600 * kNsPerMs);
+  const nlohmann::json listed = HistoryJson(windows, 1, kNow);
+  const nlohmann::json& json = listed.at("windows")[0];
+  EXPECT_EQ(json.at("kind"), "day");
+  EXPECT_EQ(json.at("who"), "pid 7: train");
+  EXPECT_EQ(json.at("length_ns"), 600 * kNsPerMs);
+  EXPECT_DOUBLE_EQ(json.at("gpu_busy").get<double>(), 0.5);
 }
 
 TEST(HistoryJsonTest, NoWindowSaysWhatProtonctlHistorySays) {

@@ -44,6 +44,7 @@ v1::Session ToProto(const Session& session, const registry::Directory& processes
   out.set_admits_new(session.row.admits_new);
   out.set_mode(session.row.mode);
   out.set_always_on_window(session.row.always_on_window);
+  out.set_period(static_cast<v1::Session::Period>(session.row.period));
   uint64_t records = 0;
   uint64_t dropped = 0;
   for (const auto& [process_id, counters] : session.processes) {
@@ -75,6 +76,7 @@ v1::WindowSummary WindowSummaryToProto(const store::WindowSummaryRow& summary) {
   proto.set_gpus_used(summary.gpus_used);
   proto.set_top_kernel(summary.top_kernel);
   proto.set_top_kernel_time_ns(summary.top_kernel_time_ns);
+  proto.set_recorded_ns(summary.recorded_ns);
   const store::WindowVerdictRow& verdict = summary.verdict;
   if (verdict.collective_calls == 0) return proto;  // none recorded: no verdict
   v1::WindowVerdict* out = proto.mutable_verdict();

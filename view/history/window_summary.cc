@@ -22,6 +22,10 @@ uint32_t GpusUsed(const v1::Tree& tree) {
 
 // How long it recorded: to its end, or to `now` while it runs.
 absl::Duration LengthOf(const v1::Session& session, absl::Time now) {
+  // A period's start and end are its hour or day: it recorded its windows' lengths.
+  if (session.window_summary().recorded_ns() > 0) {
+    return absl::Nanoseconds(session.window_summary().recorded_ns());
+  }
   const absl::Time start = absl::FromUnixNanos(session.start_time_unix_ns());
   const absl::Time end = session.state() == v1::Session::RUNNING
                              ? now
@@ -29,10 +33,13 @@ absl::Duration LengthOf(const v1::Session& session, absl::Time now) {
   return std::max(end - start, absl::ZeroDuration());
 }
 
-// "pid P: COMMAND" or "job J", as the window's name ("window pid P", "window job J") says.
+// "pid P: COMMAND" or "job J", as the window's name ("window pid P", "window job J") says, or
+// the period's ("hour pid P", "day job J").
 std::string Who(const v1::Session& session) {
   absl::string_view who = session.name();
-  absl::ConsumePrefix(&who, "window ");
+  for (absl::string_view kind : {"window ", "hour ", "day "}) {
+    if (absl::ConsumePrefix(&who, kind)) break;
+  }
   if (who.empty()) return "-";
   if (absl::StartsWith(who, "pid ") && session.processes_size() > 0 &&
       !session.processes(0).command().empty()) {
@@ -71,6 +78,9 @@ WindowShares SharesOfWindow(const v1::WindowSummary& summary, double length_ns) 
 WindowOverview OverviewOfWindow(const v1::Session& window, absl::Time now) {
   WindowOverview overview;
   overview.who = Who(window);
+  overview.kind = window.period() == v1::Session::HOUR  ? "hour"
+                  : window.period() == v1::Session::DAY ? "day"
+                                                        : "window";
   overview.length = LengthOf(window, now);
   if (!window.has_window_summary()) return overview;
   const v1::WindowSummary& kept = window.window_summary();

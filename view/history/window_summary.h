@@ -31,8 +31,10 @@ WindowShares SharesOfWindow(const v1::WindowSummary& summary, double length_ns);
 
 // What `protonctl history` says of one window, as values: its line, and the page's /api/history.
 struct WindowOverview {
-  std::string who;         // "pid P: COMMAND" or "job J", from the window's name; "-" if neither
-  absl::Duration length;   // to its end, or to `now` while it runs
+  std::string kind;  // "window", or a period's "hour" or "day"
+  std::string who;   // "pid P: COMMAND" or "job J", from the window's name; "-" if neither
+  // To its end, or to `now` while it runs; a period's: the time its windows recorded.
+  absl::Duration length;
   double gpu_time_ns = 0;  // its kernels' GPU time, as `protonctl top` sums it
   // GPU time over the length and the GPUs the window used; none without GPU work or length.
   std::optional<double> gpu_busy;
