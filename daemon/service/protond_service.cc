@@ -81,6 +81,7 @@ void ProtondService::IngestLoop() {
 absl::Status ProtondService::RunIngestCycle() {
   absl::MutexLock lock(&mutex_);
   RETURN_IF_ERROR(RunIngestCycleLocked());
+  ApplyHistoryRetention();
   SummarizeStoppedWindows();
   return absl::OkStatus();
 }

@@ -114,8 +114,9 @@ class ProtondService {
   absl::StatusOr<v1::ListHistoryResponse> ListHistory(const Peer& peer,
                                                       const v1::ListHistoryRequest& request);
 
-  // Drains every attached lane and commits, then summarizes the stopped windows, as the ingest
-  // thread's cycle does. Fails only if the store fails.
+  // Drains every attached lane and commits, then applies the history's retention (with
+  // --always-on) and summarizes the stopped windows, as the ingest thread's cycle does. Fails
+  // only if the store fails.
   absl::Status RunIngestCycle();
   // Whether the store's file was removed or replaced while the daemon ran (IngestCycle).
   bool StoreWasRemoved();

@@ -368,5 +368,69 @@ TEST_F(QueriesTest, AJobsWindowKeepsTheVerdictOnItsCollectiveCalls) {
   EXPECT_EQ(listed->windows(0).window_summary().verdict().late_pid(), 43u);
 }
 
+// With --always-on, windows whose hour ended more than --keep-windows ago are merged into one
+// hour per process: ListHistory lists it as an HOUR with its windows' recorded time, its tree is
+// their sum, and the windows are gone; a younger window stays, and so does a restart.
+TEST_F(QueriesTest, OldWindowsAreListedAsOneHourOfTheirProcess) {
+  service_.reset();
+  const int64_t hour_ns = int64_t{3600} * 1'000'000'000;
+  // The start of the hour that began 48 hours ago, and a window an hour ago.
+  const int64_t old_hour = (sessions::NowUnixNs() - 48 * hour_ns) / hour_ns * hour_ns;
+  {
+    absl::StatusOr<std::unique_ptr<store::Store>> store = store::Store::Open(Options().store_path);
+    ASSERT_TRUE(store.ok()) << store.status();
+    for (uint64_t id = 1; id <= 3; ++id) {
+      store::Batch batch = store::testing::StoppedSessionBatch(
+          id, true, 2, old_hour + static_cast<int64_t>(id) * 60'000'000'000);
+      batch.sessions[0].end_time_unix_ns = batch.sessions[0].start_time_unix_ns + 2'000'000'000;
+      ASSERT_TRUE((*store)->CommitBatch(batch).ok());
+    }
+    ASSERT_TRUE((*store)
+                    ->CommitBatch(store::testing::StoppedSessionBatch(
+                        4, true, 2, sessions::NowUnixNs() - hour_ns))
+                    .ok());
+  }
+  ServiceOptions options = Options();
+  options.always_on = always_on::WindowPolicy{};  // keep-windows 24h, keep-hourly 14 days
+  auto reopened = ProtondService::Create(options);
+  ASSERT_TRUE(reopened.ok()) << reopened.status();
+  service_ = std::move(*reopened);
+  ASSERT_TRUE(service_->RunIngestCycle().ok());
+
+  Peer root = self_;  // the windows are uid 0's
+  root.uid = 0;
+  const auto listed = [&] {
+    absl::StatusOr<v1::ListHistoryResponse> history = service_->ListHistory(root, {});
+    EXPECT_TRUE(history.ok()) << history.status();
+    return history.ok() ? *history : v1::ListHistoryResponse{};
+  };
+  v1::ListHistoryResponse history = listed();
+  ASSERT_EQ(history.windows_size(), 2);
+  const v1::Session& hour = history.windows(0);
+  EXPECT_EQ(hour.id(), 5u);
+  EXPECT_EQ(hour.name(), "hour pid 42");
+  EXPECT_EQ(hour.period(), v1::Session::HOUR);
+  EXPECT_EQ(hour.start_time_unix_ns(), old_hour);
+  EXPECT_EQ(hour.end_time_unix_ns(), old_hour + hour_ns);
+  EXPECT_EQ(hour.records(), 300u);
+  EXPECT_EQ(hour.window_summary().recorded_ns(), int64_t{3} * 2'000'000'000);
+  EXPECT_EQ(history.windows(1).id(), 4u);
+  EXPECT_EQ(history.windows(1).period(), v1::Session::WINDOW);
+  absl::StatusOr<v1::Tree> tree = service_->GetTree(root, 5);
+  ASSERT_TRUE(tree.ok()) << tree.status();
+  ASSERT_EQ(tree->nodes_size(), 3);  // ROOT and the chain of two "step"s
+  EXPECT_EQ(tree->nodes(2).count(), 3u);
+  ASSERT_EQ(tree->nodes(2).metrics_size(), 1);
+  EXPECT_EQ(tree->nodes(2).metrics(0).int_value(), 3 * 5);  // flops 5 in each window
+
+  service_.reset();
+  reopened = ProtondService::Create(options);
+  ASSERT_TRUE(reopened.ok()) << reopened.status();
+  service_ = std::move(*reopened);
+  history = listed();
+  ASSERT_EQ(history.windows_size(), 2);
+  EXPECT_EQ(history.windows(0).period(), v1::Session::HOUR);
+}
+
 }  // namespace
 }  // namespace protond::service
