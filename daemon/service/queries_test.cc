@@ -317,7 +317,7 @@ store::Batch JobWindowBatch(uint64_t session_id, const std::string& job, int64_t
 
 // When a job's window stops, protond judges its collective calls as `protonctl job` would and
 // keeps the verdict with the window's summary: ListHistory answers it, and the metrics give the
-// job's newest verdict while the job has had a window within 3 periods.
+// job's newest window's verdict while the job has had a window within 3 periods.
 TEST_F(QueriesTest, AJobsWindowKeepsTheVerdictOnItsCollectiveCalls) {
   service_.reset();
   {
@@ -325,6 +325,11 @@ TEST_F(QueriesTest, AJobsWindowKeepsTheVerdictOnItsCollectiveCalls) {
     ASSERT_TRUE(store.ok()) << store.status();
     ASSERT_TRUE((*store)->CommitBatch(JobWindowBatch(1, "981", 10)).ok());
     ASSERT_TRUE((*store)->CommitBatch(JobWindowBatch(2, "ended", 3600)).ok());
+    // Two days old, judged: merged into an hour (id 4, after the window) whose verdict names no
+    // rank; the metrics read the job's newest window, not that hour.
+    ASSERT_TRUE((*store)->CommitBatch(JobWindowBatch(3, "981", 48 * 3600)).ok());
+    ASSERT_TRUE(
+        (*store)->PutWindowSummary({3, 0, 1, "", 0, {80, 40, 0, 42, 1e6, 40e6, 0.02}}).ok());
   }
   ServiceOptions options = Options();
   options.always_on = always_on::WindowPolicy{};  // 2 s every 60 s
@@ -339,9 +344,12 @@ TEST_F(QueriesTest, AJobsWindowKeepsTheVerdictOnItsCollectiveCalls) {
   of_job.set_job("981");
   absl::StatusOr<v1::ListHistoryResponse> listed = service_->ListHistory(root, of_job);
   ASSERT_TRUE(listed.ok()) << listed.status();
-  ASSERT_EQ(listed->windows_size(), 1);
-  ASSERT_TRUE(listed->windows(0).window_summary().has_verdict());
-  const v1::WindowVerdict& verdict = listed->windows(0).window_summary().verdict();
+  ASSERT_EQ(listed->windows_size(), 2);
+  EXPECT_EQ(listed->windows(0).period(), v1::Session::HOUR);
+  EXPECT_EQ(listed->windows(0).window_summary().verdict().judged_calls(), 40u);
+  EXPECT_EQ(listed->windows(0).window_summary().verdict().late_rank(), -1);
+  ASSERT_TRUE(listed->windows(1).window_summary().has_verdict());
+  const v1::WindowVerdict& verdict = listed->windows(1).window_summary().verdict();
   EXPECT_EQ(verdict.collective_calls(), 80u);
   EXPECT_EQ(verdict.judged_calls(), 40u);
   EXPECT_EQ(verdict.late_rank(), 1);
@@ -365,7 +373,8 @@ TEST_F(QueriesTest, AJobsWindowKeepsTheVerdictOnItsCollectiveCalls) {
   service_ = std::move(*reopened);
   listed = service_->ListHistory(root, of_job);
   ASSERT_TRUE(listed.ok()) << listed.status();
-  EXPECT_EQ(listed->windows(0).window_summary().verdict().late_pid(), 43u);
+  ASSERT_EQ(listed->windows_size(), 2);
+  EXPECT_EQ(listed->windows(1).window_summary().verdict().late_pid(), 43u);
 }
 
 // With --always-on, windows whose hour ended more than --keep-windows ago are merged into one
