@@ -150,12 +150,13 @@ TEST_F(HistoryCommandTest, FiltersParse) {
 
 TEST_F(HistoryCommandTest, BadInputIsRefusedNamingWhatWasWrong) {
   EXPECT_EQ(Refused({"--since", "2x"}),
-            "bad --since '2x': '2x' is not a duration (a positive number with ms, s, m or h; a "
+            "bad --since '2x': '2x' is not a duration (a positive number with ms, s, m, h or d; a "
             "bare number is seconds), nor an RFC 3339 time (2026-11-27T10:00:00Z)");
-  EXPECT_EQ(Refused({"--until", "2026-13-01T00:00:00Z"}),
-            "bad --until '2026-13-01T00:00:00Z': '2026-13-01T00:00:00Z' is not a duration (a "
-            "positive number with ms, s, m or h; a bare number is seconds), nor an RFC 3339 time "
-            "(2026-11-27T10:00:00Z)");
+  EXPECT_EQ(
+      Refused({"--until", "2026-13-01T00:00:00Z"}),
+      "bad --until '2026-13-01T00:00:00Z': '2026-13-01T00:00:00Z' is not a duration (a "
+      "positive number with ms, s, m, h or d; a bare number is seconds), nor an RFC 3339 time "
+      "(2026-11-27T10:00:00Z)");
   EXPECT_EQ(Refused({"--since", "30m", "--until", "2h"}),
             "--since '30m' must be before --until '2h': no window starts in between");
   EXPECT_EQ(Refused({"--since", "1h", "--until", "1h"}),

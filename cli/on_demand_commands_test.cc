@@ -46,7 +46,7 @@ TEST(OnDemandCommandsTest, BadStartArgumentsSayWhatIsWrong) {
       {{"--pid"}, "unexpected argument '--pid' (it needs a value)"},
       {{"--pid", "1", "--data", "xml"}, "--data is tree or trace, not 'xml'"},
       {{"--pid", "1", "--duration", "soon"},
-       "'soon' is not a duration (a positive number with ms, s, m or h; a bare number is "
+       "'soon' is not a duration (a positive number with ms, s, m, h or d; a bare number is "
        "seconds)"},
       {{"--pid", "1", "--color", "red"}, "unknown option '--color'"},
       {{"--pid", "1", "--include-new"},

@@ -114,7 +114,7 @@ TEST(ProfileCommandsTest, BadRangesOfWindowsSayWhatIsWrong) {
             "'150%'");
   EXPECT_EQ(UsageError({"--since", "2x"}),
             "INVALID_ARGUMENT: bad --since '2x': '2x' is not a duration (a positive number with "
-            "ms, s, m or h; a bare number is seconds), nor an RFC 3339 time "
+            "ms, s, m, h or d; a bare number is seconds), nor an RFC 3339 time "
             "(2026-11-27T10:00:00Z)");
   EXPECT_EQ(UsageError({"7", "-t", "5%%"}),
             "INVALID_ARGUMENT: -t needs a number or a percentage, not '5%%'");

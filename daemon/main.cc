@@ -81,7 +81,7 @@ constexpr char kUsage[] =
     "                       (default: 24h): then each process's or job's windows of an hour\n"
     "                       are merged into one tree\n"
     "  --keep-hourly D      how long those hours stay after their day (UTC) ended (default:\n"
-    "                       336h, 14 days): then a day's hours are merged into one tree\n"
+    "                       14d): then a day's hours are merged into one tree\n"
     "  --no-shim-loading    never load the shim into a running process that has none\n"
     "                       (protonctl start --pid does, for a caller who may ptrace it:\n"
     "                       docs/attach.md)\n";

@@ -10,7 +10,8 @@
 
 namespace protond::text {
 
-// "30s", "2m", "1h", "500ms", or a bare number of seconds, in milliseconds; more than zero.
+// "30s", "2m", "1h", "14d", "500ms", or a bare number of seconds, in milliseconds; more than
+// zero.
 // INVALID_ARGUMENT naming the text otherwise.
 absl::StatusOr<uint64_t> ParseDurationMs(absl::string_view text);
 

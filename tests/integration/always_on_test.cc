@@ -303,7 +303,7 @@ TEST_F(AlwaysOnTest, HistoryListsTheWindowsOfAPidOldestFirstAndTreeMergesARangeO
   EXPECT_EQ(bad.out, "");
   EXPECT_EQ(bad.err.substr(0, bad.err.find('\n')),
             "protonctl: history: bad --since '2x': '2x' is not a duration (a positive number with "
-            "ms, s, m or h; a bare number is seconds), nor an RFC 3339 time "
+            "ms, s, m, h or d; a bare number is seconds), nor an RFC 3339 time "
             "(2026-11-27T10:00:00Z)");
   EXPECT_THAT(bad.err, HasSubstr("\n  history [--pid PID | --job JOB]"));
 
@@ -353,7 +353,7 @@ TEST_F(AlwaysOnTest, BadFlagsAreRefusedNamingTheFlag) {
   };
   EXPECT_EQ(refused({"--always-on", "--always-on-window", "2x"}),
             "protond: bad --always-on-window '2x': '2x' is not a duration (a positive number with "
-            "ms, s, m or h; a bare number is seconds)");
+            "ms, s, m, h or d; a bare number is seconds)");
   EXPECT_EQ(refused({"--always-on", "--always-on-window", "2s", "--always-on-period", "1s"}),
             "protond: --always-on-window (2000 ms) must be shorter than --always-on-period (1000 "
             "ms)");
@@ -370,12 +370,12 @@ TEST_F(AlwaysOnTest, BadFlagsAreRefusedNamingTheFlag) {
             "MiB, GiB or TiB; a bare number is bytes)");
   EXPECT_EQ(refused({"--history-max", "2GiB"}),
             "protond: the --always-on-*, --history-* and --keep-* options need --always-on");
-  EXPECT_EQ(refused({"--always-on", "--keep-windows", "1d"}),
-            "protond: bad --keep-windows '1d': '1d' is not a duration (a positive number with ms, "
-            "s, m or h; a bare number is seconds)");
+  EXPECT_EQ(refused({"--always-on", "--keep-windows", "1w"}),
+            "protond: bad --keep-windows '1w': '1w' is not a duration (a positive number with ms, "
+            "s, m, h or d; a bare number is seconds)");
   EXPECT_EQ(refused({"--always-on", "--keep-hourly", "-5h"}),
             "protond: bad --keep-hourly '-5h': '-5h' is not a duration (a positive number with ms, "
-            "s, m or h; a bare number is seconds)");
+            "s, m, h or d; a bare number is seconds)");
   EXPECT_EQ(refused({"--always-on", "--keep-windows", "48h", "--keep-hourly", "24h"}),
             "protond: --keep-hourly (86400000 ms) must not be shorter than --keep-windows "
             "(172800000 ms)");
