@@ -29,6 +29,17 @@ using testing::ProtondServiceTest;
 
 class QueriesTest : public ProtondServiceTest {
  protected:
+  // Starts the service again over its store with --always-on's default policy (windows of 2 s
+  // every 60 s, kept 24 h, hours 14 days), and runs one cycle.
+  void RestartAlwaysOn() {
+    service_.reset();
+    ServiceOptions options = Options();
+    options.always_on = always_on::WindowPolicy{};
+    auto reopened = ProtondService::Create(options);
+    ASSERT_TRUE(reopened.ok()) << reopened.status();
+    service_ = std::move(*reopened);
+    ASSERT_TRUE(service_->RunIngestCycle().ok());
+  }
   // Another connection holds the store's write lock, as a long commit or a slow disk would.
   void BlockTheStore() {
     ASSERT_EQ(sqlite3_open((folder_ + "/store.db").c_str(), &blocker_), SQLITE_OK);
@@ -331,12 +342,7 @@ TEST_F(QueriesTest, AJobsWindowKeepsTheVerdictOnItsCollectiveCalls) {
     ASSERT_TRUE(
         (*store)->PutWindowSummary({3, 0, 1, "", 0, {80, 40, 0, 42, 1e6, 40e6, 0.02}}).ok());
   }
-  ServiceOptions options = Options();
-  options.always_on = always_on::WindowPolicy{};  // 2 s every 60 s
-  auto reopened = ProtondService::Create(options);
-  ASSERT_TRUE(reopened.ok()) << reopened.status();
-  service_ = std::move(*reopened);
-  ASSERT_TRUE(service_->RunIngestCycle().ok());
+  ASSERT_NO_FATAL_FAILURE(RestartAlwaysOn());
 
   Peer root = self_;  // the windows are uid 0's
   root.uid = 0;
@@ -368,7 +374,7 @@ TEST_F(QueriesTest, AJobsWindowKeepsTheVerdictOnItsCollectiveCalls) {
 
   // Kept: after a restart the verdict is listed before any cycle.
   service_.reset();
-  reopened = ProtondService::Create(Options());
+  auto reopened = ProtondService::Create(Options());
   ASSERT_TRUE(reopened.ok()) << reopened.status();
   service_ = std::move(*reopened);
   listed = service_->ListHistory(root, of_job);
@@ -399,12 +405,7 @@ TEST_F(QueriesTest, OldWindowsAreListedAsOneHourOfTheirProcess) {
                         4, true, 2, sessions::NowUnixNs() - hour_ns))
                     .ok());
   }
-  ServiceOptions options = Options();
-  options.always_on = always_on::WindowPolicy{};  // keep-windows 24h, keep-hourly 14 days
-  auto reopened = ProtondService::Create(options);
-  ASSERT_TRUE(reopened.ok()) << reopened.status();
-  service_ = std::move(*reopened);
-  ASSERT_TRUE(service_->RunIngestCycle().ok());
+  ASSERT_NO_FATAL_FAILURE(RestartAlwaysOn());
 
   Peer root = self_;  // the windows are uid 0's
   root.uid = 0;
@@ -432,10 +433,7 @@ TEST_F(QueriesTest, OldWindowsAreListedAsOneHourOfTheirProcess) {
   ASSERT_EQ(tree->nodes(2).metrics_size(), 1);
   EXPECT_EQ(tree->nodes(2).metrics(0).int_value(), 3 * 5);  // flops 5 in each window
 
-  service_.reset();
-  reopened = ProtondService::Create(options);
-  ASSERT_TRUE(reopened.ok()) << reopened.status();
-  service_ = std::move(*reopened);
+  ASSERT_NO_FATAL_FAILURE(RestartAlwaysOn());
   history = listed();
   ASSERT_EQ(history.windows_size(), 2);
   EXPECT_EQ(history.windows(0).period(), v1::Session::HOUR);
