@@ -183,8 +183,8 @@ std::string RenderText(const Snapshot& snapshot) {
           [](const ProcessWindowGauges& p) { return p.last_window_top_kernel_share; },
           HasTopKernel),
       PerJob(snapshot, "protond_job_late_rank",
-             "Rank the others waited for in the job's newest always-on window whose NCCL "
-             "collective calls were judged; -1 when no rank was late.",
+             "Rank the others waited for in the job's newest always-on window with enough judged "
+             "NCCL collective calls to name one (9); -1 when no rank was late.",
              [](const JobVerdictGauges& j) { return static_cast<double>(j.late_rank); }),
       PerJob(snapshot, "protond_job_late_mean_seconds",
              "Mean lateness of that rank after the first rank to arrive, in that window; 0 when "

@@ -80,7 +80,7 @@ protond_history_windows_deleted_total 0
 # TYPE protond_always_on_last_window_gpu_busy_ratio gauge
 # HELP protond_always_on_last_window_top_kernel_share Share of that window's GPU time taken by its heaviest kernel (label kernel).
 # TYPE protond_always_on_last_window_top_kernel_share gauge
-# HELP protond_job_late_rank Rank the others waited for in the job's newest always-on window whose NCCL collective calls were judged; -1 when no rank was late.
+# HELP protond_job_late_rank Rank the others waited for in the job's newest always-on window with enough judged NCCL collective calls to name one (9); -1 when no rank was late.
 # TYPE protond_job_late_rank gauge
 # HELP protond_job_late_mean_seconds Mean lateness of that rank after the first rank to arrive, in that window; 0 when no rank was late.
 # TYPE protond_job_late_mean_seconds gauge

@@ -6,6 +6,7 @@
 
 #include "daemon/service/protond_service.h"
 #include "view/history/window_summary.h"
+#include "view/jobs/verdict.h"
 
 namespace protond::service {
 namespace {
@@ -74,7 +75,10 @@ std::vector<metrics::JobVerdictGauges> ProtondService::AlwaysOnJobGauges(int64_t
     if (!IsWindow(window) || window.row.job.empty()) continue;
     recent[window.row.job] |= window.row.start_time_unix_ns >= recent_since_ns;
     const std::optional<store::WindowSummaryRow>& summary = window.row.window_summary;
-    if (summary.has_value() && summary->verdict.judged_calls > 0) {
+    // A window with too few calls to name any rank (the job's last one, cut short by its end)
+    // does not replace the newest that could have: two ranks need the most calls.
+    if (summary.has_value() &&
+        summary->verdict.judged_calls >= view::MinCallsToNameARank(2, view::VerdictOptions())) {
       newest[window.row.job] = &summary->verdict;
     }
   }

@@ -302,9 +302,10 @@ TEST_F(QueriesTest, ListHistoryListsTheCallersOwnWindowsWithTheirSummaries) {
   EXPECT_EQ(service_->ListHistory(user, bad).status().code(), absl::StatusCode::kInvalidArgument);
 }
 
-// A stopped window of job 981 whose two ranks made 40 all-reduces, rank 1 (pid 43) 10 ms after
-// rank 0 each time, started `start_ago_s` seconds ago and lasting 2 s.
-store::Batch JobWindowBatch(uint64_t session_id, const std::string& job, int64_t start_ago_s) {
+// A stopped window of job 981 whose two ranks made `calls` all-reduces, rank 1 (pid 43) 10 ms
+// after rank 0 each time, started `start_ago_s` seconds ago and lasting 2 s.
+store::Batch JobWindowBatch(uint64_t session_id, const std::string& job, int64_t start_ago_s,
+                            uint64_t calls = 40) {
   const int64_t ms = 1'000'000;
   const int64_t start = sessions::NowUnixNs() - start_ago_s * 1000 * ms;
   store::Batch batch = store::testing::StoppedSessionBatch(session_id, true, 1, start);
@@ -313,7 +314,7 @@ store::Batch JobWindowBatch(uint64_t session_id, const std::string& job, int64_t
   batch.sessions[0].end_time_unix_ns = start + 2000 * ms;
   batch.processes.push_back({2, 43, 1000, 778, "python train.py", false});
   batch.session_processes.push_back({session_id, 2, 100, 0});
-  for (uint64_t seq = 0; seq < 40; ++seq) {
+  for (uint64_t seq = 0; seq < calls; ++seq) {
     const uint64_t rank0_start = 1'000 * ms + seq * 50 * ms;
     const uint64_t rank1_start = rank0_start + 10 * ms;
     for (uint32_t rank : {0u, 1u}) {
@@ -381,6 +382,32 @@ TEST_F(QueriesTest, AJobsWindowKeepsTheVerdictOnItsCollectiveCalls) {
   ASSERT_TRUE(listed.ok()) << listed.status();
   ASSERT_EQ(listed->windows_size(), 2);
   EXPECT_EQ(listed->windows(1).window_summary().verdict().late_pid(), 43u);
+}
+
+// The job's last window caught 4 of its calls as it ended: too few to name any rank, so the
+// metrics keep the window before it, which named rank 1.
+TEST_F(QueriesTest, AJobsLastWindowWithTooFewCallsLeavesTheMetricsToTheOneBefore) {
+  service_.reset();
+  {
+    absl::StatusOr<std::unique_ptr<store::Store>> store = store::Store::Open(Options().store_path);
+    ASSERT_TRUE(store.ok()) << store.status();
+    ASSERT_TRUE((*store)->CommitBatch(JobWindowBatch(1, "981", 10)).ok());
+    ASSERT_TRUE((*store)->CommitBatch(JobWindowBatch(2, "981", 5, /*calls=*/4)).ok());
+  }
+  ASSERT_NO_FATAL_FAILURE(RestartAlwaysOn());
+  Peer root = self_;
+  root.uid = 0;
+  v1::ListHistoryRequest of_job;
+  of_job.set_job("981");
+  absl::StatusOr<v1::ListHistoryResponse> listed = service_->ListHistory(root, of_job);
+  ASSERT_TRUE(listed.ok()) << listed.status();
+  ASSERT_EQ(listed->windows_size(), 2);
+  EXPECT_EQ(listed->windows(1).window_summary().verdict().judged_calls(), 4u);
+  EXPECT_EQ(listed->windows(1).window_summary().verdict().late_rank(), -1);
+  const metrics::Snapshot snapshot = service_->MetricsSnapshot();
+  ASSERT_EQ(snapshot.always_on_jobs.size(), 1u);
+  EXPECT_EQ(snapshot.always_on_jobs[0].late_rank, 1);
+  EXPECT_DOUBLE_EQ(snapshot.always_on_jobs[0].late_mean_seconds, 0.01);
 }
 
 // With --always-on, windows whose hour ended more than --keep-windows ago are merged into one

@@ -202,6 +202,14 @@ Verdict JudgeProcesses(const MatchedJob& job, const VerdictOptions& options) {
 
 }  // namespace
 
+uint64_t MinCallsToNameARank(int nranks, const VerdictOptions& options) {
+  if (nranks < 2 || options.min_last_share > 1) return 0;
+  // Last at all n calls passes when 1 >= p + sigmas * sqrt(p (1 - p) / n), p = 1 / nranks.
+  const double p = 1.0 / nranks;
+  const double n = options.chance_sigmas * options.chance_sigmas * p / (1 - p);
+  return static_cast<uint64_t>(std::ceil(n - 1e-9));
+}
+
 JobVerdict JudgeJob(const MatchedJob& job, const VerdictOptions& options) {
   JobVerdict out;
   for (const CommunicatorCalls& comm : job.communicators) {

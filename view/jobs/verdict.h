@@ -73,6 +73,12 @@ struct JobVerdict {
 
 JobVerdict JudgeJob(const MatchedJob& job, const VerdictOptions& options);
 
+// The fewest judged calls at which a rank of a communicator of `nranks` that came last at every
+// one of them would be named (the share test of this file's rule): below it no rank can be, so
+// a verdict of "no rank is late" says only that there were too few calls. Two ranks need the
+// most (chance makes each last at half of the calls): 9 with the default options.
+uint64_t MinCallsToNameARank(int nranks, const VerdictOptions& options);
+
 }  // namespace protond::view
 
 #endif  // PROTOND_VIEW_JOBS_VERDICT_H_

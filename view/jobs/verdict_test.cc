@@ -284,5 +284,20 @@ TEST(VerdictTest, TwoHostsWithAndWithoutAClockOffset) {
   EXPECT_NEAR(aligned.job.mean_lateness_ns, 10 * kMs, 2 * kMs);
 }
 
+// The fewest calls at which a rank last at every one is named: 9 of 2 ranks, 3 of 4, and the
+// verdict agrees on both sides of it.
+TEST(VerdictTest, TooFewCallsCanNameNoRankHoweverLateItIs) {
+  const VerdictOptions options;
+  EXPECT_EQ(MinCallsToNameARank(2, options), 9u);
+  EXPECT_EQ(MinCallsToNameARank(4, options), 3u);
+  EXPECT_EQ(MinCallsToNameARank(1, options), 0u);
+  for (const int calls : {8, 9}) {
+    testing::SyntheticJob job = DelayedRank1();
+    job.calls = calls;
+    const JobVerdict verdict = Judge(testing::Generate(job));
+    EXPECT_EQ(verdict.job.late, calls >= 9) << calls << ": " << verdict.job.reason;
+  }
+}
+
 }  // namespace
 }  // namespace protond::view
