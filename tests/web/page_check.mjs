@@ -10,7 +10,7 @@
 //                  [--require-hostile] [--require-panes] [--artifacts DIR] [--metrics SPEC]
 //                  [--render-limit-ms MS] [--panes SESSION_ID]
 //                  [--live SESSION_ID] [--history PID] [--history-live PID]
-//                  [--job JOB TREE_JOB_TEXT] [--sign-in TOKEN_FILE]
+//                  [--job JOB TREE_JOB_TEXT] [--sign-in TOKEN_FILE] [--range-diff PID]
 //
 // SESSION_ID: the session whose page is checked (sessions, session and error checks); without
 // it, only what the other options ask for.
@@ -34,6 +34,10 @@
 // --history-live PID: a process that always-on profiles now (a window a second): the History
 // page of its open-ended range shows its next window without a reload, keeping what was typed
 // in the selector and the scroll, and asks /api/history no more once the page is left.
+// --range-diff PID: a server whose protond recorded at least two stopped always-on windows of
+// PID: the History page of PID's windows since the second one's start, compared through its
+// "Compare" inputs with those before it, shows #/range-diff: both ranges' lines, the table and the
+// shares that moved as /api/range-diff answers them.
 // --sign-in TOKEN_FILE: the server is protond's own page (--web-listen, HTTPS with a test's
 // self-signed certificate, which Chromium is told to accept), and BASE_URL has no token: the
 // start is the sign-in form, a token from TOKEN_FILE typed into it leads to the sessions page with
@@ -65,6 +69,7 @@ function parseArgs(argv) {
     else if (a === "--job") options.job = [argv[++i], argv[++i]];
     else if (a === "--history-live") options.historyLive = argv[++i];
     else if (a === "--sign-in") options.signIn = argv[++i];
+    else if (a === "--range-diff") options.rangeDiff = argv[++i];
     else if (a === "--require-hostile") options.requireHostile = true;
     else if (a === "--require-panes") options.requirePanes = true;
     else if (a === "--panes") options.panes = argv[++i];
@@ -76,7 +81,7 @@ function parseArgs(argv) {
   if (positional.length < 1 || positional.length > 2) {
     console.error("usage: page_check.mjs BASE_URL_WITH_TOKEN [SESSION_ID] [--diff A B] [--big ID] " +
       "[--require-hostile] [--require-panes] [--panes ID] [--artifacts DIR] [--metrics SPEC] [--render-limit-ms MS] [--live ID] [--history PID] " +
-      "[--history-live PID] [--job JOB TREE_JOB_TEXT] [--sign-in TOKEN_FILE]");
+      "[--history-live PID] [--job JOB TREE_JOB_TEXT] [--sign-in TOKEN_FILE] [--range-diff PID]");
     process.exit(2);
   }
   [options.url, options.session] = positional;
@@ -505,6 +510,36 @@ async function checkLive(id) {
   await mock("stop");
 }
 
+// PID's windows since the second one's start, against those before it (--range-diff).
+async function checkRangeDiff(pid) {
+  const windows = (await api(`/api/history?pid=${pid}`)).body.windows ?? [];
+  if (windows.length < 2) {
+    check(false, `range diff: pid ${pid} has ${windows.length} windows, two needed`);
+    return;
+  }
+  const split = new Date(Number(BigInt(windows[1].start_time_unix_ns) / 1000000n)).toISOString();
+  await goTo(`#/history?pid=${pid}&since=${encodeURIComponent(split)}`, "#history-base-until");
+  await page.type("#history-base-until", split);
+  await page.click("#history-compare");
+  await waitTree();
+  const hash = await page.evaluate(() => window.location.hash);
+  const query = hash.replace(/^#\/range-diff\?/, "");
+  check(query === `pid=${pid}&since=${encodeURIComponent(split)}&base_until=${encodeURIComponent(split)}`,
+    `Compare opens #/range-diff with both ranges (${hash})`);
+  const answer = await api(`/api/range-diff?${query}`);
+  const now = await page.$eval("#range-now", (p) => p.textContent);
+  const then = await page.$eval("#range-then", (p) => p.textContent);
+  check(answer.status === 200 && now === `Now: ${answer.body.range.trim()}` && now.includes(`of pid ${pid} since`) &&
+    then === `Then: ${answer.body.base_range.trim()}` && then.includes(`of pid ${pid} until`),
+    `the page names both ranges as the API does ("${now.trim()}" / "${then.trim()}")`);
+  const shifts = await page.$eval("#range-shifts", (p) => p.textContent);
+  check(shifts === answer.body.shifts.replace(/\n+$/, "") && shifts.length > 0,
+    `the shares that moved are the API's ("${shifts.split("\n")[0]}" ...)`);
+  const rows = (await page.$$("#tree tbody tr")).length;
+  check(rows > 0, `the range diff's tree shows (${rows} rows)`);
+  await shot("range-diff.png");
+}
+
 async function checkHistory(pid) {
   await page.goto("about:blank");
   await page.goto(options.url, { waitUntil: "load" });
@@ -681,6 +716,7 @@ try {
   if (options.live) await checkLive(options.live);
   if (options.panes) await checkPanes(options.panes, true);
   if (options.history) await checkHistory(options.history);
+  if (options.rangeDiff) await checkRangeDiff(options.rangeDiff);
   if (options.job) await checkJob(options.job);
   if (options.historyLive) await checkHistoryLive(options.historyLive);
   if (options.signIn) await checkSignOut();

@@ -7,7 +7,8 @@
 # History page: a second protond
 # runs --always-on with 300 ms windows every 1 s over the sample workload (registered, no session
 # of its own, started as <img src=x onerror=alert(1)>), a second `protonctl ui` serves it, and
-# page_check.mjs --history checks the workload's windows on the page, and --history-live a second
+# page_check.mjs --history checks the workload's windows on the page, --range-diff its later
+# windows against its first through the page's Compare, and --history-live a second
 # workload's windows appearing while the page is open. Last, a third protond serves the page
 # itself (--web-listen, HTTPS, --tokens): page_check.mjs --sign-in types a token into its form,
 # checks a session signed in, and signs out with the page's button. Exits 77 (skipped, with a message) where
@@ -118,7 +119,8 @@ LD_PRELOAD=$bin/libprotond_shim.so PROTOND_SOCKET=$history_sock \
 live=$!
 pids+=($live)
 start_ui "$history_sock" history-ui
-node "$repo/tests/web/page_check.mjs" "$url" --history "$workload" --history-live "$live" --artifacts "$artifacts"
+node "$repo/tests/web/page_check.mjs" "$url" --history "$workload" --range-diff "$workload" \
+  --history-live "$live" --artifacts "$artifacts"
 
 # protond's own page (--web-listen): HTTPS with a self-signed certificate of the test's, a token
 # typed into its sign-in form, one session checked signed in, and its "Sign out" button.

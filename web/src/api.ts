@@ -68,6 +68,12 @@ export function fetchDiff(a: string, b: string, options: TreeOptions): Promise<T
   return getJson<TreeAnswer>("/api/diff?" + ids + treeQuery(options));
 }
 
+// Two ranges of always-on windows, the later minus the earlier (`tree --since A --diff --since B`);
+// `query`: history.ts's rangeDiffQuery.
+export function fetchRangeDiff(query: string, options: TreeOptions): Promise<TreeAnswer> {
+  return getJson<TreeAnswer>("/api/range-diff?" + query + treeQuery(options));
+}
+
 // The job's ranks side by side (protonctl tree --job); only the first metric of options.metrics
 // is spread.
 export function fetchJob(job: string, options: TreeOptions): Promise<JobAnswer> {

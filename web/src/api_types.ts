@@ -63,11 +63,15 @@ export interface TreeAnswer {
   nodes: WireNode[];
   devices?: unknown[];
   notes?: string[];
+  range?: string; // /api/range-diff only: which windows each range is, and what moved
+  base_range?: string;
+  shifts?: string;
 }
 
 // One always-on window of /api/history: what `protonctl history` prints of it, as values.
 export interface HistoryWindow {
   session: string;
+  kind?: string; // "window", or "hour" or "day" for a merged period
   who: string;
   pids: number[];
   job: string;

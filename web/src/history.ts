@@ -29,6 +29,32 @@ export function parseSelection(query: string): Selection {
   return selection;
 }
 
+// The earlier range of a range diff (`tree --since A --diff --since B --until C`): /api/range-diff's
+// base_since and base_until, over the same windows' selection.
+export const BASE_KEYS = ["base_since", "base_until"] as const;
+export type BaseRange = Partial<Record<(typeof BASE_KEYS)[number], string>>;
+
+// "pid=7&since=1h&base_since=25h&base_until=24h": #/range-diff's query and /api/range-diff's.
+export function rangeDiffQuery(selection: Selection, base: BaseRange): string {
+  const parts = [selectionQuery(selection)];
+  for (const key of BASE_KEYS) {
+    const value = base[key];
+    if (value !== undefined && value !== "") parts.push(key + "=" + encodeURIComponent(value));
+  }
+  return parts.filter((part) => part !== "").join("&");
+}
+
+// The inverse of rangeDiffQuery; other parameters are dropped.
+export function parseRangeDiff(query: string): { selection: Selection; base: BaseRange } {
+  const params = new URLSearchParams(query);
+  const base: BaseRange = {};
+  for (const key of BASE_KEYS) {
+    const value = params.get(key);
+    if (value !== null && value !== "") base[key] = value;
+  }
+  return { selection: parseSelection(query), base };
+}
+
 // Whether the page asks again (every 2 s): while a listed window still runs, or the range is
 // open-ended (no `until`), where the next window will appear.
 export function refreshes(selection: Selection, windows: readonly HistoryWindow[]): boolean {

@@ -1,5 +1,5 @@
-// The page's router: #/sessions, #/session/ID, #/diff/A/B, #/history?QUERY, #/job/JOB
-// (docs/web.md). Each
+// The page's router: #/sessions, #/session/ID, #/diff/A/B, #/history?QUERY,
+// #/range-diff?QUERY, #/job/JOB (docs/web.md). Each
 // view returns a function that stops it (timers, late answers) when the address changes.
 
 import { fetchSignOutPath } from "./api";
@@ -7,6 +7,7 @@ import { clear, clearError, h } from "./dom";
 import { showDiff } from "./views/diff";
 import { showHistory } from "./views/history";
 import { showJob } from "./views/job";
+import { showRangeDiff } from "./views/range_diff";
 import { showSession } from "./views/session";
 import { showSessions } from "./views/sessions";
 
@@ -36,6 +37,8 @@ function route(): void {
     stopView = showDiff(view, match[1], match[2]);
   } else if ((match = hash.match(/^#\/job\/([^/?]+)$/)) && jobId(match[1]) !== null) {
     stopView = showJob(view, jobId(match[1]) as string);
+  } else if ((match = hash.match(/^#\/range-diff\?(.*)$/))) {
+    stopView = showRangeDiff(view, match[1]);
   } else if ((match = hash.match(/^#\/history(?:\?(.*))?$/))) {
     stopView = showHistory(view, match[1] ?? "");
   } else if (hash === "" || hash === "#" || hash === "#/" || hash === "#/sessions") {

@@ -1,7 +1,8 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import type { HistoryWindow } from "../src/api_types";
-import { layoutBars, lengthText, measureOf, parseSelection, percent, refreshes, selectionQuery } from "../src/history";
+import { layoutBars, lengthText, measureOf, parseRangeDiff, parseSelection, percent, rangeDiffQuery, refreshes,
+  selectionQuery } from "../src/history";
 
 // A stopped window starting `startMs` after 10:00:00 UTC for `lengthMs`.
 function historyWindow(session: string, startMs: number, lengthMs: number, busy: number | null, records = "10"): HistoryWindow {
@@ -19,6 +20,14 @@ test("the selection round-trips through the query, empty values left out", () =>
   assert.equal(selectionQuery({ command: "train\\.py (a|b)", job: "" }), "command=train%5C.py%20(a%7Cb)");
   assert.deepEqual(parseSelection("command=train%5C.py%20(a%7Cb)&other=1"), { command: "train\\.py (a|b)" });
   assert.deepEqual(parseSelection(""), {});
+});
+
+test("a range diff's query is the selection and the earlier range, and round-trips", () => {
+  const query = rangeDiffQuery({ pid: "7", since: "1h" }, { base_since: "25h", base_until: "24h" });
+  assert.equal(query, "pid=7&since=1h&base_since=25h&base_until=24h");
+  assert.deepEqual(parseRangeDiff(query + "&other=1"),
+    { selection: { pid: "7", since: "1h" }, base: { base_since: "25h", base_until: "24h" } });
+  assert.equal(rangeDiffQuery({}, { base_until: "2026-11-27T10:00:00Z" }), "base_until=2026-11-27T10%3A00%3A00Z");
 });
 
 test("bars measure GPU busy share when any window has GPU time, else records", () => {

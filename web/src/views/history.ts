@@ -7,8 +7,8 @@
 import { fetchHistory } from "../api";
 import type { HistoryAnswer, HistoryWindow } from "../api_types";
 import { append, clear, clearError, h, showError, svg } from "../dom";
-import { layoutBars, lengthText, measureOf, parseSelection, percent, refreshes, selectionQuery, type Measure,
-  type Selection } from "../history";
+import { layoutBars, lengthText, measureOf, parseSelection, percent, rangeDiffQuery, refreshes, selectionQuery,
+  type Measure, type Selection } from "../history";
 import { displayName, titleText } from "../text";
 import { REFRESH_MS } from "./tree_page";
 
@@ -58,8 +58,12 @@ function plot(windows: HistoryWindow[], measure: Measure): SVGElement {
   return chart;
 }
 
+// A Kind column (window, hour, day) only where a merged period is listed, as protonctl history's
+// KIND column.
 function table(windows: HistoryWindow[]): HTMLTableElement {
-  const headers = ["Session", "Start", "Length", "Who", "GPU busy", "Records", "Late", "Top kernel"];
+  const periods = windows.some((w) => (w.kind ?? "window") !== "window");
+  const headers = ["Session", "Start", "Length", "Who", "GPU busy", "Records", "Late", "Top kernel",
+    ...(periods ? ["Kind"] : [])];
   const body = h("tbody");
   for (const w of windows) {
     // As protonctl history says it: a running window is summed up when it stops.
@@ -74,7 +78,8 @@ function table(windows: HistoryWindow[]): HTMLTableElement {
       h("td", { class: "num" }, w.gpu_busy === null ? "-" : percent(w.gpu_busy)),
       h("td", { class: "num" }, String(w.records)),
       h("td", {}, w.late ?? "-"),
-      h("td", { class: "name", title: titleText(String(w.top_kernel ?? "")) }, top));
+      h("td", { class: "name", title: titleText(String(w.top_kernel ?? "")) }, top),
+      ...(periods ? [h("td", {}, String(w.kind ?? "window"))] : []));
     row.addEventListener("click", () => openWindow(w.session));
     body.appendChild(row);
   }
@@ -104,6 +109,23 @@ function selector(selection: Selection): HTMLElement {
     input.addEventListener("keydown", (e) => { if (e.key === "Enter") apply(); });
   }
   return h("div", { class: "controls" }, kind, who, since, until, show);
+}
+
+// "Compare with": the same windows over an earlier range, as #/range-diff (protonctl tree
+// --since A --diff --since B --until C); the range shown is "now".
+function comparer(selection: Selection): HTMLElement {
+  const since = h("input", { type: "text", id: "history-base-since", placeholder: "then since: 25h" });
+  const until = h("input", { type: "text", id: "history-base-until", placeholder: "then until: 24h" });
+  const compare = h("button", { type: "button", id: "history-compare" }, "Compare");
+  const apply = () => {
+    window.location.hash = "#/range-diff?" +
+      rangeDiffQuery(selection, { base_since: since.value.trim(), base_until: until.value.trim() });
+  };
+  compare.addEventListener("click", apply);
+  for (const input of [since, until]) {
+    input.addEventListener("keydown", (e) => { if (e.key === "Enter") apply(); });
+  }
+  return h("div", { class: "controls" }, "Compare these windows with an earlier range: ", since, until, compare);
 }
 
 function render(view: HTMLElement, answer: HistoryAnswer, live: boolean): void {
@@ -142,7 +164,7 @@ export function showHistory(view: HTMLElement, query: string): () => void {
   append(view, h("h1", {}, "History"),
     h("p", { class: "note" }, "The always-on windows (protond --always-on), as protonctl history lists them. " +
       "Click a bar or a row to open that window's call tree."),
-    selector(selection), results);
+    selector(selection), comparer(selection), results);
   const load = async () => {
     try {
       const answer = await fetchHistory(selectionQuery(selection));
