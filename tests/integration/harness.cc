@@ -17,6 +17,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <optional>
 #include <sstream>
@@ -40,12 +41,50 @@ std::string BinDir() {
   return dir != nullptr ? dir : ".";
 }
 
+namespace {
+
+// Removes the temporary directories of each test that passed once it has ended (its daemons
+// stopped by then), and keeps a failed test's, saying where: its store, logs and copied binaries
+// are what one reads then. Left behind on every run, they once filled the disk the CI shares.
+class TempDirRemover : public ::testing::EmptyTestEventListener {
+ public:
+  void Add(const std::string& dir) { dirs_.push_back(dir); }
+
+  void OnTestEnd(const ::testing::TestInfo& test) override {
+    for (const std::string& dir : dirs_) {
+      if (test.result()->Passed()) {
+        std::error_code ignored;  // a child still writing may leave a file; nothing to do then
+        std::filesystem::remove_all(dir, ignored);
+      } else {
+        std::fprintf(stderr, "kept for reading: %s\n", dir.c_str());
+      }
+    }
+    dirs_.clear();
+  }
+
+ private:
+  std::vector<std::string> dirs_;
+};
+
+TempDirRemover& Remover() {
+  // gtest owns the listener once appended; tests run one at a time within a program.
+  static TempDirRemover* const remover = [] {
+    auto* created = new TempDirRemover;
+    ::testing::UnitTest::GetInstance()->listeners().Append(created);
+    return created;
+  }();
+  return *remover;
+}
+
+}  // namespace
+
 std::string MakeTempDir() {
   std::string pattern = (std::getenv("TMPDIR") ? std::string(std::getenv("TMPDIR")) : "/tmp") +
                         "/protond-test-XXXXXX";
   const char* dir = mkdtemp(pattern.data());
   EXPECT_NE(dir, nullptr);
   chmod(pattern.c_str(), 0755);  // a second user (isolation test) must reach the socket
+  Remover().Add(pattern);
   return pattern;
 }
 

@@ -15,6 +15,7 @@
 namespace protond::testing {
 
 std::string BinDir();
+// A fresh directory, removed when the test program ends with every test passed.
 std::string MakeTempDir();
 std::string ReadFile(const std::string& path);  // "" when it cannot be read
 
