@@ -73,6 +73,23 @@ MetricFamily PerJob(const Snapshot& snapshot, const char* name, const char* help
   return family;
 }
 
+// The hours and days made, a series each, labelled period (promtool refuses a unit in the name).
+MetricFamily PeriodsMade(const Snapshot& snapshot) {
+  MetricFamily family{"protond_history_periods_made_total",
+                      "Periods of always-on history made: hours, each replacing one process's or "
+                      "job's windows of an hour (--keep-windows), and days, each replacing its "
+                      "hours of a day (--keep-hourly).",
+                      MetricType::Counter,
+                      {}};
+  for (const auto& [period, made] : {std::pair{"hour", snapshot.history_hours_made},
+                                     std::pair{"day", snapshot.history_days_made}}) {
+    ClientMetric& metric = family.metric.emplace_back();
+    metric.label = {{"period", period}};
+    metric.counter.value = static_cast<double>(made);
+  }
+  return family;
+}
+
 bool Always(const ProcessWindowGauges&) { return true; }
 bool HasLastWindow(const ProcessWindowGauges& p) { return p.has_last_window; }
 bool HasTopKernel(const ProcessWindowGauges& p) {
@@ -159,6 +176,7 @@ std::string RenderText(const Snapshot& snapshot) {
       Single("protond_history_windows_deleted_total", MetricType::Counter,
              "Always-on windows deleted, oldest first, to keep the history under --history-max.",
              static_cast<double>(snapshot.history_windows_deleted)),
+      PeriodsMade(snapshot),
       PerProcess(
           snapshot, "protond_always_on_process_windows_stored", MetricType::Gauge,
           "Always-on windows of the process kept in the history now.", false,

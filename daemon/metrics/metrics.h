@@ -82,6 +82,10 @@ struct Snapshot {
   uint64_t history_bytes = 0;
   uint64_t history_empty_windows_deleted = 0;
   uint64_t history_windows_deleted = 0;
+  // Periods made (docs/always-on.md, "Retention"): hours, each replacing an hour's windows of a
+  // process or job, and days, each replacing a day's hours.
+  uint64_t history_hours_made = 0;
+  uint64_t history_days_made = 0;
   std::vector<ProcessWindowGauges> always_on_processes;  // by pid
   std::vector<JobVerdictGauges> always_on_jobs;          // by job
 };

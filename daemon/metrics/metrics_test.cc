@@ -72,6 +72,10 @@ protond_history_empty_windows_deleted_total 0
 # HELP protond_history_windows_deleted_total Always-on windows deleted, oldest first, to keep the history under --history-max.
 # TYPE protond_history_windows_deleted_total counter
 protond_history_windows_deleted_total 0
+# HELP protond_history_periods_made_total Periods of always-on history made: hours, each replacing one process's or job's windows of an hour (--keep-windows), and days, each replacing its hours of a day (--keep-hourly).
+# TYPE protond_history_periods_made_total counter
+protond_history_periods_made_total{period="hour"} 0
+protond_history_periods_made_total{period="day"} 0
 # HELP protond_always_on_process_windows_stored Always-on windows of the process kept in the history now.
 # TYPE protond_always_on_process_windows_stored gauge
 # HELP protond_always_on_process_windows_skipped_total Always-on windows the process did not get: it was in a session started by hand.
@@ -119,6 +123,8 @@ TEST(RenderTextTest, SessionsAndCommits) {
   snapshot.history_bytes = 123456;
   snapshot.history_empty_windows_deleted = 4;
   snapshot.history_windows_deleted = 5;
+  snapshot.history_hours_made = 6;
+  snapshot.history_days_made = 7;
   // Durations whose seconds are exact in binary, so that the sum is too.
   snapshot.commit_duration.Observe(nanoseconds(1'953'125));   // 1/512 s: le="0.0025"
   snapshot.commit_duration.Observe(milliseconds(250));        // le="0.25"
@@ -150,6 +156,9 @@ TEST(RenderTextTest, SessionsAndCommits) {
             "protond_history_empty_windows_deleted_total 4\n");
   EXPECT_EQ(section("protond_history_windows_deleted_total 5", "#"),
             "protond_history_windows_deleted_total 5\n");
+  EXPECT_EQ(section("protond_history_periods_made_total{", "#"),
+            "protond_history_periods_made_total{period=\"hour\"} 6\n"
+            "protond_history_periods_made_total{period=\"day\"} 7\n");
   EXPECT_EQ(section("protond_commit_duration_seconds_count", "\n\n"),
             R"(protond_commit_duration_seconds_count 4
 protond_commit_duration_seconds_sum 8.751953125

@@ -123,6 +123,8 @@ metrics::Snapshot ProtondService::MetricsSnapshot() {
       snapshot.history_bytes = retention_->history_bytes();
       snapshot.history_empty_windows_deleted = retention_->counters().empty_windows_deleted;
       snapshot.history_windows_deleted = retention_->counters().windows_deleted_for_cap;
+      snapshot.history_hours_made = retention_->counters().hours_made;
+      snapshot.history_days_made = retention_->counters().days_made;
     }
   }
   // The store's files are sized outside the lock: no need to hold up the ingest cycle for it.
