@@ -117,18 +117,16 @@ absl::StatusOr<bool> PeriodMerge::AddNextMember(store::Store& store) {
            sum.dropped_records + process.dropped_records};
   }
   for (const std::string& problem : row->problems) AddOnce(problems_, problem);
-  // A member's summary: its GPU time and calls are added; a late rank is a window's, and a
-  // period names none.
+  // A member's summary: its GPU time is added, its verdict summed up (period_verdict.h).
   const std::optional<store::WindowSummaryRow>& summary = row->window_summary;
-  recorded_ns_ += summary.has_value() && summary->recorded_ns > 0
-                      ? summary->recorded_ns
-                      : row->end_time_unix_ns - row->start_time_unix_ns;
+  const int64_t recorded_ns = summary.has_value() && summary->recorded_ns > 0
+                                  ? summary->recorded_ns
+                                  : row->end_time_unix_ns - row->start_time_unix_ns;
+  recorded_ns_ += recorded_ns;
   if (summary.has_value()) {
     gpus_used_ = std::max(gpus_used_, summary->gpus_used);
     gpu_time_ns_ += summary->gpu_time_ns;
-    verdict_.collective_calls += summary->verdict.collective_calls;
-    verdict_.judged_calls += summary->verdict.judged_calls;
-    verdict_.others_wait_ns += summary->verdict.others_wait_ns;
+    verdict_.Add(summary->verdict, recorded_ns);
   }
   return ++next_member_ == group_.members.size();
 }
@@ -163,7 +161,8 @@ absl::StatusOr<store::SessionRow> PeriodMerge::Finish(store::Store& store) {
 
 store::WindowSummaryRow PeriodMerge::SummarizePeriod(const store::Batch& merged,
                                                      std::vector<std::string>& problems) const {
-  store::WindowSummaryRow row{period_id_, gpu_time_ns_, gpus_used_, "", 0, verdict_, recorded_ns_};
+  store::WindowSummaryRow row{period_id_, gpu_time_ns_,       gpus_used_,  "",
+                              0,          verdict_.Verdict(), recorded_ns_};
   const store::StoredTree tree{merged.nodes, merged.node_stats, merged.metrics, devices_};
   const absl::StatusOr<v1::WindowSummary> summary =
       view::SummarizeWindowTree(query::BuildTree(tree, /*instructions=*/false));

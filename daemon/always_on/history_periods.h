@@ -20,6 +20,7 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "daemon/aggregate/call_tree.h"
+#include "daemon/always_on/period_verdict.h"
 #include "daemon/always_on/stopped_window.h"
 #include "daemon/store/store.h"
 
@@ -75,7 +76,7 @@ class PeriodMerge {
   int64_t recorded_ns_ = 0;
   uint32_t gpus_used_ = 1;
   double gpu_time_ns_ = 0;
-  store::WindowVerdictRow verdict_;
+  PeriodVerdict verdict_;
 };
 
 // The period's name from a member's: "window pid 42" -> "hour pid 42", "hour job J" -> "day job J".

@@ -166,7 +166,11 @@ TEST_F(HistoryPeriodsTest, AnHoursWindowsOlderThanKeepWindowsBecomeOneHourWithTh
   EXPECT_EQ(hour.window_summary->verdict.collective_calls, 12u);
   EXPECT_EQ(hour.window_summary->verdict.judged_calls, 6u);
   EXPECT_EQ(hour.window_summary->verdict.others_wait_ns, 21);
-  EXPECT_EQ(hour.window_summary->verdict.late_rank, -1);  // a window's, not a period's
+  // Every window named rank 1 (pid 41), 3 ms late: so does the hour (period_verdict_test.cc).
+  EXPECT_EQ(hour.window_summary->verdict.late_rank, 1);
+  EXPECT_EQ(hour.window_summary->verdict.late_pid, 41u);
+  EXPECT_EQ(hour.window_summary->verdict.late_mean_ns, 3);
+  EXPECT_DOUBLE_EQ(hour.window_summary->verdict.others_wait_share, 0.1);
   EXPECT_EQ(retention.counters().hours_made, 1u);
 }
 

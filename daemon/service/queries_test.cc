@@ -337,8 +337,9 @@ TEST_F(QueriesTest, AJobsWindowKeepsTheVerdictOnItsCollectiveCalls) {
     ASSERT_TRUE(store.ok()) << store.status();
     ASSERT_TRUE((*store)->CommitBatch(JobWindowBatch(1, "981", 10)).ok());
     ASSERT_TRUE((*store)->CommitBatch(JobWindowBatch(2, "ended", 3600)).ok());
-    // Two days old, judged: merged into an hour (id 4, after the window) whose verdict names no
-    // rank; the metrics read the job's newest window, not that hour.
+    // Two days old, judged rank 0 late: merged into an hour (id 4, after the window) that names
+    // rank 0 too (always_on/period_verdict.h); the metrics read the job's newest window, rank 1,
+    // not that hour.
     ASSERT_TRUE((*store)->CommitBatch(JobWindowBatch(3, "981", 48 * 3600)).ok());
     ASSERT_TRUE(
         (*store)->PutWindowSummary({3, 0, 1, "", 0, {80, 40, 0, 42, 1e6, 40e6, 0.02}}).ok());
@@ -354,7 +355,7 @@ TEST_F(QueriesTest, AJobsWindowKeepsTheVerdictOnItsCollectiveCalls) {
   ASSERT_EQ(listed->windows_size(), 2);
   EXPECT_EQ(listed->windows(0).period(), v1::Session::HOUR);
   EXPECT_EQ(listed->windows(0).window_summary().verdict().judged_calls(), 40u);
-  EXPECT_EQ(listed->windows(0).window_summary().verdict().late_rank(), -1);
+  EXPECT_EQ(listed->windows(0).window_summary().verdict().late_rank(), 0);
   ASSERT_TRUE(listed->windows(1).window_summary().has_verdict());
   const v1::WindowVerdict& verdict = listed->windows(1).window_summary().verdict();
   EXPECT_EQ(verdict.collective_calls(), 80u);
