@@ -189,6 +189,8 @@ void WaitForDaemonAtExit() {
   Shim* shim = g_shim.load();
   // A forked child has no control thread (only the thread that forked survives): nothing to do.
   if (shim == nullptr || shim->recorder.disabled()) return;
+  // Only here: a forked child (disabled above) shares its parent's region, and must not mark it.
+  shim->region.MarkNormalExit();
   if (FirstOwnSession(shim) != 0 && shim->region.HasRecords()) {
     std::string error;
     ProtondControl* control = shim->control.Load(&error);

@@ -47,6 +47,16 @@ struct RegionGeometry {
 // every header it attaches to); the message names the bad value.
 absl::Status ValidateGeometry(const RegionGeometry& geometry);
 
+// How the process ended, as its shim tells the daemon in the region's header: the only word of
+// the region that outlives a SIGKILL with a meaning (the daemon reads it once the process is
+// gone). No version bump: a shim older than the field leaves it 0.
+enum RegionExit : uint32_t {
+  kExitNotTold = 0,  // a shim older than the field: nothing is known
+  kExitNotYet = 1,   // the shim's exit handler has not run: running, or ended without exit()
+                     // (killed by a signal, crashed, _exit)
+  kExitNormal = 2,   // exit() or a return from main: the shim's atexit handler ran
+};
+
 struct alignas(64) RegionHeader {
   uint64_t magic;
   uint32_t layout_version;
@@ -56,7 +66,8 @@ struct alignas(64) RegionHeader {
   uint64_t region_bytes;
   // Records dropped because every lane was owned by another thread.
   std::atomic<uint64_t> no_lane_dropped_records;
-  uint8_t reserved[88];
+  std::atomic<uint32_t> exit_state;  // RegionExit; written by the shim only
+  uint8_t reserved[84];
 };
 
 enum LaneClaim : uint32_t { kLaneFree = 0, kLaneClaimed = 1 };
@@ -75,6 +86,7 @@ struct alignas(64) LaneHeader {
 
 static_assert(sizeof(RegionHeader) == 128);
 static_assert(offsetof(RegionHeader, no_lane_dropped_records) == 32);
+static_assert(offsetof(RegionHeader, exit_state) == 40);
 static_assert(sizeof(LaneHeader) == 128);
 static_assert(offsetof(LaneHeader, read_pos) == 64);
 static_assert(std::atomic<uint64_t>::is_always_lock_free);

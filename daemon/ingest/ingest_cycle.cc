@@ -103,11 +103,11 @@ absl::StatusOr<Committed> IngestCycle::Run() {
   for (auto& [id, process] : processes_) {
     if (!process.region) continue;
     const std::shared_ptr<const registry::Process> known = registry_.Find(id);
-    if (known != nullptr && !known->connected &&
-        registry::ReadStartTicks(known->row.pid) != known->row.start_time_ticks) {
-      gone.push_back(id);
-    }
+    const bool is_gone = known != nullptr && !known->connected &&
+                         registry::ReadStartTicks(known->row.pid) != known->row.start_time_ticks;
+    if (is_gone) gone.push_back(id);
     DrainProcess(id, process);
+    if (is_gone) ReportEnd(id, known->row.pid, *process.region);
   }
   store::Batch batch = CollectChanges();
   const bool empty = batch.sessions.empty() && batch.processes.empty() && batch.lanes.empty() &&
@@ -226,6 +226,13 @@ void IngestCycle::CountDrops(uint64_t process_id, uint64_t session_id, uint64_t 
   if (member == session->processes.end()) return;
   member->second.dropped_records += dropped;
   session->changed = true;
+}
+
+void IngestCycle::ReportEnd(uint64_t process_id, uint32_t pid, const ring::RegionReader& region) {
+  if (region.ExitStateUntrusted() != ring::kExitNotYet) return;
+  ReportProcessProblem(process_id, absl::StrCat("process ", pid, " ended without exit(): "),
+                       "killed by a signal, crashed, or _exit; what it recorded up to then is "
+                       "kept, GPU work CUPTI had not delivered yet is lost");
 }
 
 void IngestCycle::ReportProcessProblem(uint64_t process_id, const std::string& subject,

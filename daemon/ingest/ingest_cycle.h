@@ -90,6 +90,9 @@ class IngestCycle {
   void DrainLane(uint64_t process_id, ProcessLanes& process, uint32_t lane, SessionSinks& sinks,
                  std::vector<uint8_t>& scratch);
   void CountDrops(uint64_t process_id, uint64_t session_id, uint64_t dropped);
+  // The process is gone: if its shim says it did not exit normally, its running sessions' problems
+  // say so (a crash or a kill is what a reader of the profile most needs to know of its end).
+  void ReportEnd(uint64_t process_id, uint32_t pid, const ring::RegionReader& region);
   // Puts "subject detail" in the problems of the process's running sessions, replacing an older
   // line about the same subject.
   void ReportProcessProblem(uint64_t process_id, const std::string& subject,

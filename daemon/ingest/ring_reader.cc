@@ -131,4 +131,11 @@ uint64_t RegionReader::NoLaneDroppedRecordsUntrusted() const {
       std::memory_order_relaxed);
 }
 
+RegionExit RegionReader::ExitStateUntrusted() const {
+  const uint32_t state =
+      static_cast<const RegionHeader*>(base_)->exit_state.load(std::memory_order_acquire);
+  return state == kExitNotYet || state == kExitNormal ? static_cast<RegionExit>(state)
+                                                      : kExitNotTold;
+}
+
 }  // namespace protond::ring

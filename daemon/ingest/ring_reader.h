@@ -43,6 +43,9 @@ class RegionReader {
   // Counters the writer keeps (untrusted: for reporting only).
   uint64_t DroppedRecordsUntrusted(uint32_t lane) const;
   uint64_t NoLaneDroppedRecordsUntrusted() const;
+  // What the shim says of its process's end (RegionExit; untrusted: any other value is
+  // kExitNotTold). Final once the process is gone.
+  RegionExit ExitStateUntrusted() const;
 
  private:
   RegionReader(void* base, uint64_t bytes, uint32_t lane_count, uint32_t lane_data_bytes)

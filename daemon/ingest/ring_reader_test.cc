@@ -41,6 +41,21 @@ TEST(RingReaderTest, CopiesWhatWasWrittenAcrossTheWrap) {
   EXPECT_EQ(out, std::vector<uint8_t>(record, record + 16));
 }
 
+TEST(RingReaderTest, ExitStateIsTheShimsMarkAndAnythingElseIsNotTold) {
+  auto region = WritableRegion::Create(kSmall);
+  ASSERT_TRUE(region.ok());
+  auto reader = AttachTo(*region);
+  ASSERT_TRUE(reader.ok()) << reader.status();
+  EXPECT_EQ(reader->ExitStateUntrusted(), kExitNotYet);
+  region->MarkNormalExit();
+  EXPECT_EQ(reader->ExitStateUntrusted(), kExitNormal);
+  auto* header = static_cast<RegionHeader*>(region->base());
+  header->exit_state.store(0);  // a shim older than the mark
+  EXPECT_EQ(reader->ExitStateUntrusted(), kExitNotTold);
+  header->exit_state.store(77);
+  EXPECT_EQ(reader->ExitStateUntrusted(), kExitNotTold);
+}
+
 TEST(RingReaderTest, Malicious_WritePositionBehindReadPosition) {
   auto region = WritableRegion::Create(kSmall);
   auto reader = AttachTo(*region);

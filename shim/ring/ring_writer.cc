@@ -38,6 +38,7 @@ absl::StatusOr<WritableRegion> WritableRegion::Create(const RegionGeometry& geom
   header->lane_count = geometry.lane_count;
   header->lane_data_bytes = geometry.lane_data_bytes;
   header->region_bytes = bytes;
+  header->exit_state.store(kExitNotYet, std::memory_order_relaxed);
   for (uint32_t lane = 0; lane < geometry.lane_count; ++lane)
     new (LaneHeaderAt(base, lane)) LaneHeader{};
   return WritableRegion(fd, base, bytes, geometry);
@@ -56,6 +57,11 @@ WritableRegion& WritableRegion::operator=(WritableRegion&& other) noexcept {
 WritableRegion::~WritableRegion() {
   if (base_ != nullptr) munmap(base_, bytes_);
   if (fd_ >= 0) close(fd_);
+}
+
+void WritableRegion::MarkNormalExit() {
+  // Release: whatever the program's threads wrote before exit is written before the mark.
+  static_cast<RegionHeader*>(base_)->exit_state.store(kExitNormal, std::memory_order_release);
 }
 
 bool WritableRegion::HasRecords() const {

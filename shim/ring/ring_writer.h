@@ -107,6 +107,9 @@ class WritableRegion {
 
   // True once any thread wrote (or tried to write) a record.
   bool HasRecords() const;
+  // The process ends by exit() (the shim's atexit handler): the daemon, seeing the process gone,
+  // tells this from a process killed or crashed, whose header still says kExitNotYet.
+  void MarkNormalExit();
 
   // Claims a free lane for thread `tid` (lock-free); an invalid writer when all are taken, after
   // counting the record the caller could not write.

@@ -22,7 +22,10 @@
 namespace protond::testing {
 namespace {
 
+using ::testing::Contains;
 using ::testing::HasSubstr;
+using ::testing::Not;
+using ::testing::StartsWith;
 
 class OnDemandTest : public ::testing::Test {
  protected:
@@ -241,6 +244,29 @@ TEST_F(OnDemandTest, ASessionEndsWhenAllItsProcessesHaveExited) {
   EXPECT_EQ(session.state(), v1::Session::STOPPED);
   ASSERT_EQ(session.processes_size(), 1);
   EXPECT_TRUE(session.processes(0).exited());
+  EXPECT_THAT(session.problems(), Not(Contains(HasSubstr("ended without exit()"))));
+  EXPECT_GT(StepCount(1), 0u);
+}
+
+// A process killed while it records: its session keeps what it recorded and says how it ended,
+// from the mark its shim left unset in the region's header (common/ring/ring_layout.h).
+TEST_F(OnDemandTest, ASessionSaysItsProcessEndedWithoutExit) {
+  const pid_t workload = SpawnIdleWorkload(/*steps=*/1000, /*step_ms=*/10);
+  ASSERT_TRUE(WaitRegistered(workload));
+  ASSERT_EQ(Protonctl({"start", "--pid", std::to_string(workload)}).exit_code, 0);
+  for (int i = 0; i < 100 && StepCount(1) == 0; ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
+  kill(workload, SIGKILL);
+  Wait(workload, dir_);
+  for (int i = 0; i < 100 && SessionOf(1).state() == v1::Session::RUNNING; ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
+  const v1::Session session = SessionOf(1);
+  EXPECT_EQ(session.state(), v1::Session::STOPPED);
+  EXPECT_THAT(session.problems(),
+              Contains(StartsWith("process " + std::to_string(workload) +
+                                  " ended without exit(): killed by a signal, crashed, or _exit")));
   EXPECT_GT(StepCount(1), 0u);
 }
 
