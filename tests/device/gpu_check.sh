@@ -175,36 +175,4 @@ PY
 check "autograd.hatchet" python3 "$here/tests/gpu/hatchet_check.py" "$work/autograd.hatchet" \
   "train/*>=4" "train/backward/*>=4" "*=0"
 
-echo "== a process killed while a session records it: the session names the kill, keeps its kernels"
-env LD_PRELOAD="$bundle/bin/libprotond_shim.so" PROTOND_SOCKET="$socket" python3 - <<'PY' &
-import time, torch
-x = torch.ones(1024, device="cuda")
-end = time.monotonic() + 60
-while time.monotonic() < end:
-    x.add_(1.0)
-    torch.cuda.synchronize()
-    time.sleep(0.001)
-PY
-victim=$!
-for _ in $(seq 100); do
-  "${ctl[@]}" processes 2>/dev/null | grep -qw "$victim" && break
-  sleep 0.1
-done
-check "start on the process to kill" "${ctl[@]}" start --pid "$victim" --name killed
-sleep 2  # ten of CUPTI's 200 ms flush periods: the kernels reach protond before the kill
-kill -9 "$victim"
-wait "$victim" 2>/dev/null
-find_session killed
-for _ in $(seq 50); do
-  "${ctl[@]}" sessions | awk -v id="$session" '$1 == id' | grep -q stopped && break
-  sleep 0.1
-done
-check_output "problems of killed" "$work/killed.txt" "${ctl[@]}" stop --session "$session"
-expect_line "killed's problem" "$work/killed.txt" \
-  "problem: process $victim ended without exit\(\): killed by a signal"
-expect_tree "killed's kernels" "$session" "~add>=100"
-check_output "problems of late (exited normally)" "$work/late_stop.txt" "${ctl[@]}" stop --session \
-  "$(${ctl[@]} sessions | awk '$2 == "late" { print $1 }')"
-grep -q "ended without exit" "$work/late_stop.txt" && fail "late exited normally, but its session says it did not"
-
 finish
