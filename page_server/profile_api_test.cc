@@ -82,6 +82,10 @@ class FakeSource : public ProfileSource {
     asked.push_back(absl::StrCat("history of pid ", request.pid()));
     return absl::InternalError("store unreadable");
   }
+  absl::StatusOr<v1::RangeTree> GetRangeTree(const v1::ListHistoryRequest& request) override {
+    asked.push_back(absl::StrCat("range of pid ", request.pid()));
+    return absl::InternalError("store unreadable");
+  }
   std::vector<std::string> asked;
   v1::Collectives collectives;  // session 1's
 };

@@ -31,6 +31,8 @@ class ProfileSource {
   // summaries, and how many the caller may see in all.
   virtual absl::StatusOr<v1::ListHistoryResponse> ListHistory(
       const v1::ListHistoryRequest& request) = 0;
+  // The windows ListHistory would list and their trees merged, in one call (GetRangeTree).
+  virtual absl::StatusOr<v1::RangeTree> GetRangeTree(const v1::ListHistoryRequest& request) = 0;
   // A trace session's events, whole (GetTrace's chunks merged); FAILED_PRECONDITION for a
   // session started without --data trace, NOT_FOUND or PERMISSION_DENIED as GetTree.
   virtual absl::StatusOr<v1::Trace> GetTrace(uint64_t session_id) = 0;

@@ -1,11 +1,8 @@
 #include "page_server/window_range.h"
 
-#include <vector>
-
 #include "absl/strings/str_cat.h"
 #include "common/status/status_macros.h"
 #include "view/render/session_table.h"
-#include "view/tree/tree_merge.h"
 
 namespace protond::page_server {
 namespace {
@@ -26,21 +23,14 @@ std::string SelectionText(const view::WindowQuery& query) {
 }  // namespace
 
 absl::StatusOr<WindowRange> LoadWindowRange(ProfileSource& source, const view::WindowQuery& query) {
-  ASSIGN_OR_RETURN(const v1::ListHistoryResponse listed,
-                   source.ListHistory(view::HistoryRequestOf(query)));
-  const google::protobuf::RepeatedPtrField<v1::Session>& selected = listed.windows();
+  ASSIGN_OR_RETURN(v1::RangeTree merged, source.GetRangeTree(view::HistoryRequestOf(query)));
+  const google::protobuf::RepeatedPtrField<v1::Session>& selected = merged.windows();
   if (selected.empty()) {
     return absl::NotFoundError(absl::StrCat("no always-on window", SelectionText(query),
                                             " (protonctl history lists them)"));
   }
-  std::vector<v1::Tree> trees;
-  trees.reserve(selected.size());
-  for (const v1::Session& session : selected) {
-    ASSIGN_OR_RETURN(v1::Tree tree, source.GetTree(session.id(), "", /*instructions=*/false));
-    trees.push_back(std::move(tree));
-  }
   WindowRange range;
-  ASSIGN_OR_RETURN(range.tree, view::MergeTrees(trees));
+  range.tree = std::move(*merged.mutable_tree());
   const v1::Session& last = *selected.rbegin();
   const std::string end =
       last.state() == v1::Session::RUNNING ? "now" : view::FormatLocalTime(last.end_time_unix_ns());

@@ -1,6 +1,6 @@
 // A range of always-on windows as one tree: the windows a WindowQuery selects, oldest first,
 // their trees merged (view/tree/tree_merge.h), with a line that says which windows they were.
-// One ListHistory, then a GetTree per window, through a ProfileSource: `protonctl tree --since`
+// One GetRangeTree (protond merges the windows), through a ProfileSource: `protonctl tree --since`
 // (its client) and the page's /api/range-diff (protonctl ui's or protond's) read ranges alike.
 #ifndef PROTOND_PAGE_SERVER_WINDOW_RANGE_H_
 #define PROTOND_PAGE_SERVER_WINDOW_RANGE_H_

@@ -5,10 +5,12 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "common/status/status_macros.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "page_server/profile_api.h"
 #include "view/testing/test_profiles.h"
+#include "view/tree/tree_merge.h"
 
 namespace protond::page_server {
 namespace {
@@ -20,7 +22,8 @@ constexpr int64_t kHourNs = 3'600'000'000'000;
 const int64_t kEpochNs = absl::ToUnixNanos(absl::Now()) - 10 * kHourNs;  // window 1 starts
 
 // Four stopped windows of pid 7, an hour apart: windows 1 and 2 spend 100 ns in kernel "a" and
-// 100 in "b"; windows 3 and 4 spend 300 in "a" and 100 in "b".
+// 100 in "b"; windows 3 and 4 spend 300 in "a" and 100 in "b". GetRangeTree merges as protond does
+// (daemon/service/queries_test.cc tests protond's own).
 class FourWindows : public ProfileSource {
  public:
   absl::StatusOr<v1::ListSessionsResponse> ListSessions() override {
@@ -50,6 +53,19 @@ class FourWindows : public ProfileSource {
       window->set_end_time_unix_ns(start + 2'000'000'000);
     }
     return listed;
+  }
+  absl::StatusOr<v1::RangeTree> GetRangeTree(const v1::ListHistoryRequest& request) override {
+    ASSIGN_OR_RETURN(v1::ListHistoryResponse listed, ListHistory(request));
+    v1::RangeTree range;
+    if (listed.windows().empty()) return range;
+    std::vector<v1::Tree> trees;
+    for (const v1::Session& window : listed.windows()) {
+      ASSIGN_OR_RETURN(v1::Tree tree, GetTree(window.id(), "", false));
+      trees.push_back(std::move(tree));
+    }
+    ASSIGN_OR_RETURN(*range.mutable_tree(), view::MergeTrees(trees));
+    *range.mutable_windows() = std::move(*listed.mutable_windows());
+    return range;
   }
   absl::StatusOr<v1::Collectives> GetCollectives(uint64_t) override { return v1::Collectives(); }
   absl::StatusOr<v1::Trace> GetTrace(uint64_t) override {

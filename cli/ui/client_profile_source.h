@@ -28,6 +28,9 @@ class ClientProfileSource : public page_server::ProfileSource {
       const v1::ListHistoryRequest& request) override {
     return client_.ListHistory(request);
   }
+  absl::StatusOr<v1::RangeTree> GetRangeTree(const v1::ListHistoryRequest& request) override {
+    return client_.GetRangeTree(request);
+  }
   absl::StatusOr<v1::Trace> GetTrace(uint64_t session_id) override {
     return client_.GetTrace(session_id);
   }

@@ -188,6 +188,10 @@ absl::StatusOr<v1::ListHistoryResponse> Client::ListHistory(const v1::ListHistor
   return Call(query_.get(), &v1::Query::Stub::ListHistory, request);
 }
 
+absl::StatusOr<v1::RangeTree> Client::GetRangeTree(const v1::ListHistoryRequest& request) {
+  return Call(query_.get(), &v1::Query::Stub::GetRangeTree, request);
+}
+
 absl::StatusOr<v1::Tree> Client::GetTree(uint64_t session_id, const std::string& rank,
                                          bool instructions) {
   v1::GetTreeRequest request;

@@ -68,6 +68,7 @@ class Client {
                                    bool instructions = false);
   // The always-on windows the request selects, oldest first, with their summaries.
   absl::StatusOr<v1::ListHistoryResponse> ListHistory(const v1::ListHistoryRequest& request);
+  absl::StatusOr<v1::RangeTree> GetRangeTree(const v1::ListHistoryRequest& request);
   // The session's tree as protond renders it with `options` (protond.proto's ViewTree).
   absl::StatusOr<std::string> ViewTree(uint64_t session_id, const std::string& rank,
                                        const v1::ViewOptions& options);

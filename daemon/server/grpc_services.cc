@@ -89,6 +89,13 @@ grpc::Status QueryService::ListHistory(grpc::ServerContext* context,
   return Answer(service_->ListHistory(*peer, *request), response);
 }
 
+grpc::Status QueryService::GetRangeTree(grpc::ServerContext* context,
+                                        const v1::ListHistoryRequest* request,
+                                        v1::RangeTree* response) {
+  RESOLVE_PEER(peer);
+  return Answer(service_->GetRangeTree(*peer, *request), response);
+}
+
 grpc::Status QueryService::ViewTree(grpc::ServerContext* context,
                                     const v1::ViewTreeRequest* request, v1::TreeView* response) {
   RESOLVE_PEER(peer);

@@ -48,6 +48,8 @@ class QueryService final : public v1::Query::Service {
                               v1::Collectives* response) override;
   grpc::Status ListHistory(grpc::ServerContext* context, const v1::ListHistoryRequest* request,
                            v1::ListHistoryResponse* response) override;
+  grpc::Status GetRangeTree(grpc::ServerContext* context, const v1::ListHistoryRequest* request,
+                            v1::RangeTree* response) override;
   grpc::Status GetClock(grpc::ServerContext* context, const v1::GetClockRequest* request,
                         v1::Clock* response) override;
 

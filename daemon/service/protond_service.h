@@ -113,6 +113,9 @@ class ProtondService {
   // a bad selection.
   absl::StatusOr<v1::ListHistoryResponse> ListHistory(const Peer& peer,
                                                       const v1::ListHistoryRequest& request);
+  // The windows ListHistory selects and their trees merged (protond.proto's GetRangeTree).
+  absl::StatusOr<v1::RangeTree> GetRangeTree(const Peer& peer,
+                                             const v1::ListHistoryRequest& request);
 
   // Drains every attached lane and commits, then applies the history's retention (with
   // --always-on) and summarizes the stopped windows, as the ingest thread's cycle does. Fails

@@ -11,6 +11,7 @@
 #include "daemon/service/protond_service.h"
 #include "view/history/window_selection.h"
 #include "view/tree/profile_view.h"
+#include "view/tree/tree_merge.h"
 
 namespace protond::service {
 namespace {
@@ -68,6 +69,24 @@ absl::StatusOr<v1::ListHistoryResponse> ProtondService::ListHistory(
   for (const v1::Session* window : windows) *response.add_windows() = *window;
   response.set_total_windows(total_windows);
   return response;
+}
+
+absl::StatusOr<v1::RangeTree> ProtondService::GetRangeTree(const Peer& peer,
+                                                           const v1::ListHistoryRequest& request) {
+  ASSIGN_OR_RETURN(v1::ListHistoryResponse listed, ListHistory(peer, request));
+  v1::RangeTree range;
+  if (listed.windows().empty()) return range;
+  std::vector<v1::Tree> trees;
+  trees.reserve(listed.windows_size());
+  for (const v1::Session& window : listed.windows()) {
+    ASSIGN_OR_RETURN(const auto session, PublishedSessionOf(peer, window.id()));
+    ASSIGN_OR_RETURN(const std::shared_ptr<const v1::Tree> tree,
+                     TreeOf(*session, "", /*instructions=*/false));
+    trees.push_back(*tree);
+  }
+  ASSIGN_OR_RETURN(*range.mutable_tree(), view::MergeTrees(trees));
+  *range.mutable_windows() = std::move(*listed.mutable_windows());
+  return range;
 }
 
 absl::StatusOr<v1::Tree> ProtondService::GetTree(const Peer& peer, uint64_t session_id,

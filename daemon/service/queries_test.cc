@@ -229,8 +229,9 @@ TEST_F(QueriesTest, QueriesHoldThePublishedListWhileCyclesReplaceIt) {
 }
 
 // Windows of two users as an older protond stored them (no summary): protond summarizes them
-// after a cycle, and ListHistory lists each user's own, selected, oldest first. (Their processes
-// are not registered here, so pid and command select nothing; view/history's tests select by them.)
+// after a cycle, and ListHistory lists each user's own, selected, oldest first. Their process
+// (pid 42, "python train.py") never registered with this protond: pid and command select them
+// as the store has it.
 TEST_F(QueriesTest, ListHistoryListsTheCallersOwnWindowsWithTheirSummaries) {
   Peer user = self_;
   user.uid = 1000;
@@ -284,6 +285,39 @@ TEST_F(QueriesTest, ListHistoryListsTheCallersOwnWindowsWithTheirSummaries) {
   range.clear_since_unix_ns();
   range.set_until_unix_ns(15'000'000'000);
   EXPECT_EQ(ids(root, range), "2,4 of 3");
+  v1::ListHistoryRequest by_pid;
+  by_pid.set_pid(42);
+  EXPECT_EQ(ids(user, by_pid), "4,1 of 2");
+  by_pid.set_pid(43);
+  EXPECT_EQ(ids(user, by_pid), " of 2");
+  v1::ListHistoryRequest by_command;
+  by_command.set_command("train");
+  EXPECT_EQ(ids(root, by_command), "2,4,1 of 3");
+
+  // GetRangeTree merges what ListHistory selects for the caller: each window's tree is a chain
+  // of two "step" nodes, counted once and with 5 flops each.
+  const auto merged = [this](const Peer& peer, const v1::ListHistoryRequest& request) {
+    absl::StatusOr<v1::RangeTree> range = service_->GetRangeTree(peer, request);
+    EXPECT_TRUE(range.ok()) << range.status();
+    if (!range.ok()) return std::string();
+    std::string text;
+    for (const v1::Session& window : range->windows()) {
+      absl::StrAppend(&text, text.empty() ? "" : ",", window.id());
+    }
+    for (const v1::TreeNode& node : range->tree().nodes()) {
+      if (node.name() != "step" || node.parent_id() != 0) continue;
+      absl::StrAppend(&text, ": step x", node.count());
+      for (const v1::Metric& metric : node.metrics()) {
+        if (metric.name() == "flops") absl::StrAppend(&text, ", ", metric.int_value(), " flops");
+      }
+    }
+    return text;
+  };
+  EXPECT_EQ(merged(user, {}), "4,1: step x2, 10 flops");
+  EXPECT_EQ(merged(other, {}), "2: step x1, 5 flops");
+  EXPECT_EQ(merged(root, range), "2,4: step x2, 10 flops");
+  EXPECT_EQ(merged(other, by_job), "");  // none selected: no windows, no tree
+  EXPECT_FALSE(service_->GetRangeTree(other, by_job)->has_tree());
 
   // The summaries were stored: after a restart they are listed before any cycle (no GPU work
   // in these trees).
@@ -300,6 +334,7 @@ TEST_F(QueriesTest, ListHistoryListsTheCallersOwnWindowsWithTheirSummaries) {
   v1::ListHistoryRequest bad;
   bad.set_command("(train");
   EXPECT_EQ(service_->ListHistory(user, bad).status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(service_->GetRangeTree(user, bad).status().code(), absl::StatusCode::kInvalidArgument);
 }
 
 // A stopped window of job 981 whose two ranks made `calls` all-reduces, rank 1 (pid 43) 10 ms

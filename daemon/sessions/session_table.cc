@@ -95,7 +95,17 @@ absl::Status SessionTable::Load(store::Store& store) {
   ++next_session_id_;
   ASSIGN_OR_RETURN(const std::vector<store::SessionRow> rows, store.ListSessions());
   for (const store::SessionRow& row : rows) {
-    RETURN_IF_ERROR(ResetToStore(sessions_[row.session_id], &row, store));
+    Session& session = sessions_[row.session_id];
+    RETURN_IF_ERROR(ResetToStore(session, &row, store));
+    for (const auto& [process_id, counters] : session.processes) {
+      if (stored_processes_.contains(process_id)) continue;
+      ASSIGN_OR_RETURN(const std::optional<store::ProcessRow> process,
+                       store.GetProcess(process_id));
+      if (!process.has_value()) continue;
+      auto known = std::make_shared<registry::Process>();
+      known->row = *process;
+      stored_processes_.emplace(process_id, std::move(known));
+    }
   }
   return absl::OkStatus();
 }
@@ -165,7 +175,10 @@ absl::Status SessionTable::ResetToStore(Session& session, const store::SessionRo
   return absl::OkStatus();
 }
 
-void SessionTable::Publish(const registry::Directory& processes, PublishedSessions& published) {
+void SessionTable::Publish(const registry::Directory& registered, PublishedSessions& published) {
+  registry::Directory processes = stored_processes_;
+  for (const auto& [process_id, process] : registered)
+    processes.insert_or_assign(process_id, process);
   const std::shared_ptr<const PublishedList> before = published.Get();
   auto now = std::make_shared<PublishedList>();
   now->reserve(sessions_.size());

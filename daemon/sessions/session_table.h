@@ -83,7 +83,8 @@ v1::WindowSummary WindowSummaryToProto(const store::WindowSummaryRow& summary);
 
 class SessionTable {
  public:
-  // The sessions `store` holds, running ones with their trees; ids go on after its largest.
+  // The sessions `store` holds, running ones with their trees; ids go on after its largest. Their
+  // processes as stored, for Publish.
   absl::Status Load(store::Store& store);
   // A new running session of user `uid`, with an empty tree; written by the next commit.
   Session& Add(uint32_t uid, const std::string& name, v1::Session::Data data,
@@ -108,11 +109,16 @@ class SessionTable {
   void NoteProcessChanged(uint64_t process_id) { unpublished_processes_.insert(process_id); }
   void NoteEverythingChanged() { publish_all_ = true; }
   // Hands `published` every session as it is now; running ones and those noted are described
-  // anew, the others shared with what it held.
+  // anew, the others shared with what it held. A member is described as `processes` (the
+  // registry) has it, else as the store had it at Load.
   void Publish(const registry::Directory& processes, PublishedSessions& published);
 
  private:
   std::map<uint64_t, Session> sessions_;
+  // The members of the sessions loaded, as stored: the registry knows only the processes
+  // registered since protond started, and without these a window of yesterday would have no pid
+  // or command for `history --pid` to select, nor a job for a job-limited token.
+  registry::Directory stored_processes_;
   uint64_t next_session_id_ = 1;
   std::set<uint64_t> unpublished_sessions_;
   std::set<uint64_t> unpublished_processes_;

@@ -5,6 +5,7 @@
 #include <fstream>
 
 #include "absl/strings/str_cat.h"
+#include "common/status/status_macros.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "nlohmann/json.hpp"
@@ -59,6 +60,16 @@ class FakeSource : public page_server::ProfileSource {
     window->set_id(9);
     window->set_name(absl::StrCat("window job of ", peer_.uid));
     return listed;
+  }
+  // Its one window's tree.
+  absl::StatusOr<v1::RangeTree> GetRangeTree(const v1::ListHistoryRequest& request) override {
+    ASSIGN_OR_RETURN(v1::ListHistoryResponse listed, ListHistory(request));
+    v1::RangeTree range;
+    *range.mutable_windows() = std::move(*listed.mutable_windows());
+    if (!range.windows().empty()) {
+      ASSIGN_OR_RETURN(*range.mutable_tree(), GetTree(9, "", false));
+    }
+    return range;
   }
   // Session 7 is a tree session.
   absl::StatusOr<v1::Trace> GetTrace(uint64_t session_id) override {

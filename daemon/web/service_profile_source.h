@@ -32,6 +32,9 @@ class ServiceProfileSource : public page_server::ProfileSource {
       const v1::ListHistoryRequest& request) override {
     return service_.ListHistory(peer_, request);
   }
+  absl::StatusOr<v1::RangeTree> GetRangeTree(const v1::ListHistoryRequest& request) override {
+    return service_.GetRangeTree(peer_, request);
+  }
   absl::StatusOr<v1::Trace> GetTrace(uint64_t session_id) override {
     absl::StatusOr<std::vector<v1::Trace>> chunks = service_.GetTrace(peer_, session_id);
     if (!chunks.ok()) return chunks.status();
