@@ -15,7 +15,7 @@
 
 namespace protond::page_server {
 
-// Everything in it comes from the browser (or whoever connects): untrusted.
+// Everything in it but peer_address comes from the browser (or whoever connects): untrusted.
 struct Request {
   std::string method;         // "GET", ...
   std::string path;           // URL-decoded, without the query: "/api/tree"
@@ -25,6 +25,10 @@ struct Request {
   std::string body;           // a POST's form, "" otherwise (at most 4 KiB of it)
   std::string origin;         // the Origin header ("https://node01:8443"), "" if none
   std::string host;           // the Host header ("node01:8443"), "" if none
+  // Not from the browser: the address its connection came from, as the server's sockets (and
+  // the TLS front's, relayed_peers.h) know it, never from a header. What the sign-in throttle
+  // counts by.
+  std::string peer_address;
 };
 
 // Whether a request that changes something (a sign-in, a sign-out) comes from a page of this

@@ -2,16 +2,20 @@
 
 #include <civetweb.h>
 
+#include <optional>
 #include <string>
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
+#include "page_server/relayed_peers.h"
 #include "page_server/tls_front.h"
 
 namespace protond::page_server {
 
 struct HttpServer::Shared {
   RequestAnswerer answerer;
+  bool behind_tls_front = false;
+  RelayedPeers relayed_peers;  // the TLS front's connections (with TLS only)
 };
 
 namespace {
@@ -35,6 +39,17 @@ std::string ReadBody(mg_connection* connection) {
   return body;
 }
 
+// Where the request came from (Request::peer_address). Behind the TLS front civetweb sees the
+// front's loopback connection, whose port names the real peer; a connection the front did not
+// make (a local process that reached civetweb's loopback port itself, or one whose relay has
+// ended) gets a name of its own, so it is throttled apart from every real address.
+std::string PeerAddress(const HttpServer::Shared& shared, const mg_request_info& info) {
+  if (!shared.behind_tls_front) return info.remote_addr;
+  std::optional<std::string> relayed = shared.relayed_peers.Find(info.remote_port);
+  if (relayed.has_value()) return *std::move(relayed);
+  return absl::StrCat(info.remote_addr, " (not through the TLS front)");
+}
+
 // civetweb's begin_request: every request is ours (nothing is served by civetweb itself).
 // Returns the status, which tells civetweb the request was answered.
 int AnswerRequest(mg_connection* connection) {
@@ -49,7 +64,8 @@ int AnswerRequest(mg_connection* connection) {
                   Header(connection, "Authorization"),
                   "",
                   Header(connection, "Origin"),
-                  Header(connection, "Host")};
+                  Header(connection, "Host"),
+                  PeerAddress(shared, *info)};
   if (request.method == "POST") request.body = ReadBody(connection);
   const Response response = shared.answerer(request);
   mg_response_header_start(connection, response.status);
@@ -77,10 +93,11 @@ absl::StatusOr<std::unique_ptr<HttpServer>> HttpServer::Start(const HttpServerOp
   }
   // With TLS, civetweb serves plain HTTP on loopback behind the TLS front (tls_front.h says why).
   absl::StatusOr<std::unique_ptr<HttpServer>> server =
-      StartPlain(tls ? "127.0.0.1:0" : options.listen, std::move(answerer));
+      StartPlain(tls ? "127.0.0.1:0" : options.listen, std::move(answerer), tls);
   if (!server.ok() || !tls) return server;
-  absl::StatusOr<std::unique_ptr<TlsFront>> front = TlsFront::Start(
-      options.listen, options.tls_cert_path, options.tls_key_path, (*server)->port_);
+  absl::StatusOr<std::unique_ptr<TlsFront>> front =
+      TlsFront::Start(options.listen, options.tls_cert_path, options.tls_key_path, (*server)->port_,
+                      &(*server)->shared_->relayed_peers);
   if (!front.ok()) return front.status();
   (*server)->port_ = (*front)->port();
   (*server)->tls_front_ = *std::move(front);
@@ -88,8 +105,11 @@ absl::StatusOr<std::unique_ptr<HttpServer>> HttpServer::Start(const HttpServerOp
 }
 
 absl::StatusOr<std::unique_ptr<HttpServer>> HttpServer::StartPlain(const std::string& listen,
-                                                                   RequestAnswerer answerer) {
-  auto shared = std::make_unique<Shared>(Shared{std::move(answerer)});
+                                                                   RequestAnswerer answerer,
+                                                                   bool behind_tls_front) {
+  auto shared = std::make_unique<Shared>();
+  shared->answerer = std::move(answerer);
+  shared->behind_tls_front = behind_tls_front;
   mg_init_library(0);
   // No document_root: civetweb serves no file of its own. No logs: a URL or a form may hold a
   // token.

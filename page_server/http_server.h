@@ -46,13 +46,15 @@ class HttpServer {
 
  private:
   HttpServer(mg_context* context, int port, std::unique_ptr<Shared> shared);
-  // civetweb alone, plain HTTP at `listen`.
+  // civetweb alone, plain HTTP at `listen`; `behind_tls_front`: its callers come through the
+  // front, which says who they are (relayed_peers.h).
   static absl::StatusOr<std::unique_ptr<HttpServer>> StartPlain(const std::string& listen,
-                                                                RequestAnswerer answerer);
+                                                                RequestAnswerer answerer,
+                                                                bool behind_tls_front);
 
   mg_context* context_;
   int port_;
-  // What civetweb's threads read: the answerer and the TLS files.
+  // What civetweb's threads read: the answerer and the TLS front's peers.
   std::unique_ptr<Shared> shared_;
   std::unique_ptr<TlsFront> tls_front_;  // with TLS only
 };

@@ -1,17 +1,22 @@
 // How many wrong tokens protond's sign-in form takes (protond --web-listen): at most
-// kMaxFailures in any kWindow, from all callers together; past that, every sign-in is refused
-// until the oldest failure leaves the window, right token or not. A token has at least 16
-// characters, so guessing one is hopeless anyway; the throttle keeps a guesser from burning CPU
-// on TLS handshakes and token checks, and makes a guess visible in protond's log.
-// All callers together, because behind the TLS front every connection comes from the loopback
-// address: the caller's own address is not known here. So a flood of wrong tokens also keeps
-// others from signing in for a minute (not from pages already signed in, nor from the TCP API).
+// kMaxFailuresPerCaller in any kWindow from one caller's address, and kMaxFailuresOverall from all
+// callers together. Past the first, that address's sign-ins are refused until its oldest failure
+// leaves the window, right token or not; past the second (a guesser with many addresses), every
+// caller's are. A token has at least 16 characters, so guessing one is hopeless anyway; the
+// throttle keeps a guesser from burning CPU on TLS handshakes and token checks, makes a guess
+// visible in protond's log, and lets other callers sign in meanwhile.
+// The caller is the address the connection came from (Request::peer_address: the TLS front's
+// peer, never a header). Memory is bounded: an address is kept only while it has a failure in the
+// window, and no failure is kept once the overall cap is reached, so at most
+// kMaxFailuresOverall addresses are kept whatever the number of addresses a guesser has.
 // Thread-safe.
 #ifndef PROTOND_PAGE_SERVER_SIGN_IN_THROTTLE_H_
 #define PROTOND_PAGE_SERVER_SIGN_IN_THROTTLE_H_
 
 #include <deque>
+#include <map>
 #include <optional>
+#include <string>
 
 #include "absl/base/thread_annotations.h"
 #include "absl/synchronization/mutex.h"
@@ -21,20 +26,29 @@ namespace protond::page_server {
 
 class SignInThrottle {
  public:
-  static constexpr int kMaxFailures = 10;
+  static constexpr int kMaxFailuresPerCaller = 10;
+  static constexpr int kMaxFailuresOverall = 100;
   static constexpr absl::Duration kWindow = absl::Minutes(1);
 
-  // Nothing when a sign-in may be tried at `now`; else how long until one may.
-  std::optional<absl::Duration> WaitBefore(absl::Time now) ABSL_LOCKS_EXCLUDED(mutex_);
-  // A sign-in with a wrong token at `now`. True when this failure is the one that closes the
-  // throttle (for a log line once per closing, not one per guess).
-  bool Failed(absl::Time now) ABSL_LOCKS_EXCLUDED(mutex_);
+  // Which limit a failure reached, for a log line once per closing (not one per guess).
+  enum class Closed { kNothing, kCaller, kEveryone };
+
+  // Nothing when `caller` may try a sign-in at `now`; else how long until it may.
+  std::optional<absl::Duration> WaitBefore(const std::string& caller, absl::Time now)
+      ABSL_LOCKS_EXCLUDED(mutex_);
+  // A sign-in from `caller` with a wrong token at `now`.
+  Closed Failed(const std::string& caller, absl::Time now) ABSL_LOCKS_EXCLUDED(mutex_);
+
+  // How many addresses are kept (for the test of the bound).
+  size_t callers_kept() ABSL_LOCKS_EXCLUDED(mutex_);
 
  private:
   void DropOldLocked(absl::Time now) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mutex_);
 
   absl::Mutex mutex_;
-  std::deque<absl::Time> failures_ ABSL_GUARDED_BY(mutex_);  // within kWindow, oldest first
+  // Within kWindow, oldest first: every caller's, and each caller's with one at least.
+  std::deque<absl::Time> all_failures_ ABSL_GUARDED_BY(mutex_);
+  std::map<std::string, std::deque<absl::Time>> failures_by_caller_ ABSL_GUARDED_BY(mutex_);
 };
 
 }  // namespace protond::page_server

@@ -1,5 +1,6 @@
 #include "page_server/tls_front.h"
 
+#include <arpa/inet.h>
 #include <netinet/in.h>
 #include <openssl/err.h>
 #include <openssl/ssl.h>
@@ -68,6 +69,17 @@ int ConnectToBackend(int port) {
   return fd;
 }
 
+// A peer's address as text ("203.0.113.7", "2001:db8::1"): what the sign-in throttle counts by.
+std::string AddressText(const sockaddr_storage& peer) {
+  char text[INET6_ADDRSTRLEN] = {};
+  const void* address =
+      peer.ss_family == AF_INET6
+          ? static_cast<const void*>(&reinterpret_cast<const sockaddr_in6*>(&peer)->sin6_addr)
+          : &reinterpret_cast<const sockaddr_in*>(&peer)->sin_addr;
+  if (inet_ntop(peer.ss_family, address, text, sizeof(text)) == nullptr) return "unknown";
+  return text;
+}
+
 bool SendAll(int fd, const char* bytes, size_t size) {
   while (size > 0) {
     const ssize_t sent = send(fd, bytes, size, MSG_NOSIGNAL);
@@ -81,17 +93,19 @@ bool SendAll(int fd, const char* bytes, size_t size) {
 
 }  // namespace
 
-TlsFront::TlsFront(SSL_CTX* context, int listen_fd, int wake_fd, int backend_port)
+TlsFront::TlsFront(SSL_CTX* context, int listen_fd, int wake_fd, int backend_port,
+                   RelayedPeers* peers)
     : context_(context),
       listen_fd_(listen_fd),
       wake_fd_(wake_fd),
       port_(net::ListeningPort(listen_fd)),
-      backend_port_(backend_port) {}
+      backend_port_(backend_port),
+      peers_(peers) {}
 
 absl::StatusOr<std::unique_ptr<TlsFront>> TlsFront::Start(const std::string& listen,
                                                           const std::string& cert_path,
                                                           const std::string& key_path,
-                                                          int backend_port) {
+                                                          int backend_port, RelayedPeers* peers) {
   absl::StatusOr<SSL_CTX*> context = NewContext(cert_path, key_path);
   if (!context.ok()) return context.status();
   absl::StatusOr<int> listen_fd = net::ListenOn(listen, "--web-listen", "the page", kBacklog);
@@ -103,7 +117,7 @@ absl::StatusOr<std::unique_ptr<TlsFront>> TlsFront::Start(const std::string& lis
     if (!listen_fd.ok()) return listen_fd.status();
     return absl::InternalError(absl::StrCat("eventfd for the page: ", std::strerror(errno)));
   }
-  std::unique_ptr<TlsFront> front(new TlsFront(*context, *listen_fd, wake_fd, backend_port));
+  std::unique_ptr<TlsFront> front(new TlsFront(*context, *listen_fd, wake_fd, backend_port, peers));
   front->accept_thread_ = std::thread([f = front.get()] { f->AcceptLoop(); });
   return front;
 }
@@ -130,13 +144,16 @@ void TlsFront::AcceptLoop() {
     if (poll(fds, 2, -1) < 0 && errno != EINTR) return;
     if (fds[1].revents != 0) return;
     if (fds[0].revents == 0) continue;
-    const int client_fd = accept4(listen_fd_, nullptr, nullptr, SOCK_CLOEXEC);
+    sockaddr_storage peer = {};
+    socklen_t peer_length = sizeof(peer);
+    const int client_fd =
+        accept4(listen_fd_, reinterpret_cast<sockaddr*>(&peer), &peer_length, SOCK_CLOEXEC);
     if (client_fd < 0) continue;
-    if (!AddConnection(client_fd)) close(client_fd);
+    if (!AddConnection(client_fd, AddressText(peer))) close(client_fd);
   }
 }
 
-bool TlsFront::AddConnection(int client_fd) {
+bool TlsFront::AddConnection(int client_fd, std::string peer_address) {
   std::vector<std::thread> ended;
   absl::MutexLock lock(&mutex_);
   for (auto it = connections_.begin(); it != connections_.end();) {
@@ -152,22 +169,26 @@ bool TlsFront::AddConnection(int client_fd) {
   if (connections_.size() >= kMaxConnections) return false;
   Connection& connection = connections_.emplace_back();
   // Started under mutex_: it cannot say it ended before its thread is stored.
-  connection.thread = std::thread([this, &connection, client_fd] {
-    Serve(client_fd);
+  connection.thread = std::thread([this, &connection, client_fd, peer = std::move(peer_address)] {
+    Serve(client_fd, peer);
     absl::MutexLock lock(&mutex_);
     connection.ended = true;
   });
   return true;
 }
 
-void TlsFront::Serve(int client_fd) {
+void TlsFront::Serve(int client_fd, const std::string& peer_address) {
   setsockopt(client_fd, SOL_SOCKET, SO_RCVTIMEO, &kStallTimeout, sizeof(kStallTimeout));
   setsockopt(client_fd, SOL_SOCKET, SO_SNDTIMEO, &kStallTimeout, sizeof(kStallTimeout));
   SSL* ssl = SSL_new(context_);
   if (ssl != nullptr && SSL_set_fd(ssl, client_fd) == 1 && SSL_accept(ssl) == 1) {
     const int backend_fd = ConnectToBackend(backend_port_);
     if (backend_fd >= 0) {
+      // Noted before civetweb can see a byte of it, forgotten before its port can be reused.
+      const int loopback_port = net::ListeningPort(backend_fd);
+      peers_->Note(loopback_port, peer_address);
       Relay(ssl, client_fd, backend_fd);
+      peers_->Forget(loopback_port);
       close(backend_fd);
     }
     SSL_shutdown(ssl);

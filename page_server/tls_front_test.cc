@@ -1,5 +1,6 @@
 #include "page_server/tls_front.h"
 
+#include <arpa/inet.h>
 #include <netinet/in.h>
 #include <openssl/ssl.h>
 #include <sys/socket.h>
@@ -15,6 +16,9 @@
 
 namespace protond::page_server {
 namespace {
+
+using ::testing::HasSubstr;
+using ::testing::Not;
 
 // HttpServer with a certificate (made by openssl for the test): civetweb behind the TLS front.
 class TlsFrontTest : public testing::TempDirTest {
@@ -32,7 +36,8 @@ class TlsFrontTest : public testing::TempDirTest {
     options.tls_cert_path = dir_ + "/cert.pem";
     options.tls_key_path = dir_ + "/key.pem";
     auto server = HttpServer::Start(options, [](const Request& request) {
-      return Response{200, "text/plain", "over TLS: " + request.path, {}};
+      return Response{
+          200, "text/plain", "over TLS: " + request.path, {{"X-Peer", request.peer_address}}};
     });
     ASSERT_TRUE(server.ok()) << server.status();
     server_ = *std::move(server);
@@ -44,9 +49,14 @@ class TlsFrontTest : public testing::TempDirTest {
     TempDirTest::TearDown();
   }
 
-  // A TLS connection to the server, its handshake done (the certificate is not checked here).
-  SSL* Connect() {
+  // A TLS connection to the server from `from` (any 127.x.y.z is this machine's), its handshake
+  // done (the certificate is not checked here).
+  SSL* Connect(const char* from = "127.0.0.1") {
     const int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    sockaddr_in source = {};
+    source.sin_family = AF_INET;
+    inet_pton(AF_INET, from, &source.sin_addr);
+    EXPECT_EQ(bind(fd, reinterpret_cast<sockaddr*>(&source), sizeof(source)), 0);
     sockaddr_in address = {};
     address.sin_family = AF_INET;
     address.sin_port = htons(static_cast<uint16_t>(server_->port()));
@@ -62,10 +72,13 @@ class TlsFrontTest : public testing::TempDirTest {
     SSL_free(ssl);
     close(fd);
   }
-  // GET `path` on a connection of its own; the whole answer.
-  std::string Get(const std::string& path) {
-    SSL* ssl = Connect();
-    const std::string request = "GET " + path + " HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n";
+  // GET `path` on a connection of its own from `from`, with `headers` ("Name: value\r\n" each);
+  // the whole answer.
+  std::string Get(const std::string& path, const char* from = "127.0.0.1",
+                  const std::string& headers = "") {
+    SSL* ssl = Connect(from);
+    const std::string request =
+        "GET " + path + " HTTP/1.1\r\nHost: x\r\n" + headers + "Connection: close\r\n\r\n";
     EXPECT_EQ(SSL_write(ssl, request.data(), static_cast<int>(request.size())),
               static_cast<int>(request.size()));
     std::string answer;
@@ -86,6 +99,17 @@ TEST_F(TlsFrontTest, ConnectionsOneAfterAnotherAreAnsweredPastTheLimit) {
     ASSERT_THAT(answer, ::testing::StartsWith("HTTP/1.1 200")) << i;
     ASSERT_THAT(answer, ::testing::EndsWith("over TLS: /n" + std::to_string(i))) << i;
   }
+}
+
+// The server learns each caller's own address from the front, whatever the request's headers
+// say: behind the front civetweb sees only the front's loopback connections.
+TEST_F(TlsFrontTest, TheServerSeesEachCallersAddressNotAForgedHeader) {
+  EXPECT_THAT(Get("/a", "127.0.0.2"), HasSubstr("\r\nX-Peer: 127.0.0.2\r\n"));
+  const std::string forged = Get("/b", "127.0.0.3",
+                                 "X-Forwarded-For: 198.51.100.9\r\nX-Real-IP: 198.51.100.9\r\n"
+                                 "Forwarded: for=198.51.100.9\r\n");
+  EXPECT_THAT(forged, HasSubstr("\r\nX-Peer: 127.0.0.3\r\n"));
+  EXPECT_THAT(forged, Not(HasSubstr("198.51.100.9")));
 }
 
 TEST_F(TlsFrontTest, StoppingEndsAnIdleConnectionAtOnce) {

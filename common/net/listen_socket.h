@@ -16,7 +16,7 @@ namespace protond::net {
 absl::StatusOr<int> ListenOn(const std::string& address, absl::string_view flag,
                              absl::string_view what, int backlog);
 
-// The port a socket listens on.
+// The port a socket listens on; for a connected socket, its own end's port.
 int ListeningPort(int fd);
 
 }  // namespace protond::net

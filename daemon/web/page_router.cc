@@ -61,6 +61,23 @@ service::Peer PeerOf(const page_server::SignedInUser& user) {
   return peer;
 }
 
+// protond's log line when a failure closes the throttle: once per closing, naming the address.
+void LogThrottleClosed(page_server::SignInThrottle::Closed closed, const std::string& caller) {
+  using Closed = page_server::SignInThrottle::Closed;
+  if (closed == Closed::kCaller) {
+    std::fprintf(stderr,
+                 "protond: the page's sign-in had %d wrong tokens within a minute from %s: its "
+                 "sign-ins wait until a minute has passed since the first\n",
+                 page_server::SignInThrottle::kMaxFailuresPerCaller, caller.c_str());
+  } else if (closed == Closed::kEveryone) {
+    std::fprintf(stderr,
+                 "protond: the page's sign-in had %d wrong tokens within a minute from all "
+                 "addresses together (the last from %s): every sign-in waits until a minute has "
+                 "passed since the first\n",
+                 page_server::SignInThrottle::kMaxFailuresOverall, caller.c_str());
+  }
+}
+
 }  // namespace
 
 Response PageRouter::Answer(const Request& request, absl::Time now) {
@@ -94,7 +111,7 @@ Response PageRouter::Answer(const Request& request, absl::Time now) {
 }
 
 Response PageRouter::SignIn(const Request& request, absl::Time now) {
-  if (const std::optional<absl::Duration> wait = throttle_.WaitBefore(now)) {
+  if (const std::optional<absl::Duration> wait = throttle_.WaitBefore(request.peer_address, now)) {
     const int64_t seconds = absl::ToInt64Seconds(absl::Ceil(*wait, absl::Seconds(1)));
     Response response = SignInForm(
         429,
@@ -108,12 +125,7 @@ Response PageRouter::SignIn(const Request& request, absl::Time now) {
   absl::StatusOr<server::TokenTable::Grant> grant =
       tokens_->GrantFor(absl::StrCat("Bearer ", token), now);
   if (!grant.ok()) {
-    if (throttle_.Failed(now)) {
-      std::fprintf(stderr,
-                   "protond: the page's sign-in had %d wrong tokens within a minute: sign-ins "
-                   "wait until a minute has passed since the first\n",
-                   page_server::SignInThrottle::kMaxFailures);
-    }
+    LogThrottleClosed(throttle_.Failed(request.peer_address, now), request.peer_address);
     return SignInForm(401, grant.status().message());
   }
   page_server::SignedInUser user;

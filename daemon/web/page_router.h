@@ -34,11 +34,11 @@ class PageRouter {
         source_for_(std::move(source_for)) {}
 
   // GET / without a live cookie: the sign-in form. POST /sign-in (form field `token`): 303 to /
-  // with the cookie, or 401 with the form again (429 while the throttle is closed:
-  // page_server/sign_in_throttle.h). POST /sign-out: forgets the cookie's key, 303 to /. A POST
-  // from another site's page (its Origin) is 403. Any other GET needs a live cookie (else 401;
-  // JSON for /api/): /api/... as the token's user, anything else a file of the page. Other
-  // methods: 405.
+  // with the cookie, or 401 with the form again (429 while the throttle is closed to the
+  // request's peer_address: page_server/sign_in_throttle.h). POST /sign-out: forgets the cookie's
+  // key, 303 to /. A POST from another site's page (its Origin) is 403. Any other GET needs a live
+  // cookie (else 401; JSON for /api/): /api/... as the token's user, anything else a file of the
+  // page. Other methods: 405.
   page_server::Response Answer(const page_server::Request& request, absl::Time now);
 
   // Ends every sign-in: protond read its tokens again, and a key does not say whose token it

@@ -260,15 +260,18 @@ TEST_F(PageRouterTest, SigningOutEndsTheCookiesKey) {
   EXPECT_EQ(Answer("PUT", "/api/sessions", cookie).status, 405);
 }
 
-// Ten wrong tokens in a minute close the form to everyone, the right token too, until the first
-// of them is a minute old; a page signed in before goes on.
-TEST_F(PageRouterTest, TenWrongTokensInAMinuteMakeEverySignInWait) {
+// Ten wrong tokens in a minute from one address close the form to that address, the right token
+// too, until the first of them is a minute old; a page signed in before goes on, and a caller at
+// another address still signs in.
+TEST_F(PageRouterTest, TenWrongTokensInAMinuteMakeThatAddressWait) {
   const std::string signed_in = SignIn(kAliceToken);
-  for (int i = 0; i < page_server::SignInThrottle::kMaxFailures; ++i) {
-    const Request wrong{"POST", "/sign-in", "", "", "", "token=guess-0123456789abcdef"};
+  Request wrong{"POST", "/sign-in", "", "", "", "token=guess-0123456789abcdef"};
+  wrong.peer_address = "203.0.113.7";
+  for (int i = 0; i < page_server::SignInThrottle::kMaxFailuresPerCaller; ++i) {
     EXPECT_EQ(router_->Answer(wrong, kNow + absl::Seconds(i)).status, 401) << i;
   }
-  const Request right{"POST", "/sign-in", "", "", "", absl::StrCat("token=", kAliceToken)};
+  Request right{"POST", "/sign-in", "", "", "", absl::StrCat("token=", kAliceToken)};
+  right.peer_address = wrong.peer_address;
   const Response waiting = router_->Answer(right, kNow + absl::Seconds(20));
   EXPECT_EQ(waiting.status, 429);
   EXPECT_EQ(Header(waiting, "Retry-After"), "40");
@@ -276,6 +279,9 @@ TEST_F(PageRouterTest, TenWrongTokensInAMinuteMakeEverySignInWait) {
               HasSubstr("too many wrong tokens in the last minute: try again in 40 s"));
   EXPECT_EQ(Header(waiting, "Set-Cookie"), "");
   EXPECT_EQ(Answer("GET", "/api/sessions", signed_in).status, 200);
+  Request elsewhere = right;
+  elsewhere.peer_address = "198.51.100.20";
+  EXPECT_EQ(router_->Answer(elsewhere, kNow + absl::Seconds(20)).status, 303);
   EXPECT_EQ(router_->Answer(right, kNow + absl::Seconds(60)).status, 303);
 }
 

@@ -244,6 +244,30 @@ TEST_F(RemotePageTest, AWrongTokenAndPlainHttpAreRefused) {
   EXPECT_NE(plain.out, "200");
 }
 
+// The sign-in throttle counts by the address the TLS front took the connection from (curl
+// --interface: any 127.x.y.z is this machine's), never by a header the client sends: ten wrong
+// tokens from 127.0.0.2, each claiming another address in the headers proxies use, close the form
+// to 127.0.0.2 only, and 127.0.0.3 still signs in.
+TEST_F(RemotePageTest, TheSignInThrottleCountsTheCallersAddressNotAForgedHeader) {
+  StartWithWebPage();
+  const auto from = [this](const char* address, const char* token_file, int forged) {
+    const std::string claimed = absl::StrCat("198.51.100.", forged);
+    return Curl("/sign-in", {"--interface", address, "-H", "X-Forwarded-For: " + claimed, "-H",
+                             "X-Real-IP: " + claimed, "-H", "Forwarded: for=" + claimed,
+                             "--data-urlencode", absl::StrCat("token@", dir_, "/", token_file)});
+  };
+  for (int i = 0; i < 10; ++i) {
+    EXPECT_EQ(from("127.0.0.2", kWrongToken, i).status, 401) << i;
+  }
+  const HttpsAnswer waiting = from("127.0.0.2", kJobToken, 10);
+  EXPECT_EQ(waiting.status, 429) << waiting.body;
+  EXPECT_THAT(waiting.head, HasSubstr("Retry-After: "));
+  EXPECT_EQ(from("127.0.0.3", kJobToken, 2).status, 303);
+  const std::string log = ReadFile(daemon_.log_path());
+  EXPECT_THAT(log, HasSubstr("10 wrong tokens within a minute from 127.0.0.2:"));
+  EXPECT_THAT(log, Not(HasSubstr("198.51.100.")));
+}
+
 TEST_F(RemotePageTest, BadFlagCombinationsAreRefusedNamingTheFlag) {
   const std::vector<std::string> protond = {BinDir() + "/protond", "--socket",
                                             dir_ + "/protond.sock", "--state-dir", dir_ + "/state"};
