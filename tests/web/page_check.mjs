@@ -306,6 +306,49 @@ const shownText = (s) => s.replace(/[\u0000-\u001f\u007f-\u009f\u2028\u2029\u202
 const tableCells = (selector) => page.$$eval(`${selector} tbody tr`, (rows) => rows.map((r) =>
   [...r.querySelectorAll("td")].map((c) => c.textContent)));
 
+// A click on the Kernels pane's time heading sorts it by time, heaviest first (its heading says
+// so), again lightest first; the filter box, typed in another case, keeps the kernels and lines
+// whose names hold it; a read of the panes after that (a click on a stalled line) keeps both.
+async function checkPanesSortAndFilter(top, stalls) {
+  const names = async () => (await tableCells("#kernels")).map((r) => r[0]);
+  const heading = () => page.$eval('#kernels thead th[data-column="1"]', (th) => th.textContent);
+  const byTime = (sign) => top.kernels.map((k, i) => ({ k, i }))
+    .sort((a, b) => sign * (a.k.time_ns - b.k.time_ns) || a.i - b.i).map(({ k }) => shownText(k.name));
+  await page.click('#kernels thead th[data-column="1"]');
+  check(JSON.stringify(await names()) === JSON.stringify(byTime(-1)) && (await heading()).endsWith("\u25bc"),
+    `a click on "time (ms)" sorts the kernels heaviest first (${await heading()})`);
+  await page.click('#kernels thead th[data-column="1"]');
+  const ascending = byTime(1);
+  check(JSON.stringify(await names()) === JSON.stringify(ascending) && (await heading()).endsWith("\u25b2"),
+    `a second click sorts them lightest first (${JSON.stringify(await names())})`);
+  // A part of a name (in capitals) that some kernels hold and some do not.
+  const holdsPart = (k, part) => `${k.name}\n${k.full_name}`.toLowerCase().includes(part.toLowerCase());
+  const needle = top.kernels.flatMap((k) => [k.name.slice(1, 8), k.name]).find((part) => {
+    const n = top.kernels.filter((k) => holdsPart(k, part)).length;
+    return n > 0 && n < top.kernels.length;
+  })?.toUpperCase() ?? "";
+  const holds = (text) => text.toLowerCase().includes(needle.toLowerCase());
+  const wantKernels = ascending.filter((name) => top.kernels.some((k) => shownText(k.name) === name &&
+    (holds(k.name) || holds(k.full_name))));
+  const wantLines = stalls.lines.filter((l) => holds(l.line)).map((l) => l.text.map(shownText));
+  await page.type("#panes-filter", needle);
+  const filtered = async () => JSON.stringify(await names()) === JSON.stringify(wantKernels) &&
+    (stalls.lines.length === 0 || JSON.stringify(await tableCells("#stalls")) === JSON.stringify(wantLines));
+  check(wantKernels.length > 0 && wantKernels.length < top.kernels.length && await filtered(),
+    `the filter "${needle}" keeps ${wantKernels.length} of ${top.kernels.length} kernels and ` +
+    `${wantLines.length} of ${stalls.lines.length} lines, sorted as before`);
+  if (wantLines.length > 0) {
+    const reads = await page.$eval(".panes", (p) => Number(p.getAttribute("data-reads")));
+    await page.click("#stalls tbody tr:first-child");
+    await page.waitForFunction((n) => Number(document.querySelector(".panes")?.getAttribute("data-reads")) > n,
+      { timeout: 20000 }, reads);
+    check(await filtered() && (await heading()).endsWith("\u25b2") &&
+      await page.$eval("#panes-filter", (i) => i.value) === needle,
+    "the sort and the filter stay when the panes are read again");
+  }
+  await page.$eval("#panes-filter", (i) => { i.value = ""; i.dispatchEvent(new Event("input")); });
+}
+
 // The Kernels, Devices and Stalls panes show /api/top's and /api/stalls' rows; a click on a
 // stalled line shows its SASS instructions (/api/stalls?sass=1). --require-panes: the session
 // has kernels, devices and PC samples (the mock's session 1).
@@ -358,6 +401,7 @@ async function checkPanes(id, needKernels = false) {
       `a click on a stalled line shows its SASS instructions (${instructions.length})`);
     await shot(`stalls-${id}.png`);
   }
+  if (top.kernels.length >= 2) await checkPanesSortAndFilter(top, stalls);
   check(await page.$$eval("img", (imgs) => imgs.length) === 0, "no <img> element in the panes (no name became markup)");
   await page.$eval("#kernels-pane", (s) => s.scrollIntoView());
   await shot(`panes-${id}.png`);

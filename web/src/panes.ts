@@ -2,7 +2,8 @@
 // from /api/top's and /api/stalls' answers (docs/web.md). Every value is checked here, where it
 // is read: the answers carry names from profiled programs.
 
-import type { StalledInstruction, StallsAnswer, TopAnswer, TopKernel } from "./api_types";
+import type { Session, StalledInstruction, StalledLine, StallsAnswer, TopAnswer, TopKernel } from "./api_types";
+import { cellKey, type PaneRow } from "./pane_rows";
 
 // "compute bound, 50.0% of peak", or why there is no verdict.
 export function verdictText(kernel: TopKernel): string {
@@ -30,6 +31,51 @@ export function kernelCells(kernel: TopKernel): string[] {
   const text = Array.isArray(kernel.text) ? kernel.text.map(String) : [];
   return [String(kernel.name), text[0] ?? "-", `${text[1] ?? "-"}%`, text[2] ?? "-", rateText(kernel),
     verdictText(kernel)];
+}
+
+const numberOrNull = (value: unknown): number | null => (typeof value === "number" ? value : null);
+
+// A Kernels row with its sort keys (the values behind the cells: time, share, count, TFLOP/s,
+// percent of peak; a kernel without a verdict sorts last) and its names for the filter.
+export function kernelRow(kernel: TopKernel): PaneRow {
+  return {
+    cells: kernelCells(kernel),
+    keys: [String(kernel.name), numberOrNull(kernel.time_ns), numberOrNull(kernel.share),
+      numberOrNull(kernel.count), numberOrNull(kernel.tflop_per_s), numberOrNull(kernel.percent_of_peak)],
+    names: [String(kernel.name), String(kernel.full_name ?? kernel.name)],
+  };
+}
+
+// A Stalls row: `top --stalls`' cells, keyed by their text (numbers as numbers), the line by its
+// text; the filter looks in the line.
+export function stallRow(line: StalledLine, lineColumn: number): PaneRow {
+  const cells = Array.isArray(line.text) ? line.text.map(String) : [];
+  return {
+    cells,
+    keys: cells.map((cell, i) => (i === lineColumn ? cell : cellKey(cell))),
+    names: [String(line.line)],
+  };
+}
+
+// A Devices row: `protonctl devices`' cells and the peaks line, keyed by their text; the filter
+// does not apply to devices (it names kernels and lines).
+export function deviceRow(cells: string[]): PaneRow {
+  return { cells, keys: cells.map(cellKey), names: [] };
+}
+
+// The answers of a session that has ended, by what was asked: they cannot change, so reading one
+// again (a click on a stalled line, the names choice, the tree's metrics) takes it from here
+// rather than from protond. A running session's answers are never kept.
+export class FinalAnswers {
+  private readonly kept = new Map<string, unknown>();
+
+  async read<T extends { session?: Session }>(asked: string, fetch: () => Promise<T>): Promise<T> {
+    if (this.kept.has(asked)) return this.kept.get(asked) as T;
+    const answer = await fetch();
+    const state = answer?.session?.state;
+    if (typeof state === "string" && state !== "RUNNING") this.kept.set(asked, answer);
+    return answer;
+  }
 }
 
 export function kernelsOf(answer: TopAnswer): TopKernel[] {

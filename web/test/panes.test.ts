@@ -1,7 +1,9 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import type { StallsAnswer, TopKernel } from "../src/api_types";
-import { hasStalls, instructionCells, instructionsOf, kernelCells, rateText, verdictText } from "../src/panes";
+import {
+  FinalAnswers, hasStalls, instructionCells, instructionsOf, kernelCells, kernelRow, rateText, stallRow, verdictText,
+} from "../src/panes";
 
 function kernel(extra: Partial<TopKernel>): TopKernel {
   return {
@@ -42,4 +44,33 @@ test("the stalls pane: shown only with lines; a line's instructions, and none wh
     [["0x0170", "(no text)", "4", "3", "wait 100%"]]);
   assert.equal(instructionsOf(STALLS, "/k.cu:9@spin"), null);
   assert.equal(instructionsOf(STALLS, "/nowhere"), null);
+});
+
+test("a kernel's sort keys are the values behind its cells; without a verdict, none", () => {
+  assert.deepEqual(kernelRow(kernel({})).keys, ["nvjet", 2e8, 2 / 3, 700, 494.7, 50]);
+  assert.deepEqual(kernelRow(kernel({ bound: null, percent_of_peak: null, tflop_per_s: null })).keys.slice(4), [null, null]);
+  assert.deepEqual(kernelRow(kernel({ full_name: "void nvjet<float>(int)" })).names, ["nvjet", "void nvjet<float>(int)"]);
+});
+
+test("a stalled line's keys: its numbers as numbers, its line as text (a digit first too), named by the line", () => {
+  const row = stallRow({ line: "2d/k.cu:6@chase", stalled: 9, share: 0.9, samples: 10, reasons: [],
+    text: ["100", "77.5", "101", "long_scoreboard 90%", "2d/k.cu:6@chase"] }, 4);
+  assert.deepEqual(row.keys, [100, 77.5, 101, "long_scoreboard 90%", "2d/k.cu:6@chase"]);
+  assert.deepEqual(row.names, ["2d/k.cu:6@chase"]);
+});
+
+test("an ended session's answers are read once; a running one's every time", async () => {
+  let reads = 0;
+  const answers = new FinalAnswers();
+  const running = () => { reads++; return Promise.resolve({ session: { id: "1", state: "RUNNING" } }); };
+  await answers.read("top names=false", running);
+  await answers.read("top names=false", running);
+  assert.equal(reads, 2);
+  const stopped = () => { reads++; return Promise.resolve({ session: { id: "1", state: "STOPPED" }, n: reads }); };
+  const first = await answers.read("top names=false", stopped);
+  const again = await answers.read("top names=false", stopped);
+  assert.equal(reads, 3);
+  assert.equal(again, first);
+  await answers.read("top names=true", stopped); // another question: read
+  assert.equal(reads, 4);
 });
