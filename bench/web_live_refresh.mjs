@@ -2,12 +2,15 @@
 // The live refresh of a running session's page (docs/web.md, issue 31's bench), against a real
 // protond: a protond in a temporary directory, wide_tree_workload holding a 10,222-frame session
 // open (RUNNING), `protonctl ui`, and headless Chromium on #/session/ID, which reads the tree
-// again every 2 s. Measures, over DURATION seconds (default 120; 600 by hand for issue 31's
-// 10 minutes):
+// again every 2 s, and after each tree its panes' /api/top and /api/stalls. Measures, over
+// DURATION seconds (default 120; 600 by hand for issue 31's 10 minutes) with the panes' reads,
+// then DURATION seconds with them refused by the browser (the tree's reads alone, as before the
+// panes), then DURATION seconds idle:
 //   (a) protond's CPU time per refresh: utime+stime (/proc/PID/stat) per 10 s window divided by
 //       the refreshes the page made in it, less protond's CPU over an idle window of the same
 //       length (the same session running, no page open; measured after the page is closed);
-//       protonctl ui's CPU per refresh beside it (it turns protond's answer into JSON);
+//       protonctl ui's CPU per refresh beside it (it turns protond's answers into JSON); and the
+//       page's requests of each API per refresh;
 //   (b) the page's JS heap (puppeteer's page.metrics() JSHeapUsedSize) every 10 s, as it is and
 //       after a forced garbage collection, first sample against the last.
 // Prints medians and spread [min-max]. Not a test: nothing here fails on a number.
@@ -73,7 +76,7 @@ try {
     try { ctl("sessions"); break; } catch { await sleep(100); }
   }
   // Holds its session open well past both phases.
-  const hold = String(2 * duration + 120);
+  const hold = String(3 * duration + 120);
   start(join(bin, "protonctl"), ["--socket", sock, "run", "--name", "live-big", "--",
     join(bin, "wide_tree_workload"), "20", "10", "50", "2", hold]);
   const ui = start(join(bin, "protonctl"), ["--socket", sock, "ui", "--port", "0", "--web-dir", web]);
@@ -102,7 +105,8 @@ try {
   }
   if (id === null || nodes < 10000) throw new Error(`no running session with a 10k-node tree (${nodes} nodes)`);
   console.log(`session ${id}: RUNNING, ${nodes} frames; protond pid ${protond.pid}, protonctl ui pid ${ui.pid}; ` +
-    `${duration} s of live refresh, then ${duration} s idle; windows of ${WINDOW_S} s`);
+    `${duration} s of live refresh with the panes, ${duration} s without, then ${duration} s idle; ` +
+    `windows of ${WINDOW_S} s`);
 
   const args = ["--headless=new", "--disable-gpu", "--no-first-run", "--disable-background-networking",
     "--disable-component-update", "--disable-sync", "--window-size=1400,1000"];
@@ -122,28 +126,51 @@ try {
     return (await page.metrics()).JSHeapUsedSize / 2 ** 20;
   };
 
-  // Live phase.
-  const live = [];
+  // The page's requests, by API path (counted as the browser sends them); with `refusePanes`
+  // those of the panes are refused before they leave it.
+  const requests = new Map();
+  let refusePanes = false;
+  await page.setRequestInterception(true);
+  page.on("request", (request) => {
+    const path = new URL(request.url()).pathname;
+    if (refusePanes && (path === "/api/top" || path === "/api/stalls")) {
+      void request.abort();
+      return;
+    }
+    requests.set(path, (requests.get(path) ?? 0) + 1);
+    void request.continue();
+  });
+  const sample = async () => ({ protond: cpuSeconds(protond.pid), ui: cpuSeconds(ui.pid), refreshes: await refreshes(),
+    top: requests.get("/api/top") ?? 0, stalls: requests.get("/api/stalls") ?? 0 });
+
+  // A live phase: per window, the CPU of each process, the page's refreshes and its panes' reads.
   const heaps = [];
   const heapsGc = [];
-  let last = { protond: cpuSeconds(protond.pid), ui: cpuSeconds(ui.pid), refreshes: await refreshes() };
-  heaps.push(await heap(false));
-  heapsGc.push(await heap(true));
-  for (let t = 0; t < duration; t += WINDOW_S) {
-    await sleep(WINDOW_S * 1000);
-    const now = { protond: cpuSeconds(protond.pid), ui: cpuSeconds(ui.pid), refreshes: await refreshes() };
-    live.push({ protond: now.protond - last.protond, ui: now.ui - last.ui, refreshes: now.refreshes - last.refreshes });
+  const livePhase = async () => {
+    const windows = [];
+    let last = await sample();
     heaps.push(await heap(false));
     heapsGc.push(await heap(true));
-    last = { protond: cpuSeconds(protond.pid), ui: cpuSeconds(ui.pid), refreshes: now.refreshes };
-  }
+    for (let t = 0; t < duration; t += WINDOW_S) {
+      await sleep(WINDOW_S * 1000);
+      const now = await sample();
+      windows.push(Object.fromEntries(Object.keys(now).map((k) => [k, now[k] - last[k]])));
+      heaps.push(await heap(false));
+      heapsGc.push(await heap(true));
+      last = await sample();
+    }
+    return windows;
+  };
+  const live = await livePhase();
+  refusePanes = true;
+  const treeOnly = await livePhase();
   const failed = await page.$eval("#live-status", (s) => s.getAttribute("data-live"));
   await browser.close();
   browser = null;
 
   // Idle phase: the same session running, no page.
   const idle = [];
-  last = { protond: cpuSeconds(protond.pid), ui: cpuSeconds(ui.pid) };
+  let last = { protond: cpuSeconds(protond.pid), ui: cpuSeconds(ui.pid) };
   for (let t = 0; t < duration; t += WINDOW_S) {
     await sleep(WINDOW_S * 1000);
     const now = { protond: cpuSeconds(protond.pid), ui: cpuSeconds(ui.pid) };
@@ -153,15 +180,19 @@ try {
 
   const idleProtond = stats(idle.map((w) => w.protond)).median;
   const idleUi = stats(idle.map((w) => w.ui)).median;
-  const totalRefreshes = live.reduce((a, w) => a + w.refreshes, 0);
-  const perRefresh = (key, idleMedian) => stats(live.filter((w) => w.refreshes > 0)
+  const perRefresh = (windows, key, idleMedian) => stats(windows.filter((w) => w.refreshes > 0)
     .map((w) => ((w[key] - idleMedian) / w.refreshes) * 1000));
-  console.log(`refreshes: ${totalRefreshes} in ${live.length * WINDOW_S} s (last state: data-live=${failed})`);
   console.log(`protond idle CPU: ${fmt(stats(idle.map((w) => w.protond * 1000)), `ms per ${WINDOW_S} s`)}`);
-  console.log(`protond CPU per refresh, less idle: ${fmt(perRefresh("protond", idleProtond), "ms")} (goal <= 100 ms)`);
-  console.log(`protonctl ui CPU per refresh, less idle: ${fmt(perRefresh("ui", idleUi), "ms")}`);
-  const sumProtond = live.reduce((a, w) => a + w.protond, 0) - idleProtond * live.length;
-  console.log(`protond CPU per refresh over the whole phase, less idle: ${(sumProtond / totalRefreshes * 1000).toFixed(1)} ms`);
+  for (const [what, windows] of [["with the panes", live], ["the tree alone (panes refused)", treeOnly]]) {
+    const totalRefreshes = windows.reduce((a, w) => a + w.refreshes, 0);
+    const sum = (key) => windows.reduce((a, w) => a + w[key], 0);
+    console.log(`${what}: ${totalRefreshes} refreshes in ${windows.length * WINDOW_S} s, ` +
+      `/api/top ${sum("top")} and /api/stalls ${sum("stalls")} sent (last state: data-live=${failed})`);
+    console.log(`  protond CPU per refresh, less idle: ${fmt(perRefresh(windows, "protond", idleProtond), "ms")} (goal <= 100 ms)`);
+    console.log(`  protonctl ui CPU per refresh, less idle: ${fmt(perRefresh(windows, "ui", idleUi), "ms")}`);
+    const sumProtond = sum("protond") - idleProtond * windows.length;
+    console.log(`  protond CPU per refresh over the whole phase, less idle: ${(sumProtond / totalRefreshes * 1000).toFixed(1)} ms`);
+  }
   console.log(`page JS heap every ${WINDOW_S} s (MiB): ${heaps.map((h) => h.toFixed(1)).join(" ")}`);
   console.log(`page JS heap after GC (MiB): ${heapsGc.map((h) => h.toFixed(1)).join(" ")}`);
   const s = stats(heapsGc);
