@@ -1,6 +1,9 @@
 #include "page_server/sign_in_throttle.h"
 
+#include <arpa/inet.h>
+
 #include <algorithm>
+#include <cstring>
 
 namespace protond::page_server {
 namespace {
@@ -18,6 +21,17 @@ std::optional<absl::Duration> WaitFor(const std::deque<absl::Time>& failures, si
 
 }  // namespace
 
+std::string ThrottledCaller(const std::string& peer_address) {
+  in6_addr address;
+  if (inet_pton(AF_INET6, peer_address.c_str(), &address) != 1 || IN6_IS_ADDR_V4MAPPED(&address)) {
+    return peer_address;
+  }
+  std::memset(&address.s6_addr[8], 0, 8);
+  char text[INET6_ADDRSTRLEN] = {};
+  inet_ntop(AF_INET6, &address, text, sizeof(text));
+  return std::string(text) + "/64";
+}
+
 void SignInThrottle::DropOldLocked(absl::Time now) {
   DropBefore(all_failures_, now, kWindow);
   for (auto it = failures_by_caller_.begin(); it != failures_by_caller_.end();) {
@@ -31,7 +45,7 @@ std::optional<absl::Duration> SignInThrottle::WaitBefore(const std::string& call
   absl::MutexLock lock(&mutex_);
   DropOldLocked(now);
   std::optional<absl::Duration> wait = WaitFor(all_failures_, kMaxFailuresOverall, now, kWindow);
-  const auto found = failures_by_caller_.find(caller);
+  const auto found = failures_by_caller_.find(ThrottledCaller(caller));
   if (found == failures_by_caller_.end()) return wait;
   const std::optional<absl::Duration> caller_wait =
       WaitFor(found->second, kMaxFailuresPerCaller, now, kWindow);
@@ -47,7 +61,7 @@ SignInThrottle::Closed SignInThrottle::Failed(const std::string& caller, absl::T
   // would let the table grow past the cap.
   if (all_failures_.size() >= static_cast<size_t>(kMaxFailuresOverall)) return Closed::kNothing;
   all_failures_.push_back(now);
-  std::deque<absl::Time>& mine = failures_by_caller_[caller];
+  std::deque<absl::Time>& mine = failures_by_caller_[ThrottledCaller(caller)];
   mine.push_back(now);
   if (all_failures_.size() == static_cast<size_t>(kMaxFailuresOverall)) return Closed::kEveryone;
   if (mine.size() == static_cast<size_t>(kMaxFailuresPerCaller)) return Closed::kCaller;

@@ -6,9 +6,10 @@
 // throttle keeps a guesser from burning CPU on TLS handshakes and token checks, makes a guess
 // visible in protond's log, and lets other callers sign in meanwhile.
 // The caller is the address the connection came from (Request::peer_address: the TLS front's
-// peer, never a header). Memory is bounded: an address is kept only while it has a failure in the
-// window, and no failure is kept once the overall cap is reached, so at most
-// kMaxFailuresOverall addresses are kept whatever the number of addresses a guesser has.
+// peer, never a header); an IPv6 address counts by its /64, which one host commonly holds whole
+// (an IPv4 address mapped into IPv6 counts as itself). Memory is bounded: an address is kept only
+// while it has a failure in the window, and no failure is kept once the overall cap is reached, so
+// at most kMaxFailuresOverall addresses are kept whatever the number of addresses a guesser has.
 // Thread-safe.
 #ifndef PROTOND_PAGE_SERVER_SIGN_IN_THROTTLE_H_
 #define PROTOND_PAGE_SERVER_SIGN_IN_THROTTLE_H_
@@ -24,6 +25,10 @@
 
 namespace protond::page_server {
 
+// What the throttle counts a peer address as: "2001:db8:1:2::/64" for an IPv6 address, the
+// address itself otherwise (IPv4, IPv4 mapped into IPv6, or text that is no address).
+std::string ThrottledCaller(const std::string& peer_address);
+
 class SignInThrottle {
  public:
   static constexpr int kMaxFailuresPerCaller = 10;
@@ -33,6 +38,7 @@ class SignInThrottle {
   // Which limit a failure reached, for a log line once per closing (not one per guess).
   enum class Closed { kNothing, kCaller, kEveryone };
 
+  // `caller`: a peer address, counted as ThrottledCaller says.
   // Nothing when `caller` may try a sign-in at `now`; else how long until it may.
   std::optional<absl::Duration> WaitBefore(const std::string& caller, absl::Time now)
       ABSL_LOCKS_EXCLUDED(mutex_);

@@ -49,6 +49,25 @@ TEST(SignInThrottleTest, FailuresSpreadOverMoreThanAMinuteNeverCloseIt) {
   }
 }
 
+TEST(SignInThrottleTest, AnIpv6CallerCountsByItsSlash64) {
+  EXPECT_EQ(ThrottledCaller("2001:db8:1:2:aaaa:bbbb:cccc:dddd"), "2001:db8:1:2::/64");
+  EXPECT_EQ(ThrottledCaller("203.0.113.7"), "203.0.113.7");
+  EXPECT_EQ(ThrottledCaller("::ffff:203.0.113.7"), "::ffff:203.0.113.7");
+  SignInThrottle throttle;
+  for (int i = 0; i < SignInThrottle::kMaxFailuresPerCaller; ++i) {
+    throttle.Failed(absl::StrCat("2001:db8:1:2::", i + 1), kStart + absl::Seconds(i));
+  }
+  const absl::Time later = kStart + absl::Seconds(20);
+  EXPECT_EQ(throttle.WaitBefore("2001:db8:1:2:ffff::9", later), absl::Seconds(40));
+  EXPECT_EQ(throttle.WaitBefore("2001:db8:1:3::1", later), std::nullopt);
+  // IPv4 callers mapped into IPv6 (a front listening on [::]) are each their own.
+  for (int i = 0; i < SignInThrottle::kMaxFailuresPerCaller; ++i) {
+    throttle.Failed("::ffff:203.0.113.7", later + absl::Seconds(i));
+  }
+  EXPECT_NE(throttle.WaitBefore("::ffff:203.0.113.7", later + absl::Seconds(10)), std::nullopt);
+  EXPECT_EQ(throttle.WaitBefore("::ffff:203.0.113.8", later + absl::Seconds(10)), std::nullopt);
+}
+
 // A guesser with an address per guess: the overall cap closes the form to everyone, and the table
 // of addresses never holds more than the cap, however many addresses come.
 TEST(SignInThrottleTest, ManyAddressesCloseItForEveryoneAndKeepTheTableBounded) {
