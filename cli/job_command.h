@@ -7,7 +7,6 @@
 
 #include <cstdint>
 #include <functional>
-#include <span>
 #include <string>
 #include <vector>
 
@@ -15,9 +14,7 @@
 #include "absl/status/statusor.h"
 #include "absl/time/time.h"
 #include "client-lib/cpp/client.h"
-#include "view/jobs/clock_offset.h"
-#include "view/jobs/kernel_order.h"
-#include "view/jobs/plugin_records.h"
+#include "page_server/job_report.h"
 
 namespace protond::cli {
 
@@ -33,32 +30,11 @@ inline constexpr absl::Duration kJobFollowInterval = absl::Seconds(2);
 // Exactly one of SESSION and --job JOB, and --follow.
 absl::StatusOr<JobArgs> ParseJobArgs(const std::vector<std::string>& args);
 
-// The report on `sessions` (trace sessions, their traces read): a heading, the clock offsets
-// between their hosts (several hosts), the verdict, the per-collective table, then the problems.
-// Pure; `job` names the job in the heading ("" for a session's). `clocks` puts the hosts' times on
-// one clock; without an offset for a host, its calls with other hosts are not compared.
-std::string RenderJobReport(std::span<const view::TracedSession> sessions, const std::string& job,
-                            const view::HostClocks& clocks = {});
-// The same from the sessions' collective calls that NCCL's profiler plugin reported, matched by
-// communicator and call number; the table adds each collective's bytes and bus bandwidth.
-std::string RenderPluginJobReport(std::span<const view::PluginSession> sessions,
-                                  const std::string& job, const view::HostClocks& clocks = {});
-
-struct JobReport {
-  std::string text;
-  std::string verdict;                // the lines of `text` that `tree --job` prints after its tree
-  bool recording = false;             // a session of it still runs
-  std::vector<std::string> left_out;  // "node02:7878: why", one per node that gave no session
-};
-
-// Reads the session (or the job's sessions) and their collective calls from the daemons of
-// `nodes` (this node's, or each of --hosts'), and renders the report: from the plugin's calls when
-// any session has them, else from the sessions' traces. Without either (a tree session without
-// the plugin), refused with what to do. With several nodes, only --job names what to read; their
-// clocks are related to the first's (cli/fan_out/host_clocks.h), and a node without a session
-// of the job is left out (named) unless every one is.
-absl::StatusOr<JobReport> RunJobCommand(const std::vector<client::Client*>& nodes,
-                                        const JobArgs& args);
+// The report on the session (or the job's sessions) of the daemons of `nodes` (this node's, or
+// each of --hosts'), as page_server/job_report.h reads and makes it. With several nodes, only
+// --job names what to read.
+absl::StatusOr<page_server::JobReport> RunJobCommand(const std::vector<client::Client*>& nodes,
+                                                     const JobArgs& args);
 
 // `tree --job JOB`'s last lines, after its tree: the lines of `job --job JOB`'s report over the
 // same nodes that give the clock offsets and the verdict, as `job` prints them; where `job` cannot

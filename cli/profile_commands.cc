@@ -11,9 +11,9 @@
 #include "absl/strings/strip.h"
 #include "absl/time/clock.h"
 #include "cli/arg_reader.h"
+#include "cli/client_profile_source.h"
 #include "cli/collective_calls.h"
 #include "cli/follow.h"
-#include "cli/ui/client_profile_source.h"
 #include "common/status/status_macros.h"
 #include "common/text/count.h"
 #include "page_server/window_range.h"
@@ -192,7 +192,7 @@ absl::StatusOr<TreeArgs> ParseTreeArgs(const std::vector<std::string>& args, abs
 namespace {
 
 absl::StatusOr<std::string> RenderWindowRange(client::Client& client, const TreeArgs& args) {
-  cli::ui::ClientProfileSource source(client);
+  ClientProfileSource source(client);
   ASSIGN_OR_RETURN(page_server::WindowRange now,
                    page_server::LoadWindowRange(source, args.windows));
   if (args.list_metrics) {

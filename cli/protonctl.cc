@@ -15,6 +15,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/string_view.h"
 #include "absl/time/clock.h"
+#include "cli/client_profile_source.h"
 #include "cli/export_command.h"
 #include "cli/fan_out/each_host.h"
 #include "cli/fan_out/hostlist.h"
@@ -131,13 +132,14 @@ int ShowFollowed(
 // `tree --job J`: the job's ranks on `nodes`, one tree with their spread, then the verdict that
 // `job --job J` gives over the same nodes.
 int JobTree(const std::vector<client::Endpoint>& nodes, const TreeArgs& args) {
-  absl::StatusOr<JobTreeResult> shown = RenderJobTreeCommand(
-      nodes, {args.job, args.view.metrics, args.view.depth, args.view.kernel_names});
-  if (!shown.ok()) return Fail(shown.status());
-  std::fputs(shown->text.c_str(), stdout);
   // Never destroyed, as main()'s client: the process ends without tearing down gRPC.
   std::vector<client::Client*> clients;
   for (const client::Endpoint& node : nodes) clients.push_back(new client::Client(node));
+  absl::StatusOr<JobTreeResult> shown = RenderJobTreeCommand(
+      ClientJobNodes(clients).nodes(),
+      {{args.job, args.view.metrics, args.view.kernel_names}, args.view.depth});
+  if (!shown.ok()) return Fail(shown.status());
+  std::fputs(shown->text.c_str(), stdout);
   std::fputs(absl::StrCat("\n", RenderJobVerdict(clients, args.job)).c_str(), stdout);
   for (const std::string& node : shown->unreachable) {
     std::fprintf(stderr, "protonctl: left out %s\n", node.c_str());
@@ -167,7 +169,7 @@ int Job(const std::vector<client::Client*>& nodes, const std::vector<std::string
       return FollowJob(nodes, *job_args, kJobFollowInterval, keep_going, show);
     });
   }
-  absl::StatusOr<JobReport> report = RunJobCommand(nodes, *job_args);
+  absl::StatusOr<page_server::JobReport> report = RunJobCommand(nodes, *job_args);
   if (!report.ok()) return Fail(report.status());
   std::fputs(report->text.c_str(), stdout);
   for (const std::string& node : report->left_out) {

@@ -86,6 +86,7 @@ class FakeSource : public ProfileSource {
     asked.push_back(absl::StrCat("range of pid ", request.pid()));
     return absl::InternalError("store unreadable");
   }
+  absl::StatusOr<int64_t> GetClock() override { return 0; }
   std::vector<std::string> asked;
   v1::Collectives collectives;  // session 1's
 };

@@ -1,6 +1,6 @@
-// What the page's API reads: protond's sessions, trees, collective calls, traces and always-on
-// windows, as one caller may see them. protonctl
-// ui reads them through the user's client::Client (cli/ui/client_profile_source.h); protond reads
+// What the page's API and protonctl's job reports read: protond's sessions, trees, collective
+// calls, traces, always-on windows and clock, as one caller may see them. protonctl
+// ui reads them through the user's client::Client (cli/client_profile_source.h); protond reads
 // them in-process, as the signed-in token's user (daemon/web/service_profile_source.h). Either
 // way the daemon's own checks decide what the caller sees. Called from civetweb's threads.
 #ifndef PROTOND_PAGE_SERVER_PROFILE_SOURCE_H_
@@ -36,6 +36,9 @@ class ProfileSource {
   // A trace session's events, whole (GetTrace's chunks merged); FAILED_PRECONDITION for a
   // session started without --data trace, NOT_FOUND or PERMISSION_DENIED as GetTree.
   virtual absl::StatusOr<v1::Trace> GetTrace(uint64_t session_id) = 0;
+  // The daemon's CLOCK_MONOTONIC now, in ns, to relate several nodes' clocks (a job's report over
+  // --hosts); UNIMPLEMENTED from a protond older than GetClock.
+  virtual absl::StatusOr<int64_t> GetClock() = 0;
 
   // Session `session_id` of ListSessions(); NOT_FOUND, as protonctl says it, when it is not there.
   absl::StatusOr<v1::Session> GetSession(uint64_t session_id);

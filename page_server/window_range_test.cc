@@ -71,6 +71,7 @@ class FourWindows : public ProfileSource {
   absl::StatusOr<v1::Trace> GetTrace(uint64_t) override {
     return absl::FailedPreconditionError("no traces here");
   }
+  absl::StatusOr<int64_t> GetClock() override { return 0; }
   std::vector<uint64_t> asked;
 };
 

@@ -5,6 +5,8 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_replace.h"
+#include "common/net/host_name.h"
+#include "page_server/job_api.h"
 #include "page_server/page_files.h"
 #include "page_server/profile_api.h"
 #include "view/json/profile_table_json.h"
@@ -47,10 +49,6 @@ std::string Cookie(absl::string_view value, absl::string_view lifetime) {
 Response SeeTheStart(std::string cookie) {
   return {303, "text/plain; charset=utf-8", "see /\n", {{"Location", "/"}, {"Set-Cookie", cookie}}};
 }
-
-// The API of protonctl ui that reads through protonctl's own commands (the job's report): not
-// served by protond yet (docs/web.md, "Not done yet").
-bool ServedByProtonctlUiOnly(absl::string_view path) { return path == "/api/job"; }
 
 // A signed-in user as the service knows a caller over TCP with the same token.
 service::Peer PeerOf(const page_server::SignedInUser& user) {
@@ -151,16 +149,16 @@ Response PageRouter::AnswerSignedIn(const Request& request, const service::Peer&
   if (request.path == "/api/page") {
     return {200, "application/json", view::DumpJson({{"sign_out", "/sign-out"}}), {}};
   }
-  if (ServedByProtonctlUiOnly(request.path)) {
-    return page_server::JsonError(
-        404, absl::StrCat(request.path,
-                          " is not served by protond yet: use protonctl --host HOST:PORT "
-                          "--token-file FILE ui (docs/web.md)"));
-  }
   absl::StatusOr<std::map<std::string, std::string>> parameters =
       page_server::ParseQuery(request.query);
   if (!parameters.ok()) return page_server::JsonError(400, parameters.status().message());
   const std::unique_ptr<page_server::ProfileSource> source = source_for_(peer);
+  if (request.path == "/api/job") {
+    // This node's ranks, named by this machine's name as protonctl names a remote node's.
+    const std::string host = net::LocalHostName();
+    const page_server::JobNode node{source.get(), host, host};
+    return page_server::AnswerOrJsonError(page_server::AnswerJobApi({&node, 1}, *parameters));
+  }
   return page_server::AnswerOrJsonError(
       page_server::AnswerProfileApi(*source, request.path, *parameters));
 }

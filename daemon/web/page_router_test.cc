@@ -25,7 +25,8 @@ constexpr char kJobToken[] = "job-token-0123456789abcdef";
 const absl::Time kNow = absl::FromUnixSeconds(1'790'000'000);              // 2026-09-21
 const absl::Time kJobTokenExpires = absl::FromUnixSeconds(1'798'761'600);  // 2027-01-01
 
-// What the daemon would list: one session per caller, named after its uid and jobs.
+// What the daemon would list: one session per caller, named after its uid and jobs, and of its
+// first job.
 class FakeSource : public page_server::ProfileSource {
  public:
   explicit FakeSource(const service::Peer& peer) : peer_(peer) {}
@@ -36,6 +37,7 @@ class FakeSource : public page_server::ProfileSource {
     session->set_uid(peer_.uid);
     session->set_name(absl::StrCat("of ", peer_.uid, peer_.remote ? " remote" : "",
                                    peer_.jobs.empty() ? "" : " job " + peer_.jobs[0]));
+    if (!peer_.jobs.empty()) session->set_job(peer_.jobs[0]);
     return listed;
   }
   // Session 7's tree: a matmul on an H100, and with `instructions` a note that says so.
@@ -76,6 +78,7 @@ class FakeSource : public page_server::ProfileSource {
     return absl::FailedPreconditionError(
         absl::StrCat("session ", session_id, " was not started with --data trace"));
   }
+  absl::StatusOr<int64_t> GetClock() override { return 0; }
 
  private:
   const service::Peer peer_;
@@ -165,9 +168,29 @@ TEST_F(PageRouterTest, TheApiSeesWhatTheTokensUserMay) {
   EXPECT_EQ(nlohmann::json::parse(alice.body)["sessions"][0]["name"], "of 1000 remote");
   const Response job = Answer("GET", "/api/sessions", SignIn(kJobToken));
   EXPECT_EQ(nlohmann::json::parse(job.body)["sessions"][0]["name"], "of 1001 remote job 77");
-  const Response job_page = Answer("GET", "/api/job", SignIn(kAliceToken));
-  EXPECT_EQ(job_page.status, 404);
-  EXPECT_THAT(job_page.body, HasSubstr("not served by protond yet"));
+}
+
+// A job's page reads the sessions the token's user may see: the job token's session 7 is job 77's
+// (one rank, read whole), none of alice's is.
+TEST_F(PageRouterTest, AJobIsReadThroughTheTokensUsersSource) {
+  const Response job = AnswerApi("/api/job", "job=77", SignIn(kJobToken));
+  ASSERT_EQ(job.status, 200) << job.body;
+  const nlohmann::json json = nlohmann::json::parse(job.body);
+  EXPECT_EQ(json["job"], "77");
+  ASSERT_EQ(json["ranks"].size(), 1u);
+  EXPECT_EQ(json["ranks"][0]["rank"], "");
+  EXPECT_EQ(json["ranks"][0]["session"], "7");
+  EXPECT_EQ(json["sessions"][0]["name"], "of 1001 remote job 77");
+  EXPECT_EQ(json["nodes"][1]["name"], "nvjet");
+  EXPECT_EQ(json["verdict"], nullptr);
+  EXPECT_THAT(json["no_verdict"].get<std::string>(),
+              ::testing::StartsWith("session 7 has no per-kernel times: "));
+  const Response alices = AnswerApi("/api/job", "job=77", SignIn(kAliceToken));
+  EXPECT_EQ(alices.status, 404);
+  EXPECT_THAT(nlohmann::json::parse(alices.body)["error"].get<std::string>(),
+              ::testing::AllOf(::testing::StartsWith("no node has a session of job 77: "),
+                               ::testing::EndsWith(": no session of job 77 here")));
+  EXPECT_EQ(AnswerApi("/api/job", "", SignIn(kJobToken)).status, 400);
 }
 
 // protonctl export's file, read as the token's user; a trace of a tree session is refused.

@@ -7,6 +7,7 @@
 #include <utility>
 #include <vector>
 
+#include "common/clock/tsc_clock.h"
 #include "daemon/service/protond_service.h"
 #include "page_server/profile_source.h"
 
@@ -42,6 +43,8 @@ class ServiceProfileSource : public page_server::ProfileSource {
     for (const v1::Trace& chunk : *chunks) trace.MergeFrom(chunk);
     return trace;
   }
+  // Read here, as QueryService::GetClock does, not behind the service's mutex.
+  absl::StatusOr<int64_t> GetClock() override { return static_cast<int64_t>(clock::MonotonicNs()); }
 
  private:
   service::ProtondService& service_;

@@ -1,13 +1,20 @@
-// protonctl ui's ProfileSource: the user's own client::Client, so the page sees what protonctl
-// shows that user. Thread-safe as Client is (its calls share one channel and keep no state).
-#ifndef PROTOND_CLI_UI_CLIENT_PROFILE_SOURCE_H_
-#define PROTOND_CLI_UI_CLIENT_PROFILE_SOURCE_H_
+// protonctl's ProfileSource: the user's own client::Client, so the page (protonctl ui) and the
+// job readers shared with protond's page (page_server/job_report.h, job_tree_table.h) see what
+// protonctl shows that user. Thread-safe as Client is (its calls share one channel and keep no
+// state).
+#ifndef PROTOND_CLI_CLIENT_PROFILE_SOURCE_H_
+#define PROTOND_CLI_CLIENT_PROFILE_SOURCE_H_
+
+#include <memory>
+#include <span>
+#include <vector>
 
 #include "cli/collective_calls.h"
 #include "client-lib/cpp/client.h"
+#include "page_server/job_node.h"
 #include "page_server/profile_source.h"
 
-namespace protond::cli::ui {
+namespace protond::cli {
 
 class ClientProfileSource : public page_server::ProfileSource {
  public:
@@ -34,11 +41,25 @@ class ClientProfileSource : public page_server::ProfileSource {
   absl::StatusOr<v1::Trace> GetTrace(uint64_t session_id) override {
     return client_.GetTrace(session_id);
   }
+  absl::StatusOr<int64_t> GetClock() override { return client_.GetClock(); }
 
  private:
   client::Client& client_;
 };
 
-}  // namespace protond::cli::ui
+// Each client's daemon as a job's node: named by its endpoint (a socket's path, "node02:7878"),
+// its host the endpoint's host or, for the local socket, this machine's name.
+class ClientJobNodes {
+ public:
+  // The clients must outlive this.
+  explicit ClientJobNodes(const std::vector<client::Client*>& clients);
+  std::span<const page_server::JobNode> nodes() const { return nodes_; }
 
-#endif  // PROTOND_CLI_UI_CLIENT_PROFILE_SOURCE_H_
+ private:
+  std::vector<std::unique_ptr<ClientProfileSource>> sources_;
+  std::vector<page_server::JobNode> nodes_;
+};
+
+}  // namespace protond::cli
+
+#endif  // PROTOND_CLI_CLIENT_PROFILE_SOURCE_H_
