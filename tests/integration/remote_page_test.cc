@@ -17,6 +17,7 @@
 #include "gtest/gtest.h"
 #include "nlohmann/json.hpp"
 #include "tests/integration/harness.h"
+#include "tests/integration/tree_cells.h"
 
 namespace protond::testing {
 namespace {
@@ -64,6 +65,15 @@ class RemotePageTest : public ::testing::Test {
                   "job " + job, "--", BinDir() + "/sample_workload", "--steps", "2"},
                  dir_, {{{"SLURM_JOB_ID", job}}});
     ASSERT_EQ(run.exit_code, 0) << run.err;
+  }
+
+  // What `protonctl ARGS` prints (it must succeed), through the daemon's socket.
+  std::string Protonctl(const std::vector<std::string>& args) {
+    std::vector<std::string> argv = {BinDir() + "/protonctl", "--socket", daemon_.socket()};
+    argv.insert(argv.end(), args.begin(), args.end());
+    const Completed done = RunToEnd(argv, dir_);
+    EXPECT_EQ(done.exit_code, 0) << done.err;
+    return done.out;
   }
 
   // curl over HTTPS to the page's port, the certificate checked against the test's own.
@@ -178,6 +188,46 @@ TEST_F(RemotePageTest, ATokenSignsInOverHttpsAndSeesOnlyWhatItMay) {
   for (const char* token : {kRootToken, kJobToken}) {
     EXPECT_THAT(ReadFile(daemon_.log_path()), Not(HasSubstr(token)));
   }
+}
+
+// /api/job on protond's own page is `protonctl tree --job` and `protonctl job --job` over the same
+// daemon: nccl_kernels_workload's two ranks (it starts itself as RANK 0 and 1) recorded as a trace
+// session of job 77. The job token's user sees job 77 and not job 88; root sees both.
+TEST_F(RemotePageTest, AJobIsProtonctlTreeJobAndItsVerdict) {
+  StartWithWebPage();
+  const Completed run =
+      RunToEnd({BinDir() + "/protonctl", "--socket", daemon_.socket(), "run", "--data", "trace",
+                "--", BinDir() + "/nccl_kernels_workload", "10", "20"},
+               dir_, {{{"SLURM_JOB_ID", "77"}}});
+  ASSERT_EQ(run.exit_code, 0) << run.out << run.err;  // session 1
+  Record("88");                                       // session 2
+  const std::string cookie = CookieFor(kJobToken);
+  for (const std::string metrics : {"", "count"}) {
+    const HttpsAnswer answer =
+        Curl("/api/job?job=77&metrics=" + metrics, {"-H", "Cookie: " + cookie});
+    ASSERT_EQ(answer.status, 200) << answer.body;
+    const nlohmann::json job = nlohmann::json::parse(answer.body);
+    std::vector<std::string> tree_args = {"tree", "--job", "77"};
+    if (!metrics.empty()) tree_args.insert(tree_args.end(), {"-m", metrics});
+    const std::string printed = Protonctl(tree_args);
+    // The heading, the tree, then after a blank line the verdict's lines of `job --job`'s report.
+    const size_t heading_end = printed.find('\n');
+    const size_t tree_end = printed.find("\n\n");
+    ASSERT_NE(tree_end, std::string::npos) << printed;
+    ExpectSameCells(job, printed.substr(heading_end + 1, tree_end + 1 - (heading_end + 1)));
+    EXPECT_THAT(job["verdict"].get<std::string>(), HasSubstr(printed.substr(tree_end + 2)));
+    EXPECT_EQ(job["verdict"], Protonctl({"job", "--job", "77"}));
+    ASSERT_EQ(job["ranks"].size(), 2u) << job.dump(1);
+    EXPECT_EQ(job["ranks"][0]["rank"], "0");
+    EXPECT_EQ(job["ranks"][1]["rank"], "1");
+    EXPECT_EQ(job["ranks"][1]["session"], "1");
+    EXPECT_EQ(job["problems"], nlohmann::json::array());
+  }
+  const HttpsAnswer other_job = Curl("/api/job?job=88", {"-H", "Cookie: " + cookie});
+  EXPECT_EQ(other_job.status, 404) << other_job.body;
+  EXPECT_THAT(nlohmann::json::parse(other_job.body)["error"].get<std::string>(),
+              ::testing::EndsWith(": no session of job 88 here"));
+  EXPECT_EQ(Curl("/api/job?job=88", {"-H", "Cookie: " + CookieFor(kRootToken)}).status, 200);
 }
 
 // A token taken out of --tokens, then SIGHUP: its page is signed out and cannot sign in again,
