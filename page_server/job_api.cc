@@ -15,18 +15,26 @@ namespace {
 
 // `protonctl job --job JOB`'s report where it can be made (the job's sessions were recorded
 // with --data trace, or have the plugin's calls); otherwise why not, in protonctl job's words.
-absl::Status AddVerdict(std::span<const JobNode> nodes, const std::string& job,
-                        nlohmann::json& json) {
+// "running": a session of the job still runs, on any node: the report's sessions (every one of
+// the job's) or, without a report, the table's (each node's newest).
+absl::Status AddVerdict(std::span<const JobNode> nodes, const JobTreeTable& read,
+                        const std::string& job, nlohmann::json& json) {
   absl::StatusOr<JobReport> report = ReadJobReport(nodes, job);
   json["verdict"] = nullptr;
   json["no_verdict"] = nullptr;
+  bool running = false;
+  for (const v1::Session& session : read.sessions) {
+    running = running || session.state() == v1::Session::RUNNING;
+  }
   if (report.ok()) {
     json["verdict"] = std::move(report->text);
+    running = running || report->recording;
   } else if (absl::IsFailedPrecondition(report.status())) {
     json["no_verdict"] = report.status().message();
   } else {
     return report.status();
   }
+  json["running"] = running;
   return absl::OkStatus();
 }
 
@@ -61,7 +69,7 @@ absl::StatusOr<Response> AnswerJobApi(std::span<const JobNode> nodes,
   if (!read.ok()) return read.status();
   ASSIGN_OR_RETURN(nlohmann::json json, RanksJson(*read));
   json["job"] = job;
-  RETURN_IF_ERROR(AddVerdict(nodes, job, json));
+  RETURN_IF_ERROR(AddVerdict(nodes, *read, job, json));
   return Response{200, "application/json", view::DumpJson(json), {}};
 }
 

@@ -45,7 +45,7 @@ class JobSource : public ProfileSource {
     v1::Session* session = listed.add_sessions();
     session->set_id(5);
     session->set_job(job_);
-    session->set_state(v1::Session::STOPPED);
+    session->set_state(state);
     for (uint32_t rank : ranks_) {
       v1::SessionProcess* process = session->add_processes();
       process->set_process_id(rank + 1);
@@ -84,6 +84,7 @@ class JobSource : public ProfileSource {
     return static_cast<int64_t>(clock::MonotonicNs()) + ahead_ns_;
   }
   std::vector<std::string> asked;
+  v1::Session::State state = v1::Session::STOPPED;  // session 5's
 
  private:
   const std::vector<uint32_t> ranks_;
@@ -124,8 +125,22 @@ TEST(JobApiTest, TheRanksAreSpreadAndThePluginsCallsGiveTheVerdict) {
               HasSubstr("rank 1 (pid 4001, node01) arrives last at 50 of 50 all_reduce calls, on "
                         "average 10.0 ms after the first"));
   EXPECT_EQ((*json)["no_verdict"], nullptr);
+  EXPECT_EQ((*json)["running"], false);
   EXPECT_EQ(source.asked, (std::vector<std::string>{"collectives of 5", "tree 5/0/0", "tree 5/1/0",
                                                     "collectives of 5"}));
+}
+
+// A session of the job that runs makes the job's answer "running" (the page then reads it again),
+// with a verdict or without one.
+TEST(JobApiTest, AJobWithARunningSessionIsRunning) {
+  for (const int64_t late_ns : {10 * kMs, int64_t{0}}) {
+    JobSource source({0, 1}, late_ns);
+    source.state = v1::Session::RUNNING;
+    const JobNode node{&source, "/run/protond.sock", "node01"};
+    const absl::StatusOr<nlohmann::json> json = Answer({&node, 1}, {{"job", "77"}});
+    ASSERT_TRUE(json.ok()) << json.status();
+    EXPECT_EQ((*json)["running"], true) << late_ns;
+  }
 }
 
 // Without the plugin's calls a tree session has no verdict, and says why as protonctl job does.

@@ -11,7 +11,8 @@
 # windows against its first through the page's Compare, and --history-live a second
 # workload's windows appearing while the page is open. Last, a third protond serves the page
 # itself (--web-listen, HTTPS, --tokens): page_check.mjs --sign-in types a token into its form,
-# checks a session signed in, and signs out with the page's button. Exits 77 (skipped, with a message) where
+# checks a session and the two-rank job's Job page (against its `tree --job`) signed in, and
+# signs out with the page's button. Exits 77 (skipped, with a message) where
 # Node.js or Chromium is missing; fails where the page was not built.
 #   real_page_test.sh BIN_DIR WEB_DIR ARTIFACTS_DIR
 # PROTOND_WEB_ROUNDS=N runs the checks N times against the same server (bench/web_render.sh).
@@ -132,7 +133,11 @@ token=$(head -c 24 /dev/urandom | od -An -tx1 | tr -d ' \n')
 start_protond "$web_sock" web --listen 127.0.0.1:0 --tls-cert "$dir/cert.pem" \
   --tls-key "$dir/key.pem" --tokens "$dir/tokens" --web-listen 127.0.0.1:0 --web-dir "$web"
 "$bin/protonctl" --socket "$web_sock" run --name signed-in -- "$bin/sample_workload" --steps 2 >/dev/null
+# The Job page on protond's own page: the same two-rank job as above, against its tree --job.
+SLURM_JOB_ID=web-job "$bin/protonctl" --socket "$web_sock" run --data trace -- \
+  "$bin/nccl_kernels_workload" 10 20 >/dev/null
+"$bin/protonctl" --socket "$web_sock" tree --job web-job >"$dir/web_job_tree.txt"
 web_port=$(sed -n 's/.*, web port \([0-9]*\)$/\1/p' "$dir/web.log")
 [[ -n $web_port ]] || { echo "FAIL: protond logged no web port"; cat "$dir/web.log"; exit 1; }
 node "$repo/tests/web/page_check.mjs" "https://127.0.0.1:$web_port/" 1 --sign-in "$dir/token" --metrics count \
-  --artifacts "$artifacts/protond"
+  --job web-job "$dir/web_job_tree.txt" --artifacts "$artifacts/protond"

@@ -113,6 +113,7 @@ export interface JobAnswer extends TreeAnswer {
   problems: string[];
   verdict: string | null;
   no_verdict: string | null;
+  running: boolean; // a session of the job still runs
 }
 
 // One kernel of /api/top: `protonctl top`'s row as numbers, and its cells as text.

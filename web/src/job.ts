@@ -1,7 +1,7 @@
 // The Job page's pure parts: which frames of /api/job's spread mark a straggler, the verdict as
-// shown, and the job a session belongs to. No DOM, so node --test runs them (web/test/job.test.ts).
+// shown, whether the page reads the job again, and the job a session belongs to. No DOM, so node --test runs them (web/test/job.test.ts).
 
-import type { Session } from "./api_types";
+import type { JobAnswer, Session } from "./api_types";
 import { displayName } from "./text";
 import type { Tree } from "./tree";
 
@@ -35,6 +35,12 @@ export function stragglerFrames(tree: Tree): Set<number> {
     }
   }
   return marked;
+}
+
+// Whether the Job page reads /api/job again (tree_page.ts's live refresh): while the server says
+// a session of the job still runs. Anything but a JSON true (an untrusted answer) is no.
+export function jobIsRunning(answer: JobAnswer): boolean {
+  return answer.running === true;
 }
 
 // The job a session is of, as `protonctl tree --job` finds it: the one it was started for, else

@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import type { Session } from "../src/api_types";
-import { jobOfSession, MAX_VERDICT_LINES, stragglerFrames, verdictText } from "../src/job";
+import type { JobAnswer, Session } from "../src/api_types";
+import { jobIsRunning, jobOfSession, MAX_VERDICT_LINES, stragglerFrames, verdictText } from "../src/job";
 import { buildTree } from "../src/tree";
 import { node } from "./fixtures";
 
@@ -37,6 +37,14 @@ test("a frame with a blank cell, or a tree without the spread's columns, marks n
   assert.equal(stragglerFrames(blank).size, 0);
   const plain = buildTree({ columns: ["time (ns)"], nodes: [node(0, null, "ROOT", [5])] });
   assert.equal(stragglerFrames(plain).size, 0);
+});
+
+test("the job page is read again only while the server says a session of the job runs", () => {
+  const answer = (running: unknown) => ({ running }) as unknown as JobAnswer;
+  assert.equal(jobIsRunning(answer(true)), true);
+  assert.equal(jobIsRunning(answer(false)), false);
+  assert.equal(jobIsRunning(answer("true")), false);
+  assert.equal(jobIsRunning({} as JobAnswer), false);
 });
 
 test("a session's job: its own, else its first process's SLURM_JOB_ID, else POD_NAME", () => {

@@ -1,12 +1,13 @@
 // #/job/JOB: a job's ranks side by side (protonctl tree --job JOB over this node): each frame's
 // total, min, median and max over the ranks and its slowest rank, a straggler's frames marked
 // (job.ts's rule), protonctl job's verdict (or why there is none), and a link to each rank's
-// session.
+// session. Read again every 2 s while a session of the job runs (tree_page.ts's live refresh,
+// which keeps the open frames, the sort and the search).
 
 import { fetchJob } from "../api";
 import type { JobAnswer, TreeAnswer } from "../api_types";
 import { append, h } from "../dom";
-import { STRAGGLER_MIN_SHARE, STRAGGLER_RATIO, stragglerFrames, verdictText } from "../job";
+import { jobIsRunning, STRAGGLER_MIN_SHARE, STRAGGLER_RATIO, stragglerFrames, verdictText } from "../job";
 import { displayName, titleText } from "../text";
 import { listOf, showTreePage } from "./tree_page";
 
@@ -37,6 +38,7 @@ export function showJob(view: HTMLElement, job: string): () => void {
   return showTreePage(view, {
     diff: false,
     load: (options) => fetchJob(job, options),
+    live: (wire) => jobIsRunning(wire as JobAnswer),
     marked: stragglerFrames,
     header: (wire: TreeAnswer) => {
       const answer = wire as JobAnswer;
