@@ -193,11 +193,11 @@ int Export(client::Client& client, const std::vector<std::string>& args) {
   return exported.ok() ? 0 : Fail(exported);
 }
 
-// Serves until SIGINT or SIGTERM, then exits 0.
-int Ui(client::Client& client, const std::vector<std::string>& args) {
+// Serves until SIGINT or SIGTERM, then exits 0. With several nodes (--hosts), the Job page only.
+int Ui(const std::vector<client::Client*>& nodes, const std::vector<std::string>& args) {
   absl::StatusOr<UiArgs> ui_args = ParseUiArgs(args);
   if (!ui_args.ok()) return BadCommandUsage("ui", ui_args.status().message());
-  absl::Status served = RunUiCommand(client, *ui_args, stdout);
+  absl::Status served = RunUiCommand(nodes, *ui_args, stdout);
   return served.ok() ? 0 : Fail(served);
 }
 
@@ -304,7 +304,8 @@ std::vector<std::string> RemoteFlagsOf(const RemoteFlags& remote) {
 }
 
 // `--hosts LIST COMMAND ...`: tree --job reads every host's ranks into one tree, job every host's
-// collective calls into one report; any other command runs once per host
+// collective calls into one report, ui serves the Job page over every host; any other command
+// runs once per host
 // (cli/fan_out/each_host.h).
 int OnHosts(const std::string& hostlist, const RemoteFlags& remote, const std::string& command,
             const std::vector<std::string>& args) {
@@ -325,11 +326,11 @@ int OnHosts(const std::string& hostlist, const RemoteFlags& remote, const std::s
     if (!tree_args.ok()) return BadCommandUsage("tree", tree_args.status().message());
     if (!tree_args->job.empty()) return JobTree(nodes, *tree_args);
   }
-  if (command == "job") {
+  if (command == "job" || command == "ui") {
     // Never destroyed, as main()'s client: the process ends without tearing down gRPC.
     std::vector<client::Client*> clients;
     for (const client::Endpoint& node : nodes) clients.push_back(new client::Client(node));
-    return Job(clients, args);
+    return command == "job" ? Job(clients, args) : Ui(clients, args);
   }
   std::vector<std::string> command_and_args = {command};
   command_and_args.insert(command_and_args.end(), args.begin(), args.end());
@@ -390,7 +391,7 @@ int Main(int argc, char** argv) {
   if (command == "stop") return Stop(client, args);
   if (command == "processes") return Processes(client, args);
   if (command == "start") return Start(client, args);
-  if (command == "ui") return Ui(client, args);
+  if (command == "ui") return Ui({&client}, args);
   return BadUsage("unknown command '" + command + "'");
 }
 

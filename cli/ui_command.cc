@@ -66,7 +66,8 @@ absl::StatusOr<UiArgs> ParseUiArgs(const std::vector<std::string>& args) {
   return parsed;
 }
 
-absl::Status RunUiCommand(client::Client& client, const UiArgs& args, FILE* out) {
+absl::Status RunUiCommand(const std::vector<client::Client*>& nodes, const UiArgs& args,
+                          FILE* out) {
   std::string web_dir = args.web_dir;
   if (web_dir.empty()) {
     ASSIGN_OR_RETURN(web_dir, page_server::DefaultWebDir());
@@ -74,7 +75,7 @@ absl::Status RunUiCommand(client::Client& client, const UiArgs& args, FILE* out)
   RETURN_IF_ERROR(page_server::CheckPageDirectory(web_dir));
   ASSIGN_OR_RETURN(const std::string token, page_server::NewToken());
   CatchStopSignals();
-  const ui::Router router(token, web_dir, client);
+  const ui::Router router(token, web_dir, nodes);
   page_server::HttpServerOptions options;
   options.listen = absl::StrCat("127.0.0.1:", args.port);
   ASSIGN_OR_RETURN(

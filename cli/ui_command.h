@@ -24,7 +24,8 @@ absl::StatusOr<UiArgs> ParseUiArgs(const std::vector<std::string>& args);
 // Checks the page's directory, listens, writes "protonctl ui: http://127.0.0.1:PORT/?token=T" and
 // a newline to `out` (flushed), and answers requests until SIGINT or SIGTERM; then OK, once the
 // requests in flight are answered. Installs its own handler for both signals (once per process).
-absl::Status RunUiCommand(client::Client& client, const UiArgs& args, FILE* out);
+// `nodes`: the daemon it reads, or --hosts' each, for the Job page only (cli/ui/api.h).
+absl::Status RunUiCommand(const std::vector<client::Client*>& nodes, const UiArgs& args, FILE* out);
 
 }  // namespace protond::cli
 

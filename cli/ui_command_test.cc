@@ -29,7 +29,7 @@ TEST(UiCommandTest, BadArgumentsSayWhatIsWrong) {
 
 TEST(UiCommandTest, WithoutThePageItRefusesToStart) {
   client::Client client("/nonexistent/protond.sock");
-  const absl::Status refused = RunUiCommand(client, {0, "/nonexistent/web"}, stdout);
+  const absl::Status refused = RunUiCommand({&client}, {0, "/nonexistent/web"}, stdout);
   EXPECT_TRUE(absl::IsNotFound(refused));
   EXPECT_THAT(refused.message(), ::testing::HasSubstr("/nonexistent/web"));
   EXPECT_THAT(refused.message(), ::testing::HasSubstr("scripts/build_web.sh"));

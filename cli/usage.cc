@@ -101,7 +101,8 @@ constexpr CommandText kCommands[] = {
     {"ui",
      "  ui [--port PORT] [--web-dir DIR]          serve the web page on 127.0.0.1 (PORT 0, the\n"
      "                                            default: a free one) and print its address,\n"
-     "                                            with a token; until Ctrl-C (docs/web.md)\n"},
+     "                                            with a token; until Ctrl-C (docs/web.md); with\n"
+     "                                            --hosts: the Job page only, over every node\n"},
 };
 
 constexpr char kGlobalOptions[] =

@@ -44,7 +44,9 @@ TEST(UsageTest, UiShowsItsOptions) {
             "                                            default: a free one) and print its "
             "address,\n"
             "                                            with a token; until Ctrl-C "
-            "(docs/web.md)\n");
+            "(docs/web.md); with\n"
+            "                                            --hosts: the Job page only, over every "
+            "node\n");
 }
 
 TEST(UsageTest, JobShowsBothItsFormsFollowAndHosts) {

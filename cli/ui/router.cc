@@ -14,12 +14,12 @@ using page_server::IsApi;
 using page_server::SameToken;
 
 Response AnswerSignedIn(const Request& request, const std::string& web_dir,
-                        client::Client& client) {
+                        const std::vector<client::Client*>& nodes) {
   if (IsApi(request.path)) {
     absl::StatusOr<std::map<std::string, std::string>> parameters =
         page_server::ParseQuery(request.query);
     if (!parameters.ok()) return page_server::JsonError(400, parameters.status().message());
-    return AnswerApi(client, request.path, *parameters);
+    return AnswerApi(nodes, request.path, *parameters);
   }
   return page_server::AnswerPageFile(web_dir, request);
 }
@@ -55,7 +55,7 @@ Response Router::Answer(const Request& request) const {
   } else if (!SignedIn(request)) {
     response = ErrorFor(request, 401, "not signed in: open the address protonctl ui printed");
   } else {
-    response = AnswerSignedIn(request, web_dir_, client_);
+    response = AnswerSignedIn(request, web_dir_, nodes_);
   }
   page_server::AddCommonHeaders(response);
   return response;

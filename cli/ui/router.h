@@ -5,6 +5,8 @@
 #define PROTOND_CLI_UI_ROUTER_H_
 
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "client-lib/cpp/client.h"
 #include "page_server/http_message.h"
@@ -18,9 +20,9 @@ inline constexpr char kCookieName[] = "protond_ui";
 
 class Router {
  public:
-  // `client` must outlive the Router.
-  Router(std::string token, std::string web_dir, client::Client& client)
-      : token_(std::move(token)), web_dir_(std::move(web_dir)), client_(client) {}
+  // The clients of `nodes` (one, or --hosts' each: api.h) must outlive the Router.
+  Router(std::string token, std::string web_dir, std::vector<client::Client*> nodes)
+      : token_(std::move(token)), web_dir_(std::move(web_dir)), nodes_(std::move(nodes)) {}
 
   // GET only (405 otherwise). `/?token=T` with the right T sets the cookie and answers 303 to
   // `/`; any other request needs the cookie or `Authorization: Bearer T` (else 401). Then
@@ -33,7 +35,7 @@ class Router {
 
   const std::string token_;
   const std::string web_dir_;
-  client::Client& client_;
+  const std::vector<client::Client*> nodes_;
 };
 
 }  // namespace protond::cli::ui

@@ -42,7 +42,7 @@ class RouterTest : public testing::TempDirTest {
   }
 
   client::Client client_{"/nonexistent/protond.sock"};
-  Router router_{kToken, "/will/be/replaced", client_};
+  Router router_{kToken, "/will/be/replaced", {&client_}};
 };
 
 TEST_F(RouterTest, TheTokenSignsInWithACookieAndLeavesTheAddress) {
@@ -81,7 +81,7 @@ TEST_F(RouterTest, OnlyGet) {
 }
 
 TEST_F(RouterTest, PageFilesFromTheDirectory) {
-  Router router(kToken, dir_, client_);
+  Router router(kToken, dir_, {&client_});
   const Response page = router.Answer({"GET", "/", "", "protond_ui=" + kToken, "", ""});
   EXPECT_EQ(page.status, 200);
   EXPECT_EQ(page.body, "<html>page</html>");
@@ -172,6 +172,27 @@ TEST_F(RouterTest, ADaemonThatDoesNotAnswerIs502) {
   EXPECT_EQ(Get("/api/top", "session=7&limit=3").status, 502);
   EXPECT_EQ(Get("/api/stalls", "session=7&sass=1").status, 502);
   EXPECT_EQ(Get("/api/nothing").status, 404);
+}
+
+// protonctl --hosts ... ui: the Job page reads every node (here neither answers, and both are
+// named); any other API is refused, as a session id is one node's.
+TEST_F(RouterTest, OverSeveralNodesOnlyTheJobIsServed) {
+  client::Client other{"/nonexistent/other.sock"};
+  const Router router(kToken, dir_, {&client_, &other});
+  const std::string cookie = "protond_ui=" + kToken;
+  const Response job = router.Answer({"GET", "/api/job", "job=77", cookie, "", ""});
+  EXPECT_EQ(job.status, 502);
+  EXPECT_THAT(
+      ErrorOf(job),
+      ::testing::AllOf(HasSubstr("no node has a session of job 77: /nonexistent/protond.sock: "),
+                       HasSubstr("; /nonexistent/other.sock: ")));
+  const Response sessions = router.Answer({"GET", "/api/sessions", "", cookie, "", ""});
+  EXPECT_EQ(sessions.status, 404);
+  EXPECT_EQ(ErrorOf(sessions),
+            "/api/sessions is not served by protonctl --hosts ... ui, which serves the Job page "
+            "only (#/job/JOB, every node's ranks): use protonctl --host NODE ui for a node's "
+            "sessions");
+  EXPECT_EQ(router.Answer({"GET", "/", "", cookie, "", ""}).body, "<html>page</html>");
 }
 
 }  // namespace

@@ -1,6 +1,7 @@
 // protonctl --hosts against two real protond on loopback (each with --listen on its own port):
 // a job whose ranks run under both is started and stopped on both at once, read as one tree with
-// the per-rank spread, and still read, less the missing node, when one daemon is gone.
+// the per-rank spread (by `tree --job` and by `protonctl --hosts ... ui`'s /api/job alike), and
+// still read, less the missing node, when one daemon is gone.
 #include <signal.h>
 #include <sys/stat.h>
 
@@ -10,9 +11,12 @@
 #include <thread>
 #include <vector>
 
+#include "absl/strings/numbers.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "nlohmann/json.hpp"
 #include "tests/integration/harness.h"
+#include "tests/integration/tree_cells.h"
 
 namespace protond::testing {
 namespace {
@@ -71,7 +75,40 @@ class FanOutTest : public ::testing::Test {
     return false;
   }
 
+  // `protonctl --hosts ... ui` over both nodes, serving a stub page: its port and token.
+  void StartUi() {
+    ASSERT_EQ(mkdir((dir_ + "/web").c_str(), 0755), 0);
+    std::ofstream(dir_ + "/web/index.html") << "<html>the page</html>";
+    ui_ = Spawn({BinDir() + "/protonctl", "--hosts", Hosts(), "--token-file", dir_ + "/token",
+                 "--insecure", "ui", "--port", "0", "--web-dir", dir_ + "/web"},
+                dir_);
+    std::string printed;
+    for (int i = 0; i < 400 && printed.find('\n') == std::string::npos; ++i) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(25));
+      printed = SpawnedOutput(ui_, dir_);
+    }
+    const std::string prefix = "protonctl ui: http://127.0.0.1:";
+    const size_t slash = printed.find("/?token=");
+    ASSERT_EQ(printed.rfind(prefix, 0), 0u) << printed;
+    ASSERT_TRUE(absl::SimpleAtoi(printed.substr(prefix.size(), slash - prefix.size()), &ui_port_));
+    ui_token_ = printed.substr(slash + 8, printed.find('\n') - slash - 8);
+  }
+
+  // The page's answer to GET `target`, with the ui's token; `status` is checked.
+  nlohmann::json UiJson(const std::string& target, int status) {
+    const std::string raw = ExchangeOnLoopback(
+        ui_port_, "GET " + target + " HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer " +
+                      ui_token_ + "\r\n\r\n");
+    EXPECT_EQ(raw.substr(0, 12), "HTTP/1.1 " + std::to_string(status)) << raw;
+    const size_t body = raw.find("\r\n\r\n");
+    return nlohmann::json::parse(raw.substr(body == std::string::npos ? raw.size() : body + 4),
+                                 nullptr, /*allow_exceptions=*/false);
+  }
+
   std::string dir_ = MakeTempDir();
+  pid_t ui_ = -1;
+  int ui_port_ = 0;
+  std::string ui_token_;
   Daemon node_a_{MakeTempDir()};
   Daemon node_b_{MakeTempDir()};
   std::array<Daemon*, 2> nodes_ = {&node_a_, &node_b_};
@@ -101,12 +138,37 @@ TEST_F(FanOutTest, AJobOnTwoNodesIsStartedStoppedAndReadAsOneTree) {
   // Every rank ran the same 10 ms steps for the same half second: the step line has all three.
   EXPECT_THAT(tree.out, HasSubstr("      3     └─ step\n"));
 
+  // The page over both nodes: the same cells, ranks and (a tree session's) missing verdict.
+  StartUi();
+  const nlohmann::json job = UiJson("/api/job?job=5&metrics=count", 200);
+  const size_t heading_end = tree.out.find('\n');
+  const size_t tree_end = tree.out.find("\n\n");
+  ASSERT_NE(tree_end, std::string::npos) << tree.out;
+  ExpectSameCells(job, tree.out.substr(heading_end + 1, tree_end - heading_end));
+  EXPECT_EQ(job["ranks"],
+            nlohmann::json::parse(R"([{"rank": "0", "host": ")" + a +
+                                  R"(", "session": "1"}, {"rank": "1", "host": ")" + a +
+                                  R"(", "session": "1"}, {"rank": "2", "host": ")" + b +
+                                  R"(", "session": "1"}])"));
+  EXPECT_EQ("no verdict: " + job["no_verdict"].get<std::string>() + "\n",
+            tree.out.substr(tree_end + 2));
+  EXPECT_THAT(UiJson("/api/sessions", 404)["error"].get<std::string>(),
+              HasSubstr("serves the Job page only"));
+
   nodes_[1]->Kill(SIGKILL);
   const Completed partial = OnHosts({"tree", "--job", "5", "-m", "count"});
   EXPECT_EQ(partial.exit_code, 1);
   EXPECT_THAT(partial.out, HasSubstr("job 5: 2 ranks (0@" + a + ", 1@" + a + ")"));
   EXPECT_THAT(partial.err,
               HasSubstr("protonctl: left out " + b + ": protond at " + b + " does not answer"));
+  const nlohmann::json partial_job = UiJson("/api/job?job=5&metrics=count", 200);
+  EXPECT_EQ(partial_job["ranks"].size(), 2u);
+  ASSERT_EQ(partial_job["problems"].size(), 1u);
+  // As the CLI names it (the reason after it is gRPC's: its channel's socket closed).
+  EXPECT_THAT(partial_job["problems"][0].get<std::string>(),
+              ::testing::StartsWith(b + ": protond at " + b + " does not answer ("));
+  kill(ui_, SIGTERM);
+  EXPECT_EQ(Wait(ui_, dir_).exit_code, 0);
   const Completed sessions = OnHosts({"sessions"});
   EXPECT_EQ(sessions.exit_code, 1);
   EXPECT_THAT(sessions.out, HasSubstr("== " + a + "\nID  NAME"));

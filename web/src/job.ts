@@ -43,6 +43,13 @@ export function jobIsRunning(answer: JobAnswer): boolean {
   return answer.running === true;
 }
 
+// Where the ranks were read, as the page's facts say it: "on this node", or over several
+// (protonctl --hosts ... ui) "on N nodes", counted by the ranks' distinct hosts.
+export function whereRanksAre(answer: JobAnswer): string {
+  const hosts = new Set((Array.isArray(answer.ranks) ? answer.ranks : []).map((rank) => String(rank.host ?? "")));
+  return hosts.size > 1 ? `on ${hosts.size} nodes` : "on this node";
+}
+
 // The job a session is of, as `protonctl tree --job` finds it: the one it was started for, else
 // its first process's SLURM_JOB_ID, else its POD_NAME; "" for none.
 export function jobOfSession(session: Session): string {

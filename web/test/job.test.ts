@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import type { JobAnswer, Session } from "../src/api_types";
-import { jobIsRunning, jobOfSession, MAX_VERDICT_LINES, stragglerFrames, verdictText } from "../src/job";
+import { jobIsRunning, jobOfSession, whereRanksAre, MAX_VERDICT_LINES, stragglerFrames, verdictText } from "../src/job";
 import { buildTree } from "../src/tree";
 import { node } from "./fixtures";
 
@@ -45,6 +45,14 @@ test("the job page is read again only while the server says a session of the job
   assert.equal(jobIsRunning(answer(false)), false);
   assert.equal(jobIsRunning(answer("true")), false);
   assert.equal(jobIsRunning({} as JobAnswer), false);
+});
+
+test("the ranks are on this node, or on as many nodes as they have hosts", () => {
+  const ranks = (...hosts: string[]) =>
+    ({ ranks: hosts.map((host, i) => ({ rank: String(i), host, session: "1" })) }) as unknown as JobAnswer;
+  assert.equal(whereRanksAre(ranks("/run/protond.sock", "/run/protond.sock")), "on this node");
+  assert.equal(whereRanksAre(ranks("node1:7878", "node1:7878", "node2:7878")), "on 2 nodes");
+  assert.equal(whereRanksAre({} as JobAnswer), "on this node");
 });
 
 test("a session's job: its own, else its first process's SLURM_JOB_ID, else POD_NAME", () => {

@@ -1,13 +1,15 @@
-// #/job/JOB: a job's ranks side by side (protonctl tree --job JOB over this node): each frame's
-// total, min, median and max over the ranks and its slowest rank, a straggler's frames marked
-// (job.ts's rule), protonctl job's verdict (or why there is none), and a link to each rank's
-// session. Read again every 2 s while a session of the job runs (tree_page.ts's live refresh,
-// which keeps the open frames, the sort and the search).
+// #/job/JOB: a job's ranks side by side (protonctl tree --job JOB over this node, or over every
+// node of protonctl --hosts ... ui): each frame's total, min, median and max over the ranks and
+// its slowest rank, a straggler's frames marked (job.ts's rule), protonctl job's verdict (or why
+// there is none), and a link to each rank's session. Read again every 2 s while a session of the
+// job runs (tree_page.ts's live refresh, which keeps the open frames, the sort and the search).
 
 import { fetchJob } from "../api";
 import type { JobAnswer, TreeAnswer } from "../api_types";
 import { append, h } from "../dom";
-import { jobIsRunning, STRAGGLER_MIN_SHARE, STRAGGLER_RATIO, stragglerFrames, verdictText } from "../job";
+import {
+  jobIsRunning, STRAGGLER_MIN_SHARE, STRAGGLER_RATIO, stragglerFrames, verdictText, whereRanksAre,
+} from "../job";
 import { displayName, titleText } from "../text";
 import { listOf, showTreePage } from "./tree_page";
 
@@ -45,7 +47,7 @@ export function showJob(view: HTMLElement, job: string): () => void {
       const ranks = Array.isArray(answer.ranks) ? answer.ranks.length : 0;
       return h("div", {},
         h("h1", { title: titleText(job) }, `Job ${displayName(job, 100)}`),
-        h("p", { class: "facts" }, `${ranks} ${ranks === 1 ? "rank" : "ranks"} on this node, `,
+        h("p", { class: "facts" }, `${ranks} ${ranks === 1 ? "rank" : "ranks"} ${whereRanksAre(answer)}, `,
           `${displayName(String(answer.metric ?? ""), 100)} per rank:`),
         rankLinks(answer),
         listOf("Left out", answer.problems, "problems"),
