@@ -130,6 +130,21 @@ export function treeAnswer(id, metrics, fullNames, allSessions, growingFetches =
   return { status: 200, body: { session: found, columns: spec.columns, nodes, devices: [], notes: [] } };
 }
 
+// /api/job's answer for LIVE_JOB: one rank, session 4's growing tree under the spread's place, and
+// "running" while session 4 runs (the Job page's live refresh); any other job is a 404.
+export const LIVE_JOB = "live-job";
+
+export function jobAnswer(job, metrics, fullNames, allSessions, growing) {
+  if (job !== LIVE_JOB) {
+    return { status: 404, body: { error: `no node has a session of job ${job}: mock: no session of job ${job} here` } };
+  }
+  const tree = treeAnswer(GROWING, metrics, fullNames, allSessions, growing.fetches);
+  if (tree.status !== 200) return tree;
+  return { status: 200, body: { ...tree.body, job, metric: tree.body.columns[0],
+    ranks: [{ rank: "0", host: "mock", session: GROWING }], sessions: [tree.body.session], problems: [],
+    verdict: null, no_verdict: "the mock makes no verdict", running: growing.state === "RUNNING" } };
+}
+
 // A minus B, frame by frame (sessions 1 and 2 have the same frames).
 export function diffAnswer(a, b, metrics, fullNames, allSessions) {
   const left = treeAnswer(a, metrics, fullNames, allSessions);

@@ -12,7 +12,7 @@ import { createServer } from "node:http";
 import { extname, join, resolve } from "node:path";
 import { pathToFileURL } from "node:url";
 import {
-  diffAnswer, GROWING, historyAnswer, sessions, stallsAnswer, topAnswer, treeAnswer,
+  diffAnswer, GROWING, historyAnswer, jobAnswer, LIVE_JOB, sessions, stallsAnswer, topAnswer, treeAnswer,
 } from "./fixtures.mjs";
 
 const TYPES = { ".html": "text/html; charset=utf-8", ".js": "text/javascript; charset=utf-8",
@@ -36,14 +36,16 @@ export function startMockServer({ webDir, port = 0, token = randomBytes(32).toSt
   const root = resolve(webDir);
   const started = Date.now();
   const runningRecords = () => String(1000 + Math.floor((Date.now() - started) / 100));
-  // Session 4 grows at each fetch of its tree while RUNNING; /api/mock/stop and /api/mock/start
+  // Session 4 grows at each fetch of its tree (or of LIVE_JOB's, whose one rank it is) while
+  // RUNNING; /api/mock/stop and /api/mock/start
   // (the mock's own, for page_check.mjs) stop it and start it again; /api/mock/fail makes its next
   // tree fetch a 502; /api/mock/fetches counts its tree requests. /api/history lists a stopped
   // window of 300 ms every second since the start (fixtures.mjs, historyAnswer).
   const growing = { fetches: 0, state: "RUNNING", treeRequests: 0, fail: 0 };
   const api = (url) => {
     const q = url.searchParams;
-    if (url.pathname === "/api/tree" && q.get("session") === GROWING) {
+    if ((url.pathname === "/api/tree" && q.get("session") === GROWING) ||
+        (url.pathname === "/api/job" && q.get("job") === LIVE_JOB)) {
       growing.treeRequests++;
       if (growing.fail > 0) {
         growing.fail--;
@@ -59,6 +61,7 @@ export function startMockServer({ webDir, port = 0, token = randomBytes(32).toSt
     switch (url.pathname) {
       case "/api/sessions": return { status: 200, body: { sessions: all } };
       case "/api/tree": return treeAnswer(q.get("session") ?? "", q.get("metrics") ?? "", fullNames, all, growing.fetches);
+      case "/api/job": return jobAnswer(q.get("job") ?? "", q.get("metrics") ?? "", fullNames, all, growing);
       case "/api/top": return topAnswer(q.get("session") ?? "", fullNames, all);
       case "/api/stalls": return stallsAnswer(q.get("session") ?? "", q.get("sass") === "1", all);
       case "/api/mock/stop": growing.state = "STOPPED"; return { status: 200, body: { growing } };

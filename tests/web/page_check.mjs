@@ -23,6 +23,9 @@
 // with the mock's /api/mock/stop, /api/mock/start, /api/mock/fail and /api/mock/fetches): the
 // page refreshes it without a reload and keeps what the user did, survives a failed refresh, stops
 // refreshing once the session stopped and once the page is left.
+// --job-live JOB: a job of mock_server.mjs whose one rank is its growing session 4 (after --live,
+// which leaves it stopped): while it runs, the Job page refreshes without a reload and keeps a
+// frame the user opened and one the user closed; once it stops, the final answer and no more.
 // --job JOB TREE_JOB_TEXT: a server whose protond recorded JOB's two ranks of
 // nccl_kernels_workload with --data trace, and the file where `protonctl tree --job JOB` wrote
 // its tree: the sessions page links the job to #/job/JOB, whose table shows the NCCL kernel's
@@ -65,6 +68,7 @@ function parseArgs(argv) {
     if (a === "--diff") options.diff = [argv[++i], argv[++i]];
     else if (a === "--big") options.big = argv[++i];
     else if (a === "--live") options.live = argv[++i];
+    else if (a === "--job-live") options.jobLive = argv[++i];
     else if (a === "--history") options.history = argv[++i];
     else if (a === "--job") options.job = [argv[++i], argv[++i]];
     else if (a === "--history-live") options.historyLive = argv[++i];
@@ -554,6 +558,38 @@ async function checkLive(id) {
   await mock("stop");
 }
 
+async function checkJobLive(job) {
+  await mock("start");
+  await page.goto("about:blank");
+  await page.goto(`${options.origin}/#/job/${encodeURIComponent(job)}`, { waitUntil: "load" });
+  await waitTree();
+  await waitLive(() => document.getElementById("live-status")?.getAttribute("data-live") === "true");
+  const liveText = await page.$eval("#live-status", (s) => s.textContent);
+  check(liveText.startsWith("live, refreshing every 2 s"), `a running job's page says so ("${liveText}")`);
+  await page.evaluate(() => {
+    window.__notReloaded = true;
+    const row = (n) => [...document.querySelectorAll("#tree tbody tr")]
+      .find((r) => r.querySelector("span.frame")?.textContent === n);
+    row("mid_1_0").querySelector("button.toggle").click();
+    row("outer_2").querySelector("button.toggle").click();
+  });
+  const frames = await framesNote();
+  const seen = Number(await liveAttr("data-refreshes"));
+  await waitLive((n) => Number(document.getElementById("live-status")?.getAttribute("data-refreshes")) >= n + 2, seen);
+  check(await page.evaluate(() => window.__notReloaded === true) && (await framesNote()) !== frames,
+    `the job's tree grows without a reload ("${frames}" -> "${await framesNote()}")`);
+  const opened = await rowOf("mid_1_0");
+  const closed = await rowOf("outer_2");
+  check(opened?.open === "true" && closed?.open === "false",
+    `the job's frames the user opened and closed stay so (${JSON.stringify([opened, closed])})`);
+  await mock("stop");
+  await waitLive(() => document.getElementById("live-status")?.getAttribute("data-live") === "false");
+  const requests = (await mock("fetches")).treeRequests;
+  await sleep(5000); // two refresh periods and more
+  check((await mock("fetches")).treeRequests === requests && /^stopped/.test(await page.$eval("#live-status", (s) => s.textContent)),
+    "a job whose sessions stopped shows its final answer and is read no more");
+}
+
 // PID's windows since the second one's start, against those before it (--range-diff).
 async function checkRangeDiff(pid) {
   const windows = (await api(`/api/history?pid=${pid}`)).body.windows ?? [];
@@ -758,6 +794,7 @@ try {
   if (options.diff) await checkDiff(options.diff);
   if (options.big) await checkBig(options.big);
   if (options.live) await checkLive(options.live);
+  if (options.jobLive) await checkJobLive(options.jobLive);
   if (options.panes) await checkPanes(options.panes, true);
   if (options.history) await checkHistory(options.history);
   if (options.rangeDiff) await checkRangeDiff(options.rangeDiff);

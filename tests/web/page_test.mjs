@@ -9,7 +9,7 @@ import { spawn } from "node:child_process";
 import { existsSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { HISTORY_PID } from "./fixtures.mjs";
+import { HISTORY_PID, LIVE_JOB } from "./fixtures.mjs";
 import { startMockServer } from "./mock_server.mjs";
 
 const SKIPPED = 77;
@@ -33,7 +33,7 @@ const server = await startMockServer({ webDir });
 const here = dirname(fileURLToPath(import.meta.url));
 // Not spawnSync: this process serves the page while the check runs.
 const child = spawn(process.execPath, [join(here, "page_check.mjs"), server.url, "1", "--diff", "1", "2",
-  "--big", "3", "--live", "4", "--history-live", HISTORY_PID, "--require-hostile", "--require-panes", "--artifacts", artifacts], { stdio: "inherit" });
+  "--big", "3", "--live", "4", "--job-live", LIVE_JOB, "--history-live", HISTORY_PID, "--require-hostile", "--require-panes", "--artifacts", artifacts], { stdio: "inherit" });
 const status = await new Promise((resolve) => child.on("exit", (code) => resolve(code ?? 1)));
 server.close();
 process.exit(status);
