@@ -28,20 +28,18 @@ while time.monotonic() < end:
     time.sleep(0.001)
 PY
   loop=$!
-  for _ in $(seq 300); do
-    [ -e "$work/ready" ] && return 0
-    sleep 0.1
-  done
-  fail "the loop did not run its first add in 30 s"
+  wait_until 300 test -e "$work/ready" || fail "the loop did not run its first add in 30 s"
+}
+
+# stopped SESSION: whether protonctl sessions lists SESSION as stopped.
+stopped() {
+  "${ctl[@]}" sessions | awk -v id="$1" '$1 == id' | grep -q stopped
 }
 
 # stopped_problems NAME FILE: waits for session NAME to stop, then its problems in FILE.
 stopped_problems() {
   find_session "$1"
-  for _ in $(seq 100); do
-    "${ctl[@]}" sessions | awk -v id="$session" '$1 == id' | grep -q stopped && break
-    sleep 0.1
-  done
+  wait_until 100 stopped "$session" || fail "session $1 did not stop within 10 s"
   check_output "problems of $1" "$2" "${ctl[@]}" stop --session "$session"
 }
 

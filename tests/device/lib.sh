@@ -64,15 +64,23 @@ in_dir() {
   (cd "$1" && shift && "$@")
 }
 
+# wait_until TRIES COMMAND...: runs COMMAND every 0.1 s until it succeeds, at most TRIES times;
+# whether it did.
+wait_until() {
+  local tries=$1
+  shift
+  for _ in $(seq "$tries"); do
+    "$@" && return 0
+    sleep 0.1
+  done
+  return 1
+}
+
 # start_daemon: protond serving $socket, its store in $work/state, stopped on exit.
 start_daemon() {
   "$bundle/bin/protond" --socket "$socket" --state-dir "$work/state" 2>"$work/protond.log" &
   daemon=$!
-  for _ in $(seq 50); do
-    [ -S "$socket" ] && return 0
-    sleep 0.1
-  done
-  fail "protond made no socket in 5 s"
+  wait_until 50 test -S "$socket" || fail "protond made no socket in 5 s"
 }
 
 # stop_daemon: the protond of start_daemon stopped, and the end of its log shown.
