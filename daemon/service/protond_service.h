@@ -245,10 +245,11 @@ class ProtondService {
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mutex_);
 
   // Queries (queries.cc). The session's tree, without mutex_: the kept one, or built from the
-  // store as last committed and kept when the session has stopped.
+  // store as last committed and then kept, unless `keep` is false (a range's windows, read once
+  // each, must not push out the trees people come back to).
   absl::StatusOr<std::shared_ptr<const v1::Tree>> TreeOf(const sessions::PublishedSession& session,
-                                                         const std::string& rank,
-                                                         bool instructions);
+                                                         const std::string& rank, bool instructions,
+                                                         bool keep = true);
 
   const ServiceOptions options_;
   registry::ProcessRegistry registry_;  // its own lock, after mutex_

@@ -76,15 +76,31 @@ absl::StatusOr<v1::RangeTree> ProtondService::GetRangeTree(const Peer& peer,
   ASSIGN_OR_RETURN(v1::ListHistoryResponse listed, ListHistory(peer, request));
   v1::RangeTree range;
   if (listed.windows().empty()) return range;
-  std::vector<v1::Tree> trees;
-  trees.reserve(listed.windows_size());
+  // Merged a batch at a time, the sum so far first in the next batch: a day of windows of
+  // thousands of frames each is never all in memory at once.
+  constexpr size_t kMergeBatch = 64;
+  std::vector<v1::Tree> pending;
+  uint64_t first_pending_id = 0;
+  const auto merge_pending = [&]() -> absl::Status {
+    absl::StatusOr<v1::Tree> merged = view::MergeTrees(pending);
+    if (!merged.ok()) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("the windows from ", first_pending_id, " on: ", merged.status().message()));
+    }
+    pending.clear();
+    pending.push_back(*std::move(merged));
+    return absl::OkStatus();
+  };
   for (const v1::Session& window : listed.windows()) {
     ASSIGN_OR_RETURN(const auto session, PublishedSessionOf(peer, window.id()));
     ASSIGN_OR_RETURN(const std::shared_ptr<const v1::Tree> tree,
-                     TreeOf(*session, "", /*instructions=*/false));
-    trees.push_back(*tree);
+                     TreeOf(*session, "", /*instructions=*/false, /*keep=*/false));
+    if (pending.size() <= 1) first_pending_id = window.id();
+    pending.push_back(*tree);
+    if (pending.size() > kMergeBatch) RETURN_IF_ERROR(merge_pending());
   }
-  ASSIGN_OR_RETURN(*range.mutable_tree(), view::MergeTrees(trees));
+  RETURN_IF_ERROR(merge_pending());
+  *range.mutable_tree() = std::move(pending.front());
   *range.mutable_windows() = std::move(*listed.mutable_windows());
   return range;
 }
@@ -113,7 +129,8 @@ absl::StatusOr<std::string> ProtondService::ViewTree(const Peer& peer,
 }
 
 absl::StatusOr<std::shared_ptr<const v1::Tree>> ProtondService::TreeOf(
-    const sessions::PublishedSession& session, const std::string& rank, bool instructions) {
+    const sessions::PublishedSession& session, const std::string& rank, bool instructions,
+    bool keep) {
   const uint64_t session_id = session.proto.id();
   const query::KeptTrees::Question question{session_id, rank, instructions};
   const query::KeptTrees::Found kept = kept_trees_.Find(question, std::chrono::steady_clock::now());
@@ -137,7 +154,7 @@ absl::StatusOr<std::shared_ptr<const v1::Tree>> ProtondService::TreeOf(
   v1::Tree built = query::BuildTree(stored, instructions);
   for (std::string& note : notes) built.add_notes(std::move(note));
   auto tree = std::make_shared<const v1::Tree>(std::move(built));
-  kept_trees_.Keep(question, kept.ticket, tree, std::chrono::steady_clock::now());
+  if (keep) kept_trees_.Keep(question, kept.ticket, tree, std::chrono::steady_clock::now());
   return tree;
 }
 

@@ -337,6 +337,41 @@ TEST_F(QueriesTest, ListHistoryListsTheCallersOwnWindowsWithTheirSummaries) {
   EXPECT_EQ(service_->GetRangeTree(user, bad).status().code(), absl::StatusCode::kInvalidArgument);
 }
 
+// GetRangeTree merges a batch of windows at a time: 150 windows (more than two batches) are all
+// in the sum, each once.
+TEST_F(QueriesTest, ARangeOfManyWindowsIsMergedWhole) {
+  service_.reset();
+  {
+    absl::StatusOr<std::unique_ptr<store::Store>> store = store::Store::Open(Options().store_path);
+    ASSERT_TRUE(store.ok()) << store.status();
+    for (uint64_t id = 1; id <= 150; ++id) {
+      store::Batch batch = store::testing::StoppedSessionBatch(
+          id, /*always_on_window=*/true, 2, static_cast<int64_t>(id) * 60'000'000'000);
+      batch.sessions[0].uid = 1000;
+      ASSERT_TRUE((*store)->CommitBatch(batch).ok());
+    }
+  }
+  auto reopened = ProtondService::Create(Options());
+  ASSERT_TRUE(reopened.ok()) << reopened.status();
+  service_ = std::move(*reopened);
+  Peer user = self_;
+  user.uid = 1000;
+  absl::StatusOr<v1::RangeTree> range = service_->GetRangeTree(user, {});
+  ASSERT_TRUE(range.ok()) << range.status();
+  EXPECT_EQ(range->windows_size(), 150);
+  uint64_t steps = 0;
+  int64_t flops = 0;
+  for (const v1::TreeNode& node : range->tree().nodes()) {
+    if (node.name() != "step" || node.parent_id() != 0) continue;
+    steps = node.count();
+    for (const v1::Metric& metric : node.metrics()) {
+      if (metric.name() == "flops") flops = metric.int_value();
+    }
+  }
+  EXPECT_EQ(steps, 150u);
+  EXPECT_EQ(flops, 750);
+}
+
 // A stopped window of job 981 whose two ranks made `calls` all-reduces, rank 1 (pid 43) 10 ms
 // after rank 0 each time, started `start_ago_s` seconds ago and lasting 2 s.
 store::Batch JobWindowBatch(uint64_t session_id, const std::string& job, int64_t start_ago_s,
