@@ -63,19 +63,28 @@ export function deviceRow(cells: string[]): PaneRow {
   return { cells, keys: cells.map(cellKey), names: [] };
 }
 
-// The answers of a session that has ended, by what was asked: they cannot change, so reading one
-// again (a click on a stalled line, the names choice, the tree's metrics) takes it from here
-// rather than from protond. A running session's answers are never kept.
+// The answers that cannot change, by what was asked: those of a session that has ended, and those
+// `unchanging` says will not (a running session's stalls when it records no PC samples). Reading
+// one again (a refresh, a click on a stalled line, the names choice, the tree's metrics) takes it
+// from here rather than from protond.
 export class FinalAnswers {
   private readonly kept = new Map<string, unknown>();
 
-  async read<T extends { session?: Session }>(asked: string, fetch: () => Promise<T>): Promise<T> {
+  async read<T extends { session?: Session }>(asked: string, fetch: () => Promise<T>,
+    unchanging: (answer: T) => boolean = () => false): Promise<T> {
     if (this.kept.has(asked)) return this.kept.get(asked) as T;
     const answer = await fetch();
     const state = answer?.session?.state;
-    if (typeof state === "string" && state !== "RUNNING") this.kept.set(asked, answer);
+    if ((typeof state === "string" && state !== "RUNNING") || unchanging(answer)) this.kept.set(asked, answer);
     return answer;
   }
+}
+
+// Whether the answer's session was started without PC sampling (its mode is not pcsampling[:...]):
+// then no sample ever reaches it, and its stalls stay none while it runs.
+export function samplesNoPcs(answer: { session?: Session }): boolean {
+  const mode = answer?.session?.mode;
+  return typeof answer?.session?.state === "string" && !(typeof mode === "string" && mode.startsWith("pcsampling"));
 }
 
 export function kernelsOf(answer: TopAnswer): TopKernel[] {

@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { test } from "node:test";
 import type { StallsAnswer, TopKernel } from "../src/api_types";
 import {
-  FinalAnswers, hasStalls, instructionCells, instructionsOf, kernelCells, kernelRow, rateText, stallRow, verdictText,
+  FinalAnswers, hasStalls, samplesNoPcs, instructionCells, instructionsOf, kernelCells, kernelRow, rateText, stallRow, verdictText,
 } from "../src/panes";
 
 function kernel(extra: Partial<TopKernel>): TopKernel {
@@ -73,4 +73,22 @@ test("an ended session's answers are read once; a running one's every time", asy
   assert.equal(again, first);
   await answers.read("top names=true", stopped); // another question: read
   assert.equal(reads, 4);
+});
+
+test("a running session's stalls are read once when it records no PC samples", async () => {
+  let reads = 0;
+  const answers = new FinalAnswers();
+  const plain = () => { reads++; return Promise.resolve({ session: { id: "1", state: "RUNNING" }, lines: [] }); };
+  await answers.read("stalls sass=false", plain, samplesNoPcs);
+  await answers.read("stalls sass=false", plain, samplesNoPcs);
+  assert.equal(reads, 1);
+  const sampled = () => {
+    reads++;
+    return Promise.resolve({ session: { id: "2", state: "RUNNING", mode: "pcsampling:interval=1024" }, lines: [] });
+  };
+  const other = new FinalAnswers();
+  await other.read("stalls sass=false", sampled, samplesNoPcs);
+  await other.read("stalls sass=false", sampled, samplesNoPcs);
+  assert.equal(reads, 3);
+  assert.equal(samplesNoPcs({}), false); // no session said: read again
 });

@@ -20,6 +20,7 @@ import {
   KERNEL_HEADERS,
   kernelRow,
   kernelsOf,
+  samplesNoPcs,
   stallRow,
 } from "../panes";
 import { displayName, titleText } from "../text";
@@ -79,7 +80,7 @@ export class SessionPanes {
     const sass = this.selectedLine !== null;
     const [top, stalls] = await Promise.allSettled([
       this.finalAnswers.read(`top names=${fullNames}`, () => fetchTop(this.session, fullNames)),
-      this.finalAnswers.read(`stalls sass=${sass}`, () => fetchStalls(this.session, sass))]);
+      this.finalAnswers.read(`stalls sass=${sass}`, () => fetchStalls(this.session, sass), samplesNoPcs)]);
     if (this.stopped || mine !== this.generation) return;
     if (top.status === "fulfilled") {
       this.top = top.value;
