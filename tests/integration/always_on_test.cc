@@ -341,6 +341,16 @@ TEST_F(AlwaysOnTest, HistoryListsTheWindowsOfAPidOldestFirstAndTreeMergesARangeO
   EXPECT_EQ(none.exit_code, 1);
   EXPECT_EQ(none.err, "protonctl: no always-on window of pid " + std::to_string(getpid()) +
                           " (protonctl history lists them)\n");
+
+  // After a restart (an upgrade, a reboot) the workload has not registered again: its windows
+  // are still selected by its pid and command, as the store has them, and merged as before.
+  daemon_.Kill(SIGTERM);
+  daemon_.Start({"--metrics-listen", "127.0.0.1:0"});
+  const Completed restarted = History({"--pid", pid, "--command", "sample_work"});
+  EXPECT_EQ(restarted.exit_code, 0) << restarted.err;
+  EXPECT_EQ(restarted.out, all.out);
+  const Completed merged_again = Protonctl("tree", {"--pid", pid, "--since", "1h", "-m", "count"});
+  EXPECT_EQ(merged_again.out, merged.out);
 }
 
 TEST_F(AlwaysOnTest, BadFlagsAreRefusedNamingTheFlag) {
