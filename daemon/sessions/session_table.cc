@@ -175,10 +175,21 @@ absl::Status SessionTable::ResetToStore(Session& session, const store::SessionRo
   return absl::OkStatus();
 }
 
+registry::Directory SessionTable::MembersOf(const Session& session,
+                                            const registry::Directory& registered) const {
+  registry::Directory members;
+  for (const auto& [process_id, counters] : session.processes) {
+    if (auto known = registered.find(process_id); known != registered.end()) {
+      members.emplace(process_id, known->second);
+    } else if (auto stored = stored_processes_.find(process_id);
+               stored != stored_processes_.end()) {
+      members.emplace(process_id, stored->second);
+    }
+  }
+  return members;
+}
+
 void SessionTable::Publish(const registry::Directory& registered, PublishedSessions& published) {
-  registry::Directory processes = stored_processes_;
-  for (const auto& [process_id, process] : registered)
-    processes.insert_or_assign(process_id, process);
   const std::shared_ptr<const PublishedList> before = published.Get();
   auto now = std::make_shared<PublishedList>();
   now->reserve(sessions_.size());
@@ -197,6 +208,7 @@ void SessionTable::Publish(const registry::Directory& registered, PublishedSessi
       continue;
     }
     auto described = std::make_shared<PublishedSession>();
+    const registry::Directory processes = MembersOf(session, registered);
     described->proto = ToProto(session, processes);
     described->clock_offset_ns = session.row.clock_offset_ns;
     for (const auto& [process_id, counters] : session.processes) {

@@ -114,6 +114,11 @@ class SessionTable {
   void Publish(const registry::Directory& processes, PublishedSessions& published);
 
  private:
+  // The session's members as `registered` (the registry) has them, else as stored: only its own,
+  // so that describing a session never copies the whole history's processes.
+  registry::Directory MembersOf(const Session& session,
+                                const registry::Directory& registered) const;
+
   std::map<uint64_t, Session> sessions_;
   // The members of the sessions loaded, as stored: the registry knows only the processes
   // registered since protond started, and without these a window of yesterday would have no pid
